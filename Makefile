@@ -1,0 +1,42 @@
+# Two set-up commands: `make demo` and `make test`. Both create .venv when missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-test
+OUT ?= out/demo
+
+.PHONY: demo test lint format bench clean venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@ $(VENV)/.installed
+
+venv: $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/primafacie demo --out $(OUT)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix src tests benchmarks
+	$(BIN)/ruff format src tests benchmarks
+
+bench: $(VENV)/.installed
+	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) out build *.egg-info src/*.egg-info

@@ -1,0 +1,53 @@
+"""Shared CLI plumbing: error -> exit code mapping, consoles, atomic output folders."""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ..errors import AnalysisError, DataMissingError, InputError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: stdout for results/tables, stderr for errors and progress.
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+EXIT_ANALYSIS = 1
+EXIT_INPUT = 2
+
+
+def guarded(fn: F) -> F:
+    """Run a command body and turn our exceptions into one-line messages and exit codes."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except (InputError, DataMissingError) as exc:
+            err_console.print(f"[bold red]error:[/] {exc}")
+            raise typer.Exit(EXIT_INPUT) from None
+        except AnalysisError as exc:
+            err_console.print(f"[bold red]analysis failed:[/] {exc}")
+            raise typer.Exit(EXIT_ANALYSIS) from None
+        except KeyboardInterrupt:
+            err_console.print("interrupted; nothing was written")
+            raise typer.Exit(130) from None
+        except Exception as exc:  # noqa: BLE001 - last line of defence: no bare traceback
+            if os.environ.get("PRIMAFACIE_DEBUG"):
+                traceback.print_exc()
+            err_console.print(
+                f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+                "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)"
+            )
+            raise typer.Exit(EXIT_ANALYSIS) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,349 @@
+"""AuditData: a table plus the roles its columns play in an audit, validated at the boundary."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+__all__ = ["AuditData", "FeatureSpec", "read_table", "to_pandas"]
+
+FEATURE_KINDS = ("numeric", "categorical", "ordinal")
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """How one feature is compared and perturbed.
+
+    ``kind`` is ``"numeric"``, ``"categorical"`` or ``"ordinal"``; ``order`` lists the ordinal
+    levels from lowest to highest (``None`` for an ordinal column that is already numeric).
+    """
+
+    name: str
+    kind: str
+    order: tuple | None = None
+
+
+def to_pandas(table: Any) -> pd.DataFrame:
+    """Accept a pandas, polars or pyarrow table (anything with ``to_pandas``) or a mapping."""
+    if isinstance(table, pd.DataFrame):
+        return table
+    if hasattr(table, "to_pandas"):
+        return table.to_pandas()
+    if isinstance(table, Mapping):
+        return pd.DataFrame(table)
+    raise InputError(
+        f"data must be a pandas/polars/pyarrow table or a mapping of columns, got {type(table).__name__}"
+    )
+
+
+def read_table(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a CSV or Parquet file into pandas, with a clear error when it cannot be read."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"data file not found: {path}")
+    suffix = path.suffix.lower()
+    try:
+        if suffix in {".parquet", ".pq"}:
+            return pd.read_parquet(path)
+        return pd.read_csv(path, skipinitialspace=True)
+    except Exception as exc:  # pandas raises many types; the user needs the file name
+        raise InputError(f"cannot read {path}: {exc}") from exc
+
+
+def _as_tuple(value: Any) -> tuple:
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+        return tuple(value)
+    return (value,)
+
+
+def _parse_feature(name: str, spec: Any) -> FeatureSpec:
+    if isinstance(spec, FeatureSpec):
+        return spec
+    if isinstance(spec, str):
+        if spec not in FEATURE_KINDS:
+            raise InputError(
+                f"feature {name!r}: unknown kind {spec!r}; expected one of {', '.join(FEATURE_KINDS)} "
+                "or {'ordinal': [levels low..high]}"
+            )
+        return FeatureSpec(name, spec)
+    if isinstance(spec, Mapping) and set(spec) == {"ordinal"}:
+        levels = spec["ordinal"]
+        if levels is None:
+            return FeatureSpec(name, "ordinal")
+        levels = tuple(levels)
+        if len(set(levels)) != len(levels):
+            raise InputError(f"feature {name!r}: ordinal levels repeat a value: {list(levels)}")
+        return FeatureSpec(name, "ordinal", levels)
+    raise InputError(
+        f"feature {name!r}: expected 'numeric', 'categorical', 'ordinal' or "
+        f"{{'ordinal': [levels]}}, got {spec!r}"
+    )
+
+
+def _matches(values: pd.Series, targets: tuple) -> np.ndarray:
+    """Membership test that also matches '1' to 1 (CSV round-trips change dtypes)."""
+    mask = values.isin(list(targets)).to_numpy()
+    if not mask.any():
+        as_str = values.astype(str)
+        mask = as_str.isin([str(t) for t in targets]).to_numpy()
+    return mask
+
+
+class AuditData:
+    """A decision table with roles: features, protected attributes, decision, outcome.
+
+    Parameters
+    ----------
+    data
+        pandas DataFrame (or a polars/pyarrow table, or a mapping of columns).
+    features
+        ``{column: kind}`` with kind ``"numeric"``, ``"categorical"``, ``"ordinal"`` or
+        ``{"ordinal": [levels low..high]}``. ``None`` infers: numeric dtype -> numeric,
+        otherwise categorical, over every column that has no other role.
+    protected
+        ``{column: protected value or list of values}``. Rows whose value is in the list form
+        the protected group of that attribute; all other rows are the non-protected group.
+    decision
+        Column holding the recorded decision ŷ (optional when a model or rule supplies it).
+    favorable
+        Value (or values) of the decision column that mean the favourable outcome.
+    outcome
+        Optional column with the ground truth Y.
+    outcome_favorable
+        Value (or values) of ``outcome`` that mean the favourable truth.
+    id_column
+        Optional column of row identifiers; the row position is used otherwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"salary": [30, 50, 40, 60], "gender": ["f", "m", "f", "m"],
+    ...                    "approved": [0, 1, 0, 1]})
+    >>> data = AuditData(df, features={"salary": "numeric"}, protected={"gender": "f"},
+    ...                  decision="approved")
+    >>> data.protected_mask().tolist()
+    [True, False, True, False]
+    >>> data.decision_array().tolist()
+    [0, 1, 0, 1]
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        features: Mapping[str, Any] | Sequence[str] | None = None,
+        protected: Mapping[str, Any] | None = None,
+        decision: str | None = None,
+        favorable: Any = 1,
+        outcome: str | None = None,
+        outcome_favorable: Any = 1,
+        id_column: str | None = None,
+    ) -> None:
+        frame = to_pandas(data)
+        if frame.columns.duplicated().any():
+            dup = frame.columns[frame.columns.duplicated()].tolist()
+            raise InputError(f"the table has duplicated column names: {dup}")
+        if len(frame) == 0:
+            raise InputError("the table has no rows")
+        self.frame = frame.reset_index(drop=True)
+        self.protected = {str(k): _as_tuple(v) for k, v in dict(protected or {}).items()}
+        self.decision = decision
+        self.favorable = _as_tuple(favorable)
+        self.outcome = outcome
+        self.outcome_favorable = _as_tuple(outcome_favorable)
+        self.id_column = id_column
+        roles = set(self.protected) | {c for c in (decision, outcome, id_column) if c}
+        if features is None:
+            features = {
+                c: ("numeric" if pd.api.types.is_numeric_dtype(frame[c]) else "categorical")
+                for c in frame.columns
+                if c not in roles
+            }
+        elif not isinstance(features, Mapping):
+            features = list(features)
+            if len(set(features)) != len(features):
+                raise InputError(f"a feature is listed twice: {features}")
+            features = {
+                c: ("numeric" if c in frame and pd.api.types.is_numeric_dtype(frame[c]) else "categorical")
+                for c in features
+            }
+        self.features = {str(k): _parse_feature(str(k), v) for k, v in features.items()}
+        self._validate()
+
+    # ------------------------------------------------------------------ validation
+    def _require_column(self, col: str, role: str) -> None:
+        if col not in self.frame.columns:
+            close = [c for c in self.frame.columns if str(c).lower() == col.lower()]
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(
+                f"{role} column {col!r} is not in the data{hint}; columns are: "
+                f"{', '.join(map(str, self.frame.columns))}"
+            )
+
+    def _validate(self) -> None:
+        for name, spec in self.features.items():
+            self._require_column(name, "feature")
+            col = self.frame[name]
+            n_missing = int(col.isna().sum())
+            if n_missing:
+                first = int(np.flatnonzero(col.isna().to_numpy())[0])
+                raise InputError(
+                    f"feature {name!r} has {n_missing} missing value(s) (first at row {first}); "
+                    "impute or drop them before the audit"
+                )
+            if spec.kind == "numeric" and not pd.api.types.is_numeric_dtype(col):
+                raise InputError(
+                    f"feature {name!r} is declared numeric but holds non-numeric values "
+                    f"such as {col.iloc[0]!r}; declare it categorical or ordinal"
+                )
+            if spec.kind == "ordinal":
+                if spec.order is None and not pd.api.types.is_numeric_dtype(col):
+                    raise InputError(
+                        f"ordinal feature {name!r} is not numeric: give its levels, "
+                        f"e.g. {{'ordinal': {sorted(col.astype(str).unique())[:5]}}}"
+                    )
+                if spec.order is not None:
+                    bad = sorted(set(col.astype(str)) - {str(v) for v in spec.order})
+                    if bad:
+                        raise InputError(
+                            f"ordinal feature {name!r} has value(s) {bad[:5]} not among its "
+                            f"declared levels {list(spec.order)}"
+                        )
+        overlap = set(self.features) & set(self.protected)
+        if overlap:
+            raise InputError(
+                f"column(s) {sorted(overlap)} are both a feature and a protected attribute; "
+                "a protected attribute is never a distance feature"
+            )
+        for attr, values in self.protected.items():
+            self._require_column(attr, "protected")
+            col = self.frame[attr]
+            if col.isna().any():
+                raise InputError(f"protected attribute {attr!r} has missing values")
+            mask = _matches(col, values)
+            if not mask.any():
+                raise InputError(
+                    f"protected value(s) {list(values)} of {attr!r} never occur; values present: "
+                    f"{sorted(map(str, col.unique()))[:10]}"
+                )
+            if mask.all():
+                raise InputError(
+                    f"every row of {attr!r} is protected ({list(values)}): there is no "
+                    "non-protected group to compare with"
+                )
+        for col, role, fav in (
+            (self.decision, "decision", self.favorable),
+            (self.outcome, "outcome", self.outcome_favorable),
+        ):
+            if col is None:
+                continue
+            self._require_column(col, role)
+            self.binary_array(col, fav, role)
+        if self.id_column is not None:
+            self._require_column(self.id_column, "id")
+            if self.frame[self.id_column].duplicated().any():
+                raise InputError(f"id column {self.id_column!r} has duplicated values")
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def n(self) -> int:
+        """Number of rows."""
+        return len(self.frame)
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Feature columns in declaration order."""
+        return list(self.features)
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Row identifiers: the id column when given, else the row position 0..n-1."""
+        if self.id_column is not None:
+            return self.frame[self.id_column].to_numpy()
+        return np.arange(self.n)
+
+    def binary_array(self, column: str, favorable: Iterable[Any], role: str = "column") -> np.ndarray:
+        """0/1 int8 array: 1 where ``column`` takes a favourable value.
+
+        Raises :class:`InputError` when the column is not binary or has missing values.
+        """
+        col = self.frame[column]
+        if col.isna().any():
+            first = int(np.flatnonzero(col.isna().to_numpy())[0])
+            raise InputError(f"{role} column {column!r} has missing values (first at row {first})")
+        values = pd.unique(col)
+        if len(values) > 2:
+            raise InputError(
+                f"{role} column {column!r} must be binary; it has {len(values)} distinct values: "
+                f"{sorted(map(str, values))[:10]}"
+            )
+        fav = tuple(favorable)
+        mask = _matches(col, fav)
+        if len(values) == 2 and (mask.all() or not mask.any()):
+            raise InputError(
+                f"favourable value(s) {list(fav)} of {role} column {column!r} do not match its "
+                f"values {sorted(map(str, values))}"
+            )
+        return mask.astype(np.int8)
+
+    def decision_array(self) -> np.ndarray:
+        """Recorded decision as 0/1 (1 = favourable). Requires ``decision``."""
+        if self.decision is None:
+            raise InputError("no decision column was given (decision=...)")
+        return self.binary_array(self.decision, self.favorable, "decision")
+
+    def outcome_array(self) -> np.ndarray:
+        """Ground truth Y as 0/1 (1 = favourable). Requires ``outcome``."""
+        if self.outcome is None:
+            raise InputError("no outcome column was given (outcome=...)")
+        return self.binary_array(self.outcome, self.outcome_favorable, "outcome")
+
+    def protected_mask(self, attribute: str | Sequence[str] | None = None) -> np.ndarray:
+        """Boolean mask of the protected group.
+
+        ``attribute=None`` uses the only protected attribute (error when there are several);
+        a list of attributes gives the intersection (protected on every one of them).
+        """
+        if attribute is None:
+            if len(self.protected) != 1:
+                raise InputError(
+                    f"several protected attributes {list(self.protected)}: name the one to use"
+                )
+            attribute = next(iter(self.protected))
+        attrs = [attribute] if isinstance(attribute, str) else list(attribute)
+        mask = np.ones(self.n, dtype=bool)
+        for attr in attrs:
+            if attr not in self.protected:
+                raise InputError(
+                    f"{attr!r} is not a protected attribute; protected: {list(self.protected)}"
+                )
+            mask &= _matches(self.frame[attr], self.protected[attr])
+        return mask
+
+    def replace(self, frame: pd.DataFrame | None = None, **roles: Any) -> AuditData:
+        """A copy with another frame and/or changed roles (validated again)."""
+        kwargs = dict(
+            data=self.frame if frame is None else frame,
+            features=self.features,
+            protected=self.protected,
+            decision=self.decision,
+            favorable=self.favorable,
+            outcome=self.outcome,
+            outcome_favorable=self.outcome_favorable,
+            id_column=self.id_column,
+        )
+        kwargs.update(roles)
+        return AuditData(**kwargs)
+
+    def __repr__(self) -> str:
+        return (
+            f"AuditData(n={self.n}, features={self.feature_names}, protected={self.protected}, "
+            f"decision={self.decision!r}, outcome={self.outcome!r})"
+        )

@@ -1,0 +1,93 @@
+"""Atomic output: files and folders appear whole or not at all; inputs are never touched."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "atomic_write_text",
+    "atomic_write_bytes",
+    "atomic_write_csv",
+    "atomic_write_json",
+    "atomic_output_dir",
+    "file_sha256",
+]
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write UTF-8 text atomically (LF line endings, so outputs are byte-identical everywhere)."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> Path:
+    """Write a DataFrame as CSV atomically; the index is dropped unless ``index=True``."""
+    kwargs.setdefault("index", False)
+    kwargs.setdefault("lineterminator", "\n")
+    return atomic_write_text(path, frame.to_csv(**kwargs))
+
+
+def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
+    """Write JSON atomically with sorted keys and a stable layout (deterministic bytes)."""
+    text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    return atomic_write_text(path, text + "\n")
+
+
+@contextlib.contextmanager
+def atomic_output_dir(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a staging folder; on success its files are moved into ``path``.
+
+    On any exception the staging folder is removed and ``path`` is left as it was, so a
+    failed run never leaves a half-written output folder behind. Files already in ``path``
+    that the run does not produce are kept.
+    """
+    path = Path(path)
+    parent = path.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=parent))
+    try:
+        yield stage
+        created = not path.exists()
+        path.mkdir(parents=True, exist_ok=True)
+        for item in sorted(stage.rglob("*")):
+            if item.is_file():
+                target = path / item.relative_to(stage)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(item, target)
+        del created
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
