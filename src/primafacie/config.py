@@ -1,0 +1,429 @@
+"""``audit.yaml`` as pydantic models: strict keys, defaults filled in, paths relative to the file.
+
+Every unknown or misspelled key is an error naming it, its line, and the closest valid key.
+The same configuration can be built in Python: ``AuditConfig(data="loans.csv", ...)``.
+
+Examples
+--------
+>>> cfg = AuditConfig.model_validate({
+...     "data": "loans.csv", "decision": {"column": "approved"},
+...     "features": {"salary": "numeric"}, "protected": {"gender": "female"},
+...     "analyses": {"situation": {"k": [15, 30]}}})
+>>> cfg.analyses.situation.k
+[15, 30]
+>>> cfg.analyses.situation.alpha
+0.05
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+
+import numpy as np
+import pandas as pd
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .data import AuditData, read_table
+from .decisions import ModelDecider, Rule, load_model
+from .errors import InputError
+
+__all__ = [
+    "AuditConfig",
+    "DecisionSpec",
+    "CausalSpec",
+    "SituationSpec",
+    "RecourseSpec",
+    "PrincipalSpec",
+    "CertaintySpec",
+    "AnalysesSpec",
+    "ComputeSpec",
+    "load_config",
+    "config_schema",
+]
+
+Scalar = Union[bool, int, float, str]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DecisionSpec(_Strict):
+    """Where ŷ comes from: exactly one of a recorded ``column``, a ``model`` file or a ``rule``."""
+
+    column: Optional[str] = None
+    model: Optional[Path] = None
+    rule: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> DecisionSpec:
+        given = [k for k in ("column", "model", "rule") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                f"give exactly one of column, model or rule (got {given or 'none'})"
+            )
+        if self.rule is not None:
+            try:
+                Rule(self.rule)
+            except InputError as exc:
+                raise ValueError(str(exc)) from None
+        return self
+
+
+class OrdinalSpec(_Strict):
+    """An ordinal feature with its levels from lowest to highest."""
+
+    ordinal: Optional[list[Scalar]] = None
+
+
+FeatureKind = Union[Literal["numeric", "categorical", "ordinal"], OrdinalSpec]
+
+
+class CausalSpec(_Strict):
+    """The causal DAG (edges parent -> child) and the mechanism fitted for each node."""
+
+    edges: list[tuple[str, str]]
+    mechanism: Literal["linear", "random_forest", "gradient_boosting"] = "linear"
+    clip: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    round: dict[str, int] = Field(default_factory=dict)
+
+
+class SituationSpec(_Strict):
+    """Situation testing: ST, CST w/o (``cst``), CST w/ (``cst_centers``), CF."""
+
+    k: list[int] = Field(default_factory=lambda: [15, 30, 50])
+    alpha: float = Field(0.05, gt=0, lt=1)
+    tau: float = Field(0.0, ge=-1, le=1)
+    methods: list[Literal["st", "cst", "cst_centers", "cf"]] = Field(
+        default_factory=lambda: ["st", "cst", "cst_centers", "cf"]
+    )
+    dimensions: list[Literal["single", "multiple", "intersectional"]] = Field(
+        default_factory=lambda: ["single"]
+    )
+    direction: Literal["negative", "positive"] = "negative"
+    interval: Literal["wald", "wilson"] = "wald"
+    max_distance: Optional[float] = Field(None, gt=0)
+    legacy: bool = False
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _k_list(cls, v: Any) -> Any:
+        return [v] if isinstance(v, int) else v
+
+    @field_validator("k")
+    @classmethod
+    def _k_positive(cls, v: list[int]) -> list[int]:
+        if not v:
+            raise ValueError("k must list at least one neighbourhood size")
+        bad = [x for x in v if x <= 0]
+        if bad:
+            raise ValueError(f"k must be positive integers, got {bad}")
+        return sorted(set(v))
+
+
+class RecourseSpec(_Strict):
+    """FACTS subgroup recourse audit."""
+
+    support: float = Field(0.01, gt=0, le=1)
+    phi: list[float] = Field(default_factory=lambda: [0.3, 0.7])
+    metrics: Union[Literal["all"], list[str]] = "all"
+    feature_weights: dict[str, float] = Field(default_factory=dict)
+    immutable: list[str] = Field(default_factory=list)
+    monotone: list[str] = Field(default_factory=list)
+    bins: dict[str, Union[int, list[float]]] = Field(default_factory=dict)
+    protected: Optional[str] = None
+    top: int = Field(10, gt=0)
+
+
+class PrincipalSpec(_Strict):
+    """Principal-stratum counterfactual fairness (needs ``outcome``)."""
+
+    definitions: list[Literal[1, 2]] = Field(default_factory=lambda: [1, 2])
+    covariates: list[str] = Field(default_factory=list)
+    protected: Optional[str] = None
+    n_boot: int = Field(0, ge=0)
+    seed: int = 0
+
+
+class DecisionMakerSpec(DecisionSpec):
+    """One decision-maker of the certainty ranking: a column, a model file or a rule."""
+
+
+class CertaintySpec(_Strict):
+    """Certainty-of-fairness ranking of decision-makers."""
+
+    criterion: Literal["statistical_parity", "equal_opportunity", "predictive_parity"] = (
+        "statistical_parity"
+    )
+    decision_makers: dict[str, DecisionMakerSpec] = Field(default_factory=dict)
+    protected: Optional[list[str]] = None
+    tie_breaker: Optional[str] = None
+
+
+class AnalysesSpec(_Strict):
+    """Which analyses to run; an absent section is not run."""
+
+    situation: Optional[SituationSpec] = None
+    recourse: Optional[RecourseSpec] = None
+    principal: Optional[PrincipalSpec] = None
+    certainty: Optional[CertaintySpec] = None
+
+
+class ComputeSpec(_Strict):
+    """Execution backend."""
+
+    backend: Literal["local", "dask"] = "local"
+    address: Optional[str] = None
+    n_jobs: int = Field(1, ge=1)
+
+
+class AuditConfig(_Strict):
+    """The whole audit: data and roles, causal model, analyses, compute backend."""
+
+    data: Path
+    decision: DecisionSpec
+    favorable: Scalar = 1
+    outcome: Optional[str] = None
+    outcome_favorable: Scalar = 1
+    id: Optional[str] = None
+    features: dict[str, FeatureKind]
+    protected: dict[str, Union[Scalar, list[Scalar]]]
+    causal: Optional[CausalSpec] = None
+    analyses: AnalysesSpec = Field(default_factory=AnalysesSpec)
+    compute: ComputeSpec = Field(default_factory=ComputeSpec)
+    seed: int = 0
+    base_dir: Path = Field(default=Path("."), exclude=True)
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> AuditConfig:
+        if not self.protected:
+            raise ValueError("protected: name at least one protected attribute")
+        both = sorted(set(self.features) & set(self.protected))
+        if both:
+            raise ValueError(
+                f"{both} listed both as feature and as protected attribute; a protected "
+                "attribute is never a feature"
+            )
+        roles = {"decision": self.decision.column, "outcome": self.outcome}
+        for role, col in roles.items():
+            if col and col in self.features:
+                raise ValueError(f"{role} column {col!r} is also listed as a feature")
+        if self.causal is not None:
+            known = set(self.features) | set(self.protected)
+            for a, b in self.causal.edges:
+                for node in (a, b):
+                    if node not in known:
+                        raise ValueError(
+                            f"causal edge ({a}, {b}) names {node!r}, which is neither a feature "
+                            "nor a protected attribute"
+                        )
+                if b in self.protected:
+                    raise ValueError(
+                        f"causal edge ({a}, {b}) points into protected attribute {b!r}; "
+                        "protected attributes have no parents"
+                    )
+        if self.analyses.principal is not None and self.outcome is None:
+            raise ValueError("analyses.principal needs outcome: the ground-truth column")
+        return self
+
+    # ------------------------------------------------------------------ helpers
+    def resolve(self, path: Path | str) -> Path:
+        """A path from the file, made absolute relative to the configuration's folder."""
+        p = Path(path)
+        return p if p.is_absolute() else (self.base_dir / p).resolve()
+
+    @property
+    def data_path(self) -> Path:
+        return self.resolve(self.data)
+
+    @property
+    def decision_column(self) -> str:
+        """The column holding ŷ in :meth:`audit_data` (computed for a model or rule)."""
+        return self.decision.column or "__decision__"
+
+    def feature_spec(self) -> dict[str, Any]:
+        """Features in the form :class:`~primafacie.data.AuditData` takes."""
+        out: dict[str, Any] = {}
+        for name, kind in self.features.items():
+            out[name] = kind.model_dump() if isinstance(kind, OrdinalSpec) else kind
+        return out
+
+    def decider(self) -> Any:
+        """b(): a :class:`Rule` or :class:`ModelDecider`, or ``None`` for a recorded column."""
+        if self.decision.rule is not None:
+            return Rule(self.decision.rule)
+        if self.decision.model is not None:
+            return ModelDecider(
+                load_model(self.resolve(self.decision.model)),
+                features=None,
+                favorable=self.favorable,
+            )
+        return None
+
+    def read_frame(self) -> pd.DataFrame:
+        """The data table as read from disk (never modified)."""
+        return read_table(self.data_path)
+
+    def audit_data(self, frame: pd.DataFrame | None = None) -> AuditData:
+        """Build the :class:`AuditData`; ŷ is computed from the model or rule when needed."""
+        frame = self.read_frame() if frame is None else frame
+        favorable: Any = self.favorable
+        decider = self.decider()
+        if decider is not None:
+            frame = frame.copy()
+            if isinstance(decider, ModelDecider) and decider.features is None:
+                decider.features = list(self.features)
+            frame[self.decision_column] = np.asarray(decider.predict(frame), dtype=np.int8)
+            favorable = 1
+        return AuditData(
+            frame,
+            features=self.feature_spec(),
+            protected=self.protected,
+            decision=self.decision_column,
+            favorable=favorable,
+            outcome=self.outcome,
+            outcome_favorable=self.outcome_favorable,
+            id_column=self.id,
+        )
+
+    def resolved(self) -> dict[str, Any]:
+        """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
+        return self.model_dump(mode="json")
+
+
+# ---------------------------------------------------------------------- YAML with line numbers
+class _LineLoader(yaml.SafeLoader):
+    """Safe loader that refuses duplicate keys and records the line of every key."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise InputError(
+                f"line {line}: key {key!r} is given twice (first on line {seen[key]})"
+            )
+        seen[key] = line
+    mapping = loader.construct_mapping(node, deep=deep)
+    lines = getattr(loader, "_key_lines", None)
+    if lines is not None:
+        lines[id(mapping)] = seen
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _line_of(doc: Any, loc: tuple, key_lines: dict[int, dict]) -> int | None:
+    node, line = doc, None
+    for part in loc:
+        if isinstance(node, dict):
+            line = key_lines.get(id(node), {}).get(part, line)
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+        else:
+            break
+    return line
+
+
+def _valid_keys(model: type[BaseModel], loc: tuple) -> list[str]:
+    """Field names valid at the parent of ``loc`` (for 'did you mean')."""
+    current: Any = model
+    for part in loc[:-1]:
+        fields = getattr(current, "model_fields", None)
+        if not fields or part not in fields:
+            return []
+        ann = fields[part].annotation
+        current = _first_model(ann)
+        if current is None:
+            return []
+    return list(getattr(current, "model_fields", {}))
+
+
+def _first_model(annotation: Any) -> Any:
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _first_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _format_errors(exc: ValidationError, doc: Any, key_lines: dict[int, dict], source: str) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        loc = tuple(p for p in loc if p not in {"literal['numeric','categorical','ordinal']"})
+        key = ".".join(str(p) for p in loc) or "(top level)"
+        line = _line_of(doc, loc, key_lines)
+        where = f"{source}:{line}" if line else source
+        if err["type"] == "extra_forbidden":
+            valid = _valid_keys(AuditConfig, loc)
+            close = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; valid keys: {', '.join(valid)}"
+            lines.append(f"{where}: unknown key {key!r}{hint}")
+        elif err["type"] == "missing":
+            lines.append(f"{where}: missing required key {key!r}")
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{where}: {key}: {msg}")
+    # Union members repeat the same location; keep each message once, in order.
+    return "\n".join(dict.fromkeys(lines))
+
+
+def load_config(path: str | os.PathLike) -> AuditConfig:
+    """Read and validate ``audit.yaml``.
+
+    Parameters
+    ----------
+    path
+        The YAML file. Relative paths inside it are resolved against its folder.
+
+    Returns
+    -------
+    AuditConfig
+        The validated configuration with defaults filled in.
+
+    Raises
+    ------
+    InputError
+        For a missing file, invalid YAML, a duplicated key or any invalid / unknown key; the
+        message names the key, its line and the closest valid key.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"configuration file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    loader = _LineLoader(text)
+    loader._key_lines = {}  # type: ignore[attr-defined]
+    try:
+        doc = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: the configuration must be a mapping of keys")
+    try:
+        cfg = AuditConfig.model_validate({**doc, "base_dir": path.resolve().parent})
+    except ValidationError as exc:
+        raise InputError(_format_errors(exc, doc, loader._key_lines, str(path))) from None  # type: ignore[attr-defined]
+    return cfg
+
+
+def config_schema() -> dict[str, Any]:
+    """JSON Schema of ``audit.yaml`` (what ``primafacie schema`` prints)."""
+    schema = AuditConfig.model_json_schema()
+    schema.get("properties", {}).pop("base_dir", None)
+    schema["title"] = "primafacie audit.yaml"
+    return schema
