@@ -24,14 +24,22 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """Audit automated and human decisions for discrimination."""
 
 
 #: One module per command group under ``primafacie.commands``; each exposes ``register(app)``.
-COMMAND_MODULES = ("demo", "audit", "situation", "recourse", "principal", "certainty", "reproduce", "schema")
+COMMAND_MODULES = (
+    "demo",
+    "audit",
+    "situation",
+    "recourse",
+    "principal",
+    "certainty",
+    "reproduce",
+    "schema",
+)
 
 for _name in COMMAND_MODULES:
     try:

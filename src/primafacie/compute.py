@@ -33,7 +33,9 @@ class Backend:
                 return [fn(item) for item in items]
             from joblib import Parallel, delayed
 
-            return list(Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(fn)(i) for i in items))
+            return list(
+                Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(fn)(i) for i in items)
+            )
         if self.kind == "dask":
             try:
                 from distributed import Client

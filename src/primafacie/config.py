@@ -63,9 +63,7 @@ class DecisionSpec(_Strict):
     def _exactly_one(self) -> DecisionSpec:
         given = [k for k in ("column", "model", "rule") if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError(
-                f"give exactly one of column, model or rule (got {given or 'none'})"
-            )
+            raise ValueError(f"give exactly one of column, model or rule (got {given or 'none'})")
         if self.rule is not None:
             try:
                 Rule(self.rule)
@@ -306,9 +304,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool =
         key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
         if key in seen:
-            raise InputError(
-                f"line {line}: key {key!r} is given twice (first on line {seen[key]})"
-            )
+            raise InputError(f"line {line}: key {key!r} is given twice (first on line {seen[key]})")
         seen[key] = line
     mapping = loader.construct_mapping(node, deep=deep)
     lines = getattr(loader, "_key_lines", None)

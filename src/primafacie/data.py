@@ -171,7 +171,11 @@ class AuditData:
             if len(set(features)) != len(features):
                 raise InputError(f"a feature is listed twice: {features}")
             features = {
-                c: ("numeric" if c in frame and pd.api.types.is_numeric_dtype(frame[c]) else "categorical")
+                c: (
+                    "numeric"
+                    if c in frame and pd.api.types.is_numeric_dtype(frame[c])
+                    else "categorical"
+                )
                 for c in features
             }
         self.features = {str(k): _parse_feature(str(k), v) for k, v in features.items()}
@@ -269,7 +273,9 @@ class AuditData:
             return self.frame[self.id_column].to_numpy()
         return np.arange(self.n)
 
-    def binary_array(self, column: str, favorable: Iterable[Any], role: str = "column") -> np.ndarray:
+    def binary_array(
+        self, column: str, favorable: Iterable[Any], role: str = "column"
+    ) -> np.ndarray:
         """0/1 int8 array: 1 where ``column`` takes a favourable value.
 
         Raises :class:`InputError` when the column is not binary or has missing values.

@@ -124,7 +124,7 @@ class Rule:
         if isinstance(node, ast.Compare):
             left = self._eval(node.left, env)
             result: Any = True
-            for op, comp in zip(node.ops, node.comparators):
+            for op, comp in zip(node.ops, node.comparators, strict=True):
                 right = self._eval(comp, env)
                 result = np.logical_and(result, _CMPOPS[type(op)](left, right))
                 left = right
@@ -193,9 +193,7 @@ class ModelDecider:
             X = data[self.features]
         raw = np.asarray(self.estimator.predict(X))
         if raw.shape[0] != len(data):
-            raise InputError(
-                f"the model returned {raw.shape[0]} predictions for {len(data)} rows"
-            )
+            raise InputError(f"the model returned {raw.shape[0]} predictions for {len(data)} rows")
         values = np.unique(raw)
         if len(values) > 2:
             raise InputError(
@@ -228,7 +226,9 @@ def as_decider(obj: Any, features: Sequence[str] | None = None, favorable: Any =
 
 def predict_binary(decider: Any, data: pd.DataFrame) -> np.ndarray:
     """Apply a decider and check the result is a 0/1 vector of the right length."""
-    out = np.asarray(as_decider(decider).predict(data) if hasattr(decider, "predict") else decider(data))
+    out = np.asarray(
+        as_decider(decider).predict(data) if hasattr(decider, "predict") else decider(data)
+    )
     if out.shape != (len(data),):
         raise InputError(f"the decision maker returned shape {out.shape} for {len(data)} rows")
     if not np.isin(out, (0, 1)).all():

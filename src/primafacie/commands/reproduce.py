@@ -38,11 +38,15 @@ def register(app: typer.Typer) -> None:
         positive: bool = typer.Option(
             False, "--positive", help="Positive discrimination (cst-loan: Table 15)."
         ),
-        tau: Optional[float] = typer.Option(None, "--tau", help="Accepted deviation (cst: 0.05 gives Tables 16-18)."),
+        tau: Optional[float] = typer.Option(
+            None, "--tau", help="Accepted deviation (cst: 0.05 gives Tables 16-18)."
+        ),
         protected: Optional[str] = typer.Option(
             None, "--protected", help="Protected attribute (facts-adult: sex or race)."
         ),
-        seed: Optional[int] = typer.Option(None, "--seed", help="Random seed where the run has one."),
+        seed: Optional[int] = typer.Option(
+            None, "--seed", help="Random seed where the run has one."
+        ),
     ) -> None:
         run = get_experiment(name)
         options = {"legacy": legacy}

@@ -25,7 +25,9 @@ def register(app: typer.Typer) -> None:
     @app.command("schema", help=HELP)
     @guarded
     def schema(
-        out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of stdout."),
+        out: Optional[Path] = typer.Option(
+            None, "--out", help="Write to this file instead of stdout."
+        ),
     ) -> None:
         text = json.dumps(config_schema(), indent=2, sort_keys=True) + "\n"
         if out is None:

@@ -1,0 +1,120 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.data import AuditData, read_table, to_pandas
+from primafacie.errors import InputError
+
+
+def frame():
+    return pd.DataFrame(
+        {
+            "salary": [30.0, 50.0, 40.0, 60.0],
+            "edu": ["low", "high", "mid", "low"],
+            "gender": ["f", "m", "f", "m"],
+            "race": ["b", "w", "w", "b"],
+            "approved": [0, 1, 0, 1],
+            "repaid": ["yes", "no", "yes", "yes"],
+        }
+    )
+
+
+def make(**kw):
+    args = dict(
+        features={"salary": "numeric", "edu": {"ordinal": ["low", "mid", "high"]}},
+        protected={"gender": "f", "race": ["b"]},
+        decision="approved",
+        outcome="repaid",
+        outcome_favorable="yes",
+    )
+    args.update(kw)
+    return AuditData(frame(), **args)
+
+
+def test_roles_and_arrays():
+    d = make()
+    assert d.n == 4
+    assert d.feature_names == ["salary", "edu"]
+    assert d.features["edu"].order == ("low", "mid", "high")
+    assert d.decision_array().tolist() == [0, 1, 0, 1]
+    assert d.outcome_array().tolist() == [1, 0, 1, 1]
+    assert d.protected_mask("gender").tolist() == [True, False, True, False]
+    assert d.protected_mask(["gender", "race"]).tolist() == [True, False, False, False]
+    assert d.ids.tolist() == [0, 1, 2, 3]
+
+
+def test_inferred_features_exclude_roles():
+    d = AuditData(frame(), protected={"gender": "f"}, decision="approved")
+    assert d.features["salary"].kind == "numeric"
+    assert d.features["edu"].kind == "categorical"
+    assert "gender" not in d.features and "approved" not in d.features
+
+
+def test_favorable_matches_string_round_trip():
+    df = frame().assign(approved=["0", "1", "0", "1"])
+    d = AuditData(
+        df, features={"salary": "numeric"}, protected={"gender": "f"}, decision="approved"
+    )
+    assert d.decision_array().tolist() == [0, 1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"features": {"wage": "numeric"}}, "feature column 'wage' is not in the data"),
+        ({"features": {"salary": "number"}}, "unknown kind 'number'"),
+        ({"features": {"edu": "numeric"}}, "declared numeric but holds non-numeric"),
+        ({"features": {"edu": {"ordinal": ["low", "high"]}}}, "not among its declared levels"),
+        ({"protected": {"gender": "x"}}, "protected value(s) ['x'] of 'gender' never occur"),
+        ({"protected": {"Gender": "f"}}, "did you mean 'gender'"),
+        ({"decision": "edu"}, "decision column 'edu' must be binary"),
+        ({"favorable": 7}, "do not match its values"),
+        (
+            {"features": {"salary": "numeric", "gender": "categorical"}},
+            "both a feature and a protected",
+        ),
+        ({"features": ["salary", "salary"]}, "listed twice"),
+    ],
+)
+def test_bad_input_names_the_problem(kwargs, message):
+    with pytest.raises(InputError) as err:
+        make(**kwargs)
+    assert message in str(err.value)
+
+
+def test_nan_in_feature_names_column_and_row():
+    df = frame()
+    df.loc[2, "salary"] = np.nan
+    with pytest.raises(InputError, match=r"'salary' has 1 missing value\(s\) \(first at row 2\)"):
+        AuditData(
+            df, features={"salary": "numeric"}, protected={"gender": "f"}, decision="approved"
+        )
+
+
+def test_all_protected_is_an_error():
+    with pytest.raises(InputError, match="no non-protected group"):
+        make(protected={"gender": ["f", "m"]})
+
+
+def test_duplicate_ids_rejected():
+    df = frame().assign(pid=[1, 1, 2, 3])
+    with pytest.raises(InputError, match="'pid' has duplicated values"):
+        AuditData(df, features={"salary": "numeric"}, protected={"gender": "f"}, id_column="pid")
+
+
+def test_replace_revalidates():
+    d = make()
+    d2 = d.replace(frame=d.frame.assign(salary=d.frame.salary + 1))
+    assert d2.frame.salary.tolist() == [31.0, 51.0, 41.0, 61.0]
+    assert d.frame.salary.tolist() == [30.0, 50.0, 40.0, 60.0]
+
+
+def test_read_table_and_to_pandas(tmp_path):
+    p = tmp_path / "x.csv"
+    frame().to_csv(p, index=False)
+    assert read_table(p).shape == (4, 6)
+    with pytest.raises(InputError, match="not found"):
+        read_table(tmp_path / "missing.csv")
+    assert to_pandas({"a": [1, 2]}).shape == (2, 1)
+    with pytest.raises(InputError):
+        to_pandas(42)

@@ -1,0 +1,102 @@
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from primafacie.decisions import ModelDecider, Rule, as_decider, load_model, predict_binary
+from primafacie.errors import InputError
+
+DF = pd.DataFrame(
+    {"AnnualSalary": [100000, 200000, 150000], "AccountBalance": [10000, 5000, 15000]}
+)
+
+
+def test_paper_rule_by_hand():
+    # 100000 + 50000 = 150000 (no); 200000 + 25000 = 225000 (not >); 150000 + 75000 = 225000 (no)
+    rule = Rule("AnnualSalary + 5 * AccountBalance > 225000")
+    assert rule.predict(DF).tolist() == [0, 0, 0]
+    assert Rule("AnnualSalary + 5 * AccountBalance >= 225000").predict(DF).tolist() == [0, 1, 1]
+    assert rule.columns == ("AccountBalance", "AnnualSalary")
+
+
+def test_operators_and_precedence():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [4.0, 0.0, 1.0], "c": ["x", "y", "x"]})
+    assert Rule("-a + b ** 2 / 2 > 1").evaluate(df).tolist() == [True, False, False]
+    assert Rule("(a > 1) and not (b > 0.5) or c == 'x'").predict(df).tolist() == [1, 1, 1]
+    assert Rule("1 < a <= 2").predict(df).tolist() == [0, 1, 0]
+    assert Rule("a % 2 == 1 and a // 2 >= 1").predict(df).tolist() == [0, 0, 1]
+
+
+@pytest.mark.parametrize(
+    "expr, what",
+    [
+        ("__import__('os').system('x') > 0", "function call"),
+        ("a.real > 0", "attribute access"),
+        ("a[0] > 0", "subscript"),
+        ("(lambda: 1)() > 0", "function call"),
+        ("[a] == [1]", "'List'"),
+        ("a if b else c", "'IfExp'"),
+    ],
+)
+def test_rejects_anything_outside_whitelist(expr, what):
+    with pytest.raises(InputError, match=what):
+        Rule(expr)
+
+
+def test_rule_errors():
+    with pytest.raises(InputError, match="not a valid expression"):
+        Rule("a >")
+    with pytest.raises(InputError, match="uses no column"):
+        Rule("1 > 0")
+    with pytest.raises(InputError, match=r"\['zz'\] that are not in the data"):
+        Rule("zz > 1").predict(DF)
+    with pytest.raises(InputError, match="must end in a comparison"):
+        Rule("AnnualSalary + 1").predict(DF)
+
+
+def test_model_decider(tmp_path):
+    X = pd.DataFrame({"x": np.arange(20.0)})
+    y = (X.x > 9).astype(int)
+    model = LogisticRegression().fit(X, y)
+    dec = ModelDecider(model)
+    assert dec.features == ["x"]
+    assert dec.predict(X).tolist() == y.tolist()
+    assert ModelDecider(model, favorable=0).predict(X).tolist() == (1 - y).tolist()
+    import joblib
+
+    path = tmp_path / "m.joblib"
+    joblib.dump(model, path)
+    assert load_model(path).predict(X).tolist() == y.tolist()
+    with pytest.raises(InputError, match="not found"):
+        load_model(tmp_path / "nope.joblib")
+    joblib.dump({"a": 1}, tmp_path / "bad.joblib")
+    with pytest.raises(InputError, match="has no predict"):
+        load_model(tmp_path / "bad.joblib")
+
+
+def test_model_decider_rejects_bad_models():
+    with pytest.raises(InputError, match="has no predict"):
+        ModelDecider(object())
+
+    class ThreeClass:
+        def predict(self, X):
+            return np.arange(len(X)) % 3
+
+    with pytest.raises(InputError, match="must be binary"):
+        ModelDecider(ThreeClass()).predict(DF)
+
+    class Short:
+        def predict(self, X):
+            return np.zeros(1)
+
+    with pytest.raises(InputError, match="returned 1 predictions for 3 rows"):
+        ModelDecider(Short()).predict(DF)
+
+
+def test_as_decider_and_predict_binary():
+    assert isinstance(as_decider("AnnualSalary > 1"), Rule)
+    assert predict_binary(lambda df: np.ones(len(df), dtype=int), DF).tolist() == [1, 1, 1]
+    with pytest.raises(InputError, match="must return 0/1"):
+        predict_binary(lambda df: np.full(len(df), 2), DF)
+    with pytest.raises(InputError, match="cannot use int"):
+        as_decider(3)

@@ -1,0 +1,43 @@
+import json
+
+import pandas as pd
+import pytest
+
+from primafacie.io import atomic_output_dir, atomic_write_csv, atomic_write_json, file_sha256
+
+
+def test_atomic_output_dir_success(tmp_path):
+    out = tmp_path / "out"
+    with atomic_output_dir(out) as stage:
+        (stage / "a.txt").write_text("x")
+        (stage / "sub").mkdir()
+        (stage / "sub" / "b.txt").write_text("y")
+        assert not out.exists()
+    assert (out / "a.txt").read_text() == "x"
+    assert (out / "sub" / "b.txt").read_text() == "y"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_atomic_output_dir_failure_leaves_nothing(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError):
+        with atomic_output_dir(out) as stage:
+            (stage / "a.txt").write_text("x")
+            raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_writers_are_deterministic(tmp_path):
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    p = atomic_write_csv(tmp_path / "t.csv", df)
+    assert p.read_bytes() == b"a,b\n1,x\n2,y\n"
+    j = atomic_write_json(tmp_path / "t.json", {"b": 1, "a": [1.5]})
+    assert json.loads(j.read_text()) == {"a": [1.5], "b": 1}
+    assert j.read_text().index('"a"') < j.read_text().index('"b"')
+    with pytest.raises(ValueError):
+        atomic_write_json(tmp_path / "nan.json", {"x": float("nan")})
+    assert not (tmp_path / "nan.json").exists()
+    # sha256 of "a,b\n1,x\n2,y\n" computed with hashlib by hand
+    import hashlib
+
+    assert file_sha256(p) == hashlib.sha256(b"a,b\n1,x\n2,y\n").hexdigest()
