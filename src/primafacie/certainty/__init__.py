@@ -1,1 +1,87 @@
-"""certainty."""
+"""Certainty of fairness: Bayesian disparity, uncertainty, utility ranking and selection.
+
+Implements Duong & Conrad, "(Un)certainty of (Un)fairness: Preference-Based Selection of
+Certainly Fair Decision-Makers" (ECAI 2024). Each decision-maker (model, rule or human) is a
+point (disparity, uncertainty) where the uncertainty is the normalised variance of the Beta
+posteriors of the two groups defining the disparity; a utility encoding "certainly fair >
+uncertainly fair > uncertainly unfair > certainly unfair" ranks them.
+
+>>> from primafacie.certainty import decision_maker, u_topsis
+>>> d, s = decision_maker(3, 3, 0, 3)          # Table 1, recruiter A
+>>> round(float(u_topsis(d, s)), 3)
+-0.629
+"""
+
+from .audit import CertaintyAudit, score_counts
+from .counts import (
+    CRITERIA,
+    GroupCodes,
+    count_matrix,
+    criterion_events,
+    group_codes,
+    group_counts,
+)
+from .posterior import (
+    UNIFORM_PRIOR,
+    beta_mean,
+    beta_var,
+    credible_interval,
+    decision_maker,
+    decision_maker_multigroup,
+    disparity,
+    group_normalized_var,
+    max_posterior_var,
+    normalized_var,
+    posterior,
+    prob_disparity_exceeds,
+    treatment,
+    uncertainty,
+)
+from .results import CertaintyResult, plot_decision_makers
+from .score import score_pairs, synthetic_grid
+from .select import rank, select_optimal
+from .utility import (
+    AxiomCheck,
+    check_trivial_preferences,
+    indifference_curve,
+    indifference_delta,
+    u_norm,
+    u_topsis,
+)
+
+__all__ = [
+    "CRITERIA",
+    "UNIFORM_PRIOR",
+    "AxiomCheck",
+    "CertaintyAudit",
+    "CertaintyResult",
+    "GroupCodes",
+    "beta_mean",
+    "beta_var",
+    "check_trivial_preferences",
+    "count_matrix",
+    "credible_interval",
+    "criterion_events",
+    "decision_maker",
+    "decision_maker_multigroup",
+    "disparity",
+    "group_codes",
+    "group_counts",
+    "group_normalized_var",
+    "indifference_curve",
+    "indifference_delta",
+    "max_posterior_var",
+    "normalized_var",
+    "plot_decision_makers",
+    "posterior",
+    "prob_disparity_exceeds",
+    "rank",
+    "score_counts",
+    "score_pairs",
+    "select_optimal",
+    "synthetic_grid",
+    "treatment",
+    "u_norm",
+    "u_topsis",
+    "uncertainty",
+]

@@ -1,0 +1,532 @@
+"""CertaintyAudit: from data and decision-makers to a ranking by how certainly fair they are."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data import AuditData, to_pandas
+from ..decisions import ModelDecider, Rule
+from ..errors import InputError
+from .counts import GroupCodes, canonical_criterion, count_matrix, criterion_events, group_codes
+from .posterior import (
+    UNIFORM_PRIOR,
+    credible_interval,
+    decision_maker_multigroup,
+    group_normalized_var,
+    posterior,
+    prob_disparity_exceeds,
+    treatment,
+)
+from .results import CertaintyResult
+from .select import TIE_DECIMALS, rank, select_optimal
+from .utility import get_utility, u_norm
+
+__all__ = ["CertaintyAudit", "score_counts"]
+
+_E2_TEXT = {
+    "statistical_parity": "rows",
+    "equal_opportunity": "rows with a favourable true outcome",
+    "predictive_parity": "rows with a favourable decision",
+}
+
+
+class CertaintyAudit:
+    """Rank decision-makers (models, rules or humans) by how certainly fair they are.
+
+    Each decision-maker becomes a point (disparity, uncertainty): the disparity is the gap
+    between the most and the least privileged group (``max - min`` of the group rates, which
+    is ``|p_i - p_j|`` for two groups), the uncertainty the mean normalised Beta-posterior
+    variance of those two groups. A utility (u_topsis by default) ranks them and the best is
+    selected; ties can be broken by accuracy or any score (Duong & Conrad, ECAI 2024).
+
+    Parameters
+    ----------
+    criterion
+        ``"statistical_parity"`` (E1 = favourable decision), ``"equal_opportunity"``
+        (E1 = favourable decision, E2 = favourable truth) or ``"predictive_parity"``
+        (E1 = favourable truth, E2 = favourable decision).
+    protected
+        Protected column, or list of columns whose value combinations form intersectional
+        groups. Every distinct value is a group. Default: the protected attributes of an
+        :class:`AuditData` (several -> intersectional).
+    favorable
+        Decision value that is favourable (E1 for statistical parity; in COMPAS this is 0,
+        "not rearrested"). Default: the AuditData's ``favorable``, else 1.
+    outcome, outcome_favorable
+        True-outcome column and its favourable value (needed for equal opportunity,
+        predictive parity and the accuracy tie-breaker). Default: from the AuditData.
+    tie_breaker
+        ``None``, ``"accuracy"`` (needs an outcome) or a mapping ``{name: score}``;
+        higher is better.
+    utility
+        ``"topsis"`` (paper), ``"norm"`` or a callable ``u(delta, s)``.
+    disparity
+        ``"frequentist"`` (paper) or ``"bayesian"`` (max - min of posterior means).
+    prior
+        Beta prior (default uniform; others are renormalised, see :mod:`.posterior`).
+    ties
+        Which groups are i*, j* when rates tie: ``"first"`` (label order) or
+        ``"most_uncertain"``.
+    on_empty
+        A group with no row in E2 (e.g. no favourable truth for equal opportunity) has an
+        undefined rate. ``"error"`` (default) stops with a message naming it; ``"skip"``
+        drops it for that decision-maker with a warning (at least two groups must remain).
+    min_group_size
+        Merge groups with fewer members into one (the paper's remedy, §7, for a
+        decision-maker gaming the uncertainty of tiny groups). Default: no merging.
+    epsilon
+        When given, report the posterior probability that the disparity of the chosen pair
+        exceeds epsilon (``p_exceeds``; deterministic quadrature, see
+        :func:`~.posterior.prob_disparity_exceeds`).
+    ci_level
+        Level of the per-group equal-tailed credible intervals.
+    features
+        Columns passed to a fitted estimator without ``feature_names_in_`` (default: the
+        AuditData's features, else every column).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": ["a"] * 3 + ["b"] * 3, "A": [1, 1, 1, 0, 0, 0],
+    ...                    "B": [1, 0, 1, 1, 0, 1]})
+    >>> res = CertaintyAudit(protected="g").run(df, {"A": "A", "B": "B"})
+    >>> res.selected
+    ('B',)
+    """
+
+    def __init__(
+        self,
+        criterion: str = "statistical_parity",
+        protected: str | Sequence[str] | None = None,
+        favorable: Any = None,
+        outcome: str | None = None,
+        outcome_favorable: Any = None,
+        tie_breaker: str | Mapping[str, float] | None = None,
+        utility: str | Callable = "topsis",
+        disparity: str = "frequentist",
+        prior: Sequence[float] = UNIFORM_PRIOR,
+        ties: str = "first",
+        on_empty: str = "error",
+        min_group_size: int | None = None,
+        epsilon: float | None = None,
+        ci_level: float = 0.95,
+        features: Sequence[str] | None = None,
+    ) -> None:
+        self.criterion = criterion
+        self.protected = protected
+        self.favorable = favorable
+        self.outcome = outcome
+        self.outcome_favorable = outcome_favorable
+        self.tie_breaker = tie_breaker
+        self.utility = utility
+        self.disparity = disparity
+        self.prior = prior
+        self.ties = ties
+        self.on_empty = on_empty
+        self.min_group_size = min_group_size
+        self.epsilon = epsilon
+        self.ci_level = ci_level
+        self.features = features
+
+    # ------------------------------------------------------------------ inputs
+    def _resolve_data(self, data: Any) -> tuple[AuditData, list[str], tuple, str | None, tuple]:
+        if isinstance(data, AuditData):
+            audit = data
+            protected = self.protected or list(audit.protected)
+            favorable = audit.favorable if self.favorable is None else self.favorable
+            outcome = self.outcome or audit.outcome
+            out_fav = (
+                audit.outcome_favorable
+                if self.outcome_favorable is None
+                else self.outcome_favorable
+            )
+        else:
+            frame = to_pandas(data)
+            # a role-free AuditData gives the shared validation (binary columns, messages)
+            audit = AuditData(frame, features={})
+            protected = self.protected
+            favorable = 1 if self.favorable is None else self.favorable
+            outcome = self.outcome
+            out_fav = 1 if self.outcome_favorable is None else self.outcome_favorable
+        if not protected:
+            raise InputError("name the protected column(s): CertaintyAudit(protected=[...])")
+        protected = [protected] if isinstance(protected, str) else list(protected)
+        if outcome is not None and outcome not in audit.frame.columns:
+            raise InputError(f"outcome column {outcome!r} is not in the data")
+        return audit, protected, _tuple(favorable), outcome, _tuple(out_fav)
+
+    def _predictions(
+        self, audit: AuditData, name: str, dm: Any, favorable: tuple, features
+    ) -> np.ndarray:
+        frame = audit.frame
+        role = f"decision-maker {name!r}"
+        if isinstance(dm, str):
+            if dm not in frame.columns:
+                raise InputError(
+                    f"{role}: {dm!r} is not a column of the data (a string names the column "
+                    "holding that decision-maker's decisions; pass primafacie.decisions.Rule("
+                    "expr) for a rule)"
+                )
+            return audit.binary_array(dm, favorable, role)
+        if isinstance(dm, Rule):
+            return dm.predict(frame).astype(np.int8)
+        if isinstance(dm, ModelDecider):
+            return _check_vector(dm.predict(frame), len(frame), role, (1,))
+        if hasattr(dm, "predict"):
+            feats = None if hasattr(dm, "feature_names_in_") else features
+            fav = favorable[0] if len(favorable) == 1 else favorable
+            try:
+                with warnings.catch_warnings():
+                    # a model fitted on an array is given the named columns it was fitted on
+                    warnings.filterwarnings("ignore", message="X has feature names")
+                    raw = ModelDecider(dm, features=feats, favorable=fav).predict(frame)
+            except InputError as exc:
+                raise InputError(f"{role}: {exc}") from exc
+            except Exception as exc:  # the estimator's own error; the user needs its name
+                cols = list(frame.columns) if feats is None else list(feats)
+                raise InputError(
+                    f"{role}: predict() failed on columns {cols[:12]}: {type(exc).__name__}: "
+                    f"{exc} (fit the model on a DataFrame so it records feature_names_in_, "
+                    "or pass features=[...])"
+                ) from exc
+            return _check_vector(raw, len(frame), role, (1,))
+        if callable(dm):
+            return _check_vector(dm(frame), len(frame), role, favorable)
+        if isinstance(dm, (np.ndarray, list, tuple, pd.Series)):
+            return _check_vector(dm, len(frame), role, favorable)
+        raise InputError(
+            f"{role}: cannot use {type(dm).__name__}; give a column name, a Rule, a fitted "
+            "estimator, a callable or an array of predictions"
+        )
+
+    # ------------------------------------------------------------------ run
+    def run(
+        self,
+        data: AuditData | pd.DataFrame | Any,
+        decision_makers: Mapping[str, Any] | None = None,
+    ) -> CertaintyResult:
+        """Score, rank and select decision-makers.
+
+        Parameters
+        ----------
+        data
+            An :class:`~primafacie.data.AuditData` (protected attributes, favourable values
+            and outcome are taken from it) or a DataFrame / polars / pyarrow table (then give
+            ``protected`` and, if needed, ``outcome`` to the constructor).
+        decision_makers
+            ``{name: dm}`` where dm is a column name (str) holding recorded decisions, a
+            :class:`~primafacie.decisions.Rule`, a fitted estimator (``predict``), a
+            callable ``f(frame) -> predictions``, or an array of predictions (one per row).
+            Default with an AuditData: its decision column.
+
+        Returns
+        -------
+        CertaintyResult
+        """
+        crit = canonical_criterion(self.criterion)
+        if self.on_empty not in ("error", "skip"):
+            raise InputError(f"on_empty must be 'error' or 'skip', got {self.on_empty!r}")
+        audit, protected, favorable, outcome, out_fav = self._resolve_data(data)
+        if decision_makers is None:
+            if audit.decision is None:
+                raise InputError("give decision_makers={name: column | model | Rule | array}")
+            decision_makers = {audit.decision: audit.decision}
+        if not isinstance(decision_makers, Mapping) or not decision_makers:
+            raise InputError("decision_makers must be a non-empty mapping {name: decision-maker}")
+        features = self.features or (audit.feature_names or None)
+        groups = group_codes(audit.frame, protected, self.min_group_size)
+        names = [str(n) for n in decision_makers]
+        # one contiguous row per decision-maker; counting uses the (rows, dms) view preds.T
+        preds_by_dm = np.empty((len(names), audit.n), dtype=np.int8)
+        for col, (name, dm) in enumerate(decision_makers.items()):
+            preds_by_dm[col] = self._predictions(audit, str(name), dm, favorable, features)
+        preds = preds_by_dm.T
+        y_true = None
+        if outcome is not None:
+            y_true = audit.binary_array(outcome, out_fav, "outcome")
+        e1, e2 = criterion_events(crit, preds, y_true)
+        n, k = count_matrix(groups.codes, groups.n_groups, e1, e2)
+        accuracy = np.full(len(names), np.nan)
+        if y_true is not None:
+            accuracy = (preds_by_dm == y_true[None, :]).sum(axis=1, dtype=np.int64) / audit.n
+        return score_counts(
+            n,
+            k,
+            names=names,
+            groups=groups,
+            criterion=crit,
+            favorable=favorable[0] if len(favorable) == 1 else list(favorable),
+            accuracy=accuracy,
+            tie_breaker=self.tie_breaker,
+            utility=self.utility,
+            disparity=self.disparity,
+            prior=self.prior,
+            ties=self.ties,
+            on_empty=self.on_empty,
+            epsilon=self.epsilon,
+            ci_level=self.ci_level,
+        )
+
+
+def _tuple(value: Any) -> tuple:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return tuple(value)
+    return (value,)
+
+
+def _numeric_favourable(favorable: tuple) -> list[float] | None:
+    """Favourable values as numbers ('1' from a command line counts as 1), or None."""
+    out = []
+    for f in favorable:
+        if isinstance(f, bool) or not isinstance(f, (int, float, np.number, str)):
+            return None
+        try:
+            out.append(float(f))
+        except ValueError:
+            return None
+    return out
+
+
+def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.ndarray:
+    """Validate one decision-maker's predictions and return the 0/1 favourable indicator."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise InputError(f"{role}: predictions must be one value per row; got shape {arr.shape}")
+    if arr.shape[0] != n_rows:
+        raise InputError(f"{role}: {arr.shape[0]} predictions for {n_rows} rows of data")
+    if arr.dtype == bool:
+        return arr.view(np.int8)
+    fav_num = _numeric_favourable(favorable)
+    if arr.dtype.kind in "iuf" and fav_num is not None:
+        # fast path (no pandas copies): millions of rows x many decision-makers
+        arr = np.ascontiguousarray(arr)  # a column of a row-major matrix is strided
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            raise InputError(f"{role}: predictions contain missing values")
+        lo, hi = arr.min(), arr.max()
+        if arr.dtype.kind in "iu" and lo >= 0 and hi <= 1:
+            # already 0/1: 1 is favourable unless only 0 is
+            if 1.0 in fav_num and 0.0 not in fav_num:
+                return arr.astype(np.int8)
+            if 0.0 in fav_num and 1.0 not in fav_num:
+                return (arr == 0).view(np.int8)
+        if lo != hi and ((arr != lo) & (arr != hi)).any():
+            sample = sorted(map(str, np.unique(arr[:100_000])))[:5]
+            raise InputError(
+                f"{role}: predictions must be binary; got more than 2 distinct values such as "
+                f"{sample}"
+            )
+        fav = np.isin(arr, fav_num)
+        if lo != hi and (fav.all() or not fav.any()):
+            raise InputError(
+                f"{role}: favourable value(s) {list(favorable)} do not match the predictions' "
+                f"values {[str(lo), str(hi)]}"
+            )
+        return fav.view(np.int8)
+    series = pd.Series(arr)
+    if series.isna().any():
+        raise InputError(f"{role}: predictions contain missing values")
+    uniq = pd.unique(series)
+    if len(uniq) > 2:
+        raise InputError(
+            f"{role}: predictions must be binary; got {len(uniq)} distinct values such as "
+            f"{sorted(map(str, uniq))[:5]}"
+        )
+    fav = series.isin(list(favorable)).to_numpy()
+    if not fav.any() and len(uniq) == 2:
+        fav = series.astype(str).isin([str(f) for f in favorable]).to_numpy()
+    if len(uniq) == 2 and (fav.all() or not fav.any()):
+        raise InputError(
+            f"{role}: favourable value(s) {list(favorable)} do not match the predictions' "
+            f"values {sorted(map(str, uniq))}"
+        )
+    return fav.astype(np.int8)
+
+
+def score_counts(
+    n,
+    k,
+    names: Sequence[str] | None = None,
+    groups: GroupCodes | Sequence[str] | None = None,
+    criterion: str = "statistical_parity",
+    favorable: Any = 1,
+    accuracy=None,
+    tie_breaker: str | Mapping[str, float] | None = None,
+    utility: str | Callable = "topsis",
+    disparity: str = "frequentist",
+    prior: Sequence[float] = UNIFORM_PRIOR,
+    ties: str = "first",
+    on_empty: str = "skip",
+    epsilon: float | None = None,
+    ci_level: float = 0.95,
+    tie_decimals: int = TIE_DECIMALS,
+) -> CertaintyResult:
+    """Build a :class:`CertaintyResult` from counts (no data needed).
+
+    Parameters
+    ----------
+    n, k
+        Counts of shape (m, G): m decision-makers over G groups (G = 2 for the pairwise
+        setting of Tables 1-2).
+    names
+        Decision-maker names (default ``dm0, dm1, ...``).
+    groups
+        Group labels or a :class:`~.counts.GroupCodes` (default ``g0, g1, ...``).
+    accuracy
+        Optional accuracy per decision-maker (reported; used when ``tie_breaker="accuracy"``).
+    tie_breaker, utility, disparity, prior, ties, on_empty, epsilon, ci_level
+        As in :class:`CertaintyAudit` (``on_empty`` defaults to ``"skip"`` here).
+
+    Returns
+    -------
+    CertaintyResult
+
+    Examples
+    --------
+    >>> res = score_counts([[3, 3], [1, 1]], [[3, 0], [1, 0]], names=["A", "B"])
+    >>> res.selected, [round(u, 3) for u in res.table["utility"]]
+    (('B',), [-0.414, -0.629])
+    """
+    n = np.atleast_2d(np.asarray(n, dtype=np.int64))
+    k = np.atleast_2d(np.asarray(k, dtype=np.int64))
+    if n.shape != k.shape:
+        raise InputError(f"n and k must have the same shape, got {n.shape} and {k.shape}")
+    m, g = n.shape
+    names = [f"dm{i}" for i in range(m)] if names is None else [str(x) for x in names]
+    if len(names) != m:
+        raise InputError(f"{len(names)} names for {m} decision-makers")
+    if len(set(names)) != m:
+        raise InputError(f"decision-maker names repeat: {names}")
+    if isinstance(groups, GroupCodes):
+        labels, members, protected = list(groups.labels), groups.members, groups.columns
+    else:
+        labels = [f"g{i}" for i in range(g)] if groups is None else [str(x) for x in groups]
+        members, protected = np.full(g, np.nan), ()
+    if len(labels) != g:
+        raise InputError(f"{len(labels)} group labels for {g} groups of counts")
+    crit = canonical_criterion(criterion)
+    util_name, u = get_utility(utility)
+    notes: list[str] = []
+    empty = n == 0
+    if empty.any():
+        where = [f"{names[r]}: {labels[c]}" for r, c in zip(*np.nonzero(empty), strict=True)]
+        msg = (
+            f"{len(where)} group(s) have no {_E2_TEXT[crit]} (n = 0), so their rate is "
+            f"undefined: {'; '.join(where[:8])}{' ...' if len(where) > 8 else ''}"
+        )
+        if on_empty == "error":
+            raise InputError(msg + " — merge or drop these groups, or use on_empty='skip'")
+        warnings.warn(msg + "; skipped", stacklevel=2)
+        notes.append(msg + "; skipped")
+    dm = decision_maker_multigroup(k, n, kind=disparity, prior=prior, ties=ties, warn_empty=False)
+    d, s, i_idx, j_idx = (np.atleast_1d(x) for x in dm)
+    util = np.asarray(u(d, s), dtype=float)
+    rows = np.arange(m)
+    ni, ki, nj, kj = n[rows, i_idx], k[rows, i_idx], n[rows, j_idx], k[rows, j_idx]
+    bayes = decision_maker_multigroup(
+        k, n, kind="bayesian", prior=prior, ties=ties, warn_empty=False
+    )
+    acc = np.full(m, np.nan) if accuracy is None else np.asarray(accuracy, dtype=float)
+    tb_values, tb_name = _tie_values(tie_breaker, names, acc)
+    best, chosen = select_optimal(util, tb_values, tie_decimals)
+    order, ranks = rank(util, tie_decimals)
+    p_exceeds = np.full(m, np.nan)
+    if epsilon is not None:
+        p_exceeds = prob_disparity_exceeds(ki, ni, kj, nj, float(epsilon), prior)
+    lab = np.asarray(labels, dtype=object)
+    rank_counts = np.bincount(ranks, minlength=ranks.max() + 1)
+    table = (
+        pd.DataFrame(
+            {
+                "decision_maker": names,
+                "rank": ranks,
+                "most_privileged": lab[i_idx],
+                "least_privileged": lab[j_idx],
+                "n_i": ni,
+                "k_i": ki,
+                "n_j": nj,
+                "k_j": kj,
+                "p_i": treatment(ki, ni),
+                "p_j": treatment(kj, nj),
+                "disparity": d,
+                "uncertainty": s,
+                "utility": util,
+                "utility_norm": u_norm(d, s),
+                "bayesian_disparity": np.atleast_1d(bayes.disparity),
+                "accuracy": acc,
+                "p_exceeds": p_exceeds,
+                "tied": rank_counts[ranks] > 1,
+                "best": np.isin(rows, best),
+                "selected": np.isin(rows, chosen),
+            }
+        )
+        .iloc[order]
+        .reset_index(drop=True)
+    )
+    counts = _counts_frame(n, k, names, labels, members, prior, ci_level)
+    return CertaintyResult(
+        table=table,
+        counts=counts,
+        selected=tuple(names[i] for i in chosen),
+        best=tuple(names[i] for i in best),
+        criterion=crit,
+        protected=tuple(protected),
+        groups=tuple(labels),
+        favorable=favorable,
+        disparity_kind=disparity,
+        utility_name=util_name if util_name not in ("topsis", "norm") else f"u_{util_name}",
+        prior=tuple(float(p) for p in prior),
+        ties=ties,
+        tie_breaker=tb_name,
+        epsilon=None if epsilon is None else float(epsilon),
+        ci_level=ci_level,
+        warnings=tuple(notes),
+    )
+
+
+def _tie_values(tie_breaker, names: list[str], accuracy: np.ndarray):
+    if tie_breaker is None:
+        return None, None
+    if isinstance(tie_breaker, str):
+        if tie_breaker != "accuracy":
+            raise InputError(
+                f"unknown tie_breaker {tie_breaker!r}; use 'accuracy' or a mapping {{name: score}}"
+            )
+        if np.isnan(accuracy).all():
+            raise InputError("tie_breaker='accuracy' needs the true outcome (outcome=...)")
+        return accuracy, "accuracy"
+    if isinstance(tie_breaker, Mapping):
+        missing = [nm for nm in names if nm not in tie_breaker]
+        if missing:
+            raise InputError(f"the tie-breaker has no score for decision-maker(s) {missing}")
+        return np.array([float(tie_breaker[nm]) for nm in names]), "custom"
+    raise InputError(f"tie_breaker must be None, 'accuracy' or a mapping, got {tie_breaker!r}")
+
+
+def _counts_frame(n, k, names, labels, members, prior, ci_level) -> pd.DataFrame:
+    m, g = n.shape
+    nf, kf = n.reshape(-1), k.reshape(-1)
+    alpha, beta = posterior(kf, nf, prior)
+    lo, hi = credible_interval(kf, nf, ci_level, prior)
+    nonempty = nf > 0
+    norm_var = np.where(nonempty, group_normalized_var(kf, nf, prior), np.nan)
+    return pd.DataFrame(
+        {
+            "decision_maker": np.repeat(names, g),
+            "group": np.tile(np.asarray(labels, dtype=object), m),
+            "members": np.tile(members, m),
+            "n": nf,
+            "k": kf,
+            "rate": treatment(kf, nf),
+            "alpha": alpha,
+            "beta": beta,
+            "post_mean": alpha / (alpha + beta),
+            "norm_var": norm_var,
+            "ci_low": lo,
+            "ci_high": hi,
+        }
+    )

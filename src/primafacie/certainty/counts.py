@@ -1,0 +1,302 @@
+"""Per-group counts n (event E2) and k (E1 and E2) for the fairness criteria (paper §3, eq. 5-6).
+
+| criterion           | E1              | E2              |
+|---------------------|-----------------|-----------------|
+| statistical_parity  | Ŷ favourable    | every sample    |
+| equal_opportunity   | Ŷ favourable    | Y favourable    |
+| predictive_parity   | Y favourable    | Ŷ favourable    |
+
+Counting is vectorised over many decision-makers: with a one-hot matrix H (rows x groups) and
+a 0/1 predictions matrix P (rows x decision-makers), ``n = H^T E2`` and ``k = H^T (E1 & E2)``.
+Rows are processed in chunks so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = [
+    "CRITERIA",
+    "GroupCodes",
+    "group_codes",
+    "criterion_events",
+    "group_counts",
+    "count_matrix",
+]
+
+CRITERIA = ("statistical_parity", "equal_opportunity", "predictive_parity")
+_ALIASES = {
+    "sp": "statistical_parity",
+    "statistical_parity": "statistical_parity",
+    "demographic_parity": "statistical_parity",
+    "eo": "equal_opportunity",
+    "equal_opportunity": "equal_opportunity",
+    "equality_of_opportunity": "equal_opportunity",
+    "pp": "predictive_parity",
+    "predictive_parity": "predictive_parity",
+}
+
+
+def canonical_criterion(criterion: str) -> str:
+    """Full criterion name for a name or alias (``sp``, ``eo``, ``pp``)."""
+    key = str(criterion).lower().replace("-", "_").replace(" ", "_")
+    if key not in _ALIASES:
+        raise InputError(f"unknown criterion {criterion!r}; use one of {', '.join(CRITERIA)}")
+    return _ALIASES[key]
+
+
+def needs_outcome(criterion: str) -> bool:
+    """Whether the criterion needs the true outcome Y."""
+    return canonical_criterion(criterion) != "statistical_parity"
+
+
+@dataclass(frozen=True)
+class GroupCodes:
+    """Integer group code per row plus the group labels (sorted), member counts and columns."""
+
+    codes: np.ndarray
+    labels: tuple[str, ...]
+    values: tuple[tuple, ...]
+    members: np.ndarray
+    columns: tuple[str, ...]
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.labels)
+
+
+def group_codes(
+    frame: pd.DataFrame, columns: str | Sequence[str], min_group_size: int | None = None
+) -> GroupCodes:
+    """Code the groups of one protected column or of several (intersectional, Cartesian).
+
+    Groups are the value combinations that occur, sorted by value (the order used for
+    tie-breaking between groups). With several columns a label is ``"a & b"``; combinations
+    that never occur are not groups. A single pandas Categorical column keeps every declared
+    category in its declared order, so a category without rows is reported as an empty group
+    (``members`` = 0).
+
+    Parameters
+    ----------
+    frame
+        The data.
+    columns
+        One column name or a list of names (intersectional groups).
+    min_group_size
+        Optional guard against the manipulation the paper discusses (§7): groups with fewer
+        members are merged into one group labelled ``"merged: a, b, ..."``.
+
+    Returns
+    -------
+    GroupCodes
+
+    Examples
+    --------
+    >>> gc = group_codes(pd.DataFrame({"s": ["f", "m", "f"], "r": [1, 1, 2]}), ["s", "r"])
+    >>> gc.labels, gc.codes.tolist()
+    (('f & 1', 'f & 2', 'm & 1'), [0, 2, 1])
+    """
+    cols = [columns] if isinstance(columns, str) else list(columns)
+    if not cols:
+        raise InputError("name at least one protected column")
+    if len(set(cols)) != len(cols):
+        raise InputError(f"a protected column is listed twice: {cols}")
+    radix_codes = np.zeros(len(frame), dtype=np.int64)
+    uniques = []
+    for col in cols:
+        if col not in frame.columns:
+            raise InputError(
+                f"protected column {col!r} is not in the data; columns are: "
+                f"{', '.join(map(str, frame.columns))}"
+            )
+        series = frame[col]
+        if series.isna().any():
+            first = int(np.flatnonzero(series.isna().to_numpy())[0])
+            raise InputError(f"protected column {col!r} has missing values (first at row {first})")
+        try:
+            codes, uniq = pd.factorize(series, sort=True)
+        except TypeError:  # mixed, unorderable values: order by their text
+            codes, uniq = pd.factorize(series.astype(str), sort=True)
+        radix_codes = radix_codes * len(uniq) + codes
+        uniques.append(list(uniq))
+    if len(cols) == 1 and isinstance(frame[cols[0]].dtype, pd.CategoricalDtype):
+        # declared categories without rows are kept, so they are reported as empty groups
+        series = frame[cols[0]]
+        combos = np.arange(len(series.cat.categories))
+        inverse = series.cat.codes.to_numpy()
+        uniques = [list(series.cat.categories)]
+    else:
+        combos, inverse = np.unique(radix_codes, return_inverse=True)
+    values = []
+    for combo in combos:
+        parts = []
+        for uniq in reversed(uniques):
+            combo, r = divmod(int(combo), len(uniq))
+            parts.append(uniq[r])
+        values.append(tuple(_plain(v) for v in reversed(parts)))
+    labels = [" & ".join(str(v) for v in vals) for vals in values]
+    inverse = inverse.reshape(-1).astype(np.int64)
+    members = np.bincount(inverse, minlength=len(labels))
+    if min_group_size is not None and min_group_size > 1:
+        small = members < min_group_size
+        if small.any() and (~small).any():
+            merged_label = "merged: " + ", ".join(np.asarray(labels)[small])
+            keep = np.flatnonzero(~small)
+            new_index = np.full(len(labels), len(keep), dtype=np.int64)
+            new_index[keep] = np.arange(len(keep))
+            inverse = new_index[inverse]
+            labels = [labels[i] for i in keep] + [merged_label]
+            values = [values[i] for i in keep] + [("merged",)]
+            members = np.bincount(inverse, minlength=len(labels))
+    if len(labels) < 2:
+        raise InputError(
+            f"protected attribute {' & '.join(cols)} has a single group ({labels[0]!r}): "
+            "there is nothing to compare"
+        )
+    return GroupCodes(inverse, tuple(labels), tuple(values), members, tuple(cols))
+
+
+def _plain(value):
+    """numpy scalars -> Python scalars so labels and JSON stay clean."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def criterion_events(criterion: str, y_pred, y_true=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Events (E1, E2) of a criterion from favourable indicators (1 = favourable).
+
+    Parameters
+    ----------
+    criterion
+        ``statistical_parity``, ``equal_opportunity`` or ``predictive_parity``.
+    y_pred
+        0/1 favourable indicator of the decisions, shape (N,) or (N, m).
+    y_true
+        0/1 favourable indicator of the true outcome, shape (N,); needed except for
+        statistical parity.
+
+    Returns
+    -------
+    (e1, e2)
+        Boolean arrays; ``e2`` is None for Ω (every sample).
+
+    Examples
+    --------
+    >>> e1, e2 = criterion_events("predictive_parity", [1, 0, 1], [1, 1, 0])
+    >>> e1.tolist(), e2.tolist()
+    ([True, True, False], [True, False, True])
+    """
+    crit = canonical_criterion(criterion)
+    pred = np.asarray(y_pred).astype(bool)
+    if crit == "statistical_parity":
+        return pred, None
+    if y_true is None:
+        raise InputError(f"criterion {crit!r} needs the true outcome (outcome=...)")
+    truth = np.asarray(y_true).astype(bool)
+    if truth.shape[0] != pred.shape[0]:
+        raise InputError(f"outcome has {truth.shape[0]} rows, decisions have {pred.shape[0]}")
+    if pred.ndim == 2:
+        truth = truth[:, None]
+    if crit == "equal_opportunity":
+        return pred, np.broadcast_to(truth, pred.shape)
+    return np.broadcast_to(truth, pred.shape), pred
+
+
+def group_counts(z, e1, e2=None) -> dict:
+    """``{group: (n, k)}`` for one decision-maker from raw arrays (spec API).
+
+    ``n = |{Z=i} ∩ E2|`` and ``k = |E1 ∩ {Z=i} ∩ E2|``; ``e2=None`` means Ω.
+
+    Examples
+    --------
+    >>> group_counts([0, 0, 0, 1, 1, 1], [1, 1, 1, 1, 1, 0])
+    {0: (3, 3), 1: (3, 2)}
+    """
+    z = np.asarray(z)
+    e1 = np.asarray(e1).astype(bool)
+    if e1.shape != z.shape:
+        raise InputError(f"E1 has {e1.shape[0]} entries, the group labels {z.shape[0]}")
+    e2 = np.ones_like(e1) if e2 is None else np.asarray(e2).astype(bool)
+    if e2.shape != z.shape:
+        raise InputError(f"E2 has {e2.shape[0]} entries, the group labels {z.shape[0]}")
+    uniq, codes = np.unique(z, return_inverse=True)
+    codes = codes.reshape(-1)
+    n = np.bincount(codes, weights=e2, minlength=len(uniq)).astype(np.int64)
+    k = np.bincount(codes, weights=e1 & e2, minlength=len(uniq)).astype(np.int64)
+    return {_plain(g): (int(a), int(b)) for g, a, b in zip(uniq, n, k, strict=True)}
+
+
+def count_matrix(
+    codes, n_groups: int, e1, e2=None, chunk_cells: int = 1 << 22
+) -> tuple[np.ndarray, np.ndarray]:
+    """Counts for many decision-makers at once.
+
+    Each (row, decision-maker) cell gets a state — 0: not in E2, 1: in E2 only,
+    2: in E1 and E2 — and one ``np.bincount`` over ``(dm * G + group) * 3 + state`` per block
+    of rows counts every decision-maker and group together (no Python loop over rows or
+    decision-makers; memory bounded by ``chunk_cells`` cells per block).
+
+    Parameters
+    ----------
+    codes
+        Group code per row, ints in ``[0, n_groups)``, shape (N,).
+    n_groups
+        Number of groups G.
+    e1, e2
+        Boolean/0-1 arrays of shape (N,) or (N, m); ``e2=None`` means Ω. A 1-D array is
+        shared by every decision-maker.
+    chunk_cells
+        Cells (rows x decision-makers) per block.
+
+    Returns
+    -------
+    (n, k)
+        int64 arrays of shape (m, G).
+
+    Examples
+    --------
+    >>> n, k = count_matrix([0, 0, 1, 1], 2, [[1, 0], [1, 1], [0, 0], [1, 0]])
+    >>> n.tolist(), k.tolist()
+    ([[2, 2], [2, 2]], [[2, 1], [1, 0]])
+    """
+    codes = np.asarray(codes).reshape(-1).astype(np.int64, copy=False)
+    n_rows = codes.shape[0]
+    if n_rows and (codes.min() < 0 or codes.max() >= n_groups):
+        raise InputError(f"group codes must lie in [0, {n_groups})")
+    # work decision-maker-major, (m, N): a block of rows is then contiguous per decision-maker
+    # when the caller passes the transpose of an (m, N) array, as CertaintyAudit does
+    e1 = np.asarray(e1)
+    e1 = e1[None, :] if e1.ndim == 1 else e1.T
+    if e1.shape[1] != n_rows:
+        raise InputError(f"the events have {e1.shape[1]} rows, the group codes {n_rows}")
+    if e2 is not None:
+        e2 = np.asarray(e2)
+        e2 = e2[None, :] if e2.ndim == 1 else e2.T
+        if e2.shape[1] != n_rows:
+            raise InputError(f"E2 has {e2.shape[1]} rows, the group codes {n_rows}")
+    m = max(e1.shape[0], 1 if e2 is None else e2.shape[0])
+    n_states = 2 if e2 is None else 3
+    size = m * n_groups * n_states
+    total = np.zeros(size, dtype=np.int64)
+    offsets = (np.arange(m, dtype=np.int64) * (n_groups * n_states))[:, None]
+    step = max(1, chunk_cells // m)
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        idx = offsets + codes[None, start:stop] * n_states  # (m, rows), C order
+        a = e1[:, start:stop].astype(bool, copy=False)
+        if e2 is None:
+            np.add(idx, a, out=idx, casting="unsafe")
+        else:
+            b = e2[:, start:stop].astype(bool, copy=False)
+            np.add(idx, b, out=idx, casting="unsafe")
+            np.add(idx, a & b, out=idx, casting="unsafe")
+        total += np.bincount(idx.reshape(-1), minlength=size)
+    total = total.reshape(m, n_groups, n_states)
+    if e2 is None:
+        return total.sum(axis=2), total[:, :, 1].copy()
+    return total[:, :, 1] + total[:, :, 2], total[:, :, 2].copy()

@@ -1,0 +1,208 @@
+"""Result object of a certainty audit: ranked decision-makers, per-group counts, the selection."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .utility import indifference_curve
+
+__all__ = ["CertaintyResult", "json_safe", "plot_decision_makers"]
+
+#: Indifference levels drawn by :meth:`CertaintyResult.plot` (u_topsis values).
+DEFAULT_LEVELS = (-0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75)
+
+
+def json_safe(value: Any) -> Any:
+    """Python/JSON scalars: numpy types unwrapped, NaN -> None, ±inf -> "inf"/"-inf"."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [json_safe(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [json_safe(rec) for rec in frame.to_dict(orient="records")]
+
+
+@dataclass(frozen=True)
+class CertaintyResult:
+    """Decision-makers ranked by how certainly fair they are.
+
+    Attributes
+    ----------
+    table
+        One row per decision-maker, best first: ``decision_maker, rank`` (competition rank,
+        ties share it), ``most_privileged, least_privileged`` (groups i*, j*),
+        ``n_i, k_i, n_j, k_j, p_i, p_j`` (counts and rates of that pair), ``disparity,
+        uncertainty, utility, utility_norm``, ``bayesian_disparity``, ``accuracy`` (NaN when
+        no outcome), ``p_exceeds`` (posterior P(|p_i - p_j| > epsilon), NaN when no epsilon),
+        ``tied`` (shares its rank), ``best`` (maximal utility) and ``selected`` (best after
+        the tie-breaker).
+    counts
+        One row per (decision-maker, group): ``members`` (rows in the group), ``n, k``,
+        ``rate`` (k/n, NaN when n = 0), posterior ``alpha, beta, post_mean``, normalised
+        variance ``norm_var``, and the credible interval ``ci_low, ci_high``.
+    selected
+        Names chosen (several only when the tie-breaker also ties).
+    """
+
+    table: pd.DataFrame
+    counts: pd.DataFrame
+    selected: tuple[str, ...]
+    best: tuple[str, ...]
+    criterion: str
+    protected: tuple[str, ...]
+    groups: tuple[str, ...]
+    favorable: Any = 1
+    disparity_kind: str = "frequentist"
+    utility_name: str = "u_topsis"
+    prior: tuple[float, float] = (1.0, 1.0)
+    ties: str = "first"
+    tie_breaker: str | None = None
+    epsilon: float | None = None
+    ci_level: float = 0.95
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The ranked decision-makers (a copy)."""
+        return self.table.copy()
+
+    def counts_frame(self) -> pd.DataFrame:
+        """Per-group counts, posteriors and credible intervals (a copy)."""
+        return self.counts.copy()
+
+    def summary(self) -> pd.DataFrame:
+        """Compact ranking: rank, name, groups, counts, DM point, utility, accuracy, selected."""
+        cols = [
+            "rank", "decision_maker", "most_privileged", "least_privileged", "n_i", "k_i",
+            "n_j", "k_j", "disparity", "uncertainty", "utility", "accuracy", "selected",
+        ]  # fmt: skip
+        return self.table[cols].copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary. NaN is encoded as ``None`` (e.g. accuracy without an
+        outcome, the rate of an empty group), infinities as the strings ``"inf"``/``"-inf"``."""
+        return json_safe(
+            {
+                "analysis": "certainty",
+                "criterion": self.criterion,
+                "protected": list(self.protected),
+                "groups": list(self.groups),
+                "favorable": self.favorable
+                if isinstance(self.favorable, (int, float, str, bool))
+                else str(self.favorable),
+                "disparity_kind": self.disparity_kind,
+                "utility": self.utility_name,
+                "prior": list(self.prior),
+                "ties": self.ties,
+                "tie_breaker": self.tie_breaker,
+                "epsilon": self.epsilon,
+                "ci_level": self.ci_level,
+                "selected": list(self.selected),
+                "best": list(self.best),
+                "decision_makers": _records(self.table),
+                "counts": _records(self.counts),
+                "warnings": list(self.warnings),
+            }
+        )
+
+    def plot(self, ax=None, levels=DEFAULT_LEVELS):
+        """Decision-makers in the (disparity, uncertainty) plane with u_topsis indifference
+        curves; the selected one is circled. Returns the matplotlib Figure."""
+        return plot_decision_makers(
+            self.table["disparity"].to_numpy(),
+            self.table["uncertainty"].to_numpy(),
+            names=self.table["decision_maker"].tolist(),
+            selected=self.table["selected"].to_numpy(),
+            ax=ax,
+            levels=levels,
+            title=f"{self.criterion.replace('_', ' ')} — {self.utility_name}",
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"CertaintyResult({self.criterion}, {len(self.table)} decision-makers, "
+            f"{len(self.groups)} groups; selected: {', '.join(self.selected)})\n"
+            + self.summary().to_string(index=False)
+        )
+
+
+def plot_decision_makers(
+    disparity,
+    uncertainty,
+    names=None,
+    selected=None,
+    ax=None,
+    levels=DEFAULT_LEVELS,
+    title: str | None = None,
+):
+    """Scatter decision-makers in [0, 1]^2 with indifference curves of u_topsis.
+
+    Parameters
+    ----------
+    disparity, uncertainty
+        Coordinates of the decision-makers.
+    names
+        Optional labels (drawn when there are at most 30 points).
+    selected
+        Optional boolean mask of the selected decision-maker(s).
+    ax
+        Existing matplotlib Axes; a new Figure is created otherwise.
+    levels
+        Utility levels of the indifference curves.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6, 5))
+    else:
+        fig = ax.figure
+    for c in levels:
+        d, s = indifference_curve(c)
+        ax.plot(d, s, color="0.6", lw=0.8, ls="-" if c == 0 else "--", zorder=1)
+        if len(d):
+            ax.annotate(f"u={c:g}", (d[-1], s[-1]), fontsize=7, color="0.4",
+                        ha="center", va="bottom")  # fmt: skip
+    x = np.asarray(disparity, dtype=float)
+    y = np.asarray(uncertainty, dtype=float)
+    ax.scatter(
+        x, y, s=18 if len(x) > 30 else 40, color="tab:blue", zorder=2, label="decision-makers"
+    )
+    if selected is not None:
+        sel = np.asarray(selected, dtype=bool)
+        ax.scatter(x[sel], y[sel], s=160, facecolors="none", edgecolors="tab:red", lw=2,
+                   zorder=3, label="selected")  # fmt: skip
+    if names is not None and len(x) <= 30:
+        for xi, yi, name in zip(x, y, names, strict=True):
+            ax.annotate(str(name), (xi, yi), textcoords="offset points", xytext=(5, 4), fontsize=8)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_xlabel("disparity δ")
+    ax.set_ylabel("uncertainty σ̄²")
+    ax.set_title(title or "decision-makers")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize=8, frameon=False)
+    return fig

@@ -1,0 +1,169 @@
+"""CertaintyAudit on data: decision-maker kinds, criteria, groups, bad input."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.certainty import CertaintyAudit
+from primafacie.data import AuditData
+from primafacie.decisions import Rule
+from primafacie.errors import InputError
+
+
+def hiring_frame() -> pd.DataFrame:
+    """Figure 1: company A hires 3 of 3 yellow, 0 of 3 blue; B (padded with A's rows) 1 of 1, 0 of 1."""
+    return pd.DataFrame(
+        {
+            "colour": ["yellow"] * 3 + ["blue"] * 3,
+            "A": [1, 1, 1, 0, 0, 0],
+            "score": [9, 8, 7, 3, 2, 1],
+        }
+    )
+
+
+def test_table1_from_rows_and_selection():
+    df = hiring_frame()
+    res = CertaintyAudit(protected="colour").run(df, {"A": "A", "rule": Rule("score > 5")})
+    t = res.table.set_index("decision_maker")
+    assert t.loc["A", ["n_i", "k_i", "n_j", "k_j"]].tolist() == [3, 3, 3, 0]
+    assert t.loc["A", "utility"] == pytest.approx(-0.629234, abs=1e-6)
+    assert t.loc["A", "most_privileged"] == "yellow"
+    # the rule reproduces A's decisions exactly, so both tie
+    assert res.best == ("A", "rule")
+
+
+def test_dm_kinds_array_estimator_callable_give_same_counts():
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"g": rng.choice(["a", "b", "c"], 300), "x": rng.normal(size=300)})
+    df["y"] = (df["x"] > 0).astype(int)
+    tree = DecisionTreeClassifier(max_depth=1, random_state=0).fit(df[["x"]], df["y"])
+    res = CertaintyAudit(protected="g", outcome="y", tie_breaker="accuracy").run(
+        df,
+        {
+            "col": "y",
+            "arr": df["y"].to_numpy(),
+            "lst": df["y"].tolist(),
+            "tree": tree,
+            "fn": lambda frame: (frame["x"] > 0).astype(int),
+            "rule": Rule("x > 0"),
+        },
+    )
+    counts = res.counts.pivot(index="decision_maker", columns="group", values="k")
+    assert (counts.nunique() == 1).all()
+    assert set(res.table["accuracy"].round(12)) == {1.0}
+    assert len(res.selected) == 6
+
+
+def test_favourable_zero_flips_groups_not_point():
+    df = hiring_frame()
+    pos = CertaintyAudit(protected="colour").run(df, {"A": "A"}).table.iloc[0]
+    neg = CertaintyAudit(protected="colour", favorable=0).run(df, {"A": "A"}).table.iloc[0]
+    assert (pos["disparity"], pos["uncertainty"]) == (neg["disparity"], neg["uncertainty"])
+    assert (pos["most_privileged"], neg["most_privileged"]) == ("yellow", "blue")
+
+
+def test_equal_opportunity_and_predictive_parity_counts():
+    df = pd.DataFrame(
+        {
+            "z": [0, 0, 0, 0, 1, 1, 1, 1],
+            "y": [1, 1, 0, 0, 1, 0, 0, 0],
+            "p": [1, 0, 1, 0, 1, 1, 0, 0],
+        }
+    )
+    eo = CertaintyAudit("equal_opportunity", protected="z", outcome="y").run(df, {"p": "p"})
+    c = eo.counts.set_index("group")
+    assert c.loc["0", ["n", "k"]].tolist() == [2, 1] and c.loc["1", ["n", "k"]].tolist() == [1, 1]
+    pp = CertaintyAudit("predictive_parity", protected="z", outcome="y").run(df, {"p": "p"})
+    c = pp.counts.set_index("group")
+    assert c.loc["0", ["n", "k"]].tolist() == [2, 1] and c.loc["1", ["n", "k"]].tolist() == [2, 1]
+
+
+def test_audit_data_input_and_intersectional_groups():
+    df = pd.DataFrame(
+        {
+            "sex": ["f", "f", "m", "m"] * 3,
+            "race": ["a", "b"] * 6,
+            "x": np.arange(12.0),
+            "dec": ["yes", "no", "yes", "yes", "no", "no"] * 2,
+        }
+    )
+    data = AuditData(df, features={"x": "numeric"}, protected={"sex": "f", "race": "b"},
+                     decision="dec", favorable="yes")  # fmt: skip
+    res = CertaintyAudit().run(data)
+    assert res.protected == ("sex", "race")
+    assert res.groups == ("f & a", "f & b", "m & a", "m & b")
+    assert res.table["decision_maker"].tolist() == ["dec"]
+    assert res.counts["n"].tolist() == [3, 3, 3, 3]
+
+
+def test_empty_group_error_or_skip():
+    df = pd.DataFrame({"z": ["a", "a", "b", "b", "c", "c"], "y": [1, 0, 1, 1, 0, 0],
+                       "p": [1, 1, 0, 1, 1, 0]})  # fmt: skip
+    audit = CertaintyAudit("equal_opportunity", protected="z", outcome="y")
+    with pytest.raises(InputError, match="no rows with a favourable true outcome.*p: c"):
+        audit.run(df, {"p": "p"})
+    audit.on_empty = "skip"
+    with pytest.warns(UserWarning, match="skipped"):
+        res = audit.run(df, {"p": "p"})
+    assert res.warnings and set(res.table[["most_privileged", "least_privileged"]].iloc[0]) == {
+        "a",
+        "b",
+    }
+    c = res.counts.set_index("group")
+    assert c.loc["c", "n"] == 0 and np.isnan(c.loc["c", "rate"])
+
+
+def test_group_without_members_is_reported_never_divided():
+    df = hiring_frame().assign(
+        colour=lambda d: pd.Categorical(d["colour"], ["yellow", "blue", "green"])
+    )
+    with pytest.raises(InputError, match="A: green"):
+        CertaintyAudit(protected="colour").run(df, {"A": "A"})
+    with pytest.warns(UserWarning):
+        res = CertaintyAudit(protected="colour", on_empty="skip").run(df, {"A": "A"})
+    green = res.counts.set_index("group").loc["green"]
+    assert green["members"] == 0 and green["n"] == 0 and np.isnan(green["rate"])
+    assert res.table.loc[0, "utility"] == pytest.approx(-0.629234, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "dms, kwargs, message",
+    [
+        ({"h": "score"}, {}, "must be binary"),
+        ({"h": [1, 0, 1]}, {}, "3 predictions for 6 rows"),
+        ({"h": "nope"}, {}, "'nope' is not a column"),
+        ({"h": "A"}, {"protected": "missing"}, "'missing' is not in the data"),
+        ({"h": "A"}, {"protected": None}, "name the protected column"),
+        ({"h": "A"}, {"tie_breaker": "accuracy"}, "needs the true outcome"),
+        ({"h": "A"}, {"criterion": "equal_opportunity"}, "needs the true outcome"),
+        ({"h": np.array([2, 3, 2, 3, 2, 3])}, {}, "do not match"),
+        ({"h": np.array([0.0, 0.5, 1.0, 0.0, 1.0, 1.0])}, {}, "must be binary"),
+        ({"h": np.array([0.0, 1.0, np.nan, 0.0, 1.0, 1.0])}, {}, "missing values"),
+        ({"h": ["y", "n", "y", "n", "y", "?"]}, {}, "must be binary"),
+        ({"h": 3.5}, {}, "cannot use float"),
+        ({}, {}, "non-empty mapping"),
+    ],
+)
+def test_bad_input_messages(dms, kwargs, message):
+    params = {"protected": "colour", **kwargs}
+    with pytest.raises(InputError, match=message):
+        CertaintyAudit(**params).run(hiring_frame(), dms)
+
+
+def test_estimator_that_cannot_predict_gives_input_error():
+    from sklearn.linear_model import LogisticRegression
+
+    df = hiring_frame()
+    model = LogisticRegression().fit(df[["score"]].to_numpy(), df["A"])  # no feature names
+    with pytest.raises(InputError, match="decision-maker 'lr': predict\\(\\) failed"):
+        CertaintyAudit(protected="colour").run(df, {"lr": model})
+    res = CertaintyAudit(protected="colour", features=["score"]).run(df, {"lr": model})
+    assert res.table.loc[0, "k_i"] == 3
+
+
+def test_single_group_is_an_error():
+    df = hiring_frame().assign(colour="yellow")
+    with pytest.raises(InputError, match="single group"):
+        CertaintyAudit(protected="colour").run(df, {"A": "A"})

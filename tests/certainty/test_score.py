@@ -1,0 +1,70 @@
+"""Scoring from counts: Tables 1-2 and Table 3's published counts, grid facts."""
+
+import numpy as np
+import pytest
+
+from primafacie.certainty.audit import score_counts
+from primafacie.certainty.score import score_pairs, synthetic_grid
+
+
+def test_table3_rows_from_published_counts():
+    # (n_i, k_i, n_j, k_j) of Table 3; group order: Asian (i), Native American (j)
+    counts = {"LR": (6, 6, 4, 2), "KNN": (6, 5, 4, 0), "SVM": (6, 6, 4, 0), "RF": (6, 6, 4, 0)}
+    names = list(counts)
+    c = np.array([counts[m] for m in names])
+    res = score_counts(
+        c[:, [0, 2]], c[:, [1, 3]], names=names, groups=["Asian", "Native American"],
+        accuracy=[0.72, 0.6681, 0.7110, 0.7020], tie_breaker="accuracy",
+    )  # fmt: skip
+    t = res.table.set_index("decision_maker")
+    assert t.loc["LR", "utility"] == 0.0  # exactly: disparity 0.5 computed from integers
+    assert t.loc["LR", "uncertainty"] == pytest.approx(0.430804, abs=1e-6)
+    assert t.loc["KNN", ["disparity", "uncertainty", "utility"]].tolist() == pytest.approx(
+        [0.833333, 0.366071, -0.507967], abs=1e-6
+    )
+    assert t.loc["SVM", ["disparity", "uncertainty", "utility"]].tolist() == pytest.approx(
+        [1.0, 0.287946, -0.752685], abs=1e-6
+    )
+    np.testing.assert_allclose(
+        t.loc[names, "utility_norm"], [0.5, 0.24602, 0.12366, 0.12366], atol=1e-5
+    )
+    np.testing.assert_allclose(
+        t.loc[["LR", "KNN", "SVM"], "bayesian_disparity"], [0.375, 0.583333, 0.708333], atol=1e-6
+    )
+    assert res.selected == ("LR",)
+    assert t.loc["SVM", "rank"] == t.loc["RF", "rank"] == 3
+    assert bool(t.loc["SVM", "tied"]) and not bool(t.loc["LR", "tied"])
+    assert (t.loc[names, "most_privileged"] == "Asian").all()
+    assert (t.loc[names, "least_privileged"] == "Native American").all()
+
+
+def test_tie_breaker_decides_between_svm_and_rf():
+    c = np.array([[6, 6, 4, 0], [6, 6, 4, 0]])
+    res = score_counts(
+        c[:, [0, 2]], c[:, [1, 3]], names=["SVM", "RF"], accuracy=[0.7110, 0.7020],
+        tie_breaker="accuracy",
+    )  # fmt: skip
+    assert res.best == ("SVM", "RF") and res.selected == ("SVM",)
+    plain = score_counts(c[:, [0, 2]], c[:, [1, 3]], names=["SVM", "RF"])
+    assert plain.selected == ("SVM", "RF")
+
+
+def test_score_pairs_demo_preference():
+    out = score_pairs([3, 6], [3, 0], [3, 6], [2, 1])
+    np.testing.assert_allclose(out["utility"], [0.210533, 0.544176], atol=1e-6)
+    assert out["rank"].tolist() == [2, 1]
+
+
+def test_synthetic_grid_facts():
+    grid = synthetic_grid()
+    assert len(grid) == 4900
+    assert grid["utility"].max() == pytest.approx(0.993615, abs=1e-6)
+    assert grid["utility"].min() == pytest.approx(-0.993615, abs=1e-6)
+    assert grid["utility"].mean() == pytest.approx(0.2624, abs=1e-4)
+    assert grid["utility"].median() == pytest.approx(0.3460, abs=1e-4)
+    half = grid["disparity"] == 0.5
+    assert half.sum() == 120 and (grid.loc[half, "utility"] == 0).all()
+    assert (grid["utility"] > 0).mean() == pytest.approx(0.70, abs=0.01)
+    assert grid["rank"].is_monotonic_increasing
+    # every integer k is present, including k = 29 for n = 50 (the authors' script skips it)
+    assert ((grid["n_i"] == 50) & (grid["k_i"] == 29)).sum() == 70

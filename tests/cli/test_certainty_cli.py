@@ -1,0 +1,150 @@
+"""``primafacie certainty`` and ``primafacie reproduce certainty-*`` from the command line."""
+
+import json
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from primafacie.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 120
+    df = pd.DataFrame(
+        {
+            "g": rng.choice(["a", "b", "c"], n),
+            "sex": rng.choice(["f", "m"], n),
+            "x": rng.normal(size=n),
+            "y": rng.integers(0, 2, n),
+            "clerk": rng.integers(0, 2, n),
+        }
+    )
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_flags_write_outputs(tmp_path, table):
+    from sklearn.linear_model import LogisticRegression
+
+    path, df = table
+    model = LogisticRegression().fit(df[["x"]], df["y"])
+    joblib.dump(model, tmp_path / "lr.joblib")
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app,
+        ["certainty", "--data", str(path), "--protected", "g", "--protected", "sex",
+         "--column", "clerk=clerk", "--rule", "strict=x > 0.5", "--model", f"lr={tmp_path / 'lr.joblib'}",
+         "--outcome", "y", "--tie-breaker", "accuracy", "--epsilon", "0.1", "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "selected:" in res.output
+    ranking = pd.read_csv(out / "certainty.csv")
+    assert set(ranking["decision_maker"]) == {"clerk", "strict", "lr"}
+    assert ranking["selected"].sum() >= 1
+    counts = pd.read_csv(out / "certainty_counts.csv")
+    assert len(counts) == 3 * 6  # 3 decision-makers x (3 races x 2 sexes)
+    doc = json.loads((out / "certainty.json").read_text())
+    assert doc["protected"] == ["g", "sex"] and doc["tie_breaker"] == "accuracy"
+    assert (out / "certainty.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--column", "h=x"], "must be binary"),
+        (["--column", "h=clerk", "--protected", "one"], "single group"),
+        (["--column", "h=clerk", "--criterion", "equal_opportunity", "--outcome", "empty_y"],
+         "no rows with a favourable true outcome"),
+        (["--column", "h=nope"], "not a column"),
+        (["--column", "broken"], "NAME=VALUE"),
+        (["--rule", "r=__import__('os')"], "not allowed"),
+    ],
+)  # fmt: skip
+def test_bad_input_exit_2_nothing_written(tmp_path, table, extra, message):
+    path, df = table
+    df = df.assign(one="same", empty_y=np.where(df["g"] == "c", 0, df["y"]))
+    df.to_csv(path, index=False)
+    out = tmp_path / "out"
+    args = ["certainty", "--data", str(path), "--out", str(out)]
+    if "--protected" not in extra:
+        args += ["--protected", "g"]
+    res = runner.invoke(app, args + extra)
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_wrong_length_model_predictions_exit_2(tmp_path, table):
+    path, _ = table
+    joblib.dump(_FixedLength(), tmp_path / "bad.joblib")
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["certainty", "--data", str(path), "--protected", "g",
+              "--model", f"bad={tmp_path / 'bad.joblib'}", "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert "5 predictions for 120 rows" in " ".join(res.output.split())
+    assert not out.exists()
+
+
+class _FixedLength:
+    """A 'model' that always returns 5 predictions (picklable at module level)."""
+
+    def predict(self, X):
+        return np.array([0, 1, 0, 1, 0])
+
+
+def test_config_path(tmp_path, table):
+    path, _ = table
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"""data: {path}
+decision: {{column: clerk}}
+outcome: y
+features: {{x: numeric}}
+protected: {{g: a}}
+analyses:
+  certainty:
+    criterion: statistical_parity
+    tie_breaker: accuracy
+    decision_makers: {{clerk: {{column: clerk}}, lenient: {{rule: "x > -1"}}}}
+"""
+    )
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["certainty", "--config", str(cfg), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    ranking = pd.read_csv(out / "certainty.csv")
+    assert set(ranking["decision_maker"]) == {"clerk", "lenient"}
+    assert not np.isnan(ranking["accuracy"]).any()
+
+
+def test_config_without_section_exit_2(tmp_path, table):
+    path, _ = table
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"data: {path}\ndecision: {{column: clerk}}\nfeatures: {{x: numeric}}\nprotected: {{g: a}}\n"
+    )
+    res = runner.invoke(app, ["certainty", "--config", str(cfg), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "analyses.certainty" in res.output
+
+
+def test_help_has_example():
+    res = runner.invoke(app, ["certainty", "--help"])
+    assert res.exit_code == 0 and "primafacie certainty --data" in res.output
+
+
+@pytest.mark.parametrize("name", ["certainty-hiring", "certainty-synthetic"])
+def test_reproduce_writes_csv(tmp_path, name):
+    out = tmp_path / "rep"
+    res = runner.invoke(app, ["reproduce", name, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    frame = pd.read_csv(out / f"{name}.csv")
+    assert len(frame) == (2 if name == "certainty-hiring" else 4900)

@@ -1,0 +1,119 @@
+"""Reproduction of Duong & Conrad (ECAI 2024) Tables 1-3 through the experiment functions."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.errors import InputError
+from primafacie.experiments.certainty import run_compas, run_hiring, run_synthetic
+
+# Table 1 as printed in the paper: (n_i, k_i, n_j, k_j, disparity, uncertainty, utility)
+TABLE1 = {"A": (3, 3, 3, 0, 1.000, 0.480, -0.629), "B": (1, 1, 1, 0, 1.000, 1.000, -0.414)}
+
+# Table 2 as printed (rank: n_i, k_i, n_j, k_j, disparity, uncertainty, utility)
+TABLE2_TOP = [
+    (50, 50, 50, 50, 0.000, 0.006, 0.994),
+    (50, 0, 50, 0, 0.000, 0.006, 0.994),
+    (50, 49, 50, 49, 0.000, 0.013, 0.988),
+    (50, 1, 50, 1, 0.000, 0.013, 0.988),
+]
+TABLE2_BOTTOM = [
+    (50, 0, 50, 49, 0.980, 0.009, -0.958),
+    (50, 49, 50, 0, 0.980, 0.009, -0.958),
+    (50, 50, 50, 0, 1.000, 0.006, -0.994),
+    (50, 0, 50, 50, 1.000, 0.006, -0.994),
+]
+ROW = ["n_i", "k_i", "n_j", "k_j", "disparity", "uncertainty", "utility"]
+
+
+def _rows(frame):
+    return {
+        tuple(int(v) for v in r[:4]) + tuple(round(float(v), 3) for v in r[4:])
+        for r in frame[ROW].itertuples(index=False)
+    }
+
+
+def test_table1_exact(tmp_path):
+    (path,) = run_hiring(None, tmp_path, legacy=False)
+    assert path.name == "certainty-hiring.csv"
+    t = pd.read_csv(path).set_index("recruiter")
+    for name, expected in TABLE1.items():
+        got = t.loc[name, ROW].tolist()
+        assert [int(v) for v in got[:4]] == list(expected[:4])
+        assert [round(float(v), 3) for v in got[4:]] == list(expected[4:])
+    assert t.loc["B", "rank"] == 1 and t.loc["A", "rank"] == 2  # B preferred to A
+
+
+def test_table2_exact_with_ties(tmp_path):
+    (path,) = run_synthetic(None, tmp_path, legacy=False)
+    t = pd.read_csv(path)
+    assert list(t.columns) == [
+        "rank",
+        "n_i",
+        "k_i",
+        "n_j",
+        "k_j",
+        "disparity",
+        "uncertainty",
+        "utility",
+    ]
+    assert len(t) == 4900
+    assert set(TABLE2_TOP) == _rows(t.head(4))
+    # the paper shows two of the four rows tied at -0.958; the tie has four members
+    bottom = _rows(t.tail(6))
+    assert set(TABLE2_BOTTOM) <= bottom
+    tie = t[np.isclose(t["utility"], -0.957912, atol=1e-6)]
+    assert len(tie) == 4 and set(tie["rank"]) == {4895}
+    assert {tuple(r) for r in tie[["n_i", "k_i", "n_j", "k_j"]].to_numpy()} == {
+        (50, 0, 50, 49), (50, 1, 50, 50), (50, 49, 50, 0), (50, 50, 50, 1),
+    }  # fmt: skip
+    assert t["rank"].value_counts()[[1, 3, 4899]].tolist() == [2, 2, 2]
+    fifth = t[t["rank"] == 5]
+    assert {tuple(r) for r in fifth[["k_i", "k_j"]].to_numpy()} == {(2, 2), (48, 48)}
+    assert fifth["utility"].round(5).tolist() == [0.98171, 0.98171]
+
+
+def test_options_not_supported(tmp_path):
+    with pytest.raises(InputError, match="seed"):
+        run_synthetic(None, tmp_path, legacy=False, seed=3)
+
+
+def test_compas_loader(require_data, data_dir):
+    require_data("compas", "compas-scores-two-years.csv")
+    from primafacie.datasets.compas import COMPAS_RACES, load_compas_certainty, load_compas_raw
+
+    raw = load_compas_raw(data_dir)
+    assert raw.shape == (7214, 53)
+    df = load_compas_certainty(data_dir)
+    assert len(df) == 7214
+    counts = df["race"].value_counts()
+    assert sorted(counts.index) == sorted(COMPAS_RACES)
+    assert counts["Asian"] == 32 and counts["Native American"] == 18
+    assert counts["African-American"] == 3696
+    assert (1 - df["two_year_recid"].mean()) == pytest.approx(0.549, abs=1e-3)
+
+
+@pytest.mark.slow
+def test_table3_structure(tmp_path, require_data, data_dir):
+    """Exact counts are not published; check the structure and the paper's qualitative findings."""
+    require_data("compas", "compas-scores-two-years.csv")
+    (path,) = run_compas(data_dir, tmp_path, legacy=False)
+    t = pd.read_csv(path)
+    assert t["model"].tolist() and set(t["model"]) == {"LR", "KNN", "SVM", "RF"}
+    assert t["utility"].is_monotonic_decreasing
+    assert t[["disparity", "uncertainty"]].apply(lambda c: c.between(0, 1).all()).all()
+    assert (t["accuracy"].between(0.6, 0.75)).all()  # paper: 66.8%-72%
+    assert (t["least_privileged"] == "Native American").all()  # as in the paper
+    assert (t["most_privileged"] == "Asian").sum() >= 3  # paper: all four
+    # test-set sizes of the tiny groups: about 20% of 32 and of 18
+    small = t[t["most_privileged"] == "Asian"]
+    assert small["n_i"].between(3, 10).all() and t["n_j"].between(2, 7).all()
+    assert t.loc[t["selected"], "model"].tolist() == ["LR"]  # paper: LR selected
+    # the recomputed row is internally consistent with its counts
+    r = t.iloc[0]
+    assert r["p_i"] == pytest.approx(r["k_i"] / r["n_i"], abs=1e-6)
+    assert r["disparity"] == pytest.approx(r["p_i"] - r["p_j"], abs=1e-6)
+    # deterministic: same seed, same file
+    (tmp_path / "again").mkdir()
+    (again,) = run_compas(data_dir, tmp_path / "again", legacy=False)
+    assert again.read_bytes() == path.read_bytes()
