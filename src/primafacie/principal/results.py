@@ -1,0 +1,558 @@
+"""Result objects of the principal-stratum analysis (frozen dataclasses).
+
+JSON encoding (``to_dict``): NaN (an infeasible program, a skipped cell) becomes ``None`` and
+infinities become the strings ``"inf"`` / ``"-inf"``; numpy scalars become Python numbers.
+Every output carries :data:`NOTE`: fairness can only be refuted, never confirmed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NOTE", "PrincipalResult", "RepairResult", "json_safe"]
+
+NOTE = (
+    "Bounds-based test: a definition can only be refuted (an interval excludes 0 or a program is "
+    "infeasible), never confirmed; 'not refuted' means no evidence of violation under Assumption 1 "
+    "(A independent of the potential outcomes given the covariate cell)."
+)
+VIOLATED = "violated"
+#: Corollary 1's four inequalities: equation (1) via Lower(tau1) > 0 / Upper(tau1) < 0, (2) via tau0.
+COR1_NAMES = (
+    "cor1_eq1_lower_pos",
+    "cor1_eq1_upper_neg",
+    "cor1_eq2_lower_pos",
+    "cor1_eq2_upper_neg",
+)
+NOT_REFUTED = "not refuted"
+
+
+def json_safe(obj: Any) -> Any:
+    """Recursively convert numpy/pandas values to JSON-safe Python (NaN -> None, inf -> 'inf')."""
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [json_safe(v) for v in obj.tolist()]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        x = float(obj)
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
+    if obj is pd.NA or obj is None:
+        return None
+    return obj
+
+
+def _f(x: Any) -> float:
+    return float(x) if x is not None else float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class PrincipalResult:
+    """Evaluation of Definitions 1 and 2 (and 3, 4 for comparison) per covariate cell.
+
+    Attributes
+    ----------
+    protected
+        The protected attribute; ``a1`` / ``a0`` say which of its values were coded A=1 / A=0.
+    labels
+        Cell labels (``"all"`` without covariates).
+    counts
+        ``(C, 2, 2, 2)`` counts ``n[c, a, s, y]``.
+    evaluated
+        Cells evaluated (both arms present); ``small`` marks cells with an arm below ``min_group``.
+    values
+        Arrays of :func:`~primafacie.principal.evaluate.evaluate_margins` (NaN in skipped cells).
+    boot
+        ``None`` or bootstrap percentile summaries: for every key ``k`` of ``values`` with a scalar
+        per cell, ``k + "@lo"`` / ``k + "@hi"``, and ``"share_violated_def{1,2}"``.
+    """
+
+    protected: str
+    a1: str
+    a0: str
+    definitions: tuple[int, ...]
+    covariates: tuple[str, ...]
+    joint: str
+    tol: float
+    labels: tuple[str, ...]
+    counts: np.ndarray
+    evaluated: np.ndarray
+    small: np.ndarray
+    min_group: int
+    values: dict[str, np.ndarray]
+    boot: dict[str, np.ndarray] | None = None
+    n_boot: int = 0
+    level: float = 0.95
+    seed: int | None = 0
+    note: str = field(default=NOTE)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def n_cells(self) -> int:
+        """Number of covariate cells."""
+        return len(self.labels)
+
+    def violated(self, definition: int) -> np.ndarray:
+        """Boolean per cell: Definition 1 or 2 refuted (False in skipped cells)."""
+        v = self.values[f"violated_def{definition}"]
+        return np.asarray(v, dtype=bool) & self.evaluated
+
+    def _boot(self, key: str, c: int) -> tuple[float, float]:
+        if self.boot is None or f"{key}@lo" not in self.boot:
+            return float("nan"), float("nan")
+        return float(self.boot[f"{key}@lo"][c]), float(self.boot[f"{key}@hi"][c])
+
+    def _cond_name(self) -> str:
+        return "lp_tau1'|tau0'=0" if self.joint == "tau0" else "lp_tau0'|tau1'=0"
+
+    # ------------------------------------------------------------------ frames
+    def counts_frame(self) -> pd.DataFrame:
+        """Long table of counts: cell, A, S, Y, count, n_arm (n(A=a) in the cell), p = count / n_arm."""
+        c, a, s, y = np.indices(self.counts.shape).reshape(4, -1)
+        cnt = self.counts.reshape(-1)
+        n_arm = self.counts.sum(axis=(2, 3))[c, a]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(n_arm > 0, cnt / np.maximum(n_arm, 1), np.nan)
+        return pd.DataFrame(
+            {
+                "cell": np.asarray(self.labels, dtype=object)[c],
+                "A": a,
+                "S": s,
+                "Y": y,
+                "count": cnt,
+                "n_arm": n_arm,
+                "p": p,
+            }
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per cell and quantity.
+
+        Columns: cell, n, n_a0, n_a1, small, definition, quantity, estimate (point quantities),
+        lower, upper (intervals; NaN when the program is infeasible), feasible, excludes_zero,
+        boot_{estimate,lower,upper}_{lo,hi} (bootstrap percentile intervals, NaN without a
+        bootstrap), verdict. Quantities: ``prop1_tau1``, ``prop1_tau0`` (normalised tau, Prop. 1),
+        ``lp_tau0'``, ``lp_tau1'``, the conditional ``lp_tau1'|tau0'=0``, ``lp_tau'``,
+        ``eps_sum`` / ``eps_ab`` and ``post_repair`` per repaired definition, ``def3_gap``, ``def4_gap``,
+        the four Corollary 1 checks ``cor1_*`` (estimate 1 when the inequality holds) and
+        ``prop1_d1`` / ``prop1_d0`` (smallest possible stratum sizes).
+        """
+        v = self.values
+        tol = self.tol
+        n_arm = self.counts.sum(axis=(2, 3))
+        rows: list[dict[str, Any]] = []
+        interval_specs = [
+            ("1", "prop1_tau1", "prop1_tau1", None),
+            ("1", "prop1_tau0", "prop1_tau0", None),
+            ("1", "lp_tau0'", "lp_tau0", None),
+            ("1", "lp_tau1'", "lp_tau1", None),
+            ("1", self._cond_name(), "lp_cond", "cond_feasible"),
+            ("2", "lp_tau'", "lp_tau", None),
+            ("4", "def4_gap", "def4", None),
+        ]
+        for c, label in enumerate(self.labels):
+            base = {
+                "cell": label,
+                "n": int(n_arm[c].sum()),
+                "n_a0": int(n_arm[c, 0]),
+                "n_a1": int(n_arm[c, 1]),
+                "small": bool(self.small[c]),
+            }
+            ok = bool(self.evaluated[c])
+
+            def add(
+                definition: str,
+                name: str,
+                est=np.nan,
+                lo=np.nan,
+                hi=np.nan,
+                feas=True,
+                key_est=None,
+                key_lo=None,
+                key_hi=None,
+                verdict=None,
+                base=base,
+                ok=ok,
+                c=c,
+            ) -> None:
+                if np.isnan(est):
+                    excl = (not feas) or lo > tol or hi < -tol  # NaN comparisons are False
+                else:
+                    excl = abs(est) > tol
+                row = dict(base)
+                row.update(
+                    definition=definition,
+                    quantity=name,
+                    estimate=est,
+                    lower=lo,
+                    upper=hi,
+                    feasible=bool(feas),
+                    excludes_zero=bool(excl) if ok else False,
+                )
+                for tag, key in (("estimate", key_est), ("lower", key_lo), ("upper", key_hi)):
+                    blo, bhi = self._boot(key, c) if key else (np.nan, np.nan)
+                    row[f"boot_{tag}_lo"], row[f"boot_{tag}_hi"] = blo, bhi
+                if not ok:
+                    row["verdict"] = "skipped: an arm of the cell is empty"
+                else:
+                    row["verdict"] = verdict or ("excludes 0" if excl else "covers 0")
+                rows.append(row)
+
+            for d, name, key, feas_key in interval_specs:
+                feas = bool(v[feas_key][c]) if feas_key else True
+                add(
+                    d,
+                    name,
+                    lo=_f(v[f"{key}_lo"][c]),
+                    hi=_f(v[f"{key}_hi"][c]),
+                    feas=feas,
+                    key_lo=f"{key}_lo",
+                    key_hi=f"{key}_hi",
+                    verdict=None if feas else "infeasible: Definition 1 violated",
+                )
+            for j, name in enumerate(COR1_NAMES):
+                fired = bool(v["cor1"][c, j]) if ok else False
+                add(
+                    "1",
+                    name,
+                    est=float(fired),
+                    verdict="holds: Definition 1 violated" if fired else "does not hold",
+                )
+            add("1", "prop1_d1", est=_f(v["d1"][c]), verdict="smallest size of stratum (1,1)")
+            add("1", "prop1_d0", est=_f(v["d0"][c]), verdict="smallest size of stratum (0,0)")
+            add("3", "def3_gap", est=_f(v["def3_gap"][c]), key_est="def3_gap")
+            for d in self.definitions:
+                if f"eps_def{d}" not in v:
+                    continue
+                add(str(d), "eps_sum", est=_f(v[f"eps_sum_def{d}"][c]), key_est=f"eps_sum_def{d}")
+                for j, ab in enumerate(("00", "01", "10", "11")):
+                    add(
+                        str(d),
+                        f"eps_{ab}",
+                        est=_f(v[f"eps_def{d}"][c, j]),
+                        key_est=f"eps_def{d}_{ab}",
+                    )
+                add(
+                    str(d),
+                    "post_repair",
+                    lo=_f(v[f"post_def{d}_lo"][c]),
+                    hi=_f(v[f"post_def{d}_hi"][c]),
+                    feas=not np.isnan(v[f"post_def{d}_lo"][c]),
+                    verdict="gap closed" if v[f"post_def{d}_closed"][c] else "gap NOT closed",
+                )
+        return pd.DataFrame(rows)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per cell and definition (1, 2; 3 and 4 for comparison) with the verdict.
+
+        Columns: cell, n, n_a0, n_a1, small, definition, verdict, direction, evidence, eps_sum,
+        boot_share_violated (share of bootstrap replicates that refute the definition), note.
+        """
+        v = self.values
+        tol = self.tol
+        n_arm = self.counts.sum(axis=(2, 3))
+        rows = []
+        for c, label in enumerate(self.labels):
+            base = {
+                "cell": label,
+                "n": int(n_arm[c].sum()),
+                "n_a0": int(n_arm[c, 0]),
+                "n_a1": int(n_arm[c, 1]),
+                "small": bool(self.small[c]),
+            }
+            for d in (1, 2, 3, 4):
+                row = dict(base, definition=d)
+                if not self.evaluated[c]:
+                    row.update(
+                        verdict="skipped",
+                        direction="",
+                        evidence="an arm of the cell is empty",
+                        eps_sum=np.nan,
+                        boot_share_violated=np.nan,
+                        note="",
+                    )
+                    rows.append(row)
+                    continue
+                if d in (1, 2):
+                    bad = bool(v[f"violated_def{d}"][c])
+                    if d == 2:
+                        lo, hi = float(v["lp_tau_lo"][c]), float(v["lp_tau_hi"][c])
+                        ev = f"tau' in [{lo:.4f}, {hi:.4f}]"
+                    elif not v["cond_feasible"][c]:
+                        first = "tau0'" if self.joint == "tau0" else "tau1'"
+                        lo0, hi0 = (
+                            (v["lp_tau0_lo"][c], v["lp_tau0_hi"][c])
+                            if self.joint == "tau0"
+                            else (v["lp_tau1_lo"][c], v["lp_tau1_hi"][c])
+                        )
+                        lo, hi = float(lo0), float(hi0)
+                        ev = f"{first}=0 infeasible ({first} in [{lo:.4f}, {hi:.4f}])"
+                    else:
+                        lo, hi = float(v["lp_cond_lo"][c]), float(v["lp_cond_hi"][c])
+                        ev = f"{self._cond_name()[3:]} in [{lo:.4f}, {hi:.4f}]"
+                    direction = ""
+                    if bad:
+                        direction = (
+                            f"favours A=1 ({self.a1})" if lo > tol else f"favours A=0 ({self.a0})"
+                        )
+                    eps_sum = float(v[f"eps_sum_def{d}"][c]) if f"eps_sum_def{d}" in v else np.nan
+                    share = (
+                        float(self.boot[f"share_violated_def{d}"][c])
+                        if self.boot is not None
+                        else np.nan
+                    )
+                    row.update(
+                        verdict=VIOLATED if bad else NOT_REFUTED,
+                        direction=direction,
+                        evidence=ev,
+                        eps_sum=eps_sum,
+                        boot_share_violated=share,
+                        note=""
+                        if bad
+                        else "no evidence of violation; fairness cannot be confirmed",
+                    )
+                elif d == 3:
+                    g = float(v["def3_gap"][c])
+                    row.update(
+                        verdict=VIOLATED if abs(g) > tol else "holds (point-identified)",
+                        direction="",
+                        evidence=f"pr(S(1)=1)-pr(S(0)=1) = {g:.4f}",
+                        eps_sum=np.nan,
+                        boot_share_violated=np.nan,
+                        note="comparison only (Kusner et al.); plug-in estimate",
+                    )
+                else:
+                    lo, hi = float(v["def4_lo"][c]), float(v["def4_hi"][c])
+                    bad = lo > tol or hi < -tol
+                    row.update(
+                        verdict=VIOLATED if bad else NOT_REFUTED,
+                        direction="",
+                        evidence=f"gap in [{lo:.4f}, {hi:.4f}] (partially identified)",
+                        eps_sum=np.nan,
+                        boot_share_violated=np.nan,
+                        note="comparison only (Coston et al.)",
+                    )
+                if self.small[c]:
+                    row["note"] = (row["note"] + "; " if row["note"] else "") + (
+                        f"small cell (an arm has < {self.min_group} people): estimate unreliable"
+                    )
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary: settings, note, counts, summary rows and quantity rows."""
+        return json_safe(
+            {
+                "method": "principal-stratum counterfactual fairness (bounds + LP)",
+                "note": self.note,
+                "protected": self.protected,
+                "a1": self.a1,
+                "a0": self.a0,
+                "definitions": list(self.definitions),
+                "covariates": list(self.covariates),
+                "joint": self.joint,
+                "tol": self.tol,
+                "n_boot": self.n_boot,
+                "level": self.level,
+                "seed": self.seed,
+                "bootstrap_note": (
+                    "percentile intervals from a bootstrap stratified by cell and A; not from the paper"
+                    if self.n_boot
+                    else None
+                ),
+                "cells": list(self.labels),
+                "counts": self.counts_frame().to_dict(orient="records"),
+                "summary": self.summary().to_dict(orient="records"),
+                "quantities": self.to_frame().to_dict(orient="records"),
+            }
+        )
+
+    def plot(self, cells: int | None = 12):
+        """Intervals per definition and cell (left) and eps per group (right); a matplotlib Figure."""
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        frame = self.to_frame()
+        keep = list(self.labels)[: cells or len(self.labels)]
+        iv = frame[
+            frame["cell"].isin(keep)
+            & frame["quantity"].isin(["lp_tau0'", "lp_tau1'", self._cond_name(), "lp_tau'"])
+        ]
+        eps = frame[frame["cell"].isin(keep) & frame["quantity"].str.match(r"eps_\d\d")]
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.4 * max(4, len(iv)) + 1.5))
+        ypos = np.arange(len(iv))
+        for i, (_, r) in enumerate(iv.iterrows()):
+            color = "tab:red" if r["excludes_zero"] or not r["feasible"] else "tab:blue"
+            if np.isnan(r["lower"]):
+                ax1.text(0, i, "infeasible", color="tab:red", va="center", ha="center", fontsize=8)
+            else:
+                ax1.plot([r["lower"], r["upper"]], [i, i], color=color, lw=3)
+                if not np.isnan(r["boot_lower_lo"]):
+                    ax1.plot(
+                        [r["boot_lower_lo"], r["boot_upper_hi"]],
+                        [i, i],
+                        color=color,
+                        lw=1,
+                        alpha=0.5,
+                    )
+        ax1.axvline(0, color="k", lw=0.8)
+        ax1.set_yticks(ypos, [f"{r.cell} | {r.quantity}" for r in iv.itertuples()], fontsize=7)
+        ax1.set_title("LP ranges (red: excludes 0 / infeasible)")
+        if len(eps):
+            labels = [f"{r.cell} | D{r.definition} {r.quantity}" for r in eps.itertuples()]
+            ax2.barh(np.arange(len(eps)), eps["estimate"].fillna(0), color="tab:orange")
+            ax2.set_yticks(np.arange(len(eps)), labels, fontsize=7)
+        ax2.set_title("repair probabilities eps_ab")
+        fig.suptitle(
+            f"principal fairness: {self.protected} (A=1: {self.a1}, A=0: {self.a0})", fontsize=10
+        )
+        fig.tight_layout()
+        return fig
+
+
+@dataclass(frozen=True, eq=False)
+class RepairResult:
+    """Minimal randomised repair for one definition.
+
+    Attributes
+    ----------
+    evaluation
+        The :class:`PrincipalResult` before repair.
+    eps
+        ``(C, 4)`` eps00, eps01, eps10, eps11 per cell (NaN in skipped cells).
+    repaired
+        S' per row (0/1), from the seeded intervention.
+    after
+        :class:`PrincipalResult` of S' on the data (empirical check; fair in distribution only).
+    """
+
+    definition: int
+    evaluation: PrincipalResult
+    eps: np.ndarray
+    decisions: np.ndarray
+    repaired: np.ndarray
+    a: np.ndarray
+    cell_codes: np.ndarray
+    ids: np.ndarray
+    after: PrincipalResult
+    seed: int | None = 0
+    note: str = field(default=NOTE)
+
+    @property
+    def eps_sum(self) -> np.ndarray:
+        """Unfairness measure sum(eps*) per cell."""
+        return self.eps.sum(axis=1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per cell: eps_ab, eps_sum, the post-repair range on the estimated margins, the empirical
+        range of S' and the number of decisions changed."""
+        v = self.evaluation.values
+        d = self.definition
+        changed = np.bincount(
+            self.cell_codes,
+            weights=(self.repaired != self.decisions),
+            minlength=len(self.evaluation.labels),
+        )
+        av = self.after.values
+        key = "lp_tau" if d == 2 else "lp_cond"
+        return pd.DataFrame(
+            {
+                "cell": list(self.evaluation.labels),
+                "definition": d,
+                "eps_00": self.eps[:, 0],
+                "eps_01": self.eps[:, 1],
+                "eps_10": self.eps[:, 2],
+                "eps_11": self.eps[:, 3],
+                "eps_sum": self.eps_sum,
+                "post_lower": v[f"post_def{d}_lo"],
+                "post_upper": v[f"post_def{d}_hi"],
+                "post_gap_closed": np.asarray(v[f"post_def{d}_closed"], dtype=bool),
+                "empirical_lower": av[f"{key}_lo"],
+                "empirical_upper": av[f"{key}_hi"],
+                "empirical_violated": self.after.violated(d),
+                "n_changed": changed.astype(int),
+            }
+        )
+
+    def decisions_frame(self) -> pd.DataFrame:
+        """One row per person: id, A, S, S'."""
+        return pd.DataFrame(
+            {"id": self.ids, "A": self.a, "S": self.decisions, "S_repaired": self.repaired}
+        )
+
+    def summary(self) -> pd.DataFrame:
+        """Per cell: eps_sum, what the repair does, whether the gap is closed, note."""
+        f = self.to_frame()
+        what = []
+        for r in f.itertuples():
+            parts = [
+                f"A={ab[0]}: force S'={ab[1]} w.p. {getattr(r, 'eps_' + ab):.4f}"
+                for ab in ("00", "01", "10", "11")
+                if getattr(r, "eps_" + ab) > 0
+            ]
+            what.append("; ".join(parts) or "no change needed (not refuted)")
+        return pd.DataFrame(
+            {
+                "cell": f["cell"],
+                "definition": self.definition,
+                "eps_sum": f["eps_sum"],
+                "repair": what,
+                "post_gap_closed": f["post_gap_closed"],
+                "n_changed": f["n_changed"],
+                "note": "S' is fair in distribution on the estimated margins; " + NOTE,
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary (per-cell rows and settings; individual decisions are not included)."""
+        return json_safe(
+            {
+                "definition": self.definition,
+                "seed": self.seed,
+                "note": self.note,
+                "cells": self.to_frame().to_dict(orient="records"),
+                "summary": self.summary().to_dict(orient="records"),
+            }
+        )
+
+    def plot(self):
+        """eps per group and cell as bars; a matplotlib Figure."""
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        f = self.to_frame()
+        fig, ax = plt.subplots(figsize=(7, 0.35 * len(f) + 2))
+        y = np.arange(len(f))
+        left = np.zeros(len(f))
+        for ab, color in zip(
+            ("00", "01", "10", "11"),
+            ("tab:blue", "tab:cyan", "tab:red", "tab:orange"),
+            strict=False,
+        ):
+            vals = np.nan_to_num(f[f"eps_{ab}"].to_numpy())
+            ax.barh(y, vals, left=left, color=color, label=f"eps_{ab}")
+            left += vals
+        ax.set_yticks(y, f["cell"])
+        ax.set_xlabel("probability of forcing the decision")
+        ax.legend(fontsize=8)
+        ax.set_title(f"minimal repair, Definition {self.definition}")
+        fig.tight_layout()
+        return fig

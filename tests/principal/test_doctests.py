@@ -1,0 +1,25 @@
+"""Run the docstring examples of the principal package (they hold hand-checked paper values)."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "primafacie.principal.bounds",
+    "primafacie.principal.estimate",
+    "primafacie.principal.evaluate",
+    "primafacie.principal.fairness",
+    "primafacie.principal.lp",
+    "primafacie.principal.population",
+    "primafacie.principal.repair",
+    "primafacie.principal.stack",
+    "primafacie.datasets.student",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0

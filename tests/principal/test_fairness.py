@@ -1,0 +1,232 @@
+"""PrincipalFairness API: evaluate, repair, bootstrap, covariate cells and bad input."""
+
+import json
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.data import AuditData
+from primafacie.errors import InputError
+from primafacie.principal import NOTE, PrincipalFairness, principal_arrays
+from primafacie.principal.population import margins_from_joint
+
+TABLE4 = np.array([[[0.53, 0.04], [0.11, 0.32]], [[0.90, 0.02], [0.03, 0.05]]])
+
+
+def _rows_from_table(p, n_per_arm, a_labels=("f", "m")):
+    """Rows whose empirical p' equals ``p`` exactly (counts = p * n_per_arm)."""
+    parts = []
+    for a in (0, 1):
+        for s in (0, 1):
+            for y in (0, 1):
+                k = int(round(p[a, s, y] * n_per_arm))
+                parts.append(pd.DataFrame({"g": [a_labels[a]] * k, "s": s, "y": y}))
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.fixture
+def table4_data():
+    df = _rows_from_table(TABLE4, 100)
+    return AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+
+
+def test_evaluate_table4_rows(table4_data):
+    res = PrincipalFairness(definition=[1, 2]).evaluate(table4_data)
+    assert res.a1 == "m" and res.a0 == "f"
+    assert res.violated(1).tolist() == [True] and res.violated(2).tolist() == [True]
+    np.testing.assert_allclose(res.values["eps_def2"][0], [0, 0, 0, 1 / 90], atol=1e-9)
+    s = res.summary()
+    row2 = s[s.definition == 2].iloc[0]
+    assert row2.verdict == "violated" and "favours A=0" in row2.direction  # tau' < 0
+    assert "-0.1300" in row2.evidence and "-0.0100" in row2.evidence
+    frame = res.to_frame()
+    cond = frame[frame.quantity == "lp_tau1'|tau0'=0"].iloc[0]
+    assert not cond.feasible and "infeasible" in cond.verdict
+    d = res.to_dict()
+    json.dumps(d, allow_nan=False)  # JSON-safe: NaN of the infeasible program is None
+    assert d["note"] == NOTE
+    assert [q["lower"] for q in d["quantities"] if q["quantity"] == "lp_tau1'|tau0'=0"] == [None]
+    assert sum(c["count"] for c in d["counts"]) == 200
+
+
+def test_repair_closes_gap_and_is_seeded(table4_data):
+    big = table4_data.replace(frame=pd.concat([table4_data.frame] * 50, ignore_index=True))
+    pf = PrincipalFairness(definition=2, seed=7)
+    rep = pf.repair(big)
+    assert rep.eps_sum[0] == pytest.approx(1 / 90, abs=1e-9)
+    f = rep.to_frame()
+    assert bool(f.post_gap_closed.iloc[0])
+    # S' changes only A=1 rows with S=0, about eps11 * 0.92 * 5000 = 51 of them
+    changed = rep.repaired != rep.decisions
+    assert (rep.a[changed] == 1).all() and (rep.decisions[changed] == 0).all()
+    assert 20 < changed.sum() < 90
+    np.testing.assert_array_equal(rep.repaired, pf.repair(big).repaired)
+    json.dumps(rep.to_dict(), allow_nan=False)
+    assert "force S'=1" in rep.summary().repair.iloc[0]
+    assert rep.plot() is not None
+
+
+def test_fair_by_construction_eps_zero_with_covariates():
+    rng = np.random.default_rng(3)
+    n = 3000
+    df = pd.DataFrame(
+        {
+            "g": rng.choice(["f", "m"], n),
+            "x": rng.choice(["a", "b", "c"], n),
+            "y": rng.integers(0, 2, n),
+        }
+    )
+    df["s"] = (df.y.to_numpy() ^ (rng.random(n) < 0.1)).astype(int)  # depends on Y only
+    data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    res = PrincipalFairness(definition=[1, 2], covariates=["x"]).evaluate(data)
+    assert res.labels == ("x=a", "x=b", "x=c")
+    for d in (1, 2):
+        assert not res.violated(d).any()
+        np.testing.assert_allclose(res.values[f"eps_sum_def{d}"], 0, atol=1e-9)
+    assert set(res.summary().query("definition in (1, 2)").verdict) == {"not refuted"}
+    assert res.plot() is not None
+
+
+def test_bootstrap_seeded_and_reports_stability(table4_data):
+    a = PrincipalFairness(definition=2, n_boot=60, seed=1).evaluate(table4_data)
+    b = PrincipalFairness(definition=2, n_boot=60, seed=1).evaluate(table4_data)
+    for key in a.boot:
+        np.testing.assert_array_equal(a.boot[key], b.boot[key])
+    lo, hi = a.boot["lp_tau_hi@lo"][0], a.boot["lp_tau_hi@hi"][0]
+    assert lo <= a.values["lp_tau_hi"][0] <= hi
+    share = a.boot["share_violated_def2"][0]
+    assert 0 <= share <= 1
+    f = a.to_frame()
+    row = f[f.quantity == "eps_sum"].iloc[0]
+    assert row.boot_estimate_lo <= row.estimate <= row.boot_estimate_hi
+    assert not np.isnan(a.summary().boot_share_violated.iloc[1])
+
+
+def test_array_engine_matches_population_margins():
+    # population margins of a joint where S(1) = S(0): eps* = 0 (Lemma 1) through the array API
+    w = np.zeros((2, 2, 2, 2))
+    w[0, 0] = [[0.1, 0.05], [0.05, 0.2]]
+    w[1, 1] = [[0.3, 0.1], [0.05, 0.15]]
+    p = margins_from_joint(w.reshape(16))[0]
+    counts = np.round(p * 1000).astype(int)
+    a = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], counts.reshape(-1))
+    s = np.repeat([0, 0, 1, 1] * 2, counts.reshape(-1))
+    y = np.repeat([0, 1] * 4, counts.reshape(-1))
+    r = principal_arrays(a, s, y, definitions=(1, 2))
+    assert r.values["eps_sum_def1"][0] == 0 and r.values["eps_sum_def2"][0] == 0
+
+
+# ---------------------------------------------------------------------------- bad input
+def _frame():
+    return pd.DataFrame(
+        {
+            "g": ["f", "m"] * 10,
+            "s": [0, 1, 1, 0] * 5,
+            "y": [1, 1, 0, 0] * 5,
+            "x": ["a"] * 10 + ["b"] * 10,
+            "row": range(20),
+        }
+    )
+
+
+def test_non_binary_protected():
+    df = _frame().assign(g=["f", "m", "x", "m"] * 5)
+    data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.raises(InputError, match="'g' must be binary"):
+        PrincipalFairness().evaluate(data)
+
+
+def test_non_binary_outcome_and_decision():
+    with pytest.raises(InputError, match="outcome column 'y' must be binary"):
+        AuditData(
+            _frame().assign(y=[0, 1, 2, 1] * 5),
+            features={},
+            protected={"g": "f"},
+            decision="s",
+            outcome="y",
+        )
+    with pytest.raises(InputError, match="decision column 's' must be binary"):
+        AuditData(
+            _frame().assign(s=[0, 1, 2, 1] * 5),
+            features={},
+            protected={"g": "f"},
+            decision="s",
+            outcome="y",
+        )
+
+
+def test_missing_outcome_or_nan():
+    data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s")
+    with pytest.raises(InputError, match="no outcome"):
+        PrincipalFairness().evaluate(data)
+    df = _frame().astype({"y": float})
+    df.loc[3, "y"] = np.nan
+    with pytest.raises(InputError, match="missing"):
+        AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    df = _frame().astype({"x": object})
+    df.loc[2, "x"] = None
+    data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.raises(InputError, match="covariate 'x' has missing"):
+        PrincipalFairness(covariates=["x"]).evaluate(data)
+
+
+def test_empty_group_in_a_cell_error_or_skip():
+    df = _frame()
+    df.loc[df.x == "b", "g"] = "m"
+    data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.raises(InputError, match=r"'x=b' has no A=0 \(f\) rows"):
+        PrincipalFairness(covariates=["x"]).evaluate(data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = PrincipalFairness(covariates=["x"], empty_cells="skip").evaluate(data)
+    assert any("skipped" in str(w.message) for w in caught)
+    assert res.evaluated.tolist() == [True, False]
+    assert res.summary().query("cell == 'x=b'").verdict.unique().tolist() == ["skipped"]
+    json.dumps(res.to_dict(), allow_nan=False)
+
+
+def test_covariate_with_one_value_per_row():
+    data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.raises(InputError, match="'row' has a different value on every row"):
+        PrincipalFairness(covariates=["row"]).evaluate(data)
+
+
+def test_bad_settings():
+    data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.raises(InputError, match="definition must be 1 or 2"):
+        PrincipalFairness(definition=3).evaluate(data)
+    with pytest.raises(InputError, match="joint"):
+        PrincipalFairness(joint="x").evaluate(data)
+    with pytest.raises(InputError, match="cannot also be a covariate"):
+        PrincipalFairness(covariates=["g"]).evaluate(data)
+
+
+def test_small_cells_flagged():
+    data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.warns(UserWarning, match="fewer than 8"):
+        res = PrincipalFairness(covariates=["x"], min_group=8).evaluate(data)
+    assert res.small.all()
+    assert res.summary().note.str.contains("small cell").all()
+
+
+def test_no_cell_with_both_groups():
+    df = _frame()
+    df["g"] = np.where(df.x == "a", "f", "m")
+    data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.raises(InputError, match="no covariate cell has both groups"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            PrincipalFairness(covariates=["x"], empty_cells="skip").evaluate(data)
+
+
+def test_frame_reports_corollary1_checks(table4_data):
+    f = PrincipalFairness().evaluate(table4_data).to_frame().set_index("quantity")
+    assert f.loc["cor1_eq2_upper_neg", "estimate"] == 1.0  # 0.03 + 0.53 < 0.57
+    assert f.loc["cor1_eq1_lower_pos", "estimate"] == 0.0
+    assert f.loc["prop1_d0", "estimate"] == pytest.approx(0.57)
+    assert f.loc["prop1_tau0", "lower"] == pytest.approx(-11 / 57)
