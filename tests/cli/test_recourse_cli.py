@@ -1,0 +1,134 @@
+"""``primafacie recourse`` from flags, a model file and a config; bad input exits 2, writes nothing."""
+
+import json
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+from typer.testing import CliRunner
+
+from primafacie.cli import app
+
+runner = CliRunner()
+RULE = "(x == 'hi') and ((g == 'a') or (y == 'v'))"
+
+
+@pytest.fixture()
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 600
+    df = pd.DataFrame(
+        {
+            "g": rng.choice(["a", "b"], n),
+            "x": rng.choice(["lo", "mid", "hi"], n, p=[0.4, 0.3, 0.3]),
+            "y": rng.choice(["u", "v"], n),
+            "w": rng.choice(["p", "q"], n),
+        }
+    )
+    df["label"] = ((df.x == "hi") & ((df.g == "a") | (df.y == "v"))).astype(int)
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_rule_run_writes_tables_and_csc(table, tmp_path):
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+                              "--exclude", "label", "--support", "0.05", "--ordinal",
+                              "x=lo,mid,hi", "--weight", "x=2", "--budget", "2", "--top", "3",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    long = pd.read_csv(out / "rankings.csv")
+    assert list(long.columns) == ["metric", "viewpoint", "param", "rank", "score",
+                                  "bias_against", "subgroup"]  # fmt: skip
+    assert set(long["metric"]) >= {"EE", "ECR", "EEWB", "ECE", "FECT", "ECMR"}
+    ee = pd.read_csv(out / "ranking_EE.csv")
+    assert ee.loc[0, "rank"] == 1 and ee.loc[0, "bias_against"] == "b"
+    text = (out / "csc_EE.txt").read_text()
+    assert text.startswith("If ") and "Bias against b due to Equal Effectiveness" in text
+    assert json.loads((out / "recourse.json").read_text())["result"]["groups"] == ["a", "b"]
+    assert (out / "summary.csv").is_file() and (out / "stats.csv").is_file()
+    assert "FACTS" in res.output
+
+
+def test_model_file(table, tmp_path):
+    df = pd.read_csv(table)
+    X = df[["g", "x", "y", "w"]]
+    est = make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression()).fit(
+        X, df.label
+    )
+    path = tmp_path / "m.joblib"
+    joblib.dump(est, path)
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--model", str(path),
+                              "--protected", "g", "--exclude", "label", "--support", "0.05",
+                              "--metrics", "EE,FECT", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert set(pd.read_csv(out / "rankings.csv")["metric"]) <= {"EE", "FECT"}
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--support", "1.5"], "support must be a number in (0, 1]"),
+        (["--weight", "salary=2"], "salary"),
+        (["--protected", "nope"], "'nope' is not in the data"),
+        (["--bins", "x=3"], "not a numeric feature"),
+    ],
+)
+def test_bad_input_exit_2_nothing_written(table, tmp_path, extra, message):
+    out = tmp_path / "bad"
+    args = ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g", "--exclude",
+            "label", "--out", str(out), *extra]  # fmt: skip
+    if "--protected" in extra:
+        args = [a for i, a in enumerate(args) if not (a == "--protected" and i < 6)]
+        args.remove("g")
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_one_group_and_no_affected(tmp_path, table):
+    df = pd.read_csv(table)
+    df["g"] = "a"
+    one = tmp_path / "one.csv"
+    df.to_csv(one, index=False)
+    res = runner.invoke(app, ["recourse", "--data", str(one), "--rule", RULE, "--protected", "g",
+                              "--out", str(tmp_path / "o1")])  # fmt: skip
+    assert res.exit_code == 2 and "only one group" in res.output
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", "x == x",
+                              "--protected", "g", "--out", str(tmp_path / "o2")])  # fmt: skip
+    assert res.exit_code == 2 and "no affected" in res.output
+    assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()
+
+
+def test_model_without_predict(tmp_path, table):
+    path = tmp_path / "m.joblib"
+    joblib.dump({"not": "a model"}, path)
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--model", str(path),
+                              "--protected", "g", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert res.exit_code == 2 and "predict" in res.output
+
+
+def test_config(table, tmp_path):
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"data: {table.name}\n"
+        f'decision: {{rule: "{RULE}"}}\n'
+        "features: {x: {ordinal: [lo, mid, hi]}, y: categorical, w: categorical}\n"
+        "protected: {g: b}\n"
+        "analyses:\n"
+        "  recourse: {support: 0.05, phi: [0.5], metrics: [EE, ECE], top: 2}\n"
+    )
+    out = tmp_path / "cfg_out"
+    res = runner.invoke(app, ["recourse", "--config", str(cfg), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    labels = set(pd.read_csv(out / "summary.csv")["metric"])
+    assert labels == {"EE", "Ma.5", "Mi.5"}
+    res = runner.invoke(app, ["recourse", "--config", str(cfg), "--data", str(table)])
+    assert res.exit_code == 2

@@ -1,0 +1,191 @@
+"""FACTS on Adult (protected = sex), spec §6.1–6.3 and §8. The audit runs once per module.
+
+Tolerances (ours): Table 12 counts ±10% (spec §7: the reference code itself lands at +8.9%);
+accuracy ±0.01; CSC percentages ±5 percentage points (our LogisticRegression is fitted to
+convergence and the split row order follows the fairtest copy; the authors' exact model is not
+reproducible, spec §7).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.errors import InputError
+from primafacie.experiments import get_experiment
+from primafacie.experiments.facts import (
+    ADULT_TABLE1,
+    adult_setting,
+    run_adult,
+    run_adult_audit,
+    write_adult_outputs,
+)
+
+SG1, SG2, SG3 = ADULT_TABLE1
+FIG2 = "hours-per-week=FullTime; marital-status=Married-civ-spouse; occupation=Adm-clerical"
+
+
+@pytest.fixture(scope="module")
+def adult(require_data, data_dir):
+    require_data("adult", "adult.data")
+    require_data("adult", "adult.test")
+    audit, model, X_test, y_test, acc = run_adult_audit(data_dir)
+    result = audit.evaluate(phi=(0.3, 0.7), budgets="auto")
+    return audit, X_test, y_test, acc, result
+
+
+def test_registered():
+    assert get_experiment("facts-adult") is run_adult
+    with pytest.raises(InputError, match="protected must be 'sex' or 'race'"):
+        adult_setting("age")
+    with pytest.raises(InputError, match="does not support"):
+        run_adult(None, ".", legacy=False, tau=0.1)
+
+
+def test_data_and_model(adult):
+    audit, X_test, y_test, acc, _ = adult
+    assert len(X_test) == 13_567
+    assert int((y_test == 0).sum()) == 10_205  # App. F "affected" = true-label-0 count
+    assert acc == pytest.approx(0.85, abs=0.01)
+    assert 10_500 <= audit.stats_["affected"] <= 10_900  # notebooks: ≈10.7–10.8K predicted
+
+
+@pytest.mark.parametrize(
+    "key,paper",
+    [
+        ("subgroups[Male]", 27_510),
+        ("subgroups[Female]", 28_176),
+        ("actions", 57_008),
+        ("common_subgroups", 13_300),
+        ("valid_pairs", 97_413),
+        ("subgroups", 12_556),
+    ],
+)
+def test_table12_counts(adult, key, paper):
+    audit = adult[0]
+    assert audit.stats_[key] == pytest.approx(paper, rel=0.10)
+
+
+def test_budgets_automatic_rule(adult):
+    budgets = adult[4].budgets
+    assert len(budgets) == 3
+    assert budgets[0] == pytest.approx(5.08, abs=0.05)
+    assert budgets[1] == pytest.approx(10.0)
+    assert 15.0 <= budgets[2] <= 20.0  # paper 18 (our 90th percentile: 15.15)
+
+
+def test_table1_subgroup3_ece03_rank1_inf_against_female(adult):
+    res = adult[4]
+    row = res.cross_table([SG3]).set_index("label")
+    assert row.loc["Ma.3", "SG1 rank"] == 1
+    assert row.loc["Ma.3", "SG1 bias"] == "Female"
+    assert row.loc["Ma.3", "SG1 score"] == "inf"
+    # same subgroup: Fair under ECR(0.7), ECE(0.7) and E(C)MR as in Table 1
+    for label in ("C.7", "Ma.7", "MR"):
+        assert row.loc[label, "SG1 rank"] == "Fair"
+    for label in ("EE", "KS"):
+        assert row.loc[label, "SG1 bias"] == "Female"
+        assert float(row.loc[label, "SG1 score"]) == pytest.approx(0.32, abs=0.05)
+
+
+def test_table1_subgroup2_ecr07_near_top_against_female(adult):
+    row = adult[4].cross_table([SG2]).set_index("label")
+    assert row.loc["C.7", "SG1 bias"] == "Female"
+    assert row.loc["C.7", "SG1 rank"] <= 3  # paper: rank 1, score 6 (ours 4)
+    assert int(row.loc["C.7", "SG1 score"]) >= 4
+    assert row.loc["C.3", "SG1 bias"] == "Female"
+
+
+@pytest.mark.xfail(strict=True, reason="model/split dependent: ours is Fair (both ≈50% < 0.7)")
+def test_table1_subgroup1_ece07_rank1_against_male(adult):
+    row = adult[4].cross_table([SG1]).set_index("label")
+    assert row.loc["Ma.7", "SG1 rank"] == 1
+
+
+def _shown(csc, group):
+    (rec,) = csc.records
+    (g,) = [g for g in rec.groups if g.group == group]
+    return {"; ".join(f"{k}={v}" for k, v in a.changes.items()): a.effectiveness for a in g.actions}
+
+
+def test_fig3_subgroup2_male_actions(adult):
+    audit = adult[0]
+    csc = audit.csc("ECR", phi=0.7, subgroups=[SG2])
+    male = _shown(csc, "Male")
+    for hpw in ("OverTime", "BrainDrain"):
+        key = f"hours-per-week={hpw}; occupation=Exec-managerial"
+        assert 100 * male[key] == pytest.approx(70.0, abs=5)  # paper 70.00%
+    assert 100 * max(male.values()) == pytest.approx(80.0, abs=5)  # paper 80% (Self-emp-inc)
+    assert "Bias against Female due to Equal Choice for Recourse (threshold = 0.7)" in csc.text
+
+
+def test_fig3_subgroup3_occupation_actions(adult):
+    audit = adult[0]
+    csc = audit.csc("ECE", phi=0.3, subgroups=[SG3], show="all")
+    male, female = _shown(csc, "Male"), _shown(csc, "Female")
+    assert 100 * male["occupation=Exec-managerial"] == pytest.approx(39.74, abs=5)
+    assert 100 * male["occupation=Craft-repair"] == 0.0
+    assert 100 * male["occupation=Adm-clerical"] == 0.0
+    assert 100 * male["occupation=Prof-specialty"] == pytest.approx(28.21, abs=8)
+    assert 100 * max(female.values()) == pytest.approx(6.94, abs=5)
+    assert max(female.values()) < 0.3 <= max(male.values())
+    assert csc.text.rstrip().endswith(
+        "Bias against Female due to Equal Cost of Effectiveness (threshold = 0.3). "
+        "Unfairness score = inf."
+    )
+    assert "Protected Subgroup = 'Male', " in csc.text and "% covered" in csc.text
+
+
+def test_fig2_subgroup_same_cheapest_male_action(adult):
+    audit = adult[0]
+    male = _shown(audit.csc("ECE", phi=0.7, subgroups=[FIG2], show="all"), "Male")
+    best = max(male, key=male.get)
+    assert best in ("hours-per-week=OverTime; occupation=Exec-managerial",
+                    "hours-per-week=BrainDrain; occupation=Exec-managerial")  # fmt: skip
+    assert 100 * male[best] == pytest.approx(72.0, abs=8)  # paper 72.00%
+
+
+def test_rank1_ties_and_top10_bias(adult):
+    """Claims (b), (c): cost-based definitions tie by the hundreds, effectiveness ones ~1."""
+    analysis = adult[4].ranking_analysis().set_index("metric")
+    for label in ("Ma.3", "Mi.3", "Ma.7", "Mi.7", "MR"):
+        assert analysis.loc[label, "rank1"] >= 100
+    for label in ("EE", "B10", "KS"):
+        assert analysis.loc[label, "rank1"] <= 5
+        assert (
+            analysis.loc[label, "top10_against[Female]"]
+            > 5 * analysis.loc[label, "top10_against[Male]"]
+        )
+    # robustness to gerrymandering: some top subgroups are biased against Male
+    assert analysis["top10_against[Male]"].sum() > 0
+
+
+def test_aggregated_rankings_disagree(adult):
+    """Claim (a): most off-diagonal values are far from 0; several are 1.0."""
+    agg = adult[4].aggregated_rankings().to_numpy(dtype=float)
+    off = agg[~np.isnan(agg)]
+    assert (off == 1.0).sum() >= 5
+    assert np.median(off) > 0.1
+
+
+def test_outputs_written(adult, tmp_path):
+    audit, X_test, y_test, acc, _ = adult
+    main, stats = write_adult_outputs(audit, X_test, y_test, acc, tmp_path)
+    table = pd.read_csv(main, keep_default_na=False)
+    assert list(table.columns) == ["metric", "viewpoint", "param", "rank", "score",
+                                   "bias_against", "subgroup"]  # fmt: skip
+    top = table[(table.metric == "ECE") & (table.viewpoint == "macro") & (table.param == "0.3")]
+    assert (top["rank"].astype(int) >= 1).all()
+    assert np.isinf(top["score"].astype(float)).any()
+    row = top[top.subgroup == SG3]
+    assert row["rank"].astype(int).tolist() == [1] and row["bias_against"].tolist() == ["Female"]
+    for sg in table["subgroup"].head(50):
+        names = [part.split("=", 1)[0] for part in sg.split("; ")]
+        assert names == sorted(names)
+    s = pd.read_csv(stats).set_index("statistic")["value"]
+    assert int(s["test_rows"]) == 13_567
+    assert int(s["subgroups"]) == audit.stats_["subgroups"]
+    assert math.isclose(float(s["accuracy"]), acc, abs_tol=1e-4)
