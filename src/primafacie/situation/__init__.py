@@ -1,1 +1,25 @@
-"""situation."""
+"""Situation testing: k-NN ST, counterfactual situation testing (CST w/o, w/) and CF.
+
+Single-attribute runs use :class:`SituationTest`; multiple and intersectional discrimination
+use :class:`MultipleSituationTest` and :class:`IntersectionalSituationTest`.
+"""
+
+from .engine import METHOD_LABELS, METHODS, SituationTest
+from .multi import (
+    IntersectionalSituationTest,
+    MultipleResult,
+    MultipleSituationTest,
+    combine_multiple,
+)
+from .results import SituationResult
+
+__all__ = [
+    "SituationTest",
+    "SituationResult",
+    "MultipleSituationTest",
+    "IntersectionalSituationTest",
+    "MultipleResult",
+    "combine_multiple",
+    "METHODS",
+    "METHOD_LABELS",
+]

@@ -1,0 +1,166 @@
+"""``primafacie situation`` (src/primafacie/commands/situation.py) through typer's CliRunner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from primafacie.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def loans(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 120
+    g = (rng.random(n) < 0.4).astype(int)
+    sal = 100 + 20 * rng.normal(size=n) - 15 * g
+    bal = 0.3 * sal + 5 * rng.normal(size=n) - 3 * g
+    df = pd.DataFrame({"gender": g, "salary": sal, "balance": bal})
+    df["approved"] = (df.salary + 5 * df.balance > 250).astype(int)
+    path = tmp_path / "loans.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def _base(path, out):
+    return [
+        "situation",
+        "--data",
+        str(path),
+        "--protected",
+        "gender=1",
+        "--feature",
+        "salary",
+        "--feature",
+        "balance:numeric",
+        "--decision",
+        "approved",
+        "--rule",
+        "salary + 5 * balance > 250",
+        "--k",
+        "5,10",
+        "--out",
+        str(out),
+    ]
+
+
+EDGES = ["--edge", "gender:salary", "--edge", "gender:balance", "--edge", "salary:balance"]
+
+
+def test_writes_complainants_and_summary(loans, tmp_path):
+    path, df = loans
+    out = tmp_path / "out"
+    r = runner.invoke(app, _base(path, out) + EDGES)
+    assert r.exit_code == 0, r.output
+    comp = pd.read_csv(out / "complainants.csv")
+    summ = pd.read_csv(out / "summary.csv")
+    assert set(summ.method) == {"st", "cst", "cst_centers", "cf"} and set(summ.k) == {5, 10}
+    assert (summ.denominator == int(df.gender.sum())).all()
+    assert len(comp) == 8 * int(df.gender.sum())
+    assert {
+        "p_c",
+        "p_t",
+        "delta",
+        "ci_low",
+        "ci2_low",
+        "ci2_high",
+        "significant",
+        "control_ids",
+        "test_ids",
+        "cf_decision",
+    } <= set(comp.columns)
+
+
+def test_counterfactual_table_route_and_legacy(loans, tmp_path):
+    path, df = loans
+    cf = df.copy()
+    cf.loc[cf.gender == 1, "salary"] += 15
+    cf_path = tmp_path / "cf.csv"
+    cf.to_csv(cf_path, index=False)
+    out = tmp_path / "out"
+    r = runner.invoke(
+        app,
+        _base(path, out) + ["--counterfactuals", str(cf_path), "--legacy", "--method", "cst,cf"],
+    )
+    assert r.exit_code == 0, r.output
+    assert set(pd.read_csv(out / "summary.csv").method) == {"cst", "cf"}
+
+
+@pytest.mark.parametrize(
+    "mutate, extra, message",
+    [
+        (lambda d: d.drop(columns="balance"), [], "balance"),
+        (lambda d: d.assign(salary=[np.nan] + d.salary.tolist()[1:]), [], "salary"),
+        (lambda d: d.assign(approved=np.arange(len(d)) % 3), [], "must be binary"),
+        (lambda d: d, ["--protected", "gender=7"], "never occur"),
+        (lambda d: d, ["--k", "500"], "k=500"),
+        (lambda d: d, ["--edge", "balance:salary"], "cycle"),
+        (lambda d: d, ["--edge", "salary:gender"], "gender"),
+        (lambda d: d, ["--edge", "gender:ghost"], "ghost"),
+    ],
+)
+def test_bad_input_exit_2_and_nothing_written(loans, tmp_path, mutate, extra, message):
+    path, df = loans
+    bad = tmp_path / "bad.csv"
+    mutate(df).to_csv(bad, index=False)
+    out = tmp_path / "out"
+    args = _base(bad, out) + EDGES
+    if extra and extra[0] == "--protected":
+        args[args.index("gender=1")] = extra[1]
+    elif extra:
+        args += extra
+    r = runner.invoke(app, args)
+    assert r.exit_code == 2, r.output
+    assert message in r.output
+    assert not out.exists()
+
+
+def test_missing_b_for_centres_is_exit_2(loans, tmp_path):
+    path, df = loans
+    cf = df.drop(columns="approved")
+    cf_path = tmp_path / "cf.csv"
+    cf.to_csv(cf_path, index=False)
+    args = [a for a in _base(path, tmp_path / "o") if a != "salary + 5 * balance > 250"]
+    args.remove("--rule")
+    r = runner.invoke(app, args + ["--counterfactuals", str(cf_path), "--method", "cst_centers"])
+    assert r.exit_code == 2 and "counterfactual decision" in r.output
+
+
+def test_help_has_example():
+    r = runner.invoke(app, ["situation", "--help"])
+    assert r.exit_code == 0 and "Example" in r.output
+
+
+def test_config_route(loans, tmp_path):
+    path, df = loans
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"data: {path.name}\n"
+        "decision: {rule: 'salary + 5 * balance > 250'}\n"
+        "favorable: 1\n"
+        "features: {salary: numeric, balance: numeric}\n"
+        "protected: {gender: 1}\n"
+        "causal: {edges: [[gender, salary], [gender, balance], [salary, balance]]}\n"
+        "analyses:\n"
+        "  situation: {k: [5], methods: [st, cst, cf], interval: wilson}\n"
+    )
+    out = tmp_path / "cfg_out"
+    r = runner.invoke(app, ["situation", "--config", str(cfg), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    summ = pd.read_csv(out / "summary.csv")
+    assert set(summ.method) == {"st", "cst", "cf"} and (summ.k == 5).all()
+
+
+def test_config_without_situation_section(loans, tmp_path):
+    path, _ = loans
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"data: {path.name}\ndecision: {{column: approved}}\nfavorable: 1\n"
+        "features: {salary: numeric}\nprotected: {gender: 1}\n"
+    )
+    r = runner.invoke(app, ["situation", "--config", str(cfg), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "situation" in r.output

@@ -1,0 +1,203 @@
+"""The situation-testing engine (src/primafacie/situation/engine.py): hand-computed cases and errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.causal import SCM
+from primafacie.data import AuditData
+from primafacie.decisions import Rule
+from primafacie.errors import InputError
+from primafacie.situation import SituationTest
+
+
+@pytest.fixture()
+def tiny():
+    df = pd.DataFrame(
+        {
+            "x": [0.0, 1.0, 2.0, 3.0, 0.5, 1.5, 2.5, 3.5],
+            "a": [1, 1, 1, 1, 0, 0, 0, 0],
+            "y": [0, 0, 1, 1, 1, 1, 1, 0],
+        }
+    )
+    data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+    cf = df.copy()
+    cf.loc[df.a == 1, "x"] += 3.0  # the counterfactual twin of row 0 sits at x = 3
+    return data, cf
+
+
+def _row(res, method, k, row):
+    t = res.to_frame(neighbors=True)
+    return t[(t.method == method) & (t.k == k) & (t.row == row)].iloc[0]
+
+
+def test_st_by_hand(tiny):
+    data, _ = tiny
+    r = _row(SituationTest(method="st", k=2).run(data), "st", 2, 0)
+    # control: rows 1 (y=0) and 2 (y=1) -> 1/2; test: rows 4, 5 (both accepted) -> 0
+    assert r.control_ids == [1, 2] and r.test_ids == [4, 5]
+    assert (r.p_c, r.p_t, r.delta) == (0.5, 0.0, 0.5)
+    w = 1.6448536269514722 * math.sqrt(0.25 / 2)
+    assert r.ci_low == pytest.approx(0.5 - w)
+    assert bool(r.discriminated) and not bool(r.significant)
+
+
+def test_cst_without_and_with_centres_by_hand(tiny):
+    data, cf = tiny
+    res = SituationTest(method=["cst", "cst_centers", "cf"], k=2).run(
+        data, counterfactuals=cf, decider=Rule("x < 2.9")
+    )
+    wo = _row(res, "cst", 2, 0)
+    # test centre x=3: rows 6 (x=2.5, y=1) and 7 (x=3.5, y=0) at equal distance -> 1/2
+    assert wo.test_ids == [6, 7] and (wo.p_c, wo.p_t) == (0.5, 0.5)
+    assert not bool(wo.discriminated)
+    w = _row(res, "cst_centers", 2, 0)
+    # + centres: ŷ_c = 0 (neg) and b(3) = 0 (neg): (1+1)/3 vs (1+1)/3
+    assert (w.k_c, w.k_t, w.neg_c, w.neg_t) == (3, 3, 2, 2)
+    assert w.delta == 0.0
+    cfr = _row(res, "cf", 2, 0)
+    assert cfr.cf_decision == 0 and not bool(cfr.cf_flag) and not bool(cfr.discriminated)
+
+
+def test_legacy_control_group_keeps_k_plus_1_when_duplicates_push_c_out():
+    # three identical protected rows: with ties to the larger index, c = row 0 is not in the
+    # top k+1 = 2 of {0, 1, 2}, so the legacy control group keeps 2 members (spec §8.2).
+    df = pd.DataFrame(
+        {"x": [1.0, 1.0, 1.0, 5.0, 1.0, 2.0], "a": [1, 1, 1, 1, 0, 0], "y": [0, 0, 1, 1, 1, 1]}
+    )
+    data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+    legacy = SituationTest(method="st", k=1, legacy=True).run(data).to_frame()
+    fixed = SituationTest(method="st", k=1).run(data).to_frame()
+    assert legacy.loc[legacy.row == 0, "k_c"].item() == 2
+    assert fixed.loc[fixed.row == 0, "k_c"].item() == 1
+
+
+def test_positive_direction_and_tau(tiny):
+    data, _ = tiny
+    pos = SituationTest(method="st", k=2, direction="positive").run(data).to_frame()
+    assert (pos.discriminated == (pos.delta < 0)).all()
+    hi = SituationTest(method="st", k=2, tau=0.5).run(data).to_frame()
+    assert not (hi.discriminated & (hi.delta <= 0.5)).any()
+
+
+def test_max_distance_gives_actual_sizes_and_nan_for_empty(tiny):
+    data, _ = tiny
+    res = SituationTest(method="st", k=3, max_distance=0.2).run(data).to_frame()
+    # range 3.5: distance 1/3.5 = 0.286 > 0.2 between neighbours one unit apart: empty control
+    assert (res.k_c == 0).all() and res.p_c.isna().all() and not res.discriminated.any()
+    # test rows half a unit away (0.5/3.5 = 0.143 <= 0.2): one for x=0, two for the others
+    assert res.k_t.tolist() == [1, 2, 2, 2]
+
+
+def test_newcombe_interval_option(tiny):
+    data, _ = tiny
+    res = SituationTest(method="st", k=2, interval="newcombe").run(data).to_frame()
+    assert (res.ci_low <= res.delta + 1e-12).all() and (res.ci2_high >= res.delta - 1e-12).all()
+
+
+def test_scm_route_equals_precomputed_table(tiny):
+    data, _ = tiny
+    df = data.frame.assign(z=data.frame.x * 2 + data.frame.a)
+    d2 = AuditData(df, features={"x": "numeric", "z": "numeric"}, protected={"a": 1}, decision="y")
+    scm = SCM(edges=[("a", "x"), ("a", "z"), ("x", "z")]).fit(d2)
+    cf = scm.counterfactual(df, intervention={"a": 0}, rows=d2.protected_mask())
+    r1 = SituationTest(method="cst", k=2).run(d2, scm=scm).to_frame()
+    r2 = SituationTest(method="cst", k=2).run(d2, counterfactuals=cf).to_frame()
+    pd.testing.assert_frame_equal(r1, r2)
+
+
+# ---------------------------------------------------------------------- bad input
+def test_cst_without_counterfactuals_is_an_input_error(tiny):
+    data, _ = tiny
+    with pytest.raises(InputError, match="need counterfactuals"):
+        SituationTest(method="cst", k=2).run(data)
+
+
+def test_centres_need_b(tiny):
+    data, cf = tiny
+    with pytest.raises(InputError, match="needs the counterfactual decision"):
+        SituationTest(method="cst_centers", k=2).run(data, counterfactuals=cf.drop(columns="y"))
+    # CST w/o needs no decision model
+    SituationTest(method="cst", k=2).run(data, counterfactuals=cf.drop(columns="y"))
+
+
+def test_k_larger_than_search_space(tiny):
+    data, _ = tiny
+    with pytest.raises(InputError, match="k=4 is larger than the control search space"):
+        SituationTest(method="st", k=4).run(data)
+    res = SituationTest(method="st", k=4, strict_k=False).run(data).to_frame()
+    assert (res.k_c == 3).all() and (res.k_t == 4).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"method": "foo"}, "unknown method 'foo'"),
+        ({"k": 0}, "k must be a positive integer"),
+        ({"alpha": 2}, "alpha"),
+        ({"direction": "up"}, "direction"),
+        ({"interval": "exact"}, "interval"),
+        ({"ties": "random"}, "ties"),
+    ],
+)
+def test_bad_settings(tiny, kwargs, match):
+    data, _ = tiny
+    with pytest.raises(InputError, match=match):
+        SituationTest(**{"method": "st", "k": 2, **kwargs}).run(data)
+
+
+def test_bad_data_messages(tiny):
+    data, _ = tiny
+    df = data.frame
+    with pytest.raises(InputError, match="'nope'"):
+        AuditData(df, features={"nope": "numeric"}, protected={"a": 1}, decision="y")
+    with pytest.raises(InputError, match="'x' has 1 missing"):
+        AuditData(
+            df.assign(x=[np.nan] + df.x.tolist()[1:]),
+            features={"x": "numeric"},
+            protected={"a": 1},
+            decision="y",
+        )
+    with pytest.raises(InputError, match="must be binary"):
+        AuditData(
+            df.assign(y=range(8)), features={"x": "numeric"}, protected={"a": 1}, decision="y"
+        )
+    with pytest.raises(InputError, match="never occur"):
+        AuditData(df, features={"x": "numeric"}, protected={"a": 7}, decision="y")
+
+
+def test_bad_scm_messages(tiny):
+    data, _ = tiny
+    with pytest.raises(InputError, match="cycle|cyclic"):
+        SCM(edges=[("x", "y2"), ("y2", "x")])
+    bad = SCM(edges=[("x", "a")])
+    with pytest.raises(InputError, match="points into the protected attribute 'a'"):
+        SituationTest(method="cst", k=2).run(data, scm=bad)
+    unknown = SCM(edges=[("a", "ghost")])
+    with pytest.raises(InputError, match="ghost"):
+        SituationTest(method="cst", k=2).run(data, scm=unknown)
+
+
+def test_counterfactual_table_shape_is_checked(tiny):
+    data, cf = tiny
+    with pytest.raises(InputError, match="has 7 rows"):
+        SituationTest(method="cst", k=2).run(data, counterfactuals=cf.iloc[:7])
+    with pytest.raises(InputError, match=r"lacks feature column\(s\) \['x'\]"):
+        SituationTest(method="cst", k=2).run(data, counterfactuals=cf.drop(columns="x"))
+
+
+def test_scm_route_labels_centres_with_b_not_the_copied_decision(tiny):
+    data, _ = tiny
+    df = data.frame.assign(z=data.frame.x * 2 + data.frame.a)
+    d2 = AuditData(df, features={"x": "numeric", "z": "numeric"}, protected={"a": 1}, decision="y")
+    scm = SCM(edges=[("a", "x"), ("a", "z"), ("x", "z")]).fit(d2)
+    rule = Rule("z > 3")
+    cf = scm.counterfactual(df, intervention={"a": 0}, rows=d2.protected_mask())
+    expect = rule.predict(cf)[d2.protected_mask()].tolist()
+    for legacy in (False, True):
+        t = SituationTest(method="cf", k=2, legacy=legacy).run(d2, scm=scm, decider=rule).to_frame()
+        assert t.cf_decision.tolist() == expect

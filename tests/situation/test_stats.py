@@ -1,0 +1,95 @@
+"""Interval formulas (src/primafacie/situation/stats.py) against hand computations and the paper."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from primafacie.errors import InputError
+from primafacie.situation.stats import (
+    bonferroni,
+    newcombe_interval,
+    wald_interval,
+    wilson_interval,
+    z_value,
+)
+
+# Tables 4 and 5 (k=15, CST w/ so groups of k+1=16): (neg_c, neg_t, one-sided low, two-sided).
+PAPER_ROWS = {
+    44: (16, 0, 1.00, (1.00, 1.00)),
+    55: (13, 0, 0.65, (0.62, 1.00)),
+    150: (16, 15, -0.04, (-0.06, 0.18)),
+    203: (16, 14, -0.01, (-0.04, 0.29)),
+    218: (9, 0, 0.36, (0.32, 0.81)),
+    5: (1, 0, -0.04, (-0.06, 0.18)),
+    147: (8, 0, 0.29, (0.26, 0.75)),
+    435: (6, 0, 0.18, (0.14, 0.61)),
+    1958: (2, 0, -0.01, (-0.04, 0.29)),
+    2926: (12, 0, 0.57, (0.54, 0.96)),
+}
+
+
+@pytest.mark.parametrize("cid", sorted(PAPER_ROWS))
+def test_tables_4_and_5_intervals_with_k_plus_1(cid):
+    neg_c, neg_t, low1, (low2, high2) = PAPER_ROWS[cid]
+    p_c, p_t = neg_c / 16, neg_t / 16
+    lo, hi = wald_interval(p_c, p_t, 16, 16, 0.05, "one", legacy=True)
+    assert math.isinf(float(hi))
+    # The paper prints 2 decimals; half a unit of the last digit (+ float slack).
+    assert float(lo) == pytest.approx(low1, abs=0.005 + 1e-9)
+    lo2, hi2 = wald_interval(p_c, p_t, 16, 16, 0.05, "two", legacy=True)
+    assert float(lo2) == pytest.approx(low2, abs=0.005 + 1e-9)
+    assert float(hi2) == pytest.approx(high2, abs=0.005 + 1e-9)
+
+
+def test_wald_by_hand():
+    # p_c = 13/16, p_t = 0: w = 1.645 * sqrt(13/16 * 3/16 / 16) = 1.645 * 0.0975781...
+    lo, _ = wald_interval(13 / 16, 0.0, 16, 16, legacy=True)
+    assert float(lo) == pytest.approx(13 / 16 - 1.645 * math.sqrt(13 * 3 / 16**3), abs=1e-12)
+    # positive direction: (-inf, Δ + w]
+    lo, hi = wald_interval(0.2, 0.5, 10, 20, direction="positive")
+    w = z_value(0.05) * math.sqrt(0.2 * 0.8 / 10 + 0.5 * 0.5 / 20)
+    assert math.isinf(float(lo)) and float(hi) == pytest.approx(-0.3 + w)
+
+
+def test_z_values():
+    assert z_value(0.05, legacy=True) == 1.645
+    assert z_value(0.05, "two", legacy=True) == 1.96
+    assert z_value(0.025, legacy=True) == 1.96  # Bonferroni α/2 in the multiple runs
+    assert z_value(0.05) == pytest.approx(1.6448536269514722)
+    with pytest.raises(InputError, match="alpha"):
+        z_value(1.5)
+
+
+def test_wilson_by_hand():
+    z = 1.96
+    # x = 0, n = 10: centre = half = (z²/20) / (1 + z²/10)
+    lo, hi = wilson_interval(0, 10, z)
+    assert float(lo) == pytest.approx(0.0, abs=1e-12)
+    assert float(hi) == pytest.approx(2 * (z * z / 20) / (1 + z * z / 10))
+    # x = 5, n = 10: symmetric around 0.5, half = z*sqrt(0.025 + z²/400) / (1 + z²/10)
+    lo, hi = wilson_interval(5, 10, z)
+    half = z * math.sqrt(0.025 + z * z / 400) / (1 + z * z / 10)
+    assert (float(lo), float(hi)) == pytest.approx((0.5 - half, 0.5 + half))
+
+
+def test_newcombe_published_example():
+    # Newcombe (1998) Table II, 56/70 - 48/80, method 10: 0.0524 to 0.3339.
+    lo, hi = newcombe_interval(56, 70, 48, 80, 0.05, "two")
+    assert (round(float(lo), 4), round(float(hi), 4)) == (0.0524, 0.3339)
+    # one-sided negative: the lower bound uses z_α, the upper is +inf
+    lo1, hi1 = newcombe_interval(56, 70, 48, 80, 0.05, "one")
+    assert float(lo1) > float(lo) and math.isinf(float(hi1))
+
+
+def test_newcombe_not_degenerate_at_zero_one():
+    lo, hi = newcombe_interval(np.array([16]), 16, np.array([0]), 16, 0.05, "two")
+    assert 0 < float(lo[0]) < 1 and float(hi[0]) == pytest.approx(1.0)
+
+
+def test_bonferroni():
+    assert bonferroni(0.05, 2) == 0.025
+    with pytest.raises(InputError):
+        bonferroni(0.05, 0)

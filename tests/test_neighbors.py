@@ -1,0 +1,131 @@
+"""Gower distance and exact k-NN (src/primafacie/neighbors.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.errors import InputError
+from primafacie.neighbors import GowerTransformer, gower_distances, knn
+
+
+def _reference_knn(q, b, k, ties="first"):
+    d = np.abs(q[:, None, :] - b[None, :, :]).sum(axis=2)
+    pos = np.arange(len(b))
+    out = []
+    for row in d:
+        order = np.lexsort((pos if ties == "first" else -pos, row))
+        out.append(order[:k])
+    return np.array(out)
+
+
+def test_gower_mixed_attributes_by_hand():
+    df = pd.DataFrame(
+        {
+            "salary": [10.0, 30.0, 20.0],
+            "region": ["a", "b", "a"],
+            "edu": ["low", "high", "mid"],
+        }
+    )
+    t = GowerTransformer(
+        {"salary": "numeric", "region": "categorical", "edu": {"ordinal": ["low", "mid", "high"]}}
+    ).fit(df)
+    M = t.transform(df)
+    d = gower_distances(M, M, t.divisor)
+    # rows 0 and 1: |10-30|/20 = 1, overlap 1, |0-2|/2 = 1 -> 3/3
+    assert d[0, 1] == pytest.approx(1.0)
+    # rows 0 and 2: 10/20 = 0.5, 0, 1/2 = 0.5 -> 1/3
+    assert d[0, 2] == pytest.approx(1 / 3)
+    assert np.allclose(np.diag(d), 0)
+
+
+def test_ranges_come_from_the_factual_data_only():
+    fact = pd.DataFrame({"x": [0.0, 10.0]})
+    t = GowerTransformer({"x": "numeric"}).fit(fact)
+    cf = pd.DataFrame({"x": [25.0]})
+    # 25 is outside the factual range: md = 25 / 10 = 2.5, not clipped.
+    assert gower_distances(t.transform(cf), t.transform(fact[:1]))[0, 0] == pytest.approx(2.5)
+
+
+def test_unseen_category_is_an_error_naming_the_feature():
+    t = GowerTransformer({"r": "categorical"}).fit(pd.DataFrame({"r": ["a", "b"]}))
+    with pytest.raises(InputError, match="'r'"):
+        t.transform(pd.DataFrame({"r": ["c"]}))
+
+
+@pytest.mark.parametrize("ties", ["first", "last"])
+def test_knn_matches_lexsort_reference_with_ties(ties):
+    rng = np.random.default_rng(0)
+    base = rng.integers(0, 4, size=(300, 2)).astype(float)  # many exact ties
+    query = rng.integers(0, 4, size=(40, 2)).astype(float)
+    res = knn(query, base, 25, ties=ties)
+    assert np.array_equal(res.indices, _reference_knn(query, base, 25, ties))
+
+
+def test_chunked_tree_and_brute_agree():
+    rng = np.random.default_rng(1)
+    base = np.round(rng.normal(size=(2000, 2)), 1)
+    query = np.round(rng.normal(size=(100, 2)), 1)
+    full = knn(query, base, 30, algorithm="brute")
+    small = knn(query, base, 30, algorithm="brute", chunk_size=7)
+    tree = knn(query, base, 30, algorithm="tree", chunk_size=33)
+    assert np.array_equal(full.indices, small.indices)
+    assert np.array_equal(full.indices, tree.indices)
+    assert np.array_equal(full.distances, tree.distances)
+    last = knn(query, base, 30, algorithm="tree", ties="last")
+    assert np.array_equal(last.indices, _reference_knn(query, base, 30, "last"))
+
+
+def test_max_distance_and_small_search_space():
+    base = np.array([[0.0], [0.1], [0.5], [2.0]])
+    res = knn(np.array([[0.0]]), base, 6, max_distance=0.2)
+    assert res.indices.tolist() == [[0, 1, -1, -1, -1, -1]]
+    assert res.counts.tolist() == [2]
+    assert np.isinf(res.distances[0, 2:]).all()
+
+
+def test_bad_arguments():
+    with pytest.raises(InputError, match="ties"):
+        knn(np.zeros((1, 1)), np.zeros((2, 1)), 1, ties="random")
+    with pytest.raises(InputError, match="k must"):
+        knn(np.zeros((1, 1)), np.zeros((2, 1)), 0)
+
+
+class _FakeIndex:
+    """Stand-in for faiss.IndexFlat(d, METRIC_L1): float32 brute force, like faiss."""
+
+    def __init__(self, d, metric):
+        self.base = np.zeros((0, d), dtype=np.float32)
+
+    def add(self, x):
+        self.base = np.vstack([self.base, x.astype(np.float32)])
+
+    def search(self, q, kq):
+        d = np.abs(q[:, None, :] - self.base[None, :, :]).sum(axis=2, dtype=np.float32)
+        i = np.argsort(d, axis=1, kind="stable")[:, :kq]
+        return np.take_along_axis(d, i, axis=1), i
+
+
+def test_faiss_path_is_exact(monkeypatch):
+    import sys
+    import types
+
+    fake = types.SimpleNamespace(IndexFlat=_FakeIndex, METRIC_L1=1)
+    monkeypatch.setitem(sys.modules, "faiss", fake)
+    rng = np.random.default_rng(2)
+    base = np.round(rng.normal(size=(500, 3)), 1)  # ties included
+    query = np.round(rng.normal(size=(60, 3)), 1)
+    for ties in ("first", "last"):
+        got = knn(query, base, 20, algorithm="faiss", ties=ties, divisor=3)
+        ref = knn(query, base, 20, algorithm="brute", ties=ties, divisor=3)
+        assert np.array_equal(got.indices, ref.indices)
+        assert np.array_equal(got.distances, ref.distances)
+
+
+def test_faiss_missing_is_a_clear_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "faiss", None)
+    with pytest.raises(InputError, match=r"\[fast\]"):
+        knn(np.zeros((1, 1)), np.zeros((30, 1)) + np.arange(30)[:, None], 2, algorithm="faiss")
