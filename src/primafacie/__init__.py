@@ -1,17 +1,59 @@
 """primafacie: audit automated and human decisions for discrimination.
 
-Public API (everything else is internal):
+The public API is re-exported here; everything else is internal.
 
-- :class:`AuditData` - a table with roles (features, protected attributes, decision, outcome)
-- :class:`Rule` - a safe decision-rule expression; :func:`load_model` loads a fitted estimator
+Data and decisions
+    :class:`AuditData` (a table with roles), :class:`Rule` (a safe rule expression),
+    :func:`load_model`, :class:`SCM` (structural causal model for counterfactuals).
+Situation testing
+    :class:`SituationTest`, :class:`MultipleSituationTest`, :class:`IntersectionalSituationTest`.
+Recourse fairness (FACTS)
+    :class:`RecourseAudit`.
+Principal-stratum fairness
+    :class:`PrincipalFairness`.
+Certainty of fairness
+    :class:`CertaintyAudit`.
 """
 
 from __future__ import annotations
 
+from .causal import SCM
+from .certainty import CertaintyAudit, CertaintyResult
 from .data import AuditData
 from .decisions import Rule, load_model
 from .errors import AnalysisError, InputError
+from .principal import PrincipalFairness, PrincipalResult, RepairResult
+from .recourse import CSCResult, FactsResult, RankingResult, RecourseAudit
+from .situation import (
+    IntersectionalSituationTest,
+    MultipleResult,
+    MultipleSituationTest,
+    SituationResult,
+    SituationTest,
+)
 
 __version__ = "0.1.0"
 
-__all__ = ["AuditData", "Rule", "load_model", "InputError", "AnalysisError", "__version__"]
+__all__ = [
+    "AuditData",
+    "Rule",
+    "load_model",
+    "SCM",
+    "SituationTest",
+    "MultipleSituationTest",
+    "IntersectionalSituationTest",
+    "SituationResult",
+    "MultipleResult",
+    "RecourseAudit",
+    "RankingResult",
+    "FactsResult",
+    "CSCResult",
+    "PrincipalFairness",
+    "PrincipalResult",
+    "RepairResult",
+    "CertaintyAudit",
+    "CertaintyResult",
+    "InputError",
+    "AnalysisError",
+    "__version__",
+]
