@@ -132,3 +132,18 @@ def test_config(table, tmp_path):
     assert labels == {"EE", "Ma.5", "Mi.5"}
     res = runner.invoke(app, ["recourse", "--config", str(cfg), "--data", str(table)])
     assert res.exit_code == 2
+
+
+def test_progress_bars_per_stage_on_stderr(table, tmp_path):
+    """The run shows one bar per FACTS stage (mining, actions, testing, scoring, CSC)."""
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+                              "--exclude", "label", "--support", "0.05", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    text = res.stderr if hasattr(res, "stderr") and res.stderr else res.output
+    for label in ("frequent itemsets", "valid actions", "testing actions", "scoring definitions",
+                  "counterfactual summaries"):  # fmt: skip
+        assert f"FACTS: {label}" in text, text
+    # every bar ends complete: "12/12" definitions scored (6 metrics × params, auto budgets)
+    n_rank = len(pd.read_csv(out / "summary.csv"))
+    assert f"{n_rank}/{n_rank}" in text

@@ -268,3 +268,66 @@ def test_protected_column_missing_and_rank_before_fit():
         RecourseAudit(RULE, protected="sex").fit(synthetic())
     with pytest.raises(InputError, match="call fit"):
         RecourseAudit(RULE, protected="g").rank("EE")
+
+
+def test_progress_callback_reports_every_stage_to_completion():
+    calls = []
+    audit = RecourseAudit(RULE, protected="g", support=0.05, features=KINDS).fit(
+        synthetic(), progress=lambda stage, done, total: calls.append((stage, done, total))
+    )
+    stages = [c[0] for c in calls]
+    assert stages[0] == "mining" and "actions" in stages and stages[-1] == "effectiveness"
+    for stage in ("mining", "actions", "effectiveness"):
+        seq = [(d, t) for s, d, t in calls if s == stage]
+        assert seq[0][0] == 0
+        assert [d for d, _ in seq] == sorted(d for d, _ in seq)
+        assert seq[-1][0] == seq[-1][1]  # finished
+    assert [c for c in calls if c[0] == "mining"][-1][2] == 3  # two groups + unaffected
+    assert [c for c in calls if c[0] == "effectiveness"][-1][2] == audit.table_.n_subgroups
+    scored = []
+    audit.evaluate(phi=(0.5,), budgets=[1.0], progress=lambda *a: scored.append(a))
+    assert scored[0] == ("scoring", 0, 7) and scored[-1] == ("scoring", 7, 7)
+
+
+def test_nonlinear_model_micro_differs_from_macro():
+    """XOR-type decision: in subgroup {u=0, v=0} action u:=1 flips the s>0 members and v:=1
+    the s<=0 ones, so no single action reaches 0.7 (macro ECE = inf) while the two together flip
+    everyone (micro ECE = cost of the dearer action); hand-computed below."""
+    n = 400
+    s = np.tile([1.0, -1.0], n // 2)
+    g = np.repeat(["a", "b"], n // 2)
+    u = np.where(np.arange(n) % 4 < 2, "0", "1")
+    v = np.where(np.arange(n) % 8 < 4, "0", "1")
+    df = pd.DataFrame({"g": g, "u": u, "v": v, "s": s})
+    rule = Rule(
+        "((u == '1') and (v == '0') and (s > 0)) or ((v == '1') and (u == '0') and (s <= 0))"
+    )
+    kinds = {"u": "categorical", "v": "categorical"}
+    audit = RecourseAudit(rule, protected="g", support=0.05, features=kinds,
+                          feature_weights={"u": 1, "v": 2}, exact_features=False).fit(df)  # fmt: skip
+    k = audit.subgroup_index("u=0; v=0")
+    ma = audit.scores("ECE", "macro", phi=0.7)["d"][k]
+    mi = audit.scores("ECE", "micro", phi=0.7)["d"][k]
+    assert np.isinf(ma).all()  # best single action flips half of each group
+    assert mi.tolist() == [2.0, 2.0]  # u:=1 (cost 1) flips s>0, v:=1 (cost 2) the rest
+    ee_ma = audit.scores("EE", "macro")["d"][k]
+    ee_mi = audit.scores("EE", "micro")["d"][k]
+    assert ee_ma.tolist() == [0.5, 0.5] and ee_mi.tolist() == [1.0, 1.0]
+
+
+def test_ranking_analysis_share_is_used(fitted):
+    """The top-share tally counts the first ⌊share · non-Fair⌋ ranked subgroups."""
+    audit, _, _ = fitted
+    res = audit.evaluate(phi=(0.5,), budgets=[1.0])
+    ee = res.rankings["EE"]
+    ranked = ee.ranked()
+    for share in (0.1, 0.5, 1.0):
+        k = int(np.floor(share * len(ranked)))
+        want = ranked.iloc[:k]["bias_against"].value_counts()
+        row = res.ranking_analysis(share).set_index("metric").loc["EE"]
+        for g in res.groups:
+            assert row[f"top{100 * share:g}_against[{g}]"] == int(want.get(g, 0))
+    full = res.ranking_analysis(1.0).set_index("metric").loc["EE"]
+    assert sum(full[f"top100_against[{g}]"] for g in res.groups) == len(ranked)
+    with pytest.raises(InputError, match="share must be in"):
+        res.ranking_analysis(0)

@@ -7,6 +7,13 @@ from typing import Any, Optional
 
 import pandas as pd
 import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from ..data import read_table
@@ -86,15 +93,52 @@ def _param_kwargs(ranking: Any) -> dict[str, Any]:
     return {}
 
 
+STAGES = {
+    "mining": "FACTS: frequent itemsets (groups, unaffected)",
+    "actions": "FACTS: valid actions (subgroups)",
+    "effectiveness": "FACTS: testing actions (subgroups)",
+    "scoring": "FACTS: scoring definitions",
+    "csc": "FACTS: counterfactual summaries",
+}
+
+
+class StageBars:
+    """``progress(stage, done, total)`` callback drawing one rich bar per FACTS stage."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, Any] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        total = max(int(total), 1)
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(STAGES.get(stage, stage), total=total)
+        self.progress.update(self.tasks[stage], completed=min(int(done), total), total=total)
+
+
+def stage_progress() -> Progress:
+    """Progress display on stderr (bars, n/total, elapsed time)."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+    )
+
+
 def _run(audit: Any, data: Any, phi: list[float], budgets: Any, metrics: Any, top: int, out: Path):
-    with err_console.status("FACTS: mining subgroups and actions, testing every action…"):
-        audit.fit(data)
-    with err_console.status("FACTS: scoring every definition…"):
-        result = audit.evaluate(phi=phi, budgets=budgets, metrics=metrics)
+    with stage_progress() as progress:
+        bars = StageBars(progress)
+        audit.fit(data, progress=bars)
+        result = audit.evaluate(phi=phi, budgets=budgets, metrics=metrics, progress=bars)
         cscs = {}
-        for label, ranking in result.rankings.items():
+        n_csc = len(result.rankings)
+        bars("csc", 0, n_csc)
+        for done, (label, ranking) in enumerate(result.rankings.items(), start=1):
             cscs[label] = audit.csc(ranking.metric, ranking.viewpoint, top=top,
                                     **_param_kwargs(ranking))  # fmt: skip
+            bars("csc", done, n_csc)
     with atomic_output_dir(out) as stage:
         long = result.to_frame()
         atomic_write_csv(stage / "rankings.csv", long, index=False)

@@ -2,15 +2,45 @@
 
 Setting: the paper's preprocessing (:func:`primafacie.datasets.adult.load_adult_facts`);
 LogisticRegression (C=1, max_iter=1500) on one-hot categoricals with education-num, capital-gain
-and capital-loss passed through unchanged. Deviation: we solve it with ``newton-cholesky``, which
-reaches the optimum in under a second; lbfgs stops at max_iter without converging on the
-unscaled capital-gain (and takes ~30 s), so its result depends on the library version.
-Stratified 70/30 split with seed 131313 of the rows in adult.data-then-adult.test order; FACTS on the
-test split at support 0.01 with φ ∈ {0.3, 0.7} and the automatic budgets. Cost weights of the
-paper's Table 2 (race and sex 100 as in the reference code); feasibility: sex (and, by default,
-race) immutable, age and education-num may not decrease, education-num may rise by at most 2 and
-age by at most 2 bins, no move to a missing value. ``legacy=True`` follows the reference code:
-race may change in the sex audit (weight 100) and FECT compares the lists index by index.
+and capital-loss passed through unchanged. Stratified 70/30 split with seed 131313 of the rows
+in adult.data-then-adult.test order; FACTS on the test split at support 0.01 with φ ∈ {0.3, 0.7}
+and the automatic budgets. Cost weights of the paper's Table 2 (race and sex 100 as in the
+reference code); feasibility: sex (and, by default, race) immutable, age and education-num may
+not decrease, education-num may rise by at most 2 and age by at most 2 bins, no move to a
+missing value. ``legacy=True`` follows the reference code: race may change in the sex audit
+(weight 100) and FECT compares the lists index by index.
+
+What was checked against the authors' notebook and libraries (review, 2026-11-22):
+
+* Row order: the notebook's ``df.head()`` after ``clean_dataset`` shows adult.data's first rows
+  (index 0..4), so the fairtest ``adult.csv`` is adult.data followed by adult.test; ``"?"`` rows
+  are dropped after concatenation, which is row-wise and leaves the order of the kept rows
+  unchanged. Its test-split label supports (10,205 / 3,362) equal ours, so adult.test's
+  trailing ``"."`` was already stripped there (we strip it; whitespace via
+  ``skipinitialspace``).
+* Model inputs: OmniXAI ``TabularTransform`` = sklearn ``OneHotEncoder(handle_unknown="ignore")``
+  (no dropped level, sorted categories) on the object/category columns (age bins, Workclass,
+  marital-status, occupation, relationship, race, sex, hours-per-week bands, native-country)
+  and ``Identity`` on education-num, capital-gain, capital-loss: the same features as ours. The
+  L2 penalty is invariant to a permutation of columns, so category order does not change the
+  optimum.
+* Solver: sklearn 1.0.2's lbfgs minimises the *summed* objective Σ log-loss + ||w||²/2 and stops
+  by scipy's relative-reduction test at iteration 621 (no ConvergenceWarning, as in the
+  notebook). Recent scikit-learn averages the loss, so the same ``lbfgs`` call runs into
+  max_iter instead. Emulating the 1.0.2 objective exactly (same column order, same
+  ``L-BFGS-B`` options) gives 10,762 affected rows and 135 of 13,567 test predictions that
+  differ from the exact optimum, but Table 1 moves no closer: SG2 ECE(0.7) becomes +inf and SG3's
+  male Exec-managerial effectiveness 31.11% (paper 39.74%). We therefore fit the exact
+  optimum (``newton-cholesky``, independent of the optimiser path and library version).
+* Legacy feasibility (race mutable at weight 100) leaves every Table 1 rank-1 cell unchanged;
+  it moves the counts to those of the reference code (valid pairs 105,610 vs its measured
+  106,051; ours by default 99,967) and the budgets to {5.15, 10, 20} (paper ≈ {5.08, 10, 18}).
+
+Not reproducible (model dependent): Table 1 SG1 under ECE(0.7) (paper: rank 1, +inf against
+Male). In every variant above the subgroup's best male and female actions both reach only
+≈45–51% (< 0.7), so both sides are +inf and the cell is "Fair". The paper's Fig. 3 subgroup
+sizes (70.49% = 43/61 women in SG1; 39.74% = 31/78 men in SG3, ours 94 and 90) show that its
+model labels other people negative; this is a different fitted model, not a different method.
 """
 
 from __future__ import annotations
@@ -154,8 +184,14 @@ def run_adult_audit(
     support: float = 0.01,
     legacy: bool = False,
     seed: int = 131313,
+    exact_features: bool = True,
+    progress: Any = None,
 ):
     """Fit the model and the FACTS audit on the Adult test split.
+
+    ``exact_features=False`` is the paper's looser reading of valid actions (any frequent
+    unaffected itemset over a subset of the subgroup's features, spec §4.3); ``progress`` is
+    passed to :meth:`RecourseAudit.fit`.
 
     Returns
     -------
@@ -186,7 +222,8 @@ def run_adult_audit(
         features=features,
         normalize=["capital-gain", "capital-loss"],
         legacy=legacy,
-    ).fit(X_test)
+        exact_features=exact_features,
+    ).fit(X_test, progress=progress)
     return audit, model, X_test, y_test, accuracy
 
 

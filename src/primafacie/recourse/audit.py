@@ -15,7 +15,7 @@ Pipeline (FACTS §3, reference-code conventions where the paper is silent):
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,9 +38,16 @@ from .metrics import (
     unfairness,
 )
 
-__all__ = ["RecourseAudit", "DEFAULT_MISSING"]
+__all__ = ["RecourseAudit", "DEFAULT_MISSING", "ProgressCallback"]
 
 DEFAULT_MISSING = ("Unknown", "unknown", "?", "N/A", "NA", "")
+
+#: ``progress(stage, done, total)``: called as each stage advances (see :meth:`RecourseAudit.fit`).
+ProgressCallback = Callable[[str, int, int], None]
+
+
+def _noop(stage: str, done: int, total: int) -> None:
+    return None
 
 
 def _names(obj: Any) -> list[str]:
@@ -305,7 +312,7 @@ class RecourseAudit:
                 )
 
     # ------------------------------------------------------------------ fit
-    def fit(self, data: Any) -> RecourseAudit:
+    def fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseAudit:
         """Mine subgroups and actions, and compute every (subgroup, action, group) flip count.
 
         Parameters
@@ -313,6 +320,11 @@ class RecourseAudit:
         data
             :class:`~primafacie.data.AuditData` or a DataFrame (pandas/polars/pyarrow) with
             the model's input columns and the protected attribute (the audit split).
+        progress
+            Optional ``progress(stage, done, total)`` called as the stages advance:
+            ``"mining"`` (one step per protected group and one for the unaffected),
+            ``"actions"`` (subgroups checked) and ``"effectiveness"`` (subgroups whose actions
+            were tested, one call per predict chunk). Used by the CLI's progress bar.
 
         Returns
         -------
@@ -320,6 +332,7 @@ class RecourseAudit:
             ``self``, with ``table_`` (:class:`RecourseTable`), ``stats_`` and ``timings_``.
         """
         self._check_params()
+        tick = progress or _noop
         t0 = time.perf_counter()
         frame, protected, kinds, others = self._resolve_data(data)
         self._check_names(list(kinds), protected)
@@ -386,6 +399,8 @@ class RecourseAudit:
         self.n_affected_ = counts_aff.astype(np.int64)
         t_mine = time.perf_counter()
         per_group = []
+        n_mine = len(group_values) + 1
+        tick("mining", 0, n_mine)
         for g in range(len(group_values)):
             rows = aff_sorted[aff_groups == g]
             per_group.append(
@@ -394,9 +409,11 @@ class RecourseAudit:
                     exclude_columns=[protected], method=self.method,
                 )
             )  # fmt: skip
+            tick("mining", g + 1, n_mine)
         unaff_sets = frequent_itemsets(
             space, unaffected, self.support, max_len=self.max_len, method=self.method
         )
+        tick("mining", n_mine, n_mine)
         common = common_itemsets(per_group)
         mining_s = time.perf_counter() - t_mine
 
@@ -407,7 +424,11 @@ class RecourseAudit:
         sub_then: list[np.ndarray] = []
         sub_cost: list[np.ndarray] = []
         n_cols = len(mined)
-        for items in sorted(common):
+        n_common = len(common)
+        tick("actions", 0, n_common)
+        for q, items in enumerate(sorted(common)):
+            if q % 1000 == 0 and q:
+                tick("actions", q, n_common)
             arr = np.asarray(items)
             cols = space.item_col[arr]
             codes = space.item_code[arr].astype(np.int32)
@@ -419,6 +440,7 @@ class RecourseAudit:
             sub_items.append(items)
             sub_then.append(then)
             sub_cost.append(self.cost_model_.costs(cols, codes, then))
+        tick("actions", n_common, n_common)
         actions_s = time.perf_counter() - t_act
         if not sub_items:
             raise InputError(
@@ -427,7 +449,9 @@ class RecourseAudit:
             )
 
         # --- effectiveness + micro pass ------------------------------------------------------
-        eff_t, micro_t, n_pred = self._effectiveness(sub_items, sub_then, sub_cost, frame, space)
+        eff_t, micro_t, n_pred = self._effectiveness(
+            sub_items, sub_then, sub_cost, frame, space, tick
+        )
         self.sub_items_ = sub_items
         self.sub_then_ = sub_then
         self.stats_ = {
@@ -525,7 +549,7 @@ class RecourseAudit:
                 decoders[col] = ("object", pd.CategoricalDtype(list(vals)))
         return decoders
 
-    def _effectiveness(self, sub_items, sub_then, sub_cost, frame, space):
+    def _effectiveness(self, sub_items, sub_then, sub_cost, frame, space, tick=_noop):
         K = len(self.groups_)
         m = len(space.columns)
         n_sub = len(sub_items)
@@ -560,6 +584,7 @@ class RecourseAudit:
         n_pred = n_pairs_rows = 0
         cache = _PredictionCache(space, frame, decoders)
 
+        tick("effectiveness", 0, n_sub)
         s = 0
         while s < n_sub:
             e = s
@@ -620,6 +645,7 @@ class RecourseAudit:
                 n_rec[q] = out["n_rec"]
                 rc_sum[q] = out["rc_sum"]
             micro_time += time.perf_counter() - t2
+            tick("effectiveness", e, n_sub)
             s = e
         self.table_ = RecourseTable(
             groups=self.groups_, n=n, starts=starts, cost=cost, eff=eff, cum=cum, n_rec=n_rec,
@@ -762,9 +788,12 @@ class RecourseAudit:
 
     def evaluate(
         self, phi: Sequence[float] = (0.3, 0.7), budgets: Sequence[float] | str = "auto",
-        metrics: Sequence[str] | str = "all",
+        metrics: Sequence[str] | str = "all", progress: ProgressCallback | None = None,
     ):  # fmt: skip
         """Every definition × parameter of the paper's tables.
+
+        ``progress(stage, done, total)``, if given, is called with stage ``"scoring"`` after each
+        definition × parameter.
 
         Returns
         -------
@@ -793,11 +822,13 @@ class RecourseAudit:
         plan.append(("ECMR", "micro", {}))
         plan.append(("FECT", "micro", {}))
         rankings = {}
-        for key, vp, kw in plan:
-            if wanted is not None and key not in wanted:
-                continue
+        tick = progress or _noop
+        plan = [step for step in plan if wanted is None or step[0] in wanted]
+        tick("scoring", 0, len(plan))
+        for done, (key, vp, kw) in enumerate(plan, start=1):
             r = self.rank(key, vp, **kw)
             rankings[r.label] = r
+            tick("scoring", done, len(plan))
         return FactsResult(
             groups=tuple(map(str, self.groups_)),
             protected=str(self.protected_),

@@ -152,8 +152,13 @@ class RankingResult:
         top = ranked.iloc[:k]
         return {g: int((top["bias_against"] == g).sum()) for g in self.groups}
 
-    def summary(self) -> pd.DataFrame:
-        """One-row summary: subgroups, Fair count, rank-1 ties and top-10% bias tallies."""
+    def summary(self, share: float = 0.1) -> pd.DataFrame:
+        """One-row summary: subgroups, Fair count, rank-1 ties and top-share bias tallies.
+
+        The tally columns are ``top{100·share}_against[group]`` (``top10_…`` by default).
+        """
+        if not 0 < share <= 1:
+            raise InputError(f"share must be in (0, 1], got {share!r}")
         row = {
             "metric": self.label,
             "definition": self.title,
@@ -161,8 +166,8 @@ class RankingResult:
             "fair": int((self.table["rank"] == 0).sum()),
             "rank1": self.rank1_count(),
         }
-        for g, c in self.top_bias_counts().items():
-            row[f"top10_against[{g}]"] = c
+        for g, c in self.top_bias_counts(share).items():
+            row[f"top{100 * share:g}_against[{g}]"] = c
         return pd.DataFrame([row])
 
     def to_dict(self) -> dict[str, Any]:
@@ -287,7 +292,7 @@ class FactsResult:
 
     def ranking_analysis(self, share: float = 0.1) -> pd.DataFrame:
         """Rank-1 tie counts and top-share bias tallies per definition (Tables 15, 17, …)."""
-        return pd.concat([r.summary() for r in self.rankings.values()], ignore_index=True)
+        return pd.concat([r.summary(share) for r in self.rankings.values()], ignore_index=True)
 
     def cross_table(self, subgroups: Sequence[str]) -> pd.DataFrame:
         """Table 1 layout: rows = definitions; per subgroup its rank, bias and score."""
