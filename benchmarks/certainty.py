@@ -7,6 +7,8 @@ Cases
 - score+rank multigroup: the same for m decision-makers over 6 groups (max - min pair).
 - counts: n and k per group for 100 decision-makers over N rows and 50 groups (target:
   10^6 rows under 10 s on 2 cores), for statistical parity and predictive parity.
+- P(disparity > epsilon): deterministic quadrature (2,000 nodes) for m decision-makers, in
+  blocks of 2^18 cells, so memory stays flat as m grows.
 - CertaintyAudit.run end to end (validation of 100 prediction arrays, group coding, counts,
   posteriors, credible intervals, ranking, selection by accuracy) on the same data.
 
@@ -26,7 +28,7 @@ import scipy.stats  # noqa: F401 - imported up front so its one-off import is no
 
 from primafacie.certainty import CertaintyAudit
 from primafacie.certainty.counts import count_matrix, criterion_events
-from primafacie.certainty.posterior import decision_maker_multigroup
+from primafacie.certainty.posterior import decision_maker_multigroup, prob_disparity_exceeds
 from primafacie.certainty.score import score_pairs
 from primafacie.certainty.select import rank
 from primafacie.certainty.utility import u_topsis
@@ -68,6 +70,11 @@ def main(quick: bool = False) -> None:
 
         sec, mem = measure(score_multi, k, n)
         rows.append(("score+rank multigroup (6 groups)", m, sec, mem))
+    for m in (100, 200) if quick else (200, 1000):
+        ni, nj = rng.integers(1, 1000, m), rng.integers(1, 1000, m)
+        ki, kj = rng.integers(0, 1000, m) % (ni + 1), rng.integers(0, 1000, m) % (nj + 1)
+        sec, mem = measure(prob_disparity_exceeds, ki, ni, kj, nj, 0.1)
+        rows.append(("P(disparity > 0.1) quadrature, 2000 nodes", m, sec, mem))
     n_rows = 10**5 if quick else 10**6
     codes = rng.integers(0, 50, n_rows)
     # decision-maker-major, as CertaintyAudit stores predictions; count_matrix takes the (N, m) view

@@ -167,3 +167,27 @@ def test_single_group_is_an_error():
     df = hiring_frame().assign(colour="yellow")
     with pytest.raises(InputError, match="single group"):
         CertaintyAudit(protected="colour").run(df, {"A": "A"})
+
+
+def test_boolean_predictions_respect_favourable_value():
+    # [1,1,1,0,0,0] and [True]*3 + [False]*3 are the same decisions; with favourable 0
+    # both must count the blue group (the zeros) as favoured
+    df = hiring_frame()
+    res = CertaintyAudit(protected="colour", favorable=0).run(
+        df, {"int": np.array([1, 1, 1, 0, 0, 0]), "bool": np.array([True] * 3 + [False] * 3)}
+    )
+    k = res.counts.pivot(index="decision_maker", columns="group", values="k")
+    assert k.loc["int"].tolist() == k.loc["bool"].tolist() == [3, 0]  # blue, yellow
+    res = CertaintyAudit(protected="colour", favorable=False).run(
+        df, {"bool": np.array([True] * 3 + [False] * 3)}
+    )
+    assert res.counts.set_index("group")["k"].to_dict() == {"blue": 3, "yellow": 0}
+
+
+def test_accuracy_reported_with_count_and_denominator():
+    df = hiring_frame().assign(y=[1, 1, 0, 0, 0, 1])
+    res = CertaintyAudit(protected="colour", outcome="y").run(df, {"A": "A"})
+    row = res.table.iloc[0]
+    # A = [1,1,1,0,0,0] vs y = [1,1,0,0,0,1]: rows 0, 1, 3, 4 agree
+    assert (row["accuracy_k"], row["accuracy_n"]) == (4, 6)
+    assert row["accuracy"] == pytest.approx(4 / 6)

@@ -77,7 +77,8 @@ def test_group_codes_keeps_empty_declared_category():
 
 def test_group_codes_merges_small_groups():
     df = pd.DataFrame({"r": ["a"] * 5 + ["b"] * 5 + ["c", "d"]})
-    gc = group_codes(df, "r", min_group_size=3)
+    with pytest.warns(UserWarning, match="2 member"):  # 1 + 1 is still below 3
+        gc = group_codes(df, "r", min_group_size=3)
     assert gc.labels == ("a", "b", "merged: c, d")
     assert gc.members.tolist() == [5, 5, 2]
 
@@ -98,3 +99,24 @@ def test_criterion_names_and_outcome_needed():
         canonical_criterion("calibration")
     with pytest.raises(InputError, match="needs the true outcome"):
         criterion_events("equal_opportunity", P)
+
+
+def test_non_binary_events_are_rejected():
+    # 2 and 0.7 used to be silently read as True
+    with pytest.raises(InputError, match="E1.*0/1"):
+        group_counts([0, 0, 1, 1], [0, 1, 2, 0])
+    with pytest.raises(InputError, match="decisions.*0/1"):
+        criterion_events("statistical_parity", [0.3, 0.7, 1.0])
+    with pytest.raises(InputError, match="outcome.*0/1"):
+        criterion_events("equal_opportunity", [0, 1, 1], [0, 1, 5])
+
+
+def test_group_codes_warns_when_merging_cannot_reach_the_minimum():
+    df = pd.DataFrame({"r": ["a"] * 5 + ["b"] * 5 + ["c"]})
+    # one small group: "merging" only relabels it, it stays at 1 member
+    with pytest.warns(UserWarning, match="merged: c.*1 member"):
+        gc = group_codes(df, "r", min_group_size=3)
+    assert gc.members.tolist() == [5, 5, 1]
+    with pytest.warns(UserWarning, match="every group"):
+        gc = group_codes(df, "r", min_group_size=50)
+    assert gc.labels == ("a", "b", "c")

@@ -179,3 +179,74 @@ def test_prob_exceeds_quadrature_agrees_with_seeded_monte_carlo():
     np.testing.assert_array_equal(mc, again)
     with pytest.raises(InputError, match="epsilon"):
         prob_disparity_exceeds(1, 2, 1, 2, epsilon=1.5)
+
+
+def test_infinite_counts_are_rejected():
+    # inf passed the whole-number check (floor(inf) == inf) and 0 <= k <= n (inf <= inf)
+    with pytest.raises(InputError, match="finite"):
+        uncertainty(np.inf, np.inf, 0, 1)
+    with pytest.raises(InputError, match="finite"):
+        disparity(1, 2, 0, np.inf)
+
+
+def test_prob_exceeds_matches_exact_integral_within_stated_bound():
+    """Error bound of the docstring: |quadrature - exact| <= 1/nodes (midpoint rule on two
+    monotone integrands, each off by at most half its range / nodes)."""
+    ki, ni, kj, nj, eps = 6, 6, 0, 4, 0.3
+    ai, bi, aj, bj = 1 + ki, 1 + ni - ki, 1 + kj, 1 + nj - kj
+    up = integrate.quad(lambda x: beta_dist.cdf(x - eps, aj, bj) * beta_dist.pdf(x, ai, bi),
+                        eps, 1, epsabs=1e-13)[0]  # fmt: skip
+    lo = integrate.quad(lambda x: beta_dist.cdf(x - eps, ai, bi) * beta_dist.pdf(x, aj, bj),
+                        eps, 1, epsabs=1e-13)[0]  # fmt: skip
+    for nodes in (4, 20, 200):
+        got = float(prob_disparity_exceeds(ki, ni, kj, nj, eps, nodes=nodes))
+        assert abs(got - (up + lo)) <= 1 / nodes
+
+
+def test_prob_exceeds_memory_is_bounded_by_blocks(monkeypatch):
+    import sys
+    import tracemalloc
+
+    post = sys.modules["primafacie.certainty.posterior"]  # the package re-exports a function
+
+    rng = np.random.default_rng(0)
+    n = rng.integers(1, 50, (2, 300))
+    k = rng.integers(0, 50, (2, 300)) % (n + 1)
+    whole = prob_disparity_exceeds(k[0], n[0], k[1], n[1], 0.1, nodes=400)
+    monkeypatch.setattr(post, "_PEX_BLOCK_CELLS", 2048)
+    tracemalloc.start()
+    blocked = prob_disparity_exceeds(k[0], n[0], k[1], n[1], 0.1, nodes=400)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    np.testing.assert_array_equal(blocked, whole)
+    # unblocked, each (300 x 400) float array alone takes 0.96 MB
+    assert peak < 0.5 * 2**20
+
+
+def test_nonuniform_prior_maximum_may_sit_above_n_equal_1():
+    """Renormalisation searches every n >= 1: for Beta(0.1, 10) the largest posterior variance
+    is at n = 5, k = 5 (by hand: Beta(5.1, 10) has variance 51 / (15.1^2 * 16.1))."""
+    prior = (0.1, 10.0)
+    assert max_posterior_var(prior) == pytest.approx(5.1 * 10 / (15.1**2 * 16.1))
+    assert float(group_normalized_var(5, 5, prior)) == pytest.approx(1.0)
+    assert float(group_normalized_var(1, 1, prior)) < 1.0
+
+
+def test_max_posterior_var_fast_for_skewed_prior_and_matches_brute_force():
+    import time
+
+    # brute force over every (n, k) for small priors, by hand-checkable enumeration
+    for prior in [(1.0, 1.0), (0.5, 0.5), (0.1, 10.0), (2.0, 7.5), (0.01, 0.01)]:
+        n, k = np.meshgrid(np.arange(1, 400), np.arange(400), indexing="ij")
+        ok = k <= n
+        ref = float(beta_var(prior[0] + k[ok], prior[1] + n[ok] - k[ok]).max())
+        assert max_posterior_var(prior) == pytest.approx(ref, rel=1e-12)
+    # a skewed prior needs n up to ~b0; the search used to be quadratic in that (hours here)
+    start = time.perf_counter()
+    v = max_posterior_var((1.0, 2e5))
+    assert time.perf_counter() - start < 5
+    # beta = b0 stays fixed while k = n; with alpha = x beta the variance is about
+    # x / ((1 + x)^3 beta), largest at x = 1/2: (4/27) / b0, reached near n = k = 1e5
+    assert v == pytest.approx(4 / 27 / 2e5, rel=1e-4)
+    with pytest.raises(InputError, match="prior"):
+        max_posterior_var((1.0, 1e12))

@@ -5,6 +5,7 @@ import pytest
 
 from primafacie.certainty.audit import score_counts
 from primafacie.certainty.score import score_pairs, synthetic_grid
+from primafacie.errors import InputError
 
 
 def test_table3_rows_from_published_counts():
@@ -68,3 +69,25 @@ def test_synthetic_grid_facts():
     assert grid["rank"].is_monotonic_increasing
     # every integer k is present, including k = 29 for n = 50 (the authors' script skips it)
     assert ((grid["n_i"] == 50) & (grid["k_i"] == 29)).sum() == 70
+
+
+def test_non_integer_counts_are_rejected_not_truncated():
+    # n = 2.5 used to be cast to 2 silently, and the table reported n_i = 2
+    with pytest.raises(InputError, match="whole numbers"):
+        score_pairs([2.5], [1], [2], [1])
+    with pytest.raises(InputError, match="whole numbers"):
+        score_counts([[2.5, 2]], [[1, 1]])
+    with pytest.raises(InputError, match="finite"):
+        score_counts([[np.inf, 2]], [[1, 1]])
+
+
+def test_single_nonempty_group_error_names_decision_maker():
+    with pytest.raises(InputError, match="dm1"), pytest.warns(UserWarning, match="dm1: g1"):
+        score_counts([[3, 2], [3, 0]], [[1, 1], [1, 0]], names=["dm0", "dm1"])
+
+
+def test_accuracy_comes_with_count_and_denominator():
+    res = score_counts([[3, 3]], [[3, 0]], names=["A"], accuracy=[0.5],
+                       accuracy_counts=([3], [6]))  # fmt: skip
+    row = res.table.iloc[0]
+    assert (row["accuracy_k"], row["accuracy_n"], row["accuracy"]) == (3, 6, 0.5)

@@ -79,3 +79,20 @@ def test_indifference_curve_has_constant_utility():
 def test_unknown_utility_name():
     with pytest.raises(InputError, match="unknown utility"):
         get_utility("ratio")
+
+
+def test_axiom_check_accepts_scalar_only_callable():
+    # written with math (not numpy): used to raise TypeError on the totality grid
+    def u(d, s):
+        return math.hypot(d - 1, s) - math.hypot(d, s)
+
+    check = check_trivial_preferences(u, grid=11)
+    assert check.holds and check.total_on_grid
+
+
+def test_axiom_check_reports_scalar_function_undefined_at_a_point():
+    def u(d, s):  # math.log(0) raises at delta = 0 instead of returning -inf
+        return -math.log(d) - s
+
+    check = check_trivial_preferences(u, grid=11)
+    assert not check.holds and not check.total_on_grid

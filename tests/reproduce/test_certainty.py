@@ -103,6 +103,9 @@ def test_table3_structure(tmp_path, require_data, data_dir):
     assert t["utility"].is_monotonic_decreasing
     assert t[["disparity", "uncertainty"]].apply(lambda c: c.between(0, 1).all()).all()
     assert (t["accuracy"].between(0.6, 0.75)).all()  # paper: 66.8%-72%
+    # every rate with its count and denominator: the test set is 20% of 7,214 rows
+    assert (t["accuracy_n"] == 1443).all()
+    assert np.allclose(t["accuracy"], t["accuracy_k"] / t["accuracy_n"], atol=1e-6)
     assert (t["least_privileged"] == "Native American").all()  # as in the paper
     assert (t["most_privileged"] == "Asian").sum() >= 3  # paper: all four
     # test-set sizes of the tiny groups: about 20% of 32 and of 18

@@ -15,6 +15,7 @@ from ..errors import InputError
 from .counts import GroupCodes, canonical_criterion, count_matrix, criterion_events, group_codes
 from .posterior import (
     UNIFORM_PRIOR,
+    _as_counts,
     credible_interval,
     decision_maker_multigroup,
     group_normalized_var,
@@ -56,7 +57,9 @@ class CertaintyAudit:
         :class:`AuditData` (several -> intersectional).
     favorable
         Decision value that is favourable (E1 for statistical parity; in COMPAS this is 0,
-        "not rearrested"). Default: the AuditData's ``favorable``, else 1.
+        "not rearrested"). Default: the AuditData's ``favorable``, else 1. It applies to
+        recorded columns, arrays (booleans count as 1/0), callables and estimators; a
+        :class:`~primafacie.decisions.Rule` already yields 1 = favourable.
     outcome, outcome_favorable
         True-outcome column and its favourable value (needed for equal opportunity,
         predictive parity and the accuracy tie-breaker). Default: from the AuditData.
@@ -252,8 +255,11 @@ class CertaintyAudit:
         e1, e2 = criterion_events(crit, preds, y_true)
         n, k = count_matrix(groups.codes, groups.n_groups, e1, e2)
         accuracy = np.full(len(names), np.nan)
+        accuracy_counts = None
         if y_true is not None:
-            accuracy = (preds_by_dm == y_true[None, :]).sum(axis=1, dtype=np.int64) / audit.n
+            correct = (preds_by_dm == y_true[None, :]).sum(axis=1, dtype=np.int64)
+            accuracy = correct / audit.n
+            accuracy_counts = (correct, np.full(len(names), audit.n, dtype=np.int64))
         return score_counts(
             n,
             k,
@@ -262,6 +268,7 @@ class CertaintyAudit:
             criterion=crit,
             favorable=favorable[0] if len(favorable) == 1 else list(favorable),
             accuracy=accuracy,
+            accuracy_counts=accuracy_counts,
             tie_breaker=self.tie_breaker,
             utility=self.utility,
             disparity=self.disparity,
@@ -299,9 +306,14 @@ def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.n
         raise InputError(f"{role}: predictions must be one value per row; got shape {arr.shape}")
     if arr.shape[0] != n_rows:
         raise InputError(f"{role}: {arr.shape[0]} predictions for {n_rows} rows of data")
-    if arr.dtype == bool:
-        return arr.view(np.int8)
     fav_num = _numeric_favourable(favorable)
+    if arr.dtype == bool:
+        # True/False are 1/0, as for an integer array: favourable 0 (or False) means False is
+        # favourable. Without a numeric favourable value (e.g. "yes"), True is favourable.
+        as_num = _numeric_favourable(tuple(int(f) if isinstance(f, bool) else f for f in favorable))
+        if as_num is not None and 0.0 in as_num and 1.0 not in as_num:
+            return (~arr).view(np.int8)
+        return arr.view(np.int8)
     if arr.dtype.kind in "iuf" and fav_num is not None:
         # fast path (no pandas copies): millions of rows x many decision-makers
         arr = np.ascontiguousarray(arr)  # a column of a row-major matrix is strided
@@ -364,6 +376,7 @@ def score_counts(
     epsilon: float | None = None,
     ci_level: float = 0.95,
     tie_decimals: int = TIE_DECIMALS,
+    accuracy_counts=None,
 ) -> CertaintyResult:
     """Build a :class:`CertaintyResult` from counts (no data needed).
 
@@ -378,6 +391,10 @@ def score_counts(
         Group labels or a :class:`~.counts.GroupCodes` (default ``g0, g1, ...``).
     accuracy
         Optional accuracy per decision-maker (reported; used when ``tie_breaker="accuracy"``).
+    accuracy_counts
+        Optional ``(correct, total)`` per decision-maker behind ``accuracy``, reported as
+        ``accuracy_k`` / ``accuracy_n`` (missing, ``<NA>``, when not given); ``accuracy``
+        defaults to their ratio.
     tie_breaker, utility, disparity, prior, ties, on_empty, epsilon, ci_level
         As in :class:`CertaintyAudit` (``on_empty`` defaults to ``"skip"`` here).
 
@@ -391,8 +408,9 @@ def score_counts(
     >>> res.selected, [round(u, 3) for u in res.table["utility"]]
     (('B',), [-0.414, -0.629])
     """
-    n = np.atleast_2d(np.asarray(n, dtype=np.int64))
-    k = np.atleast_2d(np.asarray(k, dtype=np.int64))
+    # validated before the int cast, which would silently truncate 2.5 to 2
+    n = np.atleast_2d(_as_counts(n).astype(np.int64))
+    k = np.atleast_2d(_as_counts(k).astype(np.int64))
     if n.shape != k.shape:
         raise InputError(f"n and k must have the same shape, got {n.shape} and {k.shape}")
     m, g = n.shape
@@ -422,6 +440,13 @@ def score_counts(
             raise InputError(msg + " — merge or drop these groups, or use on_empty='skip'")
         warnings.warn(msg + "; skipped", stacklevel=2)
         notes.append(msg + "; skipped")
+    too_few = (~empty).sum(axis=1) < 2
+    if too_few.any():
+        bad = [names[r] for r in np.flatnonzero(too_few)]
+        raise InputError(
+            f"decision-maker(s) {bad[:8]} have fewer than two groups with {_E2_TEXT[crit]} "
+            "(n > 0): a disparity needs at least two"
+        )
     dm = decision_maker_multigroup(k, n, kind=disparity, prior=prior, ties=ties, warn_empty=False)
     d, s, i_idx, j_idx = (np.atleast_1d(x) for x in dm)
     util = np.asarray(u(d, s), dtype=float)
@@ -430,7 +455,21 @@ def score_counts(
     bayes = decision_maker_multigroup(
         k, n, kind="bayesian", prior=prior, ties=ties, warn_empty=False
     )
+    acc_k = pd.array([pd.NA] * m, dtype="Int64")
+    acc_n = pd.array([pd.NA] * m, dtype="Int64")
+    if accuracy_counts is not None:
+        ck, cn = (_as_counts(np.asarray(c).reshape(-1)).astype(np.int64) for c in accuracy_counts)
+        if ck.shape != (m,) or cn.shape != (m,) or (ck > cn).any() or (cn < 1).any():
+            raise InputError(
+                f"accuracy_counts must be (correct, total) with {m} values each, "
+                "0 <= correct <= total and total >= 1"
+            )
+        acc_k, acc_n = pd.array(ck, dtype="Int64"), pd.array(cn, dtype="Int64")
+        if accuracy is None:
+            accuracy = ck / cn
     acc = np.full(m, np.nan) if accuracy is None else np.asarray(accuracy, dtype=float)
+    if acc.shape != (m,):
+        raise InputError(f"accuracy has {acc.size} values for {m} decision-makers")
     tb_values, tb_name = _tie_values(tie_breaker, names, acc)
     best, chosen = select_optimal(util, tb_values, tie_decimals)
     order, ranks = rank(util, tie_decimals)
@@ -458,6 +497,8 @@ def score_counts(
                 "utility_norm": u_norm(d, s),
                 "bayesian_disparity": np.atleast_1d(bayes.disparity),
                 "accuracy": acc,
+                "accuracy_k": acc_k,
+                "accuracy_n": acc_n,
                 "p_exceeds": p_exceeds,
                 "tied": rank_counts[ranks] > 1,
                 "best": np.isin(rows, best),

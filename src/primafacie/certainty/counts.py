@@ -13,6 +13,7 @@ Rows are processed in chunks so memory stays bounded.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -154,6 +155,18 @@ def group_codes(
             labels = [labels[i] for i in keep] + [merged_label]
             values = [values[i] for i in keep] + [("merged",)]
             members = np.bincount(inverse, minlength=len(labels))
+            if members[-1] < min_group_size:
+                warnings.warn(
+                    f"group {merged_label!r} has only {members[-1]} member(s) after merging, "
+                    f"still fewer than min_group_size={min_group_size}",
+                    stacklevel=2,
+                )
+        elif small.all():
+            warnings.warn(
+                f"every group has fewer than min_group_size={min_group_size} members; "
+                "nothing was merged",
+                stacklevel=2,
+            )
     if len(labels) < 2:
         raise InputError(
             f"protected attribute {' & '.join(cols)} has a single group ({labels[0]!r}): "
@@ -165,6 +178,27 @@ def group_codes(
 def _plain(value):
     """numpy scalars -> Python scalars so labels and JSON stay clean."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _indicator(values, what: str) -> np.ndarray:
+    """A 0/1 (or boolean) array as booleans; any other value is an error, never truthiness."""
+    arr = np.asarray(values)
+    if arr.dtype == bool:
+        return arr
+    if arr.dtype.kind not in "iuf" or (
+        arr.size
+        and not (
+            # min/max first: two fast reductions suffice for integer arrays
+            arr.min() >= 0
+            and arr.max() <= 1
+            and (arr.dtype.kind != "f" or bool(((arr == 0) | (arr == 1)).all()))
+        )
+    ):
+        bad = np.unique(arr.reshape(-1)[:100_000].astype(str))[:5].tolist()
+        raise InputError(
+            f"{what} must be 0/1 indicators (1 = favourable); got values such as {bad}"
+        )
+    return arr.astype(bool)
 
 
 def criterion_events(criterion: str, y_pred, y_true=None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -192,12 +226,12 @@ def criterion_events(criterion: str, y_pred, y_true=None) -> tuple[np.ndarray, n
     ([True, True, False], [True, False, True])
     """
     crit = canonical_criterion(criterion)
-    pred = np.asarray(y_pred).astype(bool)
+    pred = _indicator(y_pred, "decisions (y_pred)")
     if crit == "statistical_parity":
         return pred, None
     if y_true is None:
         raise InputError(f"criterion {crit!r} needs the true outcome (outcome=...)")
-    truth = np.asarray(y_true).astype(bool)
+    truth = _indicator(y_true, "outcome (y_true)")
     if truth.shape[0] != pred.shape[0]:
         raise InputError(f"outcome has {truth.shape[0]} rows, decisions have {pred.shape[0]}")
     if pred.ndim == 2:
@@ -218,10 +252,10 @@ def group_counts(z, e1, e2=None) -> dict:
     {0: (3, 3), 1: (3, 2)}
     """
     z = np.asarray(z)
-    e1 = np.asarray(e1).astype(bool)
+    e1 = _indicator(e1, "E1")
     if e1.shape != z.shape:
         raise InputError(f"E1 has {e1.shape[0]} entries, the group labels {z.shape[0]}")
-    e2 = np.ones_like(e1) if e2 is None else np.asarray(e2).astype(bool)
+    e2 = np.ones_like(e1) if e2 is None else _indicator(e2, "E2")
     if e2.shape != z.shape:
         raise InputError(f"E2 has {e2.shape[0]} entries, the group labels {z.shape[0]}")
     uniq, codes = np.unique(z, return_inverse=True)

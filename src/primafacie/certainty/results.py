@@ -51,9 +51,11 @@ class CertaintyResult:
         One row per decision-maker, best first: ``decision_maker, rank`` (competition rank,
         ties share it), ``most_privileged, least_privileged`` (groups i*, j*),
         ``n_i, k_i, n_j, k_j, p_i, p_j`` (counts and rates of that pair), ``disparity,
-        uncertainty, utility, utility_norm``, ``bayesian_disparity``, ``accuracy`` (NaN when
-        no outcome), ``p_exceeds`` (posterior P(|p_i - p_j| > epsilon), NaN when no epsilon),
-        ``tied`` (shares its rank), ``best`` (maximal utility) and ``selected`` (best after
+        uncertainty, utility, utility_norm``, ``bayesian_disparity`` (max - min of the
+        posterior means, whose extreme pair may differ from i*, j*), ``accuracy`` (NaN when no
+        outcome) with its count ``accuracy_k`` (correct decisions) and denominator
+        ``accuracy_n`` (rows; ``<NA>``/None when unknown), ``p_exceeds`` (posterior
+        P(|p_i - p_j| > epsilon) for the pair i*, j*, NaN when no epsilon), ``tied`` (shares its rank), ``best`` (maximal utility) and ``selected`` (best after
         the tie-breaker).
     counts
         One row per (decision-maker, group): ``members`` (rows in the group), ``n, k``,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .posterior import UNIFORM_PRIOR, decision_maker, treatment
+from .posterior import UNIFORM_PRIOR, _as_counts, decision_maker, treatment
 from .select import TIE_DECIMALS, rank
 from .utility import get_utility
 
@@ -60,7 +60,8 @@ def score_pairs(
     >>> out["rank"].tolist(), [round(float(u), 3) for u in out["utility"]]
     ([2, 1], [-0.629, -0.414])
     """
-    ni, ki, nj, kj = (np.asarray(v, dtype=np.int64).reshape(-1) for v in (ni, ki, nj, kj))
+    # validated before the int cast, which would silently truncate 2.5 to 2
+    ni, ki, nj, kj = (_as_counts(v).astype(np.int64).reshape(-1) for v in (ni, ki, nj, kj))
     _, u = get_utility(utility)
     d, s = decision_maker(ki, ni, kj, nj, kind, prior)
     util = np.asarray(u(d, s), dtype=float)

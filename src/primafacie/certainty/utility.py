@@ -128,7 +128,8 @@ def check_trivial_preferences(utility: str | Utility, grid: int = 101) -> AxiomC
     Parameters
     ----------
     utility
-        Name (``"topsis"``, ``"norm"``) or a vectorised callable ``u(delta, s)``.
+        Name (``"topsis"``, ``"norm"``) or a callable ``u(delta, s)`` (vectorised, or scalar
+        only: it is then evaluated point by point).
     grid
         Lattice size for the totality check.
 
@@ -145,10 +146,19 @@ def check_trivial_preferences(utility: str | Utility, grid: int = 101) -> AxiomC
     False
     """
     _, u = get_utility(utility)
+
+    def at(a, b) -> float:
+        # a function undefined at a point (math.log(0), 1/0) is not total there: NaN, no crash
+        try:
+            with np.errstate(all="ignore"):
+                return float(np.asarray(u(np.float64(a), np.float64(b))))
+        except (ArithmeticError, ValueError, TypeError):
+            return float("nan")
+
     corners: dict[str, float] = {}
     for x in (0, 1):
         for y in (0, 1):
-            corners[f"u({x},{y})"] = float(np.asarray(u(np.float64(x), np.float64(y))))
+            corners[f"u({x},{y})"] = at(x, y)
     violations = []
     for better, worse in TRIVIAL_PREFERENCES:
         ub = corners[f"u({better[0]},{better[1]})"]
@@ -159,7 +169,11 @@ def check_trivial_preferences(utility: str | Utility, grid: int = 101) -> AxiomC
             )
     d, s = np.meshgrid(np.linspace(0, 1, grid), np.linspace(0, 1, grid))
     with np.errstate(all="ignore"):
-        values = np.asarray(u(d, s), dtype=float)
+        try:
+            values = np.asarray(u(d, s), dtype=float)
+        except (TypeError, ValueError):
+            # a scalar-only function (math.hypot, if/else): evaluate it point by point
+            values = np.vectorize(at, otypes=[float])(d, s)
     total = values.shape == d.shape and bool(np.isfinite(values).all())
     if not total:
         violations.append("u is not total: non-finite or missing values on [0,1]^2")

@@ -108,6 +108,7 @@ def _from_config(path: Path) -> tuple[Any, dict[str, Any], dict]:
 
 
 def _print_summary(res) -> None:
+    import pandas as pd
     from rich.table import Table
 
     table = Table(title=f"certainty of fairness — {res.criterion.replace('_', ' ')}")
@@ -118,6 +119,8 @@ def _print_summary(res) -> None:
         )
     for row in res.table.itertuples(index=False):
         acc = "" if row.accuracy != row.accuracy else f"{row.accuracy:.3f}"
+        if acc and not pd.isna(row.accuracy_n):
+            acc += f" ({row.accuracy_k}/{row.accuracy_n})"
         mark = " ★" if row.selected else ""
         table.add_row(
             str(row.rank), f"{row.decision_maker}{mark}", str(row.most_privileged),

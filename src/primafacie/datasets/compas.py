@@ -29,7 +29,9 @@ COMPAS_RACES = (
     "African-American", "Asian", "Caucasian", "Hispanic", "Native American", "Other",
 )  # fmt: skip
 #: Feature set of the authors' fairdo ``load_data('compas')`` (the certainty paper does not
-#: publish its features; this is the closest published choice of the same authors).
+#: publish its features; this is the closest published choice of the same authors) *minus*
+#: ``race``: fairdo also lists race, here it is only the protected attribute, not a model input
+#: (a choice; the paper does not say whether its models saw race).
 CERTAINTY_FEATURES = (
     "sex", "juv_fel_count", "decile_score", "juv_misd_count", "juv_other_count",
     "is_violent_recid", "v_decile_score", "priors_count", "age_cat", "c_charge_degree",
