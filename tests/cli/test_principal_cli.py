@@ -147,3 +147,14 @@ def test_reproduce_examples(tmp_path):
     )
     assert res.exit_code == 2
     assert not (tmp_path / "r2").exists()
+
+
+def test_reproduce_student_higher_cross_cells(require_data, data_dir, tmp_path):
+    require_data("student_performance", "student-por.csv")
+    out = tmp_path / "cross"
+    args = ["reproduce", "principal-student", "--data-dir", str(data_dir), "--out", str(out)]
+    res = runner.invoke(app, [*args, "--protected", "higher-cross"])
+    assert res.exit_code == 0, res.output
+    frame = pd.read_csv(out / "principal-student.csv")
+    labels = {q.split(":")[0] for q in frame.quantity if ":" in q}
+    assert {"female&rural", "male&urban", "female", "urban"} <= labels

@@ -107,3 +107,15 @@ def test_prop1_agrees_with_single_target_lp_on_zero_exclusion():
     # the signs agree with the normalised bounds: tau' = tau * pi, pi >= d
     both = pr0 & (b.d0 > 0)
     np.testing.assert_array_equal(np.sign(v[both, 0]), np.sign(b.tau0_lower[both]))
+
+
+def test_prop1_rounding_noise_in_d_is_not_a_positive_stratum_size():
+    """d1 = p01 - p10 is exactly 0 here but 1.1e-16 in floating point; dividing by it gave
+    Lower(tau1) = 0 > Upper(tau1) = -1, an interval that 'excluded 0' (review defect)."""
+    p = np.zeros((1, 2, 2, 2))
+    p[0, 0, 1, 1] = 1.0  # A=0: everyone S=1, Y=1 -> p01 = 1
+    p[0, 1, 0, 0] = 0.043331815801927825  # A=1: everyone Y=0 -> p10 = 1 (sums to 1 + 1e-16 error)
+    p[0, 1, 1, 0] = 0.9566681841980721
+    b = prop1_bounds(p)
+    assert [b.tau1_lower[0], b.tau1_upper[0], b.tau0_lower[0], b.tau0_upper[0]] == [-1, 1, -1, 1]
+    assert (b.tau1_lower <= b.tau1_upper).all() and (b.tau0_lower <= b.tau0_upper).all()

@@ -6,6 +6,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "primafacie.principal.approx",
     "primafacie.principal.bounds",
     "primafacie.principal.estimate",
     "primafacie.principal.evaluate",

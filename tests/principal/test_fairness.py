@@ -230,3 +230,36 @@ def test_frame_reports_corollary1_checks(table4_data):
     assert f.loc["cor1_eq1_lower_pos", "estimate"] == 0.0
     assert f.loc["prop1_d0", "estimate"] == pytest.approx(0.57)
     assert f.loc["prop1_tau0", "lower"] == pytest.approx(-11 / 57)
+
+
+def test_bootstrap_is_stratified_percentile_of_the_replicates(table4_data):
+    """The reported interval is the (2.5 %, 97.5 %) percentile of the statistic recomputed on
+    replicates resampled within each arm (arm sizes kept), with the given seed."""
+    from primafacie.principal.estimate import bootstrap_counts
+    from primafacie.principal.evaluate import evaluate_margins
+
+    res = PrincipalFairness(definition=2, n_boot=40, seed=5, level=0.9).evaluate(table4_data)
+    bc = bootstrap_counts(res.counts, 40, seed=5)
+    assert (bc.sum(axis=(3, 4)) == res.counts.sum(axis=(2, 3))).all()  # stratified by A
+    v = evaluate_margins((bc / bc.sum(axis=(3, 4), keepdims=True)).reshape(-1, 2, 2, 2), (2,))
+    for key in ("lp_tau_lo", "eps_sum_def2"):
+        assert res.boot[f"{key}@lo"][0] == pytest.approx(np.quantile(v[key], 0.05), abs=1e-12)
+        assert res.boot[f"{key}@hi"][0] == pytest.approx(np.quantile(v[key], 0.95), abs=1e-12)
+    assert (bootstrap_counts(res.counts, 40, seed=6) != bc).any()  # the seed is used
+
+
+def test_repair_wording_never_claims_fairness(table4_data):
+    rep = PrincipalFairness(definition=2).repair(table4_data)
+    text = " ".join(rep.summary().note) + rep.note
+    assert "not refuted" in text and "is fair" not in text
+
+
+def test_def4_undefined_when_no_y1_in_group_a0():
+    """Definition 4 conditions on Y(0)=1; with no Y=1 among A=0 it is undefined, not 'not refuted'."""
+    df = pd.DataFrame({"g": ["f"] * 6 + ["m"] * 6, "y": [0] * 6 + [0, 1] * 3, "s": [0, 1] * 6})
+    data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        s = PrincipalFairness(definition=2).evaluate(data).summary()
+    row = s[s.definition == 4].iloc[0]
+    assert row.verdict.startswith("undefined") and "nan" not in row.evidence

@@ -103,3 +103,34 @@ def test_closed_form_tau_range_equals_the_lp():
     np.testing.assert_allclose(lo, v[:, 0], atol=2e-7)  # HiGHS feasibility tolerance
     np.testing.assert_allclose(hi, -v[:, 1], atol=2e-7)
     assert (lo <= hi + 1e-12).all()
+
+
+@pytest.mark.parametrize("joint", ["tau0", "tau1"])
+def test_closed_form_conditional_range_equals_the_lp(joint):
+    """Range of tau1' given tau0'=0 (and the reverse) in closed form against HiGHS, with ties,
+    empty cells and infeasible cases (review: replaces one linprog call per evaluation)."""
+    from primafacie.principal.lp import T0, T1, cond_range
+
+    rng = np.random.default_rng(41 if joint == "tau0" else 42)
+    n = 400
+    conc = rng.choice([0.2, 0.5, 1.0, 5.0], size=n)
+    p = np.stack([rng.dirichlet(np.full(4, c), size=2) for c in conc]).reshape(n, 2, 2, 2)
+    p[:80] = np.round(p[:80], 1)  # ties and exact zeros
+    p[80:120, 0, 1, :] = 0  # an arm where S is never 1
+    p[120:160, 1, :, 0] = 0  # an arm where Y is never 0
+    p[:160, :, 0, 0] += 1e-3 * (p[:160].sum(axis=(2, 3)) == 0)  # keep every arm non-empty
+    p /= p.sum(axis=(2, 3), keepdims=True)
+    fixed, free = (T0, T1) if joint == "tau0" else (T1, T0)
+    v, ok = solve_blocks(
+        np.tile(np.stack([free, -free]), (n, 1)),
+        np.repeat(margin_rhs(p), 2, axis=0),
+        extra_rows=fixed[None],
+    )
+    ok = ok.reshape(n, 2).all(axis=1)
+    v = v.reshape(n, 2)
+    lo, hi, feasible = cond_range(p, joint, tol=1e-9)
+    assert 20 < (~ok).sum() < n - 20  # both feasible and infeasible cases occur
+    np.testing.assert_array_equal(feasible, ok)
+    np.testing.assert_allclose(lo[ok], v[ok, 0], atol=2e-7)  # HiGHS feasibility tolerance
+    np.testing.assert_allclose(hi[ok], -v[ok, 1], atol=2e-7)
+    assert np.isnan(lo[~ok]).all() and np.isnan(hi[~ok]).all()

@@ -103,3 +103,33 @@ def test_student_protected_option(require_data, data_dir, tmp_path):
     assert set(pd.read_csv(res_path).protected) == {"-", "sex"}
     with pytest.raises(InputError, match="protected"):
         run_student(data_dir, tmp_path, legacy=False, protected="age")
+
+
+def test_student_higher_cross_cells(require_data, data_dir, tmp_path):
+    """Spec §6: the 2x2 sex x address cells for higher are offered as an option; each is the
+    intersection of the marginal subgroups, so its arm sizes add up to the marginal ones."""
+    require_data("student_performance", "student-mat.csv")
+    require_data("student_performance", "student-por.csv")
+    res_path, comp_path = run_student(data_dir, tmp_path, legacy=False, protected="higher-cross")
+    res = pd.read_csv(res_path)
+    res = res[res.protected == "higher"]
+    n = {(r.subject, r.quantity): r.value for r in res.itertuples()}
+    for subj in ("mat", "por"):
+        for arm in ("n_a0", "n_a1"):
+            cells = {
+                f"{s}&{a}": n[(subj, f"{s}&{a}:{arm}")]
+                for s in ("female", "male")
+                for a in ("rural", "urban")
+            }
+            assert cells["female&rural"] + cells["female&urban"] == n[(subj, f"female:{arm}")]
+            assert cells["female&urban"] + cells["male&urban"] == n[(subj, f"urban:{arm}")]
+        assert (subj, "male&urban:eps_sum") in n and (subj, "female&rural:tau'_upper") in n
+    # the paper comparison still has exactly its four published higher subgroups per subject
+    assert len(pd.read_csv(comp_path)[["subject", "subgroup"]].drop_duplicates()) == 8
+    # spec §6: Y = G1 > 2/3-quantile has prevalence 0.324 (mat) and 0.234 (por)
+    all_rows = pd.read_csv(res_path)
+    prev = all_rows[all_rows.quantity == "prevalence_Y"].set_index("subject").value
+    assert prev["mat"] == pytest.approx(0.324, abs=5e-4)
+    assert prev["por"] == pytest.approx(0.234, abs=5e-4)
+    default, _ = run_student(data_dir, tmp_path / "d", legacy=False, protected="higher")
+    assert not pd.read_csv(default).quantity.str.contains("&").any()  # off by default

@@ -121,6 +121,17 @@ def load_student(subject: str = "mat", data_dir: str | os.PathLike | None = None
     return frame
 
 
+def _numeric(frame: pd.DataFrame, col: str) -> pd.Series:
+    x = pd.to_numeric(frame[col], errors="coerce")
+    bad = x.isna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"student column {col!r} must be numeric; row {row} has {frame[col].iloc[row]!r}"
+        )
+    return x
+
+
 def dichotomize_student(frame: pd.DataFrame, tie: str = ">") -> pd.DataFrame:
     """Binary (0/1) versions of the 28 predictors plus ``Y`` (top third of G1) and raw labels.
 
@@ -148,18 +159,21 @@ def dichotomize_student(frame: pd.DataFrame, tie: str = ">") -> pd.DataFrame:
     """
     if tie not in (">", ">="):
         raise InputError(f"tie must be '>' or '>=', got {tie!r}")
+    missing = [c for c in [*STUDENT_PREDICTORS, "G1"] if c not in frame.columns]
+    if missing:
+        raise InputError(f"student data lacks column(s) {missing}; is it the UCI student file?")
     out = pd.DataFrame(index=frame.index)
     for col, one in _TWO_LEVEL.items():
         out[col] = (frame[col].astype(str) == one).astype(np.int8)
     for col, (op, val) in _THRESHOLDS.items():
-        x = pd.to_numeric(frame[col])
+        x = _numeric(frame, col)
         out[col] = ((x > val) if op == ">" else (x >= val)).astype(np.int8)
     out["Mjob"] = frame["Mjob"].isin(["teacher", "health", "services"]).astype(np.int8)
     out["Fjob"] = frame["Fjob"].isin(["teacher", "health", "services"]).astype(np.int8)
     out["reason"] = (frame["reason"] == "course").astype(np.int8)
     out["guardian"] = (frame["guardian"] == "mother").astype(np.int8)
     out = out[STUDENT_PREDICTORS]
-    g1 = pd.to_numeric(frame["G1"])
+    g1 = _numeric(frame, "G1")
     q = np.quantile(g1, 2 / 3)
     out["Y"] = ((g1 > q) if tie == ">" else (g1 >= q)).astype(np.int8)
     for col in ("sex", "address", "higher"):

@@ -374,23 +374,30 @@ def run_student(data_dir: Path | None, out_dir: Path, **options: Any) -> list[Pa
     out_dir
         Output folder.
     **options
-        ``protected`` restricts to one of sex, address, higher; ``legacy`` is ignored.
+        ``protected`` restricts to one of sex, address, higher; ``protected="higher-cross"`` (or
+        ``cross=True``) adds, for higher, the four sex x address cells (female&rural, ...) to the
+        paper's four one-covariate subgroups (spec §6: Assumption 1 is stated given
+        X = {gender, address}, while Table 5 shows marginal subgroups). ``legacy`` is ignored.
 
     Returns
     -------
     ``[principal-student.csv, principal-student-paper.csv]``
     """
-    _check_options(options, {"protected"})
+    _check_options(options, {"protected", "cross"})
     prot = options.get("protected")
+    cross = bool(options.get("cross", False))
     attrs: tuple[str, ...] = ("sex", "address", "higher")
     if prot is not None:
         alias = {"gender": "sex"}.get(prot, prot)
+        if alias == "higher-cross":
+            alias, cross = "higher", True
         if alias not in attrs:
             raise InputError(
-                f"protected must be one of sex (gender), address, higher; got {prot!r}"
+                "protected must be one of sex (gender), address, higher, higher-cross; "
+                f"got {prot!r}"
             )
         attrs = (alias,)
-    res, comp = student_tables(data_dir, protected=attrs)
+    res, comp = student_tables(data_dir, protected=attrs, cross=cross)
     out_dir = Path(out_dir)
     return [
         atomic_write_csv(out_dir / "principal-student.csv", res),

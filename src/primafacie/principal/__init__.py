@@ -7,6 +7,7 @@ Definition 2 pools the two strata. These are only partially identified under Ass
 never confirm them, and it computes the minimal randomised repair eps* (sum(eps*) = unfairness).
 """
 
+from .approx import alpha_star
 from .bounds import Prop1Bounds, corollary1, def3_gap, def4_bounds, prop1_bounds, stratum_bounds
 from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
 from .evaluate import evaluate_margins
@@ -32,6 +33,7 @@ __all__ = [
     "solve_repair",
     "apply_eps",
     "randomised_repair",
+    "alpha_star",
     "count_cells",
     "encode_cells",
     "bootstrap_counts",

@@ -20,7 +20,8 @@ class Prop1Bounds:
     """Sharp separate bounds on tau1 and tau0 (normalised differences), arrays of shape ``(C,)``.
 
     ``d1 = p_{01} - p_{10}`` and ``d0 = p_{10} - p_{01}`` are the smallest possible sizes of the
-    strata (1,1) and (0,0); the bounds are ``[-1, 1]`` where the relevant ``d`` is not positive.
+    strata (1,1) and (0,0); the bounds are ``[-1, 1]`` where the relevant ``d`` is not positive
+    (``d <= D_TOL``, 1e-12, counts as 0: floating-point noise of an exact tie).
     """
 
     tau1_lower: np.ndarray
@@ -29,6 +30,11 @@ class Prop1Bounds:
     tau0_upper: np.ndarray
     d1: np.ndarray
     d0: np.ndarray
+
+
+#: A smallest stratum size ``d`` at or below this is rounding noise of an exact 0 (``p01`` and
+#: ``p10`` are sums of floats): dividing by it would give nonsense such as Lower > Upper.
+D_TOL = 1e-12
 
 
 def _pp(p: np.ndarray, s: int, y: int, a: int) -> np.ndarray:
@@ -63,11 +69,11 @@ def prop1_bounds(p: np.ndarray) -> Prop1Bounds:
     d1 = p01 - p10
     d0 = p10 - p01
     with np.errstate(divide="ignore", invalid="ignore"):
-        pos1 = d1 > 0
+        pos1 = d1 > D_TOL
         s1 = np.where(pos1, d1, 1.0)
         l1 = np.maximum(0.0, 1.0 - _pp(p, 0, 1, 1) / s1) - np.minimum(1.0, _pp(p, 1, 1, 0) / s1)
         u1 = np.minimum(1.0, _pp(p, 1, 1, 1) / s1) + np.minimum(0.0, _pp(p, 0, 1, 0) / s1 - 1.0)
-        pos0 = d0 > 0
+        pos0 = d0 > D_TOL
         s0 = np.where(pos0, d0, 1.0)
         l0 = np.maximum(0.0, 1.0 - _pp(p, 0, 0, 1) / s0) - np.minimum(1.0, _pp(p, 1, 0, 0) / s0)
         u0 = np.minimum(1.0, _pp(p, 1, 0, 1) / s0) + np.minimum(0.0, _pp(p, 0, 0, 0) / s0 - 1.0)

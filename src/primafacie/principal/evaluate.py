@@ -1,8 +1,8 @@
 """All per-cell quantities of the method for a stack of tables ``p[c, a, s, y]`` (spec §3-5).
 
-One call evaluates every cell (and, for the bootstrap, every replicate of every cell) with a fixed
-number of stacked HiGHS calls: Proposition 1 and Corollary 1 in closed form, the LP ranges, the
-post-processing program and the post-repair check.
+One call evaluates every cell (and, for the bootstrap, every replicate of every cell): Proposition
+1, Corollary 1, the LP ranges and the post-repair check in closed form (:mod:`.lp`), and the
+post-processing programs of all cells and definitions in one stacked HiGHS call per chunk.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def _evaluate_chunk(
         d0=b.d0,
         cor1=corollary1(p, tol),
     )
-    # phase 1: the evaluation LPs and every repair program in one HiGHS call
+    # phase 1: the ranges (closed form) and every repair program in one HiGHS call
     sets, finish = interval_sets(p, joint, tol)
     defs = definitions if repair else ()
     rep_sets = [repair_set(p, d) for d in defs]
@@ -119,7 +119,7 @@ def _evaluate_chunk(
     out["violated_def1"], out["violated_def2"] = viol[1], viol[2]
     if not defs:
         return out
-    # phase 2: check the repaired margins (Definition 2 in closed form, Definition 1 by one LP call)
+    # phase 2: check the repaired margins (closed forms; the stacked set list is empty)
     post_sets, post_finish = [], []
     for d, (x, ok) in zip(defs, solved[len(sets) :], strict=False):
         eps = finish_repair(x, ok)

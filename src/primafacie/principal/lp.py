@@ -6,12 +6,13 @@ is the observed table ``p'_{..0}`` of the A=0 arm and the (S(1), Y(1)) margin is
 a 4x4 transportation polytope. Its eight equalities have rank 7, so the last one (arm 1,
 s=1, y=1) is dropped: it is implied because both arms sum to one.
 
-Speed: the ranges of tau0', tau1' and tau' over (8) have closed forms (:func:`single_ranges`,
-:func:`tau_range`, derived from Gale's supply-demand theorem for a transportation problem with
-fixed cells and checked against HiGHS on thousands of random tables in the tests). Only the
-conditional Definition-1 range (one target fixed at 0) is solved as an LP, stacked
-block-diagonally over cells (see :mod:`.stack`): the margin matrix is shared by every block and
-only the right-hand side changes. :func:`solve_blocks` solves any target by LP (used in tests).
+Speed: the ranges of tau0', tau1' and tau' over (8), and the conditional Definition-1 range (one
+target fixed at 0), have closed forms (:func:`single_ranges`, :func:`tau_range`,
+:func:`cond_range`, derived from Gale's supply-demand theorem for a transportation problem with
+fixed cells and checked against HiGHS on thousands of random tables in the tests), so evaluating
+a cell solves no LP; only the repair program of :mod:`.repair` goes to HiGHS.
+:func:`solve_blocks` solves any target by LP, stacked block-diagonally over cells (see
+:mod:`.stack`; used in the tests).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "margin_rhs",
     "single_ranges",
     "tau_range",
+    "cond_range",
     "solve_blocks",
     "interval_sets",
     "LPIntervals",
@@ -169,6 +171,69 @@ def _clean(v: np.ndarray) -> np.ndarray:
     return np.where(np.abs(v) < 1e-12, 0.0, v) + 0.0
 
 
+def cond_range(
+    p: np.ndarray, joint: str = "tau0", tol: float = 1e-9
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Closed-form range of the free Definition-1 target with the other fixed at 0: ``(lo, hi, ok)``.
+
+    ``joint="tau0"``: tau1' = w_0111 - w_1011 over (8) + {w_0100 = w_1000}; ``"tau1"``: the reverse.
+    The four cells lie in distinct rows and columns of the 4x4 transportation problem, so with
+    them fixed at ``(a, a, c, d)`` Gale's theorem leaves ``0 <= v <= m_v`` and ``2 v - F >= g_v``
+    (``F = 2a + c + d``, ``m_v = min(r, c)``, ``g_v = r + c - 1`` of the cell). The two fixed-cell
+    conditions become ``c + d <= S = -max(g_1, g_2)`` and the free ones ``c - d >= g_3 + 2a``,
+    ``d - c >= g_4 + 2a``: ``a = 0`` is never worse, and then ``u = c - d`` is attainable iff
+    ``max(g_3, -m_4, -S) <= u <= min(m_3, -g_4, S)``. Checked against HiGHS in the tests
+    (thousands of random tables with ties, empty cells and infeasible cases).
+
+    Parameters
+    ----------
+    p
+        ``(C, 2, 2, 2)`` array ``p[c, a, s, y] = pr(S=s, Y=y | A=a)``.
+    joint
+        ``"tau0"`` or ``"tau1"``: which target is fixed at 0.
+    tol
+        Slack on feasibility: a range whose ends cross by at most ``tol`` (rounding, or a fixed
+        target that only reaches 0 within ``tol``) counts as feasible and is reported as the
+        single point midway between the ends.
+
+    Returns
+    -------
+    lo, hi, ok
+        ``(C,)`` ends (NaN where infeasible) and feasibility flags.
+
+    Examples
+    --------
+    >>> p = np.array([[[0.53, 0.04], [0.11, 0.32]], [[0.90, 0.02], [0.03, 0.05]]])
+    >>> lo, hi, ok = cond_range(p[None], "tau1")   # tau1' = 0 fixed: tau0' in [-0.11, -0.01]
+    >>> np.round([lo[0], hi[0]], 6).tolist(), bool(ok[0]), bool(cond_range(p[None])[2][0])
+    ([-0.11, -0.01], True, False)
+    """
+    if joint not in ("tau0", "tau1"):
+        raise ValueError(f"joint must be 'tau0' or 'tau1', got {joint!r}")
+    p = np.asarray(p, dtype=float)
+    # cell (row of arm 0, column of arm 1): w_0100, w_1000 (tau0'), w_0111, w_1011 (tau1')
+    cells = {
+        "0100": (p[:, 0, 0, 0], p[:, 1, 1, 0]),
+        "1000": (p[:, 0, 1, 0], p[:, 1, 0, 0]),
+        "0111": (p[:, 0, 0, 1], p[:, 1, 1, 1]),
+        "1011": (p[:, 0, 1, 1], p[:, 1, 0, 1]),
+    }
+    fixed, plus, minus = (
+        (("0100", "1000"), "0111", "1011")
+        if joint == "tau0"
+        else (("0111", "1011"), "0100", "1000")
+    )
+    g = {k: r + c - 1.0 for k, (r, c) in cells.items()}
+    m = {k: np.minimum(r, c) for k, (r, c) in cells.items()}
+    smax = -np.maximum(g[fixed[0]], g[fixed[1]])
+    lo = np.maximum(np.maximum(g[plus], -m[minus]), -smax)
+    hi = np.minimum(np.minimum(m[plus], -g[minus]), smax)
+    ok = lo <= hi + tol
+    mid = (lo + hi) / 2.0
+    lo, hi = np.where(lo > hi, mid, lo), np.where(lo > hi, mid, hi)
+    return _clean(np.where(ok, lo, np.nan)), _clean(np.where(ok, hi, np.nan)), ok
+
+
 def solve_blocks(
     costs: np.ndarray, rhs: np.ndarray, extra_rows: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -235,53 +300,34 @@ class LPIntervals:
 def interval_sets(
     p: np.ndarray, joint: str = "tau0", tol: float = 1e-9, want: tuple[str, ...] = ("tau", "cond")
 ) -> tuple[list[BlockSet], Callable[[list[tuple[np.ndarray, np.ndarray]]], LPIntervals]]:
-    """The LPs behind :func:`lp_intervals` as block sets, and a function assembling the result.
+    """The programs behind :func:`lp_intervals` as block sets, and a function assembling the result.
 
-    Lets a caller stack them with other programs (the repair) into one ``linprog`` call.
-    ``want`` selects the programs: ``"tau"`` (range of tau') and/or ``"cond"`` (the conditional
-    Definition-1 range); ranges not wanted are NaN in the result.
+    Lets a caller stack them with other programs (the repair) into one ``linprog`` call. Every
+    range now has a closed form, so the list is empty and ``finish`` ignores its argument (the
+    interface is kept for callers that stack). ``want`` selects the ranges: ``"tau"`` (range of
+    tau') and/or ``"cond"`` (the conditional Definition-1 range); ranges not wanted are NaN.
     """
     if joint not in ("tau0", "tau1"):
         raise ValueError(f"joint must be 'tau0' or 'tau1', got {joint!r}")
     p = np.asarray(p, dtype=float)
     c = p.shape[0]
-    rhs = margin_rhs(p)[:, :7]
     lo0, hi0, lo1, hi1 = (_clean(v) for v in single_ranges(p))
-    first_lo, first_hi, fixed, free = (lo0, hi0, T0, T1) if joint == "tau0" else (lo1, hi1, T1, T0)
+    first_lo, first_hi = (lo0, hi0) if joint == "tau0" else (lo1, hi1)
     # (8) is convex and the target linear, so {target = 0} is feasible iff 0 lies in its range
     cond_ok = (first_lo <= tol) & (first_hi >= -tol)
-    idx = np.flatnonzero(cond_ok) if "cond" in want else np.empty(0, dtype=np.int64)
     tlo, thi = tau_range(p) if "tau" in want else (np.full(c, np.nan), np.full(c, np.nan))
-    cond_block = np.vstack([A_MARGIN, fixed[None, :]])
-    cond_rhs = np.hstack([rhs[idx], np.zeros((idx.size, 1))])
-    cond_set = BlockSet(
-        np.tile(np.stack([free, -free]), (idx.size, 1)),
-        cond_block,
-        np.repeat(cond_rhs, 2, axis=0),
-        _INF16,
-    )
+    if "cond" in want:
+        clo, chi, _ = cond_range(p, joint, tol)
+        clo, chi = np.where(cond_ok, clo, np.nan), np.where(cond_ok, chi, np.nan)
+    else:
+        clo, chi = np.full(c, np.nan), np.full(c, np.nan)
+    result = LPIntervals((lo0, hi0), (lo1, hi1), (tlo, thi), (clo, chi), cond_ok, joint)
 
     def finish(results: list[tuple[np.ndarray, np.ndarray]]) -> LPIntervals:
-        ((xc, okc),) = results
-        clo = np.full(c, np.nan)
-        chi = np.full(c, np.nan)
-        feas = cond_ok.copy()  # feasibility is known from the closed form even when not wanted
-        if idx.size:
-            vc = np.einsum("kj,kj->k", cond_set.costs, np.nan_to_num(xc)).reshape(idx.size, 2)
-            okc2 = okc.reshape(idx.size, 2).all(axis=1)
-            clo[idx[okc2]] = vc[okc2, 0]
-            chi[idx[okc2]] = -vc[okc2, 1]
-            feas[idx[~okc2]] = False
-        return LPIntervals(
-            (lo0, hi0),
-            (lo1, hi1),
-            (tlo, thi),
-            (_clean(clo), _clean(chi)),
-            feas,
-            joint,
-        )
+        # every range has a closed form now (cond_range): no program is left to solve
+        return result
 
-    return [cond_set], finish
+    return [], finish
 
 
 def lp_intervals(p: np.ndarray, joint: str = "tau0", tol: float = 1e-9) -> LPIntervals:

@@ -138,7 +138,8 @@ def randomised_repair(
     """Apply the intervention to individual decisions: S' (0/1 int8).
 
     For unit i with A_i = a in cell c draw U ~ Unif(0, 1): S' = 0 if U < eps_{a0}, else S' = 1 if
-    U < eps_{a0} + eps_{a1}, else S' = S_i. Fairness then holds in distribution, not row by row.
+    U < eps_{a0} + eps_{a1}, else S' = S_i. The repaired margins then pass the bounds test (not
+    refuted; fairness is never confirmed) in distribution, not row by row.
 
     Parameters
     ----------

@@ -338,10 +338,15 @@ class PrincipalResult:
                 else:
                     lo, hi = float(v["def4_lo"][c]), float(v["def4_hi"][c])
                     bad = lo > tol or hi < -tol
+                    undefined = np.isnan(lo)  # no Y=1 among A=0: pr(. | Y(0)=1) undefined
                     row.update(
-                        verdict=VIOLATED if bad else NOT_REFUTED,
+                        verdict="undefined: no Y=1 in group A=0"
+                        if undefined
+                        else (VIOLATED if bad else NOT_REFUTED),
                         direction="",
-                        evidence=f"gap in [{lo:.4f}, {hi:.4f}] (partially identified)",
+                        evidence="pr(Y(0)=1) = 0"
+                        if undefined
+                        else f"gap in [{lo:.4f}, {hi:.4f}] (partially identified)",
                         eps_sum=np.nan,
                         boot_share_violated=np.nan,
                         note="comparison only (Coston et al.)",
@@ -439,7 +444,7 @@ class RepairResult:
     repaired
         S' per row (0/1), from the seeded intervention.
     after
-        :class:`PrincipalResult` of S' on the data (empirical check; fair in distribution only).
+        :class:`PrincipalResult` of S' on the data (empirical check; the repair acts in distribution only).
     """
 
     definition: int
@@ -515,7 +520,7 @@ class RepairResult:
                 "repair": what,
                 "post_gap_closed": f["post_gap_closed"],
                 "n_changed": f["n_changed"],
-                "note": "S' is fair in distribution on the estimated margins; " + NOTE,
+                "note": "in distribution, S' is not refuted on the estimated margins; " + NOTE,
             }
         )
 
