@@ -22,7 +22,11 @@ def test_design_example_runs():
         favorable=1,
     )
     scm = SCM(
-        edges=[("Gender", "AnnualSalary"), ("Gender", "AccountBalance"), ("AnnualSalary", "AccountBalance")]
+        edges=[
+            ("Gender", "AnnualSalary"),
+            ("Gender", "AccountBalance"),
+            ("AnnualSalary", "AccountBalance"),
+        ]
     ).fit(data)
     res = SituationTest(method="cst", k=15, alpha=0.05, tau=0.0).run(data, scm=scm)
     frame = res.to_frame()

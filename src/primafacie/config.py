@@ -103,7 +103,7 @@ class SituationSpec(_Strict):
         default_factory=lambda: ["single"]
     )
     direction: Literal["negative", "positive"] = "negative"
-    interval: Literal["wald", "wilson"] = "wald"
+    interval: Literal["wald", "newcombe", "wilson"] = "wald"
     max_distance: Optional[float] = Field(None, gt=0)
     legacy: bool = False
 
