@@ -129,3 +129,30 @@ def test_faiss_missing_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "faiss", None)
     with pytest.raises(InputError, match=r"\[fast\]"):
         knn(np.zeros((1, 1)), np.zeros((30, 1)) + np.arange(30)[:, None], 2, algorithm="faiss")
+
+
+def test_decimals_turns_float_noise_into_ties():
+    # |3 - 2.5| / 3.5 and |3 - 3.5| / 3.5 are equal, but on the scaled matrix they differ in the
+    # last bit (0.1428571428571428 vs ...429): without rounding the noise, not the tie rule,
+    # picks the neighbour.
+    t = GowerTransformer({"x": "numeric"}).fit(pd.DataFrame({"x": [0.0, 3.5]}))
+    base = t.transform(pd.DataFrame({"x": [2.5, 3.5]}))
+    q = t.transform(pd.DataFrame({"x": [3.0]}))
+    noisy = gower_distances(q, base)
+    assert noisy[0, 0] != noisy[0, 1]
+    for algorithm in ("brute", "tree"):
+        first = knn(q, base, 1, ties="first", decimals=12, algorithm=algorithm)
+        last = knn(q, base, 1, ties="last", decimals=12, algorithm=algorithm)
+        assert first.indices.tolist() == [[0]] and last.indices.tolist() == [[1]]
+    assert knn(q, base, 1, ties="last").indices.tolist() == [[0]]  # raw sums: noise decides
+    with pytest.raises(InputError, match="decimals"):
+        knn(q, base, 1, decimals=-1)
+
+
+def test_infinite_values_are_an_error_naming_the_feature():
+    df = pd.DataFrame({"salary": [1.0, 2.0, np.inf]})
+    with pytest.raises(InputError, match="'salary' has 1 infinite"):
+        GowerTransformer({"salary": "numeric"}).fit(df)
+    t = GowerTransformer({"salary": "numeric"}).fit(df.iloc[:2])
+    with pytest.raises(InputError, match="'salary' has 1 infinite"):
+        t.transform(df)

@@ -158,9 +158,16 @@ class GowerTransformer:
         if col.isna().any():
             raise InputError(f"feature {spec.name!r} has missing values")
         try:
-            return col.to_numpy(dtype=float)
+            x = col.to_numpy(dtype=float)
         except (TypeError, ValueError) as exc:
             raise InputError(f"feature {spec.name!r} is not numeric: {exc}") from exc
+        bad = ~np.isfinite(x)
+        if bad.any():
+            raise InputError(
+                f"feature {spec.name!r} has {int(bad.sum())} infinite value(s) (first at row "
+                f"{int(np.flatnonzero(bad)[0])}); a distance needs finite numbers"
+            )
+        return x
 
     @property
     def divisor(self) -> int:
@@ -297,6 +304,7 @@ def knn(
     algorithm: str = "auto",
     divisor: float = 1.0,
     backend: Any = None,
+    decimals: int | None = None,
 ) -> KnnResult:
     """Exact k nearest base rows of every query row under the L1 (Gower) distance.
 
@@ -326,6 +334,11 @@ def knn(
     backend
         :mod:`primafacie.compute` backend (``None``/"local", a ``Backend(n_jobs=2)``, or
         ``"dask"``) the query chunks are mapped over; results are identical on every backend.
+    decimals
+        Round every distance to this many decimals before ranking, so that distances that
+        are equal in exact arithmetic but differ by floating-point noise (``|3 - 2.5| / 3.5``
+        and ``|3 - 3.5| / 3.5`` computed on the scaled matrix) are ties and ``ties`` decides
+        them. ``None`` (default) ranks the raw float64 sums, as the CST authors' code does.
 
     Returns
     -------
@@ -342,6 +355,8 @@ def knn(
     """
     if ties not in TIE_RULES:
         raise InputError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+    if decimals is not None and (isinstance(decimals, bool) or not 0 <= int(decimals) <= 15):
+        raise InputError(f"decimals must be an integer in [0, 15] or None, got {decimals!r}")
     query = np.ascontiguousarray(query, dtype=float)
     base = np.ascontiguousarray(base, dtype=float)
     if query.ndim != 2 or base.ndim != 2 or query.shape[1] != base.shape[1]:
@@ -372,6 +387,7 @@ def knn(
             algorithm=algorithm,
             divisor=divisor,
             backend=backend,
+            decimals=decimals,
         )
         inverse = inverse.reshape(-1)
         return KnnResult(res.indices[inverse], res.distances[inverse], res.counts[inverse])
@@ -384,7 +400,7 @@ def knn(
         elif n > 20_000 and kk < n and _faiss_available():
             algorithm = "faiss"
     search = {"brute": _brute, "tree": _knn_tree, "faiss": _knn_faiss}[algorithm]
-    idx, dist = search(query, base, kk, chunk_size, divisor, backend)
+    idx, dist = search(query, base, kk, chunk_size, divisor, backend, decimals=decimals)
     if ties == "last":
         idx = n - 1 - idx
     if kk < k:
@@ -417,11 +433,15 @@ def _brute(
     chunk_size: int | None,
     divisor: float,
     backend: Any = None,
+    decimals: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     rows = chunk_size or max(1, _BLOCK_CELLS // max(len(base), 1))
 
     def one(sl: slice) -> tuple[np.ndarray, np.ndarray]:
-        return _topk_block(gower_distances(query[sl], base, divisor), k)
+        d = gower_distances(query[sl], base, divisor)
+        if decimals is not None:
+            np.round(d, decimals, out=d)
+        return _topk_block(d, k)
 
     return _map_chunks(one, len(query), rows, backend)
 
@@ -436,6 +456,7 @@ def _candidates_then_exact(
     rel: float,
     abs_tol: float,
     backend: Any = None,
+    decimals: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Approximate-distance candidates (k + 8 per query), re-ranked exactly.
 
@@ -448,6 +469,10 @@ def _candidates_then_exact(
     """
     n, m = len(base), len(query)
     kq = min(k + 8, n)
+    if decimals is not None:
+        # Rounding merges distances up to one unit of the last kept decimal apart: a row that
+        # far beyond the k-th candidate can still tie with it, so widen the safety margin.
+        abs_tol += 10.0**-decimals
 
     def one(sl: slice) -> tuple[np.ndarray, np.ndarray]:
         q = query[sl]
@@ -464,12 +489,14 @@ def _candidates_then_exact(
             d += np.abs(q[:, j][:, None] - base[safe, j])
         if divisor != 1:
             d /= divisor
+        if decimals is not None:
+            np.round(d, decimals, out=d)
         order = np.lexsort((iq, d))
         out_i = np.take_along_axis(iq, order, axis=1)[:, :k]
         out_d = np.take_along_axis(d, order, axis=1)[:, :k]
         bad = np.flatnonzero(~ok)
         if len(bad):
-            out_i[bad], out_d[bad] = _brute(q[bad], base, k, None, divisor)
+            out_i[bad], out_d[bad] = _brute(q[bad], base, k, None, divisor, decimals=decimals)
         return out_i, out_d
 
     return _map_chunks(one, m, chunk_size or 50_000, backend)
@@ -482,6 +509,7 @@ def _knn_tree(
     chunk_size: int | None,
     divisor: float,
     backend: Any = None,
+    decimals: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn KD-tree (Manhattan, float64) candidates, re-ranked exactly."""
     from sklearn.neighbors import KDTree
@@ -497,6 +525,7 @@ def _knn_tree(
         1e-9,
         1e-12,
         backend,
+        decimals,
     )
 
 
@@ -507,6 +536,7 @@ def _knn_faiss(
     chunk_size: int | None,
     divisor: float,
     backend: Any = None,
+    decimals: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """faiss exact flat L1 index (float32) candidates, re-ranked exactly in float64."""
     try:
@@ -524,5 +554,5 @@ def _knn_faiss(
 
     # float32 sums of p terms: error well below 1e-4 relative plus 1e-5 of the data's scale.
     return _candidates_then_exact(
-        query, base, k, chunk_size, divisor, search, 1e-4, 1e-5 * scale, backend
+        query, base, k, chunk_size, divisor, search, 1e-4, 1e-5 * scale, backend, decimals
     )

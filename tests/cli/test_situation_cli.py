@@ -164,3 +164,57 @@ def test_config_without_situation_section(loans, tmp_path):
     )
     r = runner.invoke(app, ["situation", "--config", str(cfg), "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "situation" in r.output
+
+
+def test_multiple_dimension_writes_each_runs_neighbours_and_intervals(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 200
+    g = (rng.random(n) < 0.5).astype(int)
+    race = (rng.random(n) < 0.5).astype(int)
+    sal = 100 + 20 * rng.normal(size=n) - 15 * g - 10 * race
+    bal = 0.3 * sal + 5 * rng.normal(size=n) - 3 * g
+    df = pd.DataFrame({"gender": g, "race": race, "salary": sal, "balance": bal})
+    df["approved"] = (df.salary + 5 * df.balance > 250).astype(int)
+    path = tmp_path / "loans2.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "out"
+    args = _base(path, out) + ["--protected", "race=1", "--dimension", "multiple"]
+    args += EDGES + ["--edge", "race:salary"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    comp = pd.read_csv(out / "complainants.csv")
+    both = int(((df.gender == 1) & (df.race == 1)).sum())
+    assert len(comp) == 8 * both
+    for attr in ("gender", "race"):
+        assert {f"control_ids_{attr}", f"test_ids_{attr}", f"ci2_low_{attr}"} <= set(comp.columns)
+        st5 = comp[(comp.method == "st") & (comp.k == 5)]
+        assert st5[f"control_ids_{attr}"].str.split().map(len).eq(5).all()
+    assert (pd.read_csv(out / "summary.csv").denominator == both).all()
+
+
+def test_model_with_string_labels_uses_the_favorable_label(loans, tmp_path):
+    import joblib
+    from sklearn.tree import DecisionTreeClassifier
+
+    path, df = loans
+    df = df.assign(approved=np.where(df.approved == 1, "yes", "no"))
+    df.to_csv(path, index=False)
+    model = DecisionTreeClassifier(random_state=0).fit(df[["salary", "balance"]], df.approved)
+    mpath = tmp_path / "m.joblib"
+    joblib.dump(model, mpath)
+    args = [a for a in _base(path, tmp_path / "o") if a != "salary + 5 * balance > 250"]
+    args.remove("--rule")
+    out = tmp_path / "o"
+    r = runner.invoke(
+        app, args + ["--out", str(out), "--favorable", "yes", "--model", str(mpath)] + EDGES
+    )
+    assert r.exit_code == 0, r.output
+    comp = pd.read_csv(out / "complainants.csv")
+    cf_rows = comp[comp.method == "cf"]
+    # the tree reproduces the labels, so b(x^CF) is favourable for some complainants
+    assert cf_rows.cf_decision.isin([0, 1]).all() and cf_rows.cf_decision.sum() > 0
+    bad = runner.invoke(
+        app,
+        args + ["--out", str(tmp_path / "o2"), "--favorable", "maybe", "--model", str(mpath)],
+    )
+    assert bad.exit_code == 2 and "maybe" in bad.output

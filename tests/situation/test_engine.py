@@ -201,3 +201,140 @@ def test_scm_route_labels_centres_with_b_not_the_copied_decision(tiny):
     for legacy in (False, True):
         t = SituationTest(method="cf", k=2, legacy=legacy).run(d2, scm=scm, decider=rule).to_frame()
         assert t.cf_decision.tolist() == expect
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"alpha": "x"}, {"alpha": None}, {"tau": "high"}, {"max_distance": "far"}]
+)
+def test_non_numeric_alpha_tau_are_input_errors(tiny, kwargs):
+    data, _ = tiny
+    with pytest.raises(InputError, match=f"{next(iter(kwargs))} must be a number"):
+        SituationTest(**{"method": "st", "k": 2, **kwargs}).run(data)
+
+
+Z95 = 1.6448536269514722  # Φ⁻¹(0.95)
+
+
+def test_corrected_self_exclusion_by_identity_and_centres_added_once():
+    # rows 0-3 are identical protected rows; c = row 3 must be dropped by identity (ties go to
+    # the earlier row, so rows 0 and 1 remain), and CST w/ adds c exactly once.
+    df = pd.DataFrame(
+        {
+            "x": [1.0, 1, 1, 1, 5, 1, 2, 3],
+            "a": [1, 1, 1, 1, 1, 0, 0, 0],
+            "y": [0, 1, 1, 0, 1, 1, 0, 1],
+        }
+    )
+    data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+    cf = df.assign(x=np.where(df.a == 1, df.x + 1, df.x))
+    res = SituationTest(method=["st", "cst_centers"], k=[1, 2]).run(
+        data, counterfactuals=cf, decider=Rule("x > 2.5")
+    )
+    assert _row(res, "st", 2, 3).control_ids == [0, 1]
+    assert _row(res, "st", 2, 0).control_ids == [1, 2]
+    w = _row(res, "cst_centers", 1, 3)
+    # control: row 0 (rejected) + c (rejected) = 2/2; test: row 6 (x=2, rejected) + b(2) = 0
+    assert (w.k_c, w.neg_c, w.k_t, w.neg_t) == (2, 2, 2, 2)
+    assert w.control_ids == [0] and w.test_ids == [6]
+
+
+def test_ranges_are_learned_on_the_factual_data(tiny):
+    # factual range of x is 3.5; the counterfactual centre of row 0 (x=3) is 0.5 away from rows
+    # 6 and 7, i.e. 0.5/3.5 = 0.143 > ε = 0.1. Re-fitting on the counterfactual table (range
+    # 5.5) would give 0.091 <= ε and keep both.
+    data, cf = tiny
+    t = SituationTest(method="cst", k=2, max_distance=0.1).run(data, counterfactuals=cf)
+    assert _row(t, "cst", 2, 0).k_t == 0
+    t = SituationTest(method="cst", k=2, max_distance=0.15).run(data, counterfactuals=cf)
+    assert _row(t, "cst", 2, 0).k_t == 2
+
+
+def test_tie_rule_parameter(tiny):
+    data, cf = tiny
+    # test centre x=3 is equidistant from row 6 (x=2.5) and row 7 (x=3.5)
+    first = SituationTest(method="cst", k=1).run(data, counterfactuals=cf)
+    last = SituationTest(method="cst", k=1, ties="last").run(data, counterfactuals=cf)
+    assert _row(first, "cst", 1, 0).test_ids == [6] and _row(first, "cst", 1, 0).p_t == 0.0
+    assert _row(last, "cst", 1, 0).test_ids == [7] and _row(last, "cst", 1, 0).p_t == 1.0
+
+
+def test_fewer_than_k_uses_actual_group_sizes_in_p_and_w(tiny):
+    data, _ = tiny
+    r = _row(SituationTest(method="st", k=4, strict_k=False).run(data), "st", 4, 0)
+    # control: the 3 other protected rows (1 rejected); test: all 4 non-protected (1 rejected)
+    assert (r.k_c, r.neg_c, r.k_t, r.neg_t) == (3, 1, 4, 1)
+    assert (r.p_c, r.p_t) == (1 / 3, 1 / 4)
+    w = Z95 * math.sqrt((1 / 3) * (2 / 3) / 3 + (1 / 4) * (3 / 4) / 4)
+    assert r.ci_low == pytest.approx(1 / 12 - w)
+    w2 = 1.959963984540054 * math.sqrt((1 / 3) * (2 / 3) / 3 + (1 / 4) * (3 / 4) / 4)
+    assert (r.ci2_low, r.ci2_high) == pytest.approx((1 / 12 - w2, 1 / 12 + w2))
+
+
+@pytest.fixture()
+def favoured():
+    # protected rows x=0..4 all accepted; the 4 non-protected rows (the whole test space at
+    # k=4) have 2 rejections. b(x) = 1{x > 1.5} labels the (identity) counterfactual centres.
+    df = pd.DataFrame(
+        {
+            "x": [0.0, 1, 2, 3, 4, 10, 11, 12, 13],
+            "a": [1, 1, 1, 1, 1, 0, 0, 0, 0],
+            "y": [1, 1, 1, 1, 1, 0, 0, 1, 1],
+        }
+    )
+    data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+    return data, df.copy()
+
+
+def test_positive_discrimination_d15_by_hand(favoured):
+    data, cf = favoured
+    pos = SituationTest(method="st", k=4, direction="positive").run(data).to_frame()
+    # Δp = 0 - 2/4 = -0.5; w = z * sqrt(0.25/4) = 0.4112; upper = -0.0888 < 0: significant
+    w = Z95 * math.sqrt(0.25 / 4)
+    assert pos.delta.eq(-0.5).all() and np.allclose(pos.ci_high, -0.5 + w)
+    assert np.isneginf(pos.ci_low).all()
+    assert pos.discriminated.all() and pos.significant.all()
+    neg = SituationTest(method="st", k=4).run(data).to_frame()
+    assert not neg.discriminated.any()
+    # τ = -0.1: still flagged (Δp < τ) but the interval (-inf, -0.0888] contains τ
+    tau = SituationTest(method="st", k=4, direction="positive", tau=-0.1).run(data).to_frame()
+    assert tau.discriminated.all() and not tau.significant.any()
+
+
+def test_positive_cf_flag_and_significance_by_hand(favoured):
+    data, cf = favoured
+    res = SituationTest(method=["cst_centers", "cf"], k=4, direction="positive").run(
+        data, counterfactuals=cf, decider=Rule("x > 1.5")
+    )
+    t = res.to_frame().set_index(["method", "row"])
+    for row in range(5):
+        ycf = int(row >= 2)
+        w = t.loc[("cst_centers", row)]
+        # control 0/5 rejected; test 2 + (1 - ŷ^CF) of 5
+        assert (w.k_c, w.neg_c, w.k_t, w.neg_t) == (5, 0, 5, 3 - ycf)
+        p_t = (3 - ycf) / 5
+        assert w.ci_high == pytest.approx(-p_t + Z95 * math.sqrt(p_t * (1 - p_t) / 5))
+        assert bool(w.significant)  # -0.6 + 0.3604 and -0.4 + 0.3604 are both < 0
+        c = t.loc[("cf", row)]
+        # positive CF: ŷ_c = 1 and ŷ_c^CF = 0 (rows 0 and 1 only)
+        assert bool(c.cf_flag) == (ycf == 0) and bool(c.discriminated) == (ycf == 0)
+        assert bool(c.significant) == (ycf == 0)
+        assert (c.decision, c.cf_decision) == (1, ycf)
+
+
+def test_newcombe_engine_columns_equal_the_formula(tiny):
+    from primafacie.situation.stats import newcombe_interval
+
+    data, _ = tiny
+    res = SituationTest(method="st", k=2, interval="newcombe").run(data)
+    r = _row(res, "st", 2, 0)  # 1 of 2 rejected in control, 0 of 2 in test
+    lo1, _ = newcombe_interval(1, 2, 0, 2, 0.05, "one")
+    lo2, hi2 = newcombe_interval(1, 2, 0, 2, 0.05, "two")
+    assert (r.ci_low, r.ci2_low, r.ci2_high) == pytest.approx((float(lo1), float(lo2), float(hi2)))
+    assert math.isinf(r.ci_high) and not bool(r.significant)
+
+
+def test_infinite_counterfactual_is_an_input_error(tiny):
+    data, cf = tiny
+    cf.loc[0, "x"] = np.inf
+    with pytest.raises(InputError, match="'x' has 1 infinite"):
+        SituationTest(method="cst", k=2).run(data, counterfactuals=cf)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -83,3 +85,48 @@ def test_single_run_requires_attribute_when_several(world):
     data, scm, rule = world
     with pytest.raises(InputError, match="pass attribute"):
         SituationTest(method="st", k=5).run(data)
+
+
+def test_multiple_denominator_is_everyone_protected_on_every_attribute(world):
+    # The share denominator (spec §2) is the protected population (e.g. the 1833 non-white
+    # women), whatever complainant filter is applied, as in a single-attribute run.
+    data, scm, rule = world
+    both = data.protected_mask(["g", "r"])
+    rejected = both & (data.decision_array() == 0)
+    assert 0 < rejected.sum() < both.sum()
+    res = MultipleSituationTest(method="cst", k=5, complainants="rejected").run(
+        data, scm=scm, decider=rule
+    )
+    assert res.n_complainants == int(rejected.sum())
+    assert res.n_protected == int(both.sum())
+    s = res.summary()
+    assert (s.denominator == both.sum()).all() and (s.complainants == rejected.sum()).all()
+
+
+def test_multiple_rows_carry_each_runs_groups_intervals_and_decisions(world):
+    data, scm, rule = world
+    methods = ["st", "cst_centers", "cf"]
+    res = MultipleSituationTest(method=methods, k=5).run(data, scm=scm, decider=rule)
+    t = res.to_frame(neighbors=True)
+    both = data.protected_mask(["g", "r"])
+    for attr in ("g", "r"):
+        single = (
+            SituationTest(method=methods, k=5, alpha=0.025, attribute=attr)
+            .run(data, scm=scm, decider=rule, complainant_mask=both)
+            .to_frame(neighbors=True)
+        )
+        for col in ("p_c", "p_t", "k_c", "k_t", "ci_low", "ci2_low", "ci2_high", "cf_decision"):
+            assert single[col].tolist() == t[f"{col}_{attr}"].tolist(), col
+        assert single.control_ids.tolist() == t[f"control_ids_{attr}"].tolist()
+        assert single.test_ids.tolist() == t[f"test_ids_{attr}"].tolist()
+        assert single.decision.tolist() == t.decision.tolist()
+    assert (
+        t.loc[t.method == "cf", "cf_flag"].tolist()
+        == (t.cf_flag_g & t.cf_flag_r)[t.method == "cf"].tolist()
+    )
+    d = res.to_dict(neighbors=True)
+    json.dumps(d, allow_nan=False)
+    assert "control_ids_g" in d["complainants"][0]
+    # ST runs carry no counterfactual decision; the CF flag column is still there (NA)
+    st_only = MultipleSituationTest(method="st", k=5).run(data, scm=scm, decider=rule)
+    assert "cf_flag" in st_only.to_frame().columns

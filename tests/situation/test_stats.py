@@ -93,3 +93,46 @@ def test_bonferroni():
     assert bonferroni(0.05, 2) == 0.025
     with pytest.raises(InputError):
         bonferroni(0.05, 0)
+
+
+# Newcombe (1998), Statistics in Medicine 17:873-890, Table II, method 10 (score, no CC).
+NEWCOMBE_TABLE_II = [
+    ((56, 70, 48, 80), (0.0524, 0.3339)),
+    ((9, 10, 3, 10), (0.1705, 0.8090)),
+    ((6, 7, 2, 7), (0.0582, 0.8062)),
+    ((5, 56, 0, 29), (-0.0381, 0.1926)),
+    ((0, 10, 0, 20), (-0.1611, 0.2775)),
+    ((0, 10, 0, 10), (-0.2775, 0.2775)),
+    ((10, 10, 0, 20), (0.6791, 1.0000)),
+    ((10, 10, 0, 10), (0.6075, 1.0000)),
+]
+
+
+@pytest.mark.parametrize("counts, expected", NEWCOMBE_TABLE_II)
+def test_newcombe_table_ii_method_10(counts, expected):
+    lo, hi = newcombe_interval(*counts, 0.05, "two")
+    assert (round(float(lo), 4), round(float(hi), 4)) == expected
+
+
+# Newcombe (1998), Statistics in Medicine 17:857-872, Table I, method 3 (Wilson, no CC).
+@pytest.mark.parametrize(
+    "x, n, expected",
+    [
+        (81, 263, (0.2553, 0.3662)),
+        (15, 148, (0.0624, 0.1605)),
+        (0, 20, (0.0, 0.1611)),
+        (1, 29, (0.0061, 0.1718)),
+    ],
+)
+def test_wilson_table_i_method_3(x, n, expected):
+    lo, hi = wilson_interval(x, n, z_value(0.05, "two"))
+    assert (round(float(lo), 4), round(float(hi), 4)) == expected
+
+
+def test_empty_group_gives_nan_intervals():
+    lo, hi = newcombe_interval(
+        np.array([1]), np.array([0]), np.array([0]), np.array([3]), sided="two"
+    )
+    assert np.isnan(lo).all() and np.isnan(hi).all()
+    lo, _ = wald_interval(np.nan, 0.0, 0, 3)
+    assert np.isnan(lo).all()

@@ -93,6 +93,35 @@ def _coerce_values(frame: pd.DataFrame, protected: dict[str, Any]) -> dict[str, 
     return out
 
 
+def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
+    """The model's class label that --favorable names (a CLI string: "1" must match 1)."""
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        try:
+            return int(favorable)
+        except ValueError:
+            try:
+                return float(favorable)
+            except ValueError:
+                return favorable
+    for c in classes:
+        if str(c) == favorable or (
+            isinstance(c, (int, float, np.number)) and _same_number(c, favorable)
+        ):
+            return c.item() if hasattr(c, "item") else c
+    raise InputError(
+        f"--favorable {favorable!r} is not a class of the model in {path}; its classes are "
+        f"{[str(c) for c in classes]}"
+    )
+
+
+def _same_number(value: Any, text: str) -> bool:
+    try:
+        return float(value) == float(text)
+    except ValueError:
+        return False
+
+
 def _read(path: Path, sep: str | None) -> pd.DataFrame:
     if sep is None:
         return read_table(path)
@@ -122,12 +151,12 @@ def _summary_table(summary: pd.DataFrame, title: str) -> Table:
 def _write(out: Path, results: dict[str, Any]) -> None:
     frames, summaries = [], []
     for dim, res in results.items():
-        if hasattr(res, "neighbors") and res.neighbors:
-            f = res.to_frame(neighbors=True)
-            for col in ("control_ids", "test_ids"):
-                f[col] = f[col].map(lambda ids: " ".join(map(str, ids)))
-        else:
-            f = res.to_frame()
+        # Multiple results list every run's neighbours as control_ids_<attr>/test_ids_<attr>.
+        f = res.to_frame(neighbors=True)
+        for col in [c for c in f.columns if c.startswith(("control_ids", "test_ids"))]:
+            f[col] = f[col].map(
+                lambda ids: " ".join(map(str, ids)) if isinstance(ids, list) else ""
+            )
         frames.append(f.assign(dimension=dim))
         summaries.append(res.summary().assign(dimension=dim))
     comp = pd.concat(frames, ignore_index=True)
@@ -255,7 +284,10 @@ def register(app: typer.Typer) -> None:
             decider = Rule(rule)
         elif model is not None:
             feats = list(_parse_features(feature) or [])
-            decider = ModelDecider(load_model(model), features=feats or None, favorable=1)
+            est = load_model(model)
+            decider = ModelDecider(
+                est, features=feats or None, favorable=_model_label(est, favorable, model)
+            )
         fav: Any = favorable
         if decision is None:
             if decider is None:

@@ -106,7 +106,7 @@ def law_table(data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
             decider=case.decider,
             complainant_mask=mask,
         )
-    multi = combine_multiple(runs)
+    multi = combine_multiple(runs, n_protected=int(mask.sum()))
     frames.append(_rows(multi.summary()).assign(scenario="multiple"))
     out = pd.concat(frames, ignore_index=True)
     order = {"race": 0, "gender": 1, "multiple": 2, "intersectional": 3}

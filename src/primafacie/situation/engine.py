@@ -24,7 +24,9 @@ from one cumulative sum, so there is no Python loop over complainants or candida
 Two conventions are offered:
 
 * **corrected** (default): Gower distance with ranges learned on the factual data and reused
-  for the counterfactual centres; ties go to the earlier row (``ties="first"``); the
+  for the counterfactual centres; distances are compared after rounding to 12 decimals, so
+  distances equal in exact arithmetic tie despite float noise, and ties go to the earlier row
+  (``ties="first"``); the
   complainant is excluded by identity (w/o) or added exactly once (w/); neighbours' decisions
   are read from the factual data; flags compare ``Δp`` rounded to 9 decimals (float noise at
   ``Δp = τ``).
@@ -61,6 +63,8 @@ __all__ = ["SituationTest", "METHODS", "METHOD_LABELS"]
 METHODS = ("st", "cst", "cst_centers", "cf")
 #: Short labels used in the paper's tables (CST w/o, CST w/).
 METHOD_LABELS = {"st": "st", "cst": "cst_wo", "cst_centers": "cst_w", "cf": "cf"}
+#: Corrected mode ranks distances rounded to this many decimals (see ``knn(decimals=...)``).
+_DISTANCE_DECIMALS = 12
 _ALIASES = {"cst_wo": "cst", "cst_w": "cst_centers", "cstwo": "cst", "cstwi": "cst_centers"}
 
 
@@ -104,7 +108,9 @@ class SituationTest:
         Reproduce the CST authors' code conventions (see module docstring); default False.
     ties
         ``"first"`` (earlier row wins; corrected default) or ``"last"`` (later row wins;
-        legacy default).
+        legacy default). In corrected mode distances are rounded to 12 decimals first, so
+        distances that are equal in exact arithmetic (e.g. one LSAT point either side of
+        the centre) are ties whatever the floating-point noise of the scaled values.
     max_distance
         Optional ε: neighbours farther than ε are dropped and the actual group sizes are used
         (an empty group gives NaN and no flag).
@@ -202,6 +208,12 @@ class SituationTest:
         return sorted(ks)
 
     def _validate(self) -> None:
+        for name in ("alpha", "tau", "max_distance"):
+            value = getattr(self, name)
+            if name == "max_distance" and value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+                raise InputError(f"{name} must be a number, got {value!r}")
         if not 0 < float(self.alpha) < 1:
             raise InputError(f"alpha must be in (0, 1), got {self.alpha}")
         if not -1 <= float(self.tau) <= 1:
@@ -448,6 +460,9 @@ class SituationTest:
         div = tf.divisor
         opts = dict(
             ties=ties,
+            # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
+            # the rounding of x / range) decides them. Legacy keeps the authors' raw sums.
+            decimals=None if legacy else _DISTANCE_DECIMALS,
             max_distance=self.max_distance,
             chunk_size=self.chunk_size,
             algorithm=self.algorithm,

@@ -41,15 +41,21 @@ class MultipleResult:
     Attributes
     ----------
     table
-        One row per complainant and (method, k): method, k, row, id, ``delta_<attr>`` and
-        ``significant_<attr>`` of every run, delta (mean of the deltas), discriminated (every
-        run flags), significant (every run significant at α/q), cf_flag (CF in every run).
+        One row per complainant and (method, k): method, k, row, id, decision (ŷ_c), and for
+        every run ``<column>_<attr>`` with column in delta, discriminated, significant,
+        cf_flag, k_c, k_t, neg_c, neg_t, p_c, p_t, ci_low, ci_high, ci2_low, ci2_high (the
+        run's intervals, at level α/q) and cf_decision; then delta (mean of the deltas),
+        discriminated (every run flags), significant (every run significant at α/q) and
+        cf_flag (CF in every run; NA when a run has no counterfactual decisions).
     runs
         ``{attribute: SituationResult}`` (each restricted to the complainants).
     params
         Settings (attributes, alpha, per-test alpha, ...).
     n_protected
-        Denominator: rows protected on every attribute.
+        Denominator of every share: the rows protected on every attribute (whatever
+        complainant filter was applied).
+    n_complainants
+        Number of complainants tested.
     """
 
     table: pd.DataFrame
@@ -58,22 +64,42 @@ class MultipleResult:
     n_protected: int
     n_complainants: int = field(default=0)
 
-    def to_frame(self) -> pd.DataFrame:
-        """Combined per-complainant table."""
-        return self.table.copy()
+    def to_frame(self, neighbors: bool = False) -> pd.DataFrame:
+        """Combined per-complainant table.
+
+        ``neighbors=True`` adds ``control_ids_<attr>`` and ``test_ids_<attr>`` (the
+        neighbour ids of every run) when the runs kept their neighbours.
+        """
+        out = self.table.copy()
+        if not neighbors:
+            return out
+        keys = ["method", "k", "row"]
+        for attr, res in self.runs.items():
+            if not getattr(res, "neighbors", None):
+                continue
+            ids = res.to_frame(neighbors=True)[keys + ["control_ids", "test_ids"]].rename(
+                columns={"control_ids": f"control_ids_{attr}", "test_ids": f"test_ids_{attr}"}
+            )
+            out = out.merge(ids, on=keys, how="left")
+        return out
 
     def summary(self) -> pd.DataFrame:
         """Counts and shares (of ``n_protected``) by method and k."""
-        return summarize(self.table, self.n_protected)
+        return summarize(
+            self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
+        )
 
-    def to_dict(self) -> dict:
-        """JSON-safe dict (NaN→None, inf→"inf")."""
+    def to_dict(self, neighbors: bool = False) -> dict:
+        """JSON-safe dict (NaN→None, inf→"inf"); ``neighbors=True`` adds every run's ids."""
         return json_safe(
             {
                 "params": self.params,
                 "n_protected": self.n_protected,
+                "n_complainants": self.n_complainants,
                 "summary": self.summary().to_dict(orient="records"),
-                "complainants": self.table.astype(object).to_dict(orient="records"),
+                "complainants": self.to_frame(neighbors=neighbors)
+                .astype(object)
+                .to_dict(orient="records"),
             }
         )
 
@@ -89,8 +115,30 @@ class MultipleResult:
         return proxy.plot(ax=ax)
 
 
+#: Per-run columns copied into the multiple-discrimination table as ``<column>_<attr>``.
+_RUN_COLUMNS = (
+    "delta",
+    "discriminated",
+    "significant",
+    "cf_flag",
+    "k_c",
+    "k_t",
+    "neg_c",
+    "neg_t",
+    "p_c",
+    "p_t",
+    "ci_low",
+    "ci_high",
+    "ci2_low",
+    "ci2_high",
+    "cf_decision",
+)
+
+
 def combine_multiple(
-    runs: Mapping[str, SituationResult], params: dict | None = None
+    runs: Mapping[str, SituationResult],
+    params: dict | None = None,
+    n_protected: int | None = None,
 ) -> MultipleResult:
     """Combine single-attribute runs on the same complainants into multiple discrimination.
 
@@ -101,6 +149,10 @@ def combine_multiple(
         (run them with ``complainant_mask`` = protected on every attribute and α/q).
     params
         Extra settings to record.
+    n_protected
+        Denominator of the shares: the number of rows protected on every attribute. Defaults
+        to the number of complainants, which is the same unless a complainant filter (e.g.
+        ``complainants="rejected"``) was applied.
 
     Returns
     -------
@@ -111,15 +163,13 @@ def combine_multiple(
     keys = ["method", "k", "row"]
     merged = None
     for attr, res in runs.items():
-        t = res.table[keys + ["id", "delta", "discriminated", "significant", "cf_flag"]].rename(
-            columns={
-                "delta": f"delta_{attr}",
-                "discriminated": f"discriminated_{attr}",
-                "significant": f"significant_{attr}",
-                "cf_flag": f"cf_flag_{attr}",
-            }
+        cols = [c for c in _RUN_COLUMNS if c in res.table.columns]
+        t = res.table[keys + ["id", "decision"] + cols].rename(
+            columns={c: f"{c}_{attr}" for c in cols}
         )
-        merged = t if merged is None else merged.merge(t.drop(columns="id"), on=keys, how="inner")
+        if merged is not None:
+            t = t.drop(columns=["id", "decision"])
+        merged = t if merged is None else merged.merge(t, on=keys, how="inner")
     attrs = list(runs)
     n_rows = {len(r.table) for r in runs.values()}
     if len(n_rows) != 1 or len(merged) != n_rows.pop():
@@ -134,13 +184,15 @@ def combine_multiple(
     cf_cols = [merged[f"cf_flag_{a}"] for a in attrs]
     if all(c.notna().all() for c in cf_cols):
         merged["cf_flag"] = np.logical_and.reduce([c.to_numpy(dtype=bool) for c in cf_cols])
+    else:
+        merged["cf_flag"] = pd.array([pd.NA] * len(merged), dtype="boolean")
     first = next(iter(runs.values()))
     p = {"dimension": "multiple", "attributes": attrs, **first.params, **(params or {})}
     return MultipleResult(
         table=merged,
         runs=dict(runs),
         params=p,
-        n_protected=first.n_complainants,
+        n_protected=first.n_complainants if n_protected is None else int(n_protected),
         n_complainants=first.n_complainants,
     )
 
@@ -227,7 +279,9 @@ class MultipleSituationTest:
             runs[a] = SituationTest(**settings).run(
                 data, scm=scm, counterfactuals=cf, decider=decider, complainant_mask=mask
             )
-        return combine_multiple(runs, {"alpha": alpha, "alpha_per_test": level})
+        return combine_multiple(
+            runs, {"alpha": alpha, "alpha_per_test": level}, n_protected=int(mask.sum())
+        )
 
 
 class IntersectionalSituationTest:

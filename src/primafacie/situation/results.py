@@ -41,7 +41,27 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
-def summarize(table: pd.DataFrame, denominator: int) -> pd.DataFrame:
+_SUMMARY_COLUMNS = [
+    "method",
+    "k",
+    "complainants",
+    "denominator",
+    "cases",
+    "cases_share",
+    "significant",
+    "significant_share",
+    "undefined",
+    "mean_delta_cases",
+    "mean_delta_significant",
+]
+
+
+def summarize(
+    table: pd.DataFrame,
+    denominator: int,
+    methods: Any = None,
+    ks: Any = None,
+) -> pd.DataFrame:
     """Counts and shares of flagged and significant complainants by method and k.
 
     Parameters
@@ -50,6 +70,9 @@ def summarize(table: pd.DataFrame, denominator: int) -> pd.DataFrame:
         Per-complainant rows with columns method, k, delta, discriminated, significant.
     denominator
         Number of protected individuals the shares are taken of (e.g. all females).
+    methods, ks
+        The grid that was run; a (method, k) with no complainant (e.g. every protected row
+        was accepted and only rejected ones were tested) gets a row with zero counts.
 
     Returns
     -------
@@ -57,8 +80,14 @@ def summarize(table: pd.DataFrame, denominator: int) -> pd.DataFrame:
         method, k, complainants, denominator, cases, cases_share, significant,
         significant_share, undefined (NaN tests), mean_delta_cases, mean_delta_significant.
     """
+    groups = {key: g for key, g in table.groupby(["method", "k"], sort=False)}
+    if methods is not None and ks is not None:
+        empty = table.iloc[:0]
+        for m in methods:
+            for k in ks:
+                groups.setdefault((m, k), empty)
     rows = []
-    for (method, k), g in table.groupby(["method", "k"], sort=False):
+    for (method, k), g in groups.items():
         flag = g["discriminated"].to_numpy(dtype=bool)
         sig = g["significant"].to_numpy(dtype=bool)
         delta = g["delta"].to_numpy(dtype=float)
@@ -77,7 +106,7 @@ def summarize(table: pd.DataFrame, denominator: int) -> pd.DataFrame:
                 "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
             }
         )
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     if len(out):
         out = out.sort_values(
             ["method", "k"], key=lambda s: s.map(_ORDER) if s.name == "method" else s
@@ -139,17 +168,23 @@ class SituationResult:
 
     def summary(self) -> pd.DataFrame:
         """Counts, shares (of ``n_protected``) and mean Δp by method and k."""
-        return summarize(self.table, self.n_protected)
+        return summarize(
+            self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
+        )
 
-    def to_dict(self) -> dict:
-        """JSON-safe dict: params, summary rows and complainant rows (NaN→None, inf→"inf")."""
+    def to_dict(self, neighbors: bool = False) -> dict:
+        """JSON-safe dict: params, summary rows and complainant rows (NaN→None, inf→"inf").
+
+        ``neighbors=True`` adds each complainant's ``control_ids`` and ``test_ids`` lists.
+        """
+        rows = self.to_frame(neighbors=neighbors)
         return json_safe(
             {
                 "params": self.params,
                 "n_protected": self.n_protected,
                 "n_complainants": self.n_complainants,
                 "summary": self.summary().to_dict(orient="records"),
-                "complainants": self.table.astype(object).to_dict(orient="records"),
+                "complainants": rows.astype(object).to_dict(orient="records"),
             }
         )
 
