@@ -41,3 +41,16 @@ def test_writers_are_deterministic(tmp_path):
     import hashlib
 
     assert file_sha256(p) == hashlib.sha256(b"a,b\n1,x\n2,y\n").hexdigest()
+
+
+def test_outputs_get_umask_permissions_not_0600(tmp_path):
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    p = atomic_write_csv(tmp_path / "p.csv", pd.DataFrame({"a": [1]}))
+    assert p.stat().st_mode & 0o777 == 0o666 & ~mask
+    out = tmp_path / "dir"
+    with atomic_output_dir(out) as stage:
+        atomic_write_csv(stage / "x.csv", pd.DataFrame({"a": [1]}))
+    assert (out / "x.csv").stat().st_mode & 0o777 == 0o666 & ~mask
