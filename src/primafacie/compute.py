@@ -6,6 +6,7 @@ result list is in chunk order whatever the backend, so outputs are identical acr
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,19 +38,55 @@ class Backend:
                 Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(fn)(i) for i in items)
             )
         if self.kind == "dask":
-            try:
-                from distributed import Client
-            except ImportError as exc:  # pragma: no cover - depends on the optional extra
-                raise InputError(
-                    "the dask backend needs the [dask] extra: pip install 'primafacie[dask]'"
-                ) from exc
-            client = Client(self.address) if self.address else Client(processes=False)
-            try:
-                futures = client.map(fn, items, pure=False)
-                return client.gather(futures)
-            finally:
-                client.close()
+            client = _dask_client(self.address, self.n_jobs)
+            futures = client.map(fn, items, pure=False)
+            return client.gather(futures)
         raise InputError(f"unknown compute backend {self.kind!r}; expected 'local' or 'dask'")
+
+
+_CLIENTS: dict[tuple[str | None, int], Any] = {}
+
+
+def _dask_client(address: str | None, n_jobs: int) -> Any:
+    """A Dask client, created once per (address, workers) and closed at interpreter exit.
+
+    Without an address a ``LocalCluster`` of worker *processes* is started (``n_jobs`` of them,
+    at least 2), so the distributed path is exercised exactly as on a real cluster.
+    """
+    key = (address, n_jobs)
+    client = _CLIENTS.get(key)
+    if client is not None and client.status == "running":
+        return client
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - depends on the optional extra
+        raise InputError(
+            "the dask backend needs the [dask] extra: pip install 'primafacie[dask]'"
+        ) from exc
+    if address:
+        try:
+            client = Client(address, timeout="3s")
+        except OSError as exc:
+            raise InputError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from exc
+    else:
+        cluster = LocalCluster(
+            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = Client(cluster)
+    _CLIENTS[key] = client
+    if len(_CLIENTS) == 1:
+        atexit.register(close_dask_clients)
+    return client
+
+
+def close_dask_clients() -> None:
+    """Close every Dask client (and local cluster) this process started."""
+    for client in list(_CLIENTS.values()):
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    _CLIENTS.clear()
 
 
 def get_backend(spec: Backend | dict | str | None = None) -> Backend:
