@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..jsonsafe import json_safe
 from .utility import indifference_curve
 
 __all__ = ["CertaintyResult", "json_safe", "plot_decision_makers"]
 
 #: Indifference levels drawn by :meth:`CertaintyResult.plot` (u_topsis values).
 DEFAULT_LEVELS = (-0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75)
-
-
-def json_safe(value: Any) -> Any:
-    """Python/JSON scalars: numpy types unwrapped, NaN -> None, ±inf -> "inf"/"-inf"."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [json_safe(v) for v in value.tolist()]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

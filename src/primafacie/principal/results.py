@@ -7,12 +7,13 @@ Every output carries :data:`NOTE`: fairness can only be refuted, never confirmed
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ..jsonsafe import json_safe
 
 __all__ = ["NOTE", "PrincipalResult", "RepairResult", "json_safe"]
 
@@ -30,30 +31,6 @@ COR1_NAMES = (
     "cor1_eq2_upper_neg",
 )
 NOT_REFUTED = "not refuted"
-
-
-def json_safe(obj: Any) -> Any:
-    """Recursively convert numpy/pandas values to JSON-safe Python (NaN -> None, inf -> 'inf')."""
-    if isinstance(obj, dict):
-        return {str(k): json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_safe(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [json_safe(v) for v in obj.tolist()]
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        x = float(obj)
-        if math.isnan(x):
-            return None
-        if math.isinf(x):
-            return "inf" if x > 0 else "-inf"
-        return x
-    if obj is pd.NA or obj is None:
-        return None
-    return obj
 
 
 def _f(x: Any) -> float:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..jsonsafe import json_safe
 
 __all__ = [
     "RankingResult",
@@ -24,28 +25,6 @@ __all__ = [
     "json_safe",
     "format_score",
 ]
-
-
-def json_safe(value: Any) -> Any:
-    """Recursively make a value JSON-safe (inf -> "inf"/"-inf", NaN -> None, numpy -> python)."""
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [json_safe(v) for v in value.tolist()]
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        if math.isnan(v):
-            return None
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return v
-    if isinstance(value, (np.bool_,)):
-        return bool(value)
-    return value
 
 
 def format_score(x: float) -> str:

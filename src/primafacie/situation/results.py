@@ -2,43 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..jsonsafe import json_safe
+
 __all__ = ["SituationResult", "summarize", "json_safe"]
 
 _ORDER = {"st": 0, "cst": 1, "cst_centers": 2, "cf": 3}
-
-
-def json_safe(value: Any) -> Any:
-    """Convert numpy/pandas scalars and containers to JSON types.
-
-    NaN becomes ``None``; ``+inf``/``-inf`` become the strings ``"inf"``/``"-inf"``.
-    """
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [json_safe(v) for v in value]
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        if math.isnan(v):
-            return None
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return v
-    if isinstance(value, (str,)):
-        return value
-    return str(value)
 
 
 _SUMMARY_COLUMNS = [
