@@ -118,3 +118,21 @@ def test_read_table_and_to_pandas(tmp_path):
     assert to_pandas({"a": [1, 2]}).shape == (2, 1)
     with pytest.raises(InputError):
         to_pandas(42)
+
+
+@pytest.mark.parametrize("sep", [",", ";", "|", "\t"])
+def test_read_table_detects_delimiter(tmp_path, sep):
+    p = tmp_path / "t.csv"
+    p.write_text(
+        sep.join(["a", "b", "c"]) + "\n" + sep.join(["1", "x,y" if sep != "," else "x", "3"]) + "\n"
+    )
+    df = read_table(p)
+    assert list(df.columns) == ["a", "b", "c"]
+    assert df.iloc[0, 0] == 1
+
+
+def test_read_table_on_the_papers_pipe_file(require_data):
+    path = require_data("loan_application", "LoanApplication_v2.csv")
+    df = read_table(path)
+    assert {"AnnualSalary", "AccountBalance", "Gender", "LoanApproval"} <= set(df.columns)
+    assert len(df) == 4993

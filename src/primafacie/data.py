@@ -13,7 +13,7 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["AuditData", "FeatureSpec", "read_table", "to_pandas"]
+__all__ = ["AuditData", "FeatureSpec", "read_table", "sniff_delimiter", "to_pandas"]
 
 FEATURE_KINDS = ("numeric", "categorical", "ordinal")
 
@@ -44,8 +44,42 @@ def to_pandas(table: Any) -> pd.DataFrame:
     )
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a CSV or Parquet file into pandas, with a clear error when it cannot be read."""
+#: Delimiters a CSV file may use; the one that splits the header most consistently wins.
+CSV_DELIMITERS = (",", ";", "|", "\t")
+
+
+def sniff_delimiter(path: str | os.PathLike) -> str:
+    """The delimiter of a CSV file among :data:`CSV_DELIMITERS` (``","`` when unsure).
+
+    The first lines are split on each candidate; the candidate that gives the same number (> 1)
+    of fields on every line, and the most of them, wins.
+    """
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        lines = [line for line in (fh.readline() for _ in range(20)) if line.strip()]
+    best, best_fields = ",", 1
+    for delim in CSV_DELIMITERS:
+        counts = {line.count(delim) for line in lines}
+        if len(counts) == 1 and (fields := counts.pop() + 1) > best_fields:
+            best, best_fields = delim, fields
+    return best
+
+
+def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
+    """Read a CSV or Parquet file into pandas, with a clear error when it cannot be read.
+
+    Parameters
+    ----------
+    path
+        ``.csv`` (any of ``, ; | tab`` as delimiter, detected when ``sep`` is None) or
+        ``.parquet``.
+    sep
+        The CSV delimiter, when detection should not be used.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table; the file itself is never modified.
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(f"data file not found: {path}")
@@ -53,7 +87,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     try:
         if suffix in {".parquet", ".pq"}:
             return pd.read_parquet(path)
-        return pd.read_csv(path, skipinitialspace=True)
+        return pd.read_csv(path, sep=sep or sniff_delimiter(path), skipinitialspace=True)
     except Exception as exc:  # pandas raises many types; the user needs the file name
         raise InputError(f"cannot read {path}: {exc}") from exc
 
