@@ -1,0 +1,80 @@
+"""``primafacie audit``: run every analysis an audit.yaml asks for and write one report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ._common import EXIT_ANALYSIS, console, err_console, guarded
+
+HELP = """Run every analysis that AUDIT.yaml asks for and write one report.
+
+Writes into --out: report.html (self-contained, open it in a browser), results.json (every
+number, the resolved configuration, package versions, input file hashes and seeds) and
+tables/*.csv (one file per result table). Nothing is written unless the whole audit succeeds,
+and the same inputs give byte-identical files.
+
+Example (after `primafacie demo --out out/demo`):
+
+    primafacie audit out/demo/audit.yaml --out out/rerun
+
+A model file named in the configuration (decision: {model: lr.joblib}) is unpickled, which runs
+code stored in it: only name model files you trust. Print the configuration schema with
+`primafacie schema`. Exit codes: 0 ok, 1 an analysis failed, 2 bad configuration or data.
+"""
+
+
+def print_summary(result) -> None:
+    """The final summary table on stdout (one row per analysis)."""
+    from rich.table import Table
+
+    table = Table(title="primafacie audit", show_lines=False)
+    table.add_column("analysis")
+    table.add_column("status")
+    table.add_column("finding", overflow="fold")
+    table.add_column("seconds", justify="right")
+    colors = {"ok": "green", "unavailable": "yellow", "failed": "red"}
+    for row in result.summary().itertuples(index=False):
+        table.add_row(
+            row.analysis,
+            f"[{colors.get(row.status, 'white')}]{row.status}[/]",
+            row.finding,
+            f"{row.seconds:.1f}",
+        )
+    console.print(table)
+    if result.out_dir is not None:
+        console.print(
+            f"wrote {len(result.files)} files to {result.out_dir} — open "
+            f"{Path(result.out_dir) / 'report.html'}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("audit", help=HELP)
+    @guarded
+    def audit(
+        config: Path = typer.Argument(..., help="The audit.yaml configuration file."),
+        out: Optional[Path] = typer.Option(
+            None, "--out", "-o", help="Output folder (default: audit-report next to the file)."
+        ),
+        keep_going: bool = typer.Option(
+            False,
+            "--keep-going",
+            help="Report a failing analysis in the report (exit 1) instead of writing nothing.",
+        ),
+        progress: bool = typer.Option(
+            True, "--progress/--no-progress", help="Progress bars on stderr."
+        ),
+    ) -> None:
+        from ..audit import run_audit
+        from ..config import load_config
+
+        cfg = load_config(config)
+        out_dir = out if out is not None else Path(config).resolve().parent / "audit-report"
+        result = run_audit(cfg, out_dir, progress=progress, keep_going=keep_going)
+        print_summary(result)
+        if result.failed:
+            err_console.print(f"[bold red]failed analyses:[/] {', '.join(result.failed)}")
+            raise typer.Exit(EXIT_ANALYSIS)

@@ -1,0 +1,198 @@
+"""Render the audit report: one self-contained HTML file (inline CSS, SVG and a tiny sort script).
+
+The page is built from a plain context mapping (see :func:`render_report`) with jinja2 and
+autoescaping on; only SVG produced by :mod:`primafacie.report.plots` is marked safe. Nothing is
+fetched over the network when the page is opened.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["render_report", "table_from_frame", "format_number", "rate_text", "wilson_interval"]
+
+#: z for a two-sided 95% interval.
+Z95 = 1.959963984540054
+
+
+def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion k/n (two-sided, 95% by default).
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(5, 10)
+    >>> round(lo, 4), round(hi, 4)
+    (0.2366, 0.7634)
+    """
+    if n <= 0:
+        return float("nan"), float("nan")
+    z2 = z * z
+    centre = (k + z2 / 2) / (n + z2)
+    half = z / (n + z2) * math.sqrt(k * (n - k) / n + z2 / 4)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def format_number(value: Any, digits: int = 3) -> str:
+    """Human display of a cell: integers as is, floats to ``digits`` decimals, missing as "—".
+
+    Examples
+    --------
+    >>> format_number(0.123456), format_number(12), format_number(None), format_number(float("nan"))
+    ('0.123', '12', '—', '—')
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v):
+            return "—"
+        if math.isinf(v):
+            return "∞" if v > 0 else "−∞"
+        if v == int(v) and abs(v) < 1e15 and digits >= 0 and abs(v) >= 1:
+            return f"{int(v)}"
+        return f"{v:.{digits}f}"
+    return str(value)
+
+
+def rate_text(k: int, n: int, digits: int = 1, ci: bool = False) -> str:
+    """A rate with its count and denominator, e.g. ``"12.5% (25 of 200)"``.
+
+    ``ci=True`` adds the 95% Wilson interval of the rate.
+
+    Examples
+    --------
+    >>> rate_text(25, 200)
+    '12.5% (25 of 200)'
+    >>> rate_text(5, 10, ci=True)
+    '50.0% (5 of 10; 95% CI 23.7–76.3%)'
+    >>> rate_text(0, 0)
+    '— (0 of 0)'
+    """
+    if n <= 0:
+        return f"— ({k} of {n})"
+    if ci:
+        lo, hi = wilson_interval(k, n)
+        return (
+            f"{100 * k / n:.{digits}f}% ({k} of {n}; 95% CI "
+            f"{100 * lo:.{digits}f}–{100 * hi:.{digits}f}%)"
+        )
+    return f"{100 * k / n:.{digits}f}% ({k} of {n})"
+
+
+def _sort_key(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        v = float(value)
+        return "" if math.isnan(v) else repr(v)
+    return ""
+
+
+def _cell(value: Any) -> tuple[str, str]:
+    """(display text, numeric sort key); a ``(text, number)`` tuple sorts by the number."""
+    if isinstance(value, tuple) and len(value) == 2:
+        return str(value[0]), _sort_key(value[1])
+    return format_number(value), _sort_key(value)
+
+
+def table_from_frame(
+    frame: pd.DataFrame,
+    title: str,
+    caption: str = "",
+    max_rows: int = 50,
+    csv: str | None = None,
+    table_id: str | None = None,
+    wrap: bool = False,
+) -> dict[str, Any]:
+    """A table for the template: column names, display cells with numeric sort keys, a note.
+
+    Parameters
+    ----------
+    frame
+        The table (its index is dropped unless named). A cell may be a ``(text, number)``
+        tuple: the text is shown and the number is the sort key (e.g. a rate with its
+        denominator).
+    title, caption
+        Heading and one-line explanation.
+    max_rows
+        Rows shown in the page; the note points to the full CSV.
+    csv
+        File name of the full table in the output folder.
+    table_id
+        HTML id (defaults to a slug of the title).
+    wrap
+        Let long cells wrap (for tables of settings or long labels).
+
+    Returns
+    -------
+    dict
+        ``{"id", "title", "caption", "columns", "rows": [[(text, sort_key), ...]], "note"}``.
+    """
+    df = frame.reset_index() if frame.index.name else frame
+    shown = df.head(max_rows)
+    rows = [[_cell(v) for v in rec] for rec in shown.itertuples(index=False, name=None)]
+    note = f"{len(df)} row(s)"
+    if len(df) > max_rows:
+        note = f"showing the first {max_rows} of {len(df)} rows"
+    if csv:
+        note += f"; full table: {csv}"
+    slug = table_id or "".join(ch if ch.isalnum() else "-" for ch in title.lower()).strip("-")
+    return {
+        "id": slug,
+        "title": title,
+        "caption": caption,
+        "columns": [str(c) for c in df.columns],
+        "rows": rows,
+        "note": note,
+        "wrap": wrap,
+    }
+
+
+def _environment() -> Any:
+    import jinja2
+    from markupsafe import Markup
+
+    templates = resources.files("primafacie.report").joinpath("templates")
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text("utf-8")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["svg"] = lambda s: Markup(s or "")
+    env.filters["num"] = format_number
+    return env
+
+
+def render_report(context: Mapping[str, Any]) -> str:
+    """Render report.html from a context mapping.
+
+    Parameters
+    ----------
+    context
+        Keys used by ``templates/report.html.j2``: ``title``, ``overview`` (list of
+        ``(label, value)``), ``groups`` (table dict), ``assumptions`` (list of str),
+        ``headlines`` (list of ``{"title", "status", "status_text", "text"}``), ``scopes``
+        (list of ``(analysis title, what was tested)``), ``sections`` (list of
+        ``{"id", "title", "status", "message", "lead", "findings", "figures", "tables"}``;
+        figures are ``{"title", "svg", "caption"}``), ``appendix`` (``{"scm_svg", "parameters",
+        "notes"}``) and ``footer`` (``{"versions", "inputs"}``).
+
+    Returns
+    -------
+    str
+        The complete HTML document.
+    """
+    return _environment().get_template("report.html.j2").render(**context)

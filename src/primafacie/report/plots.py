@@ -1,0 +1,419 @@
+"""Figures of the audit report: matplotlib figures rendered to deterministic inline SVG.
+
+Every plot function takes plain tables (pandas DataFrames with documented columns) and returns a
+matplotlib Figure, or ``None`` when the table lacks what the plot needs, so the report can say
+so instead of failing. :func:`svg_of` turns a Figure into an ``<svg>`` string whose bytes depend
+only on the figure's content (fixed hash salt, no date), which keeps report.html byte-identical
+across runs. :func:`scm_graph_svg` draws the causal DAG directly as SVG (a layered layout, no
+graphviz).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "svg_of",
+    "situation_counts",
+    "delta_intervals",
+    "group_composition",
+    "cumulative_effectiveness",
+    "principal_intervals",
+    "certainty_plane",
+    "u_topsis",
+    "indifference_delta",
+    "scm_graph_svg",
+]
+
+#: Fixed salt for matplotlib's SVG element ids (otherwise random per run).
+SVG_HASH_SALT = "primafacie"
+PALETTE = ["#1f5fa8", "#d9822b", "#2e8b57", "#a23b72", "#6c757d", "#b8860b", "#17a2b8"]
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Any, Any]:
+    plt = _plt()
+    with plt.rc_context({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False}):
+        fig, ax = plt.subplots(figsize=(width, height), dpi=100)
+    return fig, ax
+
+
+def svg_of(fig: Any, title: str | None = None) -> str:
+    """Render a matplotlib Figure as a deterministic inline ``<svg>`` element and close it.
+
+    Parameters
+    ----------
+    fig
+        A matplotlib Figure.
+    title
+        Accessible name (``aria-label``) of the image.
+
+    Returns
+    -------
+    str
+        The ``<svg ...>...</svg>`` markup without XML prolog or DOCTYPE, so it can be inlined.
+
+    Examples
+    --------
+    >>> fig, ax = _figure(); _ = ax.plot([0, 1], [0, 1])
+    >>> svg_of(fig).startswith("<svg")
+    True
+    """
+    import matplotlib
+
+    plt = _plt()
+    buf = io.StringIO()
+    rc = {"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "none", "svg.image_inline": True}
+    with matplotlib.rc_context(rc):
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    plt.close(fig)
+    text = buf.getvalue()
+    start = text.find("<svg")
+    svg = text[start:].strip()
+    label = escape(title or "figure", quote=True)
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{label}" class="plot" ', 1)
+    # Fixed pixel sizes would overflow narrow screens; the viewBox keeps the aspect ratio.
+    svg = re.sub(r'(<svg[^>]*?) width="[^"]*" height="[^"]*"', r"\1", svg, count=1)
+    return svg
+
+
+# ---------------------------------------------------------------------- situation testing
+def situation_counts(summary: pd.DataFrame) -> Any:
+    """Bars of flagged and significant complainants by method and k.
+
+    ``summary`` needs columns ``method``, ``k``, ``cases`` (or ``n_flagged``) and
+    ``significant``; an optional ``dimension`` column prefixes the row labels, and with a
+    ``denominator`` column the bars show shares (%) instead of counts.
+    """
+    cols = {c.lower(): c for c in summary.columns}
+    flag = cols.get("n_flagged") or cols.get("flagged") or cols.get("cases")
+    sig = cols.get("n_significant") or cols.get("significant")
+    if summary.empty or not {"method", "k"} <= set(cols) or flag is None:
+        return None
+    df = summary.copy()
+    share = "denominator" in cols
+    if share:  # tests have different denominators: compare shares, not raw counts
+        den = df[cols["denominator"]].astype(float).where(lambda d: d > 0)
+        df[flag] = 100 * df[flag] / den
+        if sig is not None:
+            df[sig] = 100 * df[sig] / den
+    if "dimension" in cols:
+        df["label"] = df[cols["dimension"]].astype(str) + " · " + df[cols["method"]].astype(str)
+    else:
+        df["label"] = df[cols["method"]].astype(str)
+    labels = list(dict.fromkeys(df["label"]))
+    ks = sorted(df[cols["k"]].dropna().unique())
+    fig, ax = _figure(7.2, 0.35 * max(len(labels), 3) * max(len(ks), 1) / 1.6 + 1.4)
+    height = 0.8 / max(len(ks), 1)
+    for j, k in enumerate(ks):
+        sub = df[df[cols["k"]] == k].set_index("label").reindex(labels)
+        y = np.arange(len(labels)) + j * height
+        ax.barh(y, sub[flag].fillna(0), height=height * 0.95, color=PALETTE[j % 7], alpha=0.35,
+                label=f"k={k} flagged")  # fmt: skip
+        if sig is not None:
+            ax.barh(y, sub[sig].fillna(0), height=height * 0.95, color=PALETTE[j % 7],
+                    label=f"k={k} significant")  # fmt: skip
+    ax.set_yticks(np.arange(len(labels)) + height * (len(ks) - 1) / 2, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("% of protected individuals" if share else "complainants (count)")
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title("Cases of potential discrimination by method and k (dark = significant)")
+    return fig
+
+
+def delta_intervals(frame: pd.DataFrame, top: int = 20, tau: float = 0.0) -> Any:
+    """Δp with its one-sided interval for the ``top`` complainants with the largest Δp.
+
+    ``frame`` needs ``delta`` and ``ci_low``; an ``id`` or ``complainant`` column labels rows.
+    """
+    if frame.empty or not {"delta", "ci_low"} <= set(frame.columns):
+        return None
+    df = frame.dropna(subset=["delta"]).sort_values("delta", ascending=False, kind="stable")
+    df = df.head(top)
+    if df.empty:
+        return None
+    label_col = next((c for c in ("id", "complainant", "row") if c in df.columns), None)
+    labels = df[label_col].astype(str).tolist() if label_col else [str(i) for i in df.index]
+    fig, ax = _figure(7.0, 0.22 * len(df) + 1.2)
+    y = np.arange(len(df))
+    lo = df["ci_low"].to_numpy(dtype=float)
+    d = df["delta"].to_numpy(dtype=float)
+    sig = lo > tau
+    ax.hlines(y, lo, d, color="#888888", lw=1.5)
+    ax.plot([], [], color="#888888", lw=1.5, label="one-sided interval [lower bound, ∞)")
+    ax.scatter(d[sig], y[sig], color=PALETTE[1], zorder=3, s=18, label="Δp, significant")
+    ax.scatter(d[~sig], y[~sig], color=PALETTE[0], zorder=3, s=18, label="Δp, not significant")
+    ax.axvline(tau, color="black", lw=0.8, ls="--")
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlim(min(-0.05, float(np.nanmin(lo)) - 0.05), 1.02)
+    ax.set_xlabel("Δp = rejection rate among similar protected − among similar non-protected")
+    ax.set_ylabel("complainant id")
+    ax.legend(fontsize=7, frameon=False, loc="lower left")
+    return fig
+
+
+def group_composition(composition: pd.DataFrame) -> Any:
+    """Control vs test group: mean of each feature (standardised) for the top complainants.
+
+    ``composition`` has one row per (group, feature) with columns ``group`` (``control`` /
+    ``test``), ``feature`` and ``mean_z`` (mean of the standardised feature over the group's
+    members, averaged over complainants) and optionally ``rejected_share``.
+    """
+    need = {"group", "feature", "mean_z"}
+    if composition.empty or not need <= set(composition.columns):
+        return None
+    piv = composition.pivot_table(index="feature", columns="group", values="mean_z", sort=False)
+    fig, ax = _figure(7.0, 0.3 * len(piv) + 1.3)
+    y = np.arange(len(piv))
+    for j, grp in enumerate(piv.columns):
+        ax.barh(y + j * 0.4, piv[grp].to_numpy(), height=0.38, color=PALETTE[j], label=str(grp))
+    ax.set_yticks(y + 0.2, list(piv.index))
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", lw=0.6)
+    ax.set_xlabel("group mean, in standard deviations from the population mean")
+    ax.legend(fontsize=8, frameon=False)
+    return fig
+
+
+# ---------------------------------------------------------------------- recourse
+def cumulative_effectiveness(curves: pd.DataFrame, title: str = "") -> Any:
+    """Cumulative effectiveness (share of the group that recovers) against action cost.
+
+    ``curves`` needs columns ``group``, ``cost`` and ``effectiveness`` (0..1), one row per
+    point of each group's curve.
+    """
+    if curves.empty or not {"group", "cost", "effectiveness"} <= set(curves.columns):
+        return None
+    fig, ax = _figure(5.2, 3.0)
+    for j, (grp, sub) in enumerate(curves.groupby("group", sort=False)):
+        sub = sub.sort_values("cost", kind="stable")
+        ax.step(sub["cost"], sub["effectiveness"], where="post", color=PALETTE[j % 7],
+                label=str(grp))  # fmt: skip
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("cost of the action")
+    ax.set_ylabel("share of the group that gets the\nfavourable decision (cumulative)")
+    ax.legend(fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return fig
+
+
+# ---------------------------------------------------------------------- principal strata
+def principal_intervals(frame: pd.DataFrame) -> Any:
+    """Bounds of τ (and LP feasibility intervals) per definition and cell.
+
+    ``frame`` needs ``label`` (e.g. "Def 1 · τ1 · all"), ``lower`` and ``upper``; an optional
+    ``kind`` (``bounds`` / ``lp``) colours the interval.
+    """
+    if frame.empty or not {"label", "lower", "upper"} <= set(frame.columns):
+        return None
+    df = frame.reset_index(drop=True)
+    fig, ax = _figure(7.0, 0.32 * len(df) + 1.2)
+    y = np.arange(len(df))
+    kinds = df["kind"].astype(str) if "kind" in df.columns else pd.Series(["bounds"] * len(df))
+    for j, kind in enumerate(dict.fromkeys(kinds)):
+        m = (kinds == kind).to_numpy()
+        ax.hlines(y[m], df["lower"][m], df["upper"][m], color=PALETTE[j], lw=4, label=kind)
+        ax.scatter(df["lower"][m], y[m], color=PALETTE[j], s=10)
+        ax.scatter(df["upper"][m], y[m], color=PALETTE[j], s=10)
+    ax.axvline(0, color="black", lw=0.8, ls="--")
+    ax.set_yticks(y, df["label"].astype(str).tolist())
+    ax.invert_yaxis()
+    ax.set_xlabel("difference in favourable-decision rate within the stratum (0 = fair)")
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title("An interval that excludes 0 proves unfairness; one that contains 0 cannot")
+    return fig
+
+
+# ---------------------------------------------------------------------- certainty
+def u_topsis(delta: Any, s: Any) -> Any:
+    """TOPSIS utility of a decision-maker at disparity ``delta`` and uncertainty ``s``.
+
+    ``u = sqrt((δ−1)² + s²) − sqrt(δ² + s²)`` (Duong & Conrad 2024, eq. 16), in [−1, 1].
+
+    Examples
+    --------
+    >>> round(float(u_topsis(0.2, 0.0)), 6), round(float(u_topsis(0.0, 1.0)), 5)
+    (0.6, 0.41421)
+    """
+    d = np.asarray(delta, dtype=float)
+    s = np.asarray(s, dtype=float)
+    return np.sqrt((d - 1) ** 2 + s**2) - np.sqrt(d**2 + s**2)
+
+
+def indifference_delta(s: Any, c: float) -> Any:
+    """Disparity on the indifference curve ``u_topsis = c`` at uncertainty ``s``.
+
+    The level set is a hyperbola branch with foci (0, 0) and (1, 0):
+    ``δ(s; c) = 0.5 − (c/2)·sqrt(1 + 4s²/(1 − c²))``.
+    """
+    s = np.asarray(s, dtype=float)
+    return 0.5 - (c / 2) * np.sqrt(1 + 4 * s**2 / (1 - c**2))
+
+
+def certainty_plane(frame: pd.DataFrame, selected: Sequence[str] = ()) -> Any:
+    """Decision-makers in the (disparity, uncertainty) plane with indifference curves of u_topsis.
+
+    ``frame`` needs ``name``, ``disparity`` and ``uncertainty``; the ``selected`` names are
+    ringed.
+    """
+    if frame.empty or not {"name", "disparity", "uncertainty"} <= set(frame.columns):
+        return None
+    fig, ax = _figure(5.6, 4.2)
+    s = np.linspace(0, 1, 201)
+    for c in (-0.6, -0.3, 0.0, 0.3, 0.6):
+        d = indifference_delta(s, c)
+        ok = (d >= 0) & (d <= 1)
+        ax.plot(d[ok], s[ok], color="#bbbbbb", lw=0.8, ls="-" if c else "--")
+        if ok.any():
+            i = int(np.flatnonzero(ok)[-1])
+            ax.annotate(f"u={c:g}", (d[i], s[i]), fontsize=7, color="#777777")
+    xmax = max(0.6, float(frame["disparity"].max()) * 1.2)
+    ymax = max(0.05, float(frame["uncertainty"].max()) * 1.3)
+    for j, row in enumerate(frame.itertuples(index=False)):
+        chosen = row.name in set(selected)
+        ax.scatter([row.disparity], [row.uncertainty], s=60 if chosen else 30,
+                   color=PALETTE[j % 7], edgecolor="black" if chosen else "none",
+                   linewidth=1.5, zorder=3, label=f"{row.name}{' (selected)' if chosen else ''}")  # fmt: skip
+    ax.set_xlim(0, min(1.0, xmax))
+    ax.set_ylim(0, min(1.0, ymax))
+    ax.set_xlabel("disparity δ (gap in favourable-decision rate)")
+    ax.set_ylabel("uncertainty σ̄² (normalised posterior variance)")
+    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    ax.set_title("Lower-left is certainly fair; grey lines join equally preferred points")
+    return fig
+
+
+# ---------------------------------------------------------------------- causal graph
+def _layers(nodes: list[str], edges: list[tuple[str, str]]) -> dict[str, int]:
+    """Longest-path layer of every node (roots at 0); the DAG is validated upstream."""
+    parents: dict[str, list[str]] = {n: [] for n in nodes}
+    for a, b in edges:
+        parents[b].append(a)
+    layer: dict[str, int] = {}
+
+    def depth(n: str, seen: tuple[str, ...] = ()) -> int:
+        if n in layer:
+            return layer[n]
+        if n in seen:  # a cycle: keep drawing rather than recurse forever
+            return 0
+        layer[n] = 1 + max((depth(p, (*seen, n)) for p in parents[n]), default=-1)
+        return layer[n]
+
+    for n in nodes:
+        depth(n)
+    return layer
+
+
+def scm_graph_svg(
+    edges: Sequence[Sequence[str]],
+    protected: Sequence[str] = (),
+    outcome: str | None = None,
+    extra_nodes: Sequence[str] = (),
+) -> str:
+    """The causal DAG as a small self-contained SVG (layered left to right).
+
+    Parameters
+    ----------
+    edges
+        ``(parent, child)`` pairs.
+    protected
+        Protected attributes (drawn in orange).
+    outcome
+        Optional node drawn in green (e.g. the decision).
+    extra_nodes
+        Nodes without edges to show too.
+
+    Returns
+    -------
+    str
+        ``<svg>`` markup; node names are escaped.
+
+    Examples
+    --------
+    >>> svg = scm_graph_svg([("gender", "income")], protected=["gender"])
+    >>> "gender" in svg and svg.startswith("<svg")
+    True
+    """
+    edge_list = [(str(a), str(b)) for a, b in edges]
+    nodes = list(dict.fromkeys([n for e in edge_list for n in e] + [str(n) for n in extra_nodes]))
+    if not nodes:
+        return '<svg role="img" aria-label="empty causal graph" width="10" height="10"></svg>'
+    layer = _layers(nodes, edge_list)
+    by_layer: dict[int, list[str]] = {}
+    for n in nodes:
+        by_layer.setdefault(layer[n], []).append(n)
+    col_w, row_h, box_w, box_h, pad = 170, 54, 130, 30, 20
+    n_rows = max(len(v) for v in by_layer.values())
+    span_max = max((layer[b] - layer[a] for a, b in edge_list), default=1)
+    # Edges that skip layers arc above the rows so they do not cross the boxes in between.
+    top = pad + 14 * max(span_max - 1, 0)
+    width = pad * 2 + col_w * (max(by_layer) + 1) - (col_w - box_w)
+    height = 2 * top + row_h * n_rows
+    pos: dict[str, tuple[float, float]] = {}
+    for lay, members in sorted(by_layer.items()):
+        offset = (n_rows - len(members)) * row_h / 2
+        for i, n in enumerate(members):
+            pos[n] = (pad + lay * col_w, top + offset + i * row_h)
+    parts = [
+        f'<svg role="img" aria-label="causal graph" class="dag" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+        '<defs><marker id="dag-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+        'fill="#555"/></marker></defs>',
+    ]
+    for a, b in edge_list:
+        (xa, ya), (xb, yb) = pos[a], pos[b]
+        span = layer[b] - layer[a]
+        if span > 1:
+            members = by_layer[layer[a]]
+            below = len(members) > 1 and members.index(a) >= len(members) / 2
+            x1, y1 = xa + box_w, ya + box_h / 2
+            x2 = xb + box_w / 2
+            if below:
+                y2 = yb + box_h
+                lift = max(ya, yb) + box_h + 14 * (span - 1) + 10
+            else:
+                y2 = yb
+                lift = min(ya, yb) - 14 * (span - 1) - 10
+            d = f"M{x1:.1f},{y1:.1f} C{x1 + 30:.1f},{lift:.1f} {x2:.1f},{lift:.1f} {x2:.1f},{y2:.1f}"
+        else:
+            x1, y1 = xa + box_w, ya + box_h / 2
+            x2, y2 = xb, yb + box_h / 2
+            if span <= 0:  # same-layer edge (only in a cyclic input)
+                x1, x2 = xa + box_w / 2, xb + box_w / 2
+            mid = (x1 + x2) / 2
+            d = f"M{x1:.1f},{y1:.1f} C{mid:.1f},{y1:.1f} {mid:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
+        parts.append(
+            f'<path d="{d}" fill="none" stroke="#555" stroke-opacity="0.75" stroke-width="1.2" '
+            'marker-end="url(#dag-arrow)"/>'
+        )
+    prot = {str(p) for p in protected}
+    for n in nodes:
+        x, y = pos[n]
+        fill = "#fde2c8" if n in prot else ("#d4edda" if n == outcome else "#e8eef7")
+        stroke = "#d9822b" if n in prot else ("#2e8b57" if n == outcome else "#1f5fa8")
+        parts.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{box_w}" height="{box_h}" rx="6" '
+            f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>'
+            f'<text x="{x + box_w / 2:.1f}" y="{y + box_h / 2 + 4:.1f}" text-anchor="middle" '
+            f'font-size="12" font-family="sans-serif">{escape(n)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)

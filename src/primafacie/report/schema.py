@@ -1,0 +1,130 @@
+"""JSON Schema of results.json (draft 2020-12) and a validator.
+
+The schema fixes the envelope every audit writes: the resolved configuration, the data
+description with group counts, input hashes, package versions, seeds, and per analysis its
+status, headline, numbers and every result's ``to_dict()``. The inside of one result is owned
+by its analysis and only required to be a JSON object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["RESULTS_SCHEMA", "validate_results"]
+
+_COUNT = {"type": "integer", "minimum": 0}
+
+_GROUP = {
+    "type": "object",
+    "required": [
+        "attribute", "protected_values", "n", "n_protected", "n_non_protected",
+        "favourable_protected", "favourable_non_protected",
+    ],
+    "properties": {
+        "attribute": {"type": "string"},
+        "protected_values": {"type": "array", "items": {"type": "string"}},
+        "n": _COUNT,
+        "n_protected": _COUNT,
+        "n_non_protected": _COUNT,
+        "favourable_protected": _COUNT,
+        "favourable_non_protected": _COUNT,
+        "outcome_favourable_protected": _COUNT,
+        "outcome_favourable_non_protected": _COUNT,
+    },
+    "additionalProperties": False,
+}  # fmt: skip
+
+_ANALYSIS = {
+    "type": "object",
+    "required": ["status", "message", "headline", "scope", "numbers", "results", "tables"],
+    "properties": {
+        "status": {"enum": ["ok", "unavailable", "failed"]},
+        "message": {"type": "string"},
+        "headline": {"type": "string"},
+        "scope": {"type": "string"},
+        "numbers": {"type": "object"},
+        "results": {"type": "object", "additionalProperties": {"type": "object"}},
+        "tables": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^tables/[a-z0-9_]+\\.csv$"},
+        },
+    },
+    "additionalProperties": False,
+    "allOf": [
+        {
+            "if": {"properties": {"status": {"const": "ok"}}},
+            "then": {"properties": {"results": {"minProperties": 1}}},
+            "else": {"properties": {"results": {"maxProperties": 0}, "message": {"minLength": 1}}},
+        }
+    ],
+}
+
+RESULTS_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "primafacie results.json",
+    "type": "object",
+    "required": ["schema_version", "config", "data", "inputs", "versions", "seeds", "analyses", "files"],
+    "properties": {
+        "schema_version": {"const": "1"},
+        "config": {
+            "type": "object",
+            "required": ["data", "decision", "features", "protected", "analyses"],
+        },
+        "data": {
+            "type": "object",
+            "required": ["n", "features", "protected", "decision_source", "n_favourable", "groups"],
+            "properties": {
+                "n": {"type": "integer", "minimum": 1},
+                "features": {"type": "object", "additionalProperties": {"enum": ["numeric", "categorical", "ordinal"]}},
+                "protected": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+                "decision_source": {"type": "string"},
+                "n_favourable": _COUNT,
+                "outcome": {"type": ["string", "null"]},
+                "n_outcome_favourable": {"type": ["integer", "null"], "minimum": 0},
+                "groups": {"type": "array", "minItems": 1, "items": _GROUP},
+            },
+        },
+        "inputs": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["role", "path", "sha256"],
+                "properties": {
+                    "role": {"type": "string"},
+                    "path": {"type": "string", "minLength": 1},
+                    "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "versions": {
+            "type": "object",
+            "required": ["python", "primafacie", "numpy", "pandas", "scikit-learn"],
+            "additionalProperties": {"type": "string"},
+        },
+        "seeds": {"type": "object", "required": ["audit"], "additionalProperties": {"type": "integer"}},
+        "analyses": {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"enum": ["situation", "recourse", "principal", "certainty"]},
+            "additionalProperties": _ANALYSIS,
+        },
+        "files": {"type": "array", "items": {"type": "string"}, "contains": {"const": "report.html"}},
+    },
+    "additionalProperties": False,
+}  # fmt: skip
+
+
+def validate_results(doc: Any) -> None:
+    """Validate a results.json document; raise ``jsonschema.ValidationError`` when it does not fit.
+
+    Examples
+    --------
+    >>> validate_results({"schema_version": "1"})  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    jsonschema.exceptions.ValidationError: 'config' is a required property
+    """
+    import jsonschema
+
+    jsonschema.Draft202012Validator(RESULTS_SCHEMA).validate(doc)

@@ -1,0 +1,93 @@
+"""Tests of the report figures: deterministic SVG, the utility formulas, the DAG drawing."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.report import plots
+
+
+def _fig():
+    fig, ax = plots._figure()
+    ax.plot([0, 1, 2], [2, 0, 1], label="line")
+    ax.legend()
+    return fig
+
+
+def test_svg_is_deterministic_inline_and_undated():
+    a, b = plots.svg_of(_fig(), "t"), plots.svg_of(_fig(), "t")
+    assert a == b
+    assert a.startswith("<svg") and a.rstrip().endswith("</svg>")
+    assert "<?xml" not in a and "DOCTYPE" not in a and "<dc:date>" not in a
+    assert 'aria-label="t"' in a
+
+
+def test_u_topsis_corner_and_hand_values():
+    # u(δ, s) = sqrt((δ-1)^2 + s^2) - sqrt(δ^2 + s^2)
+    assert plots.u_topsis(0.2, 0.0) == pytest.approx(0.6)
+    assert plots.u_topsis(0.0, 1.0) == pytest.approx(math.sqrt(2) - 1)
+    assert plots.u_topsis(1.0, 0.0) == pytest.approx(-1.0)
+    assert plots.u_topsis(0.5, 0.7) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("c", [-0.6, -0.3, 0.3, 0.6])
+def test_indifference_curve_has_constant_utility(c):
+    s = np.linspace(0, 1, 11)
+    d = plots.indifference_delta(s, c)
+    np.testing.assert_allclose(plots.u_topsis(d, s), c, atol=1e-12)
+
+
+def test_plots_return_none_when_columns_are_missing():
+    empty = pd.DataFrame({"x": [1]})
+    assert plots.situation_counts(empty) is None
+    assert plots.delta_intervals(empty) is None
+    assert plots.group_composition(empty) is None
+    assert plots.cumulative_effectiveness(empty) is None
+    assert plots.principal_intervals(empty) is None
+    assert plots.certainty_plane(empty) is None
+
+
+def test_plots_render_with_their_documented_columns():
+    summary = pd.DataFrame({"method": ["st", "cst"] * 2, "k": [5, 5, 10, 10],
+                            "cases": [3, 5, 4, 6], "significant": [1, 2, 2, 3]})  # fmt: skip
+    frame = pd.DataFrame({"id": [1, 2, 3], "delta": [0.5, 0.2, -0.1], "ci_low": [0.2, -0.1, -0.4]})
+    curves = pd.DataFrame({"group": ["a", "a", "b", "b"], "cost": [0, 1, 0, 2],
+                           "effectiveness": [0, 0.5, 0, 0.9]})  # fmt: skip
+    iv = pd.DataFrame({"label": ["x", "y"], "lower": [-0.1, 0.1], "upper": [0.2, 0.3]})
+    plane = pd.DataFrame(
+        {"name": ["m1", "m2"], "disparity": [0.1, 0.4], "uncertainty": [0.02, 0.1]}
+    )
+    comp = pd.DataFrame(
+        {"group": ["control", "test"], "feature": ["x", "x"], "mean_z": [0.1, -0.2]}
+    )
+    for fig in (
+        plots.situation_counts(summary),
+        plots.delta_intervals(frame),
+        plots.cumulative_effectiveness(curves, "t"),
+        plots.principal_intervals(iv),
+        plots.certainty_plane(plane, ["m1"]),
+        plots.group_composition(comp),
+    ):
+        svg = plots.svg_of(fig)
+        assert "<svg" in svg and "<path" in svg
+
+
+def test_scm_graph_has_every_node_escaped_and_arrows():
+    svg = plots.scm_graph_svg(
+        [("gender", "income"), ("income", "savings"), ("gender", "savings"), ("<b>", "income")],
+        protected=["gender"],
+    )
+    for node in ("gender", "income", "savings"):
+        assert f">{node}</text>" in svg
+    assert "&lt;b&gt;" in svg and "<b>" not in svg
+    assert svg.count("marker-end") == 4
+    assert svg.count("#fde2c8") == 1  # one protected node drawn in orange
+
+
+def test_scm_layers_follow_longest_path():
+    layer = plots._layers(["a", "b", "c"], [("a", "b"), ("b", "c"), ("a", "c")])
+    assert layer == {"a": 0, "b": 1, "c": 2}

@@ -1,0 +1,263 @@
+"""Tests of primafacie.audit: the demo end to end, results.json schema, byte-identical reruns,
+an analysis missing from the build, failing analyses and bad configurations."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from primafacie import audit as audit_mod
+from primafacie.audit import json_safe, run_audit, run_demo
+from primafacie.config import load_config
+from primafacie.errors import AnalysisError, InputError
+from primafacie.report import validate_results
+
+N = 300
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo once, then the audit again from the audit.yaml it wrote, in another process
+    with another string-hash seed (the inputs' own determinism is tested in
+    tests/datasets/test_credit_world.py)."""
+    base = tmp_path_factory.mktemp("demo")
+    first = run_demo(base / "a", n=N, seed=1, progress=False)
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    cmd = [sys.executable, "-m", "primafacie.cli", "audit", str(base / "a" / "audit.yaml"),
+           "--out", str(base / "b"), "--no-progress"]  # fmt: skip
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return base, first, proc.stdout
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_demo_runs_every_analysis(demo):
+    base, res, _ = demo
+    assert {name: run.status for name, run in res.runs.items()} == {
+        "situation": "ok", "recourse": "ok", "principal": "ok", "certainty": "ok",
+    }  # fmt: skip
+    sit = res.runs["situation"]
+    assert set(sit.results) == {"single_gender", "single_race", "multiple", "intersectional"}
+    assert res.runs["certainty"].numbers["selected"]
+    assert list(res.summary()["status"]) == ["ok"] * 4
+    assert res.plot().axes  # the overview figure
+    out = base / "a"
+    for rel in ("report.html", "results.json", "audit.yaml", "inputs/credit_world.csv",
+                "inputs/lr.joblib", "inputs/gb.joblib", "tables/situation_summary.csv"):  # fmt: skip
+        assert (out / rel).is_file(), rel
+    assert set(res.files) == {
+        p.relative_to(out).as_posix()
+        for p in out.rglob("*")
+        if p.is_file() and not p.relative_to(out).as_posix().startswith(("inputs/", "audit.yaml"))
+    }
+
+
+def test_report_has_every_section_with_a_figure(demo):
+    """A browser-free check of the page structure (the browser test checks rendering)."""
+    import re
+
+    base, _, _ = demo
+    html = (base / "a" / "report.html").read_text(encoding="utf-8")
+    parts = re.split(r'<section id="', html)[1:]
+    sections = {p.split('"', 1)[0]: p for p in parts}
+    assert list(sections) == [
+        "summary", "sec-situation", "sec-recourse", "sec-principal", "sec-certainty", "appendix",
+    ]  # fmt: skip
+    for sid in ("sec-situation", "sec-recourse", "sec-principal", "sec-certainty"):
+        assert 'data-status="ok"' in sections[sid] and "<figure" in sections[sid], sid
+    assert 'class="dag"' in sections["appendix"]
+    assert "<script src" not in html and "<link" not in html and "@import" not in html
+
+
+def test_results_json_follows_its_schema_and_has_no_absolute_paths(demo):
+    base, res, _ = demo
+    text = (base / "a" / "results.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    validate_results(doc)
+    assert doc == res.to_dict() | {"files": list(res.files)}
+    assert doc["data"]["n"] == N
+    assert doc["seeds"]["audit"] == 1
+    assert {i["path"] for i in doc["inputs"]} == {
+        "inputs/credit_world.csv", "inputs/lr.joblib", "inputs/gb.joblib",
+    }  # fmt: skip
+    assert str(base) not in text and "NaN" not in text and "Infinity" not in text
+    assert str(base) not in (base / "a" / "report.html").read_text(encoding="utf-8")
+    # every count carries its denominator
+    for g in doc["data"]["groups"]:
+        assert g["n_protected"] + g["n_non_protected"] == g["n"] == N
+
+
+def test_rerun_is_byte_identical(demo):
+    """The demo and the audit re-run from its audit.yaml (another process, another hash seed)
+    give the same files, byte for byte."""
+    base, first, stdout = demo
+    a, b = _files(base / "a"), _files(base / "b")
+    assert sorted(b) == sorted(first.files)
+    different = [name for name in b if a[name] != b[name]]
+    if different:
+        import difflib
+
+        first = different[0]
+        diff = difflib.unified_diff(
+            a[first].decode().splitlines(), b[first].decode().splitlines(), lineterm="", n=2
+        )
+        pytest.fail(
+            f"{different} differ; first lines of the {first} diff:\n" + "\n".join(list(diff)[:40])
+        )
+    assert "situation" in stdout and "report.html" in stdout
+
+
+def _small_config(base: Path, tmp_path: Path, analyses: dict) -> Path:
+    cfg = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    cfg["analyses"] = analyses
+    cfg["data"] = str(base / "a" / cfg["data"])
+    cfg["decision"] = {"model": str(base / "a" / cfg["decision"]["model"])}
+    path = tmp_path / "audit.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+CERTAINTY = {
+    "certainty": {
+        "decision_makers": {"officer": {"column": "human"}, "rule": {"rule": "income > 30"}}
+    }
+}
+
+
+def test_analysis_missing_from_the_build_is_reported_not_fatal(demo, tmp_path, monkeypatch):
+    base, _, _ = demo
+    monkeypatch.setitem(sys.modules, "primafacie.recourse", None)  # import raises ImportError
+    path = _small_config(base, tmp_path, {"recourse": {"support": 0.1}, **CERTAINTY})
+    res = run_audit(load_config(path), tmp_path / "out", progress=False)
+    rec = res.runs["recourse"]
+    assert rec.status == "unavailable"
+    assert "Not available in this build" in rec.message and "primafacie.recourse" in rec.message
+    assert res.runs["certainty"].status == "ok"
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    validate_results(doc)
+    assert doc["analyses"]["recourse"]["status"] == "unavailable"
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert 'id="sec-recourse" class="analysis" data-status="unavailable"' in html
+    assert "not available in this build" in html
+
+
+def test_failing_analysis_writes_nothing_unless_keep_going(demo, tmp_path, monkeypatch):
+    base, _, _ = demo
+
+    def boom(cfg, data, scm, tick):
+        raise AnalysisError("solver exploded")
+
+    monkeypatch.setitem(audit_mod._RUNNERS, "certainty", boom)
+    cfg = load_config(_small_config(base, tmp_path, CERTAINTY))
+    with pytest.raises(AnalysisError, match="certainty: solver exploded"):
+        run_audit(cfg, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
+    res = run_audit(cfg, tmp_path / "out", progress=False, keep_going=True)
+    assert res.failed == ["certainty"]
+    validate_results(json.loads((tmp_path / "out" / "results.json").read_text()))
+
+
+def test_bad_inputs_raise_input_error_and_write_nothing(demo, tmp_path):
+    base, _, _ = demo
+    cfg = load_config(_small_config(base, tmp_path, {}))
+    with pytest.raises(InputError, match="asks for no analysis"):
+        run_audit(cfg, tmp_path / "out", progress=False)
+    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    raw["data"] = "missing.csv"
+    raw.pop("causal")
+    raw["analyses"] = {"situation": {"k": [5]}}
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(InputError, match="causal"):
+        run_audit(load_config(tmp_path / "b.yaml"), tmp_path / "out", progress=False)
+    raw["analyses"] = CERTAINTY
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(InputError, match="missing.csv"):
+        run_audit(load_config(tmp_path / "c.yaml"), tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_json_safe_and_row_pruning():
+    assert json_safe({"a": np.float64("nan"), 1: (np.int64(2), float("-inf"), np.bool_(True))}) == {
+        "a": None, "1": [2, "-inf", True],
+    }  # fmt: skip
+    pruned = audit_mod._prune_rows(
+        {"rows": [{"x": i} for i in range(600)], "keep": [1] * 600, "timings": {"fit": 0.1}},
+        "t.csv",
+    )
+    assert pruned == {"rows": {"rows": 600, "see": "t.csv"}, "keep": [1] * 600}
+
+
+def test_compute_backend_gives_identical_tables(demo, tmp_path):
+    base, _, _ = demo
+    st_only = {"situation": {"k": [5, 10], "methods": ["st"]}}
+    local = load_config(_small_config(base, tmp_path, st_only))
+    threaded = local.model_copy(update={"compute": local.compute.model_copy(update={"n_jobs": 2})})
+    run_audit(local, tmp_path / "local", progress=False)
+    run_audit(threaded, tmp_path / "threads", progress=False)
+    a, b = _files(tmp_path / "local" / "tables"), _files(tmp_path / "threads" / "tables")
+    assert a == b and "situation_single_gender.csv" in a
+
+
+def test_a_user_style_config_rule_single_attribute_covariates(demo, tmp_path):
+    """Adapters outside the demo's settings: a rule decision, one protected attribute, ST and
+    CST only, principal within region cells, certainty of the audited decision alone."""
+    base, _, _ = demo
+    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    raw["data"] = str(base / "a" / raw["data"])
+    raw["decision"] = {"rule": "income + 2 * savings > 40"}
+    raw["protected"] = {"gender": "female"}
+    raw["causal"]["edges"] = [e for e in raw["causal"]["edges"] if "race" not in e]
+    raw["analyses"] = {
+        "situation": {"k": [5], "methods": ["st", "cst"]},
+        "recourse": {"support": 0.1, "metrics": ["ECE"], "phi": [0.5]},
+        "principal": {"definitions": [2], "covariates": ["region"]},
+        "certainty": {},
+    }
+    path = tmp_path / "audit.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    res = run_audit(load_config(path), tmp_path / "out", progress=False)
+    assert {n: r.status for n, r in res.runs.items()} == dict.fromkeys(
+        ["situation", "recourse", "principal", "certainty"], "ok"
+    )
+    assert set(res.runs["situation"].results) == {"single_gender"}
+    summary = res.runs["principal"].results["evaluation"].summary()
+    assert set(summary["cell"]) == {"region=rural", "region=suburban", "region=urban"}
+    assert res.runs["certainty"].numbers["selected"] == ["audited decision"]
+    validate_results(json.loads((tmp_path / "out" / "results.json").read_text()))
+
+
+def test_centred_methods_need_a_model_or_rule(demo, tmp_path):
+    base, _, _ = demo
+    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    raw["decision"] = {"column": "human"}
+    raw["analyses"] = {"situation": {"k": [5], "methods": ["st", "cf"]}}
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(InputError, match=r"methods \['cf'\].*decision"):
+        run_audit(load_config(tmp_path / "a.yaml"), tmp_path / "out", progress=False)
+
+
+def test_multiple_dimensions_need_two_protected_attributes(demo, tmp_path):
+    base, _, _ = demo
+    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    raw["data"] = "not-read.csv"  # the check happens before any data is read
+    raw["protected"] = {"gender": "female"}
+    raw["causal"]["edges"] = [e for e in raw["causal"]["edges"] if "race" not in e]
+    raw["analyses"] = {"situation": {"k": [5], "dimensions": ["single", "intersectional"]}}
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(raw))
+    with pytest.raises(InputError, match=r"\['intersectional'\] need at least two"):
+        run_audit(load_config(tmp_path / "a.yaml"), tmp_path / "out", progress=False)

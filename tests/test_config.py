@@ -1,0 +1,160 @@
+"""Tests of primafacie.config: strict keys with line numbers and suggestions, cross checks,
+defaults, paths relative to the file, and the JSON Schema export."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pandas as pd
+import pytest
+
+from primafacie.config import AuditConfig, config_schema, load_config
+from primafacie.errors import InputError
+
+GOOD = """\
+data: loans.csv
+decision: {column: approved}
+favorable: 1
+features:
+  salary: numeric
+  region: categorical
+protected: {gender: female}
+analyses:
+  situation: {k: [15, 30], alpha: 0.05}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "audit.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(InputError) as info:
+        load_config(path)
+    return str(info.value)
+
+
+def test_good_config_fills_defaults_and_resolves_paths(tmp_path):
+    cfg = load_config(write(tmp_path, GOOD))
+    assert cfg.analyses.situation.k == [15, 30]
+    assert cfg.analyses.situation.tau == 0.0  # default
+    assert cfg.analyses.situation.methods == ["st", "cst", "cst_centers", "cf"]
+    assert cfg.analyses.recourse is None
+    assert cfg.data_path == (tmp_path / "loans.csv").resolve()
+    assert cfg.decision_column == "approved"
+    assert "base_dir" not in cfg.resolved()
+
+
+def test_unknown_top_level_key_names_key_line_and_valid_keys(tmp_path):
+    msg = error_of(write(tmp_path, GOOD + "colour: red\n"))
+    assert "unknown key 'colour'" in msg
+    assert f"{tmp_path / 'audit.yaml'}:10" in msg  # the line of the bad key
+
+
+def test_misspelled_analysis_suggests_the_right_one(tmp_path):
+    text = GOOD.replace("  situation: {k: [15, 30], alpha: 0.05}", "  situaton: {k: [15, 30]}")
+    msg = error_of(write(tmp_path, text))
+    assert "unknown key 'analyses.situaton'" in msg
+    assert "did you mean 'situation'?" in msg
+    assert "audit.yaml:9" in msg
+
+
+def test_misspelled_nested_key_suggests(tmp_path):
+    text = GOOD.replace("alpha: 0.05", "alpah: 0.05")
+    msg = error_of(write(tmp_path, text))
+    assert "analyses.situation.alpah" in msg and "did you mean 'alpha'?" in msg
+    assert "audit.yaml:9" in msg
+
+
+def test_duplicate_key_names_both_lines(tmp_path):
+    text = GOOD.replace("  region: categorical\n", "  region: categorical\n  salary: numeric\n")
+    msg = error_of(write(tmp_path, text))
+    assert "'salary' is given twice" in msg
+    assert "line 7" in msg and "first on line 5" in msg
+
+
+def test_missing_file(tmp_path):
+    msg = error_of(tmp_path / "nope.yaml")
+    assert "configuration file not found" in msg and "nope.yaml" in msg
+
+
+def test_not_a_mapping_and_invalid_yaml(tmp_path):
+    assert "mapping" in error_of(write(tmp_path, "- a\n- b\n"))
+    assert "not valid YAML" in error_of(write(tmp_path, "data: [unclosed\n"))
+
+
+def test_protected_attribute_listed_as_feature(tmp_path):
+    text = GOOD.replace("  region: categorical\n", "  region: categorical\n  gender: categorical\n")
+    msg = error_of(write(tmp_path, text))
+    assert "['gender'] listed both as feature and as protected attribute" in msg
+
+
+@pytest.mark.parametrize(
+    ("rule", "what"),
+    [
+        ("abs(salary) > 3", "a function call is not allowed"),
+        ("salary.real > 3", "attribute access is not allowed"),
+        ("__import__('os').system('x') > 0", "is not allowed"),
+    ],
+)
+def test_rule_with_call_or_attribute_is_rejected_with_line(tmp_path, rule, what):
+    text = GOOD.replace("decision: {column: approved}", f'decision: {{rule: "{rule}"}}')
+    msg = error_of(write(tmp_path, text))
+    assert what in msg
+    assert "audit.yaml:2" in msg and "decision" in msg
+
+
+@pytest.mark.parametrize("k", ["[0, 15]", "-3", "[]"])
+def test_k_not_positive(tmp_path, k):
+    text = GOOD.replace("{k: [15, 30], alpha: 0.05}", f"{{k: {k}}}")
+    msg = error_of(write(tmp_path, text))
+    assert "analyses.situation.k" in msg and "audit.yaml:9" in msg
+
+
+def test_decision_needs_exactly_one_source(tmp_path):
+    text = GOOD.replace("{column: approved}", '{column: approved, rule: "salary > 3"}')
+    msg = error_of(write(tmp_path, text))
+    assert "exactly one of column, model or rule" in msg and "audit.yaml:2" in msg
+
+
+def test_causal_edge_into_protected_and_unknown_node(tmp_path):
+    into = GOOD + "causal: {edges: [[salary, gender]]}\n"
+    assert "points into protected attribute 'gender'" in error_of(write(tmp_path, into))
+    unknown = GOOD + "causal: {edges: [[gender, wage]]}\n"
+    assert "'wage'" in error_of(write(tmp_path, unknown, "b.yaml"))
+
+
+def test_principal_needs_outcome(tmp_path):
+    text = GOOD + "  principal: {definitions: [1]}\n"
+    assert "analyses.principal needs outcome" in error_of(write(tmp_path, text))
+
+
+def test_audit_data_from_rule_computes_the_decision(tmp_path):
+    pd.DataFrame(
+        {"salary": [1.0, 5.0, 2.0, 6.0], "region": list("abab"), "gender": ["female", "male"] * 2}
+    ).to_csv(tmp_path / "loans.csv", index=False)
+    text = GOOD.replace("{column: approved}", '{rule: "salary > 3"}')
+    cfg = load_config(write(tmp_path, text))
+    data = cfg.audit_data()
+    assert data.decision_array().tolist() == [0, 1, 0, 1]
+
+
+def test_json_schema_export_validates_a_config_and_rejects_unknown_keys():
+    schema = config_schema()
+    assert schema["title"] == "primafacie audit.yaml"
+    assert "base_dir" not in schema["properties"]
+    doc = {
+        "data": "loans.csv",
+        "decision": {"column": "approved"},
+        "features": {"salary": "numeric", "edu": {"ordinal": ["a", "b"]}},
+        "protected": {"gender": "female"},
+        "analyses": {"situation": {"k": [15]}},
+    }
+    jsonschema.validate(doc, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**doc, "colour": "red"}, schema)
+    AuditConfig.model_validate(doc)  # the schema and the model agree on this document
