@@ -77,6 +77,11 @@ def test_duplicate_key_names_both_lines(tmp_path):
     assert "line 7" in msg and "first on line 5" in msg
 
 
+def test_duplicate_key_names_the_file(tmp_path):
+    msg = error_of(write(tmp_path, "data: a.csv\ndata: b.csv\n"))
+    assert "audit.yaml" in msg and "'data' is given twice" in msg
+
+
 def test_missing_file(tmp_path):
     msg = error_of(tmp_path / "nope.yaml")
     assert "configuration file not found" in msg and "nope.yaml" in msg
@@ -91,6 +96,8 @@ def test_protected_attribute_listed_as_feature(tmp_path):
     text = GOOD.replace("  region: categorical\n", "  region: categorical\n  gender: categorical\n")
     msg = error_of(write(tmp_path, text))
     assert "['gender'] listed both as feature and as protected attribute" in msg
+    line = text.splitlines().index("  gender: categorical") + 1
+    assert f"audit.yaml:{line}: features.gender" in msg
 
 
 @pytest.mark.parametrize(
@@ -123,7 +130,9 @@ def test_decision_needs_exactly_one_source(tmp_path):
 
 def test_causal_edge_into_protected_and_unknown_node(tmp_path):
     into = GOOD + "causal: {edges: [[salary, gender]]}\n"
-    assert "points into protected attribute 'gender'" in error_of(write(tmp_path, into))
+    msg = error_of(write(tmp_path, into))
+    assert "points into protected attribute 'gender'" in msg
+    assert f"audit.yaml:{len(into.splitlines())}: causal.edges.0" in msg
     unknown = GOOD + "causal: {edges: [[gender, wage]]}\n"
     assert "'wage'" in error_of(write(tmp_path, unknown, "b.yaml"))
 

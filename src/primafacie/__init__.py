@@ -13,12 +13,16 @@ Principal-stratum fairness
     :class:`PrincipalFairness`.
 Certainty of fairness
     :class:`CertaintyAudit`.
+The whole audit
+    :func:`load_config` (``audit.yaml``), :func:`run_audit`, :func:`run_demo`.
 """
 
 from __future__ import annotations
 
+from .audit import AuditResult, run_audit, run_demo
 from .causal import SCM
 from .certainty import CertaintyAudit, CertaintyResult
+from .config import AuditConfig, load_config
 from .data import AuditData
 from .decisions import Rule, load_model
 from .errors import AnalysisError, InputError
@@ -53,6 +57,11 @@ __all__ = [
     "RepairResult",
     "CertaintyAudit",
     "CertaintyResult",
+    "AuditConfig",
+    "load_config",
+    "run_audit",
+    "run_demo",
+    "AuditResult",
     "InputError",
     "AnalysisError",
     "__version__",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
@@ -198,34 +199,40 @@ class AuditConfig(_Strict):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AuditConfig:
+        # Errors that involve two sections start with "[key.path]" so that load_config can
+        # point at the line of the offending key.
         if not self.protected:
-            raise ValueError("protected: name at least one protected attribute")
+            raise ValueError("[protected] name at least one protected attribute")
         both = sorted(set(self.features) & set(self.protected))
         if both:
             raise ValueError(
-                f"{both} listed both as feature and as protected attribute; a protected "
-                "attribute is never a feature"
+                f"[features.{both[0]}] {both} listed both as feature and as protected attribute; "
+                "a protected attribute is never a feature"
             )
         roles = {"decision": self.decision.column, "outcome": self.outcome}
         for role, col in roles.items():
             if col and col in self.features:
-                raise ValueError(f"{role} column {col!r} is also listed as a feature")
+                raise ValueError(
+                    f"[features.{col}] {role} column {col!r} is also listed as a feature"
+                )
         if self.causal is not None:
             known = set(self.features) | set(self.protected)
-            for a, b in self.causal.edges:
+            for i, (a, b) in enumerate(self.causal.edges):
                 for node in (a, b):
                     if node not in known:
                         raise ValueError(
-                            f"causal edge ({a}, {b}) names {node!r}, which is neither a feature "
-                            "nor a protected attribute"
+                            f"[causal.edges.{i}] causal edge ({a}, {b}) names {node!r}, which is "
+                            "neither a feature nor a protected attribute"
                         )
                 if b in self.protected:
                     raise ValueError(
-                        f"causal edge ({a}, {b}) points into protected attribute {b!r}; "
-                        "protected attributes have no parents"
+                        f"[causal.edges.{i}] causal edge ({a}, {b}) points into protected "
+                        f"attribute {b!r}; protected attributes have no parents"
                     )
         if self.analyses.principal is not None and self.outcome is None:
-            raise ValueError("analyses.principal needs outcome: the ground-truth column")
+            raise ValueError(
+                "[analyses.principal] analyses.principal needs outcome: the ground-truth column"
+            )
         return self
 
     # ------------------------------------------------------------------ helpers
@@ -372,6 +379,12 @@ def _format_errors(exc: ValidationError, doc: Any, key_lines: dict[int, dict], s
             lines.append(f"{where}: missing required key {key!r}")
         else:
             msg = err["msg"].removeprefix("Value error, ")
+            tagged = re.match(r"\[([^\]]+)\] (.*)", msg, flags=re.S)
+            if tagged:
+                path = tuple(int(p) if p.isdigit() else p for p in tagged.group(1).split("."))
+                key, msg = tagged.group(1), tagged.group(2)
+                line = _line_of(doc, loc + path, key_lines) or line
+                where = f"{source}:{line}" if line else source
             lines.append(f"{where}: {key}: {msg}")
     # Union members repeat the same location; keep each message once, in order.
     return "\n".join(dict.fromkeys(lines))
@@ -406,6 +419,8 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
         doc = loader.get_single_data()
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: not valid YAML: {exc}") from None
+    except InputError as exc:  # a duplicated key: say which file
+        raise InputError(f"{path}: {exc}") from None
     finally:
         loader.dispose()
     if not isinstance(doc, dict):

@@ -101,7 +101,7 @@ BAD = {
     ),
     "protected attribute as feature": (
         BASE.replace("  savings: numeric\n", "  savings: numeric\n  gender: categorical\n"),
-        ["['gender'] listed both as feature and as protected attribute"],
+        ["['gender'] listed both as feature and as protected attribute", "audit.yaml:6"],
     ),
     "rule with a function call": (
         BASE.replace("decision: {{model: {model}}}", 'decision: {{rule: "max(income, 3) > 2"}}'),
