@@ -30,7 +30,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .config import AuditConfig
@@ -43,6 +42,7 @@ from .io import (
     atomic_write_text,
     file_sha256,
 )
+from .jsonsafe import json_safe
 
 __all__ = [
     "ANALYSES",
@@ -85,45 +85,6 @@ def _require(module: str, *names: str) -> tuple[Any, ...]:
     if missing:
         raise AnalysisUnavailable(f"{module} does not provide {', '.join(missing)}")
     return tuple(getattr(mod, n) for n in names)
-
-
-# ---------------------------------------------------------------------- JSON safety
-def json_safe(obj: Any) -> Any:
-    """Convert to JSON-safe values: numpy scalars/arrays to Python, NaN to ``None``, ±inf to
-    the strings ``"inf"`` / ``"-inf"``, tuples to lists, mapping keys to strings.
-
-    Examples
-    --------
-    >>> json_safe({"a": np.float64("nan"), 1: (np.int64(2), float("inf"))})
-    {'a': None, '1': [2, 'inf']}
-    """
-    if isinstance(obj, Mapping):
-        return {str(k): json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        seq = sorted(obj, key=str) if isinstance(obj, (set, frozenset)) else obj
-        return [json_safe(v) for v in seq]
-    if isinstance(obj, np.ndarray):
-        return json_safe(obj.tolist())
-    if isinstance(obj, (pd.DataFrame,)):
-        return json_safe(obj.to_dict(orient="records"))
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        v = float(obj)
-        if math.isnan(v):
-            return None
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return v
-    if obj is None or isinstance(obj, str):
-        return obj
-    if isinstance(obj, Path):
-        return obj.as_posix()
-    if obj is pd.NA or obj is pd.NaT:
-        return None
-    return str(obj)
 
 
 #: Lists of per-row records longer than this are kept out of results.json (they are in the

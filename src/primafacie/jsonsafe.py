@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,10 @@ def json_safe(value: Any) -> Any:
         return [json_safe(v) for v in items]
     if isinstance(value, np.ndarray):
         return [json_safe(v) for v in value.tolist()]
+    if isinstance(value, pd.DataFrame):
+        return json_safe(value.to_dict(orient="records"))
+    if isinstance(value, PurePath):
+        return value.as_posix()
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, np.generic):
