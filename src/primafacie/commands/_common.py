@@ -51,3 +51,16 @@ def guarded(fn: F) -> F:
             raise typer.Exit(EXIT_ANALYSIS) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def parse_pairs(
+    values: list[str] | None, flag: str, what: str = "NAME=VALUE"
+) -> list[tuple[str, str]]:
+    """Parse repeated ``--flag NAME=VALUE`` options; a malformed one is an InputError naming it."""
+    out = []
+    for item in values or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise InputError(f"{flag} expects {what}, got {item!r}")
+        out.append((name.strip(), value.strip()))
+    return out

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import console, err_console, guarded
+from ._common import console, err_console, guarded, parse_pairs
 
 HELP = """Rank decision-makers (models, rules, recorded human decisions) by how *certainly*
 fair they are and select the best (Duong & Conrad, ECAI 2024).
@@ -28,16 +28,6 @@ Writes certainty.csv (ranking), certainty_counts.csv (per group: n, k, posterior
 interval), certainty.json and certainty.png into --out; nothing is written when the input is
 bad (exit 2). A model file is unpickled only because you named it: load only files you trust.
 """
-
-
-def _pairs(values: list[str] | None, flag: str) -> list[tuple[str, str]]:
-    out = []
-    for item in values or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise InputError(f"{flag} expects NAME=VALUE, got {item!r}")
-        out.append((name.strip(), value.strip()))
-    return out
 
 
 def _scalar(text: Any) -> Any:
@@ -63,7 +53,7 @@ def _from_flags(data, protected, models, columns, rules) -> tuple[Any, list[str]
     frame = read_table(data)
     dms: dict[str, Any] = {}
     for flag, pairs in (("--model", models), ("--column", columns), ("--rule", rules)):
-        for name, value in _pairs(pairs, flag):
+        for name, value in parse_pairs(pairs, flag):
             if name in dms:
                 raise InputError(f"decision-maker name {name!r} is used twice")
             if flag == "--model":

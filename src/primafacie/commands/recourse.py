@@ -19,7 +19,7 @@ from rich.table import Table
 from ..data import read_table
 from ..errors import InputError
 from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
-from ._common import console, err_console, guarded
+from ._common import console, err_console, guarded, parse_pairs
 
 HELP = """FACTS (Fairness-Aware Counterfactuals for Subgroups): find subgroups of the rows that got
 the unfavourable decision where one protected group finds recourse harder than another, under
@@ -43,13 +43,7 @@ or with a rule: `--rule "education_num + hours > 50"`, or `--config audit.yaml`
 
 
 def _kv(items: list[str] | None, flag: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise InputError(f"{flag} expects COL=VALUE, got {item!r}")
-        out[key.strip()] = value.strip()
-    return out
+    return dict(parse_pairs(items, flag, "COL=VALUE"))
 
 
 def _number(text: str, flag: str) -> float:
