@@ -520,7 +520,8 @@ class SituationTest:
         cache_w: dict[int, dict[str, np.ndarray]] = {}
         for k in ks:
             for method in methods:
-                if method == "cf":
+                if method in ("cf", "cst_centers"):
+                    # CF reads the CST w/ counts of the same k: computed once, shared.
                     if k not in cache_w:
                         cache_w[k] = self._counts_w(
                             k,
@@ -537,24 +538,6 @@ class SituationTest:
                             centre_rank if legacy else None,
                         )
                     counts = cache_w[k]
-                elif method == "cst_centers":
-                    counts = cache_w.setdefault(
-                        k,
-                        self._counts_w(
-                            k,
-                            legacy,
-                            cE,
-                            sE,
-                            cL,
-                            sL,
-                            cU,
-                            sU,
-                            negc,
-                            negcf,
-                            cU2 if legacy else None,
-                            centre_rank if legacy else None,
-                        ),
-                    )
                 else:
                     counts = self._counts_wo(
                         k,
