@@ -167,3 +167,39 @@ def test_json_schema_export_validates_a_config_and_rejects_unknown_keys():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**doc, "colour": "red"}, schema)
     AuditConfig.model_validate(doc)  # the schema and the model agree on this document
+
+
+def test_decision_makers_resolved_relative_to_the_file(tmp_path):
+    import joblib
+    from sklearn.dummy import DummyClassifier
+
+    from primafacie.config import AuditConfig
+    from primafacie.decisions import Rule
+
+    joblib.dump(DummyClassifier().fit([[0], [1]], [0, 1]), tmp_path / "m.joblib")
+    cfg = AuditConfig.model_validate(
+        {
+            "data": "d.csv",
+            "decision": {"column": "y"},
+            "features": {"x": "numeric"},
+            "protected": {"g": "f"},
+            "analyses": {
+                "certainty": {
+                    "decision_makers": {
+                        "clerk": {"column": "human"},
+                        "strict": {"rule": "x > 3"},
+                        "m": {"model": "m.joblib"},
+                    }
+                }
+            },
+            "base_dir": tmp_path,
+        }
+    )
+    dms = cfg.decision_makers()
+    assert dms["clerk"] == "human"
+    assert isinstance(dms["strict"], Rule) and dms["strict"].expression == "x > 3"
+    assert hasattr(dms["m"], "predict")
+    no_section = cfg.model_copy(
+        update={"analyses": cfg.analyses.model_copy(update={"certainty": None})}
+    )
+    assert no_section.decision_makers() == {}

@@ -554,22 +554,6 @@ def run_situation(
     )
 
 
-def _decision_makers(cfg: AuditConfig) -> dict[str, Any]:
-    from .decisions import Rule, load_model
-
-    spec = cfg.analyses.certainty
-    assert spec is not None
-    out: dict[str, Any] = {}
-    for name, dm in spec.decision_makers.items():
-        if dm.column is not None:
-            out[name] = dm.column
-        elif dm.rule is not None:
-            out[name] = Rule(dm.rule)
-        else:
-            out[name] = load_model(cfg.resolve(dm.model))
-    return out
-
-
 def run_certainty(
     cfg: AuditConfig, data: AuditData, scm: Any, tick: Tick = _no_tick
 ) -> AnalysisRun:
@@ -578,7 +562,7 @@ def run_certainty(
     spec = cfg.analyses.certainty
     assert spec is not None
     # Without a list, rank the audited decision alone under a readable name.
-    dms = _decision_makers(cfg) or {"audited decision": data.decision}
+    dms = cfg.decision_makers() or {"audited decision": data.decision}
     res = CertaintyAudit(
         criterion=spec.criterion,
         protected=list(spec.protected) if spec.protected else None,

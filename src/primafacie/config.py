@@ -269,6 +269,22 @@ class AuditConfig(_Strict):
             )
         return None
 
+    def decision_makers(self) -> dict[str, Any]:
+        """The certainty section's decision-makers: a column name, a :class:`Rule` or a model.
+
+        Empty when the configuration has no certainty section or lists none.
+        """
+        spec = self.analyses.certainty
+        out: dict[str, Any] = {}
+        for name, dm in (spec.decision_makers if spec else {}).items():
+            if dm.column is not None:
+                out[name] = dm.column
+            elif dm.rule is not None:
+                out[name] = Rule(dm.rule)
+            else:
+                out[name] = load_model(self.resolve(dm.model))
+        return out
+
     def read_frame(self) -> pd.DataFrame:
         """The data table as read from disk (never modified)."""
         return read_table(self.data_path)

@@ -69,21 +69,13 @@ def _from_flags(data, protected, models, columns, rules) -> tuple[Any, list[str]
 
 def _from_config(path: Path) -> tuple[Any, dict[str, Any], dict]:
     from ..config import load_config
-    from ..decisions import Rule, load_model
 
     cfg = load_config(path)
     spec = cfg.analyses.certainty
     if spec is None:
         raise InputError(f"{path}: the configuration has no analyses.certainty section")
     data = cfg.audit_data()
-    dms: dict[str, Any] = {}
-    for name, dm in spec.decision_makers.items():
-        if dm.column is not None:
-            dms[name] = dm.column
-        elif dm.rule is not None:
-            dms[name] = Rule(dm.rule)
-        else:
-            dms[name] = load_model(cfg.resolve(dm.model))
+    dms = cfg.decision_makers()
     kwargs = {
         "criterion": spec.criterion,
         "protected": spec.protected or list(cfg.protected),
