@@ -108,6 +108,22 @@ def test_batched_prediction_and_no_unknown_target(fitted):
             assert c != audit.space_.col_index["g"]
 
 
+@pytest.mark.parametrize("chunk_rows", [1, 7, 50])
+def test_small_chunks_split_subgroups_and_give_identical_tables(fitted, chunk_rows):
+    """A subgroup with more (member, action) rows than chunk_rows is split into action blocks;
+    every count, cumulative sequence and micro statistic equals the single-chunk run."""
+    audit, df, _ = fitted
+    model = Counting(RULE)
+    small = RecourseAudit(model, protected="g", support=0.05, features=KINDS,
+                          feature_weights={"x": 2, "y": 3}, chunk_rows=chunk_rows).fit(df)  # fmt: skip
+    largest = max(len(m) * len(t) for m, t in zip(audit.members_, audit.sub_then_, strict=True))
+    assert largest > chunk_rows  # the split path is exercised
+    assert model.calls > 2
+    for name in ("n", "starts", "cost", "eff", "cum", "n_rec", "rc_sum", "seq_order", "seq_cum"):
+        np.testing.assert_array_equal(getattr(small.table_, name), getattr(audit.table_, name))
+    assert small.stats_["pair_rows"] == audit.stats_["pair_rows"]
+
+
 def test_same_cost_for_every_member(fitted):
     audit, _, _ = fitted
     # x: ordinal rank distance × 2, y: categorical × 3, w: × 1

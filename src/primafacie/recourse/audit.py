@@ -162,7 +162,8 @@ class RecourseAudit:
     method
         Itemset miner: ``"bitset"`` (default) or ``"mlxtend"``.
     chunk_rows
-        Rows per batched ``predict`` call (bounds memory).
+        (member, action) rows per batched ``predict`` call; a subgroup with more rows than this
+        is split into blocks of its actions, so memory stays bounded.
 
     Examples
     --------
@@ -568,7 +569,6 @@ class RecourseAudit:
             members.append(np.flatnonzero(unpack_bits(acc, len(aff))))
         sizes = np.array([len(r) for r in members], dtype=np.int64)
         n_act = np.array([len(t) for t in sub_then], dtype=np.int64)
-        load = sizes * n_act
 
         n = np.zeros((n_sub, K), dtype=np.int64)
         starts = np.concatenate([[0], np.cumsum(n_act)])
@@ -584,30 +584,42 @@ class RecourseAudit:
         n_pred = n_pairs_rows = 0
         cache = _PredictionCache(space, frame, decoders)
 
+        # work units: a subgroup's actions, split into blocks when one subgroup alone would
+        # exceed chunk_rows (member x action rows), so memory stays bounded by chunk_rows
+        units: list[tuple[int, int, int]] = []
+        for q in range(n_sub):
+            G, A = int(sizes[q]), int(n_act[q])
+            step = A if G * A <= self.chunk_rows else max(1, self.chunk_rows // max(G, 1))
+            units.extend((q, a0, min(A, a0 + step)) for a0 in range(0, A, step))
+        u_load = [int(sizes[q]) * (a1 - a0) for q, a0, a1 in units]
+        pending: dict[int, list[np.ndarray]] = {}
+        done = 0
+
         tick("effectiveness", 0, n_sub)
         s = 0
-        while s < n_sub:
+        while s < len(units):
             e = s
             total = 0
-            while e < n_sub and (e == s or total + load[e] <= self.chunk_rows):
-                total += load[e]
+            while e < len(units) and (e == s or total + u_load[e] <= self.chunk_rows):
+                total += u_load[e]
                 e += 1
             t1 = time.perf_counter()
             rows_l, pair_l = [], []
-            n_pairs_chunk = int(n_act[s:e].sum())
+            n_pairs_chunk = sum(a1 - a0 for _, a0, a1 in units[s:e])
             targets = np.full((n_pairs_chunk, m), -1, dtype=np.int32)
             key_and = np.zeros(n_pairs_chunk, dtype=np.uint64)
             key_or = np.zeros(n_pairs_chunk, dtype=np.uint64)
             off = 0
-            for q in range(s, e):
+            for q, a0, a1 in units[s:e]:
                 r = aff[members[q]]
-                A = int(n_act[q])
+                A = a1 - a0
+                then = sub_then[q][a0:a1]
                 rows_l.append(np.tile(r, A))
                 pair_l.append(np.repeat(np.arange(off, off + A, dtype=np.int64), len(r)))
                 cols = space.item_col[np.asarray(sub_items[q])]
-                targets[off : off + A][:, cols] = sub_then[q]
+                targets[off : off + A][:, cols] = then
                 if cache.ok:
-                    mask, bits_or = cache.action_bits(cols, sub_then[q])
+                    mask, bits_or = cache.action_bits(cols, then)
                     key_and[off : off + A] = ~mask
                     key_or[off : off + A] = bits_or
                 off += A
@@ -629,11 +641,15 @@ class RecourseAudit:
             t2 = time.perf_counter()
             eff_time += t2 - t1
             pos = 0
-            for q in range(s, e):
+            for q, a0, a1 in units[s:e]:
                 G = int(sizes[q])
-                A = int(n_act[q])
-                F = flips[pos : pos + A * G].reshape(A, G)
+                A = a1 - a0
+                pending.setdefault(q, []).append(flips[pos : pos + A * G].reshape(A, G))
                 pos += A * G
+                if a1 < int(n_act[q]):
+                    continue
+                blocks = pending.pop(q)
+                F = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=0)
                 grp = aff_groups[members[q]]
                 n[q] = np.bincount(grp, minlength=K)
                 out = micro_from_flips(F, grp, K, sub_cost[q])
@@ -644,8 +660,9 @@ class RecourseAudit:
                 seq_cum[sl] = out["seq_cum"]
                 n_rec[q] = out["n_rec"]
                 rc_sum[q] = out["rc_sum"]
+                done += 1
             micro_time += time.perf_counter() - t2
-            tick("effectiveness", e, n_sub)
+            tick("effectiveness", done, n_sub)
             s = e
         self.table_ = RecourseTable(
             groups=self.groups_, n=n, starts=starts, cost=cost, eff=eff, cum=cum, n_rec=n_rec,
