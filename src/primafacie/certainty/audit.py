@@ -24,6 +24,7 @@ from .posterior import (
     treatment,
 )
 from .results import CertaintyResult
+from .score import pair_columns
 from .select import TIE_DECIMALS, rank, select_optimal
 from .utility import get_utility, u_norm
 
@@ -485,15 +486,7 @@ def score_counts(
                 "rank": ranks,
                 "most_privileged": lab[i_idx],
                 "least_privileged": lab[j_idx],
-                "n_i": ni,
-                "k_i": ki,
-                "n_j": nj,
-                "k_j": kj,
-                "p_i": treatment(ki, ni),
-                "p_j": treatment(kj, nj),
-                "disparity": d,
-                "uncertainty": s,
-                "utility": util,
+                **pair_columns(ni, ki, nj, kj, d, s, util),
                 "utility_norm": u_norm(d, s),
                 "bayesian_disparity": np.atleast_1d(bayes.disparity),
                 "accuracy": acc,

@@ -16,11 +16,26 @@ from .posterior import UNIFORM_PRIOR, _as_counts, decision_maker, treatment
 from .select import TIE_DECIMALS, rank
 from .utility import get_utility
 
-__all__ = ["score_pairs", "synthetic_grid", "PAIR_COLUMNS"]
+__all__ = ["score_pairs", "synthetic_grid", "pair_columns", "PAIR_COLUMNS"]
 
 PAIR_COLUMNS = (
     "rank", "n_i", "k_i", "n_j", "k_j", "p_i", "p_j", "disparity", "uncertainty", "utility",
 )  # fmt: skip
+
+
+def pair_columns(ni, ki, nj, kj, disparity, uncertainty, utility) -> dict[str, np.ndarray]:
+    """The per-decision-maker columns shared by every certainty table: counts, rates, scores."""
+    return {
+        "n_i": ni,
+        "k_i": ki,
+        "n_j": nj,
+        "k_j": kj,
+        "p_i": treatment(ki, ni),
+        "p_j": treatment(kj, nj),
+        "disparity": disparity,
+        "uncertainty": uncertainty,
+        "utility": utility,
+    }
 
 
 def score_pairs(
@@ -66,19 +81,7 @@ def score_pairs(
     d, s = decision_maker(ki, ni, kj, nj, kind, prior)
     util = np.asarray(u(d, s), dtype=float)
     order, ranks = rank(util, tie_decimals)
-    return {
-        "n_i": ni,
-        "k_i": ki,
-        "n_j": nj,
-        "k_j": kj,
-        "p_i": treatment(ki, ni),
-        "p_j": treatment(kj, nj),
-        "disparity": d,
-        "uncertainty": s,
-        "utility": util,
-        "rank": ranks,
-        "order": order,
-    }
+    return {**pair_columns(ni, ki, nj, kj, d, s, util), "rank": ranks, "order": order}
 
 
 def synthetic_grid(sizes: Sequence[int] = (1, 5, 10, 50)) -> pd.DataFrame:
