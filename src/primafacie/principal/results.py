@@ -97,6 +97,16 @@ class PrincipalResult:
         return "lp_tau1'|tau0'=0" if self.joint == "tau0" else "lp_tau0'|tau1'=0"
 
     # ------------------------------------------------------------------ frames
+    def _cell_base(self, c: int, label: str, n_arm: np.ndarray) -> dict[str, Any]:
+        """Columns that open every per-cell row: the cell, its arm sizes and the small flag."""
+        return {
+            "cell": label,
+            "n": int(n_arm[c].sum()),
+            "n_a0": int(n_arm[c, 0]),
+            "n_a1": int(n_arm[c, 1]),
+            "small": bool(self.small[c]),
+        }
+
     def counts_frame(self) -> pd.DataFrame:
         """Long table of counts: cell, A, S, Y, count, n_arm (n(A=a) in the cell), p = count / n_arm."""
         c, a, s, y = np.indices(self.counts.shape).reshape(4, -1)
@@ -142,13 +152,7 @@ class PrincipalResult:
             ("4", "def4_gap", "def4", None),
         ]
         for c, label in enumerate(self.labels):
-            base = {
-                "cell": label,
-                "n": int(n_arm[c].sum()),
-                "n_a0": int(n_arm[c, 0]),
-                "n_a1": int(n_arm[c, 1]),
-                "small": bool(self.small[c]),
-            }
+            base = self._cell_base(c, label, n_arm)
             ok = bool(self.evaluated[c])
 
             def add(
@@ -244,13 +248,7 @@ class PrincipalResult:
         n_arm = self.counts.sum(axis=(2, 3))
         rows = []
         for c, label in enumerate(self.labels):
-            base = {
-                "cell": label,
-                "n": int(n_arm[c].sum()),
-                "n_a0": int(n_arm[c, 0]),
-                "n_a1": int(n_arm[c, 1]),
-                "small": bool(self.small[c]),
-            }
+            base = self._cell_base(c, label, n_arm)
             for d in (1, 2, 3, 4):
                 row = dict(base, definition=d)
                 if not self.evaluated[c]:
