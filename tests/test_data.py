@@ -43,6 +43,20 @@ def test_roles_and_arrays():
     assert d.ids.tolist() == [0, 1, 2, 3]
 
 
+def test_protected_attribute_choice():
+    two = make()
+    assert two.protected_attribute("race") == "race"
+    with pytest.raises(
+        InputError, match=r"several protected attributes \['gender', 'race'\]: pick"
+    ):
+        two.protected_attribute(how="pick")
+    with pytest.raises(InputError, match="'salary' is not a protected attribute"):
+        two.protected_attribute("salary")
+    one = make(protected={"gender": "f"})
+    assert one.protected_attribute() == "gender"
+    assert one.protected_mask().tolist() == [True, False, True, False]
+
+
 def test_inferred_features_exclude_roles():
     d = AuditData(frame(), protected={"gender": "f"}, decision="approved")
     assert d.features["salary"].kind == "numeric"

@@ -345,6 +345,22 @@ class AuditData:
             raise InputError("no outcome column was given (outcome=...)")
         return self.binary_array(self.outcome, self.outcome_favorable, "outcome")
 
+    def protected_attribute(self, name: str | None = None, how: str = "name the one to use") -> str:
+        """The protected attribute ``name``, or the only one when ``name`` is None.
+
+        Raises :class:`InputError` naming the choices when there are several (``how`` says how
+        the caller picks one) or when ``name`` is not a protected attribute.
+        """
+        if name is None:
+            if len(self.protected) != 1:
+                raise InputError(f"several protected attributes {list(self.protected)}: {how}")
+            return next(iter(self.protected))
+        if name not in self.protected:
+            raise InputError(
+                f"{name!r} is not a protected attribute; protected: {list(self.protected)}"
+            )
+        return name
+
     def protected_mask(self, attribute: str | Sequence[str] | None = None) -> np.ndarray:
         """Boolean mask of the protected group.
 
@@ -352,11 +368,7 @@ class AuditData:
         a list of attributes gives the intersection (protected on every one of them).
         """
         if attribute is None:
-            if len(self.protected) != 1:
-                raise InputError(
-                    f"several protected attributes {list(self.protected)}: name the one to use"
-                )
-            attribute = next(iter(self.protected))
+            attribute = self.protected_attribute()
         attrs = [attribute] if isinstance(attribute, str) else list(attribute)
         mask = np.ones(self.n, dtype=bool)
         for attr in attrs:

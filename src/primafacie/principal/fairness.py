@@ -273,17 +273,7 @@ class PrincipalFairness:
             raise InputError(f"joint must be 'tau0' or 'tau1', got {self.joint!r}")
         if not data.protected:
             raise InputError("the data has no protected attribute (protected={column: value})")
-        attr = self.protected
-        if attr is None:
-            if len(data.protected) != 1:
-                raise InputError(
-                    f"several protected attributes {list(data.protected)}: pass protected=NAME"
-                )
-            attr = next(iter(data.protected))
-        if attr not in data.protected:
-            raise InputError(
-                f"{attr!r} is not a protected attribute; protected: {list(data.protected)}"
-            )
+        attr = data.protected_attribute(self.protected, how="pass protected=NAME")
         col = data.frame[attr]
         values = pd.unique(col)
         if len(values) != 2:

@@ -232,11 +232,7 @@ class RecourseAudit:
             frame = data.frame
             protected = self.protected
             if protected is None:
-                if len(data.protected) != 1:
-                    raise InputError(
-                        f"several protected attributes {list(data.protected)}: pass protected=..."
-                    )
-                protected = next(iter(data.protected))
+                protected = data.protected_attribute(how="pass protected=...")
             if protected not in frame.columns:
                 raise InputError(f"protected attribute {protected!r} is not in the data")
             kinds: dict[str, Any] = {}
