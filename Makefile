@@ -28,12 +28,12 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks tools
-	$(BIN)/ruff format --check src tests benchmarks tools
+	$(BIN)/ruff check src tests benchmarks tools conftest.py
+	$(BIN)/ruff format --check src tests benchmarks tools conftest.py
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix src tests benchmarks tools
-	$(BIN)/ruff format src tests benchmarks tools
+	$(BIN)/ruff check --fix src tests benchmarks tools conftest.py
+	$(BIN)/ruff format src tests benchmarks tools conftest.py
 
 bench: $(VENV)/.installed
 	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -74,8 +74,8 @@ def load_adult_raw(
 
     Examples
     --------
-    >>> df = load_adult_raw()  # doctest: +SKIP
-    >>> len(df)  # doctest: +SKIP
+    >>> df = load_adult_raw()
+    >>> len(df)
     48842
     """
     if order not in ("data-test", "openml"):
@@ -122,8 +122,8 @@ def load_adult_facts(
 
     Examples
     --------
-    >>> df = load_adult_facts()  # doctest: +SKIP
-    >>> df.shape  # doctest: +SKIP
+    >>> df = load_adult_facts()
+    >>> df.shape
     (45222, 13)
     """
     frame = load_adult_raw(data_dir, order).drop(columns=["fnlwgt", "education"])

@@ -54,8 +54,8 @@ def load_compas_raw(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
 
     Examples
     --------
-    >>> df = load_compas_raw()  # doctest: +SKIP
-    >>> df.shape  # doctest: +SKIP
+    >>> df = load_compas_raw()
+    >>> df.shape
     (7214, 53)
     """
     return pd.read_csv(require_file(data_dir, *COMPAS_FILE))
@@ -74,8 +74,8 @@ def load_compas_certainty(data_dir: str | os.PathLike | None = None) -> pd.DataF
 
     Examples
     --------
-    >>> df = load_compas_certainty()  # doctest: +SKIP
-    >>> sorted(df["race"].unique()) == sorted(COMPAS_RACES)  # doctest: +SKIP
+    >>> df = load_compas_certainty()
+    >>> sorted(df["race"].unique()) == sorted(COMPAS_RACES)
     True
     """
     raw = load_compas_raw(data_dir)

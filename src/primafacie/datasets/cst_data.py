@@ -75,8 +75,8 @@ def load_cst_loan(data_dir: str | os.PathLike | None = None) -> CSTCase:
 
     Examples
     --------
-    >>> case = load_cst_loan()  # doctest: +SKIP
-    >>> int(case.data.protected_mask().sum())  # doctest: +SKIP
+    >>> case = load_cst_loan()
+    >>> int(case.data.protected_mask().sum())
     1712
     """
     fact = pd.read_csv(

@@ -104,8 +104,8 @@ def load_student(subject: str = "mat", data_dir: str | os.PathLike | None = None
 
     Examples
     --------
-    >>> df = load_student("mat")  # doctest: +SKIP
-    >>> df.shape  # doctest: +SKIP
+    >>> df = load_student("mat")
+    >>> df.shape
     (395, 33)
     """
     if subject not in STUDENT_FILES:

@@ -1,0 +1,33 @@
+"""Doctest examples that read the real datasets skip, saying why, when a file is absent."""
+
+from __future__ import annotations
+
+import pytest
+from _pytest.doctest import DoctestItem
+
+from primafacie.paths import resolve_data_dir
+
+#: docstring-example prefix -> dataset files (relative to the data folder) it reads
+DOCTEST_DATA = {
+    "primafacie.datasets.adult.": [("adult", "adult.data"), ("adult", "adult.test")],
+    "primafacie.datasets.compas.": [("compas", "compas-scores-two-years.csv")],
+    "primafacie.datasets.cst_data.load_cst_loan": [
+        ("loan_application", "LoanApplication_v2.csv"),
+        ("loan_application", "cf_LoanApplication_v2.csv"),
+    ],
+    "primafacie.datasets.student.load_student": [("student_performance", "student-mat.csv")],
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    data_dir = resolve_data_dir(None)
+    for item in items:
+        if not isinstance(item, DoctestItem):
+            continue
+        for prefix, files in DOCTEST_DATA.items():
+            if not item.name.startswith(prefix):
+                continue
+            missing = [data_dir.joinpath(*f) for f in files if not data_dir.joinpath(*f).is_file()]
+            if missing:
+                reason = f"dataset file absent: {missing[0]} (set PRIMAFACIE_DATA)"
+                item.add_marker(pytest.mark.skip(reason=reason))
