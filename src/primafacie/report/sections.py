@@ -102,6 +102,14 @@ def _rate_cell(k: Any, n: Any) -> tuple[str, float]:
 
 
 # ---------------------------------------------------------------------- situation testing
+_COMPOSITION_LEVELS = 6  # most frequent levels of a categorical feature shown in the plot
+
+
+def _zscore(vals: np.ndarray) -> np.ndarray:
+    sd = vals.std()
+    return (vals - vals.mean()) / (sd if sd > 0 else 1.0)
+
+
 def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame) -> pd.DataFrame:
     """Mean standardised feature values of control and test groups over the given complainants."""
     neigh = getattr(result, "neighbors", {}) or {}
@@ -121,10 +129,13 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
             order = {str(v): i for i, v in enumerate(spec.order)}
             vals = col.astype(str).map(order).to_numpy(dtype=float)
         else:
+            # categorical: one indicator per frequent level, so a skewed mix shows as a bar
+            text = col.astype(str)
+            for level in text.value_counts().index[:_COMPOSITION_LEVELS]:
+                cols[f"{name}={level}"] = _zscore((text == level).to_numpy(dtype=float))
             continue
-        sd = vals.std()
-        cols[name] = (vals - vals.mean()) / (sd if sd > 0 else 1.0)
-    cols["rejected"] = (1 - data.decision_array()).astype(float)
+        cols[name] = _zscore(vals)
+    cols["rejected"] = _zscore((1 - data.decision_array()).astype(float))
     out = []
     for group, idx in (("control", ctrl[pos]), ("test", test[pos])):
         valid = idx >= 0
