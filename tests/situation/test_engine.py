@@ -170,6 +170,21 @@ def test_bad_data_messages(tiny):
         AuditData(df, features={"x": "numeric"}, protected={"a": 7}, decision="y")
 
 
+def test_attribute_must_be_named_when_several_are_protected(tiny):
+    data, _ = tiny
+    two = AuditData(
+        data.frame.assign(b=[0, 1] * 4),
+        features={"x": "numeric"},
+        protected={"a": 1, "b": 1},
+        decision="y",
+    )
+    with pytest.raises(InputError, match=r"several protected attributes \['a', 'b'\]: pass attr"):
+        SituationTest(method="st", k=2).run(two)
+    with pytest.raises(InputError, match="'x' is not a protected attribute"):
+        SituationTest(method="st", k=2, attribute="x").run(two)
+    assert SituationTest(method="st", k=2, attribute="b").run(two).n_protected == 4
+
+
 def test_bad_scm_messages(tiny):
     data, _ = tiny
     with pytest.raises(InputError, match="cycle|cyclic"):

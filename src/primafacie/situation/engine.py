@@ -235,20 +235,10 @@ class SituationTest:
 
     # ------------------------------------------------------------------ inputs
     def _attribute(self, data: AuditData) -> str:
-        if self.attribute is not None:
-            if self.attribute not in data.protected:
-                raise InputError(
-                    f"attribute {self.attribute!r} is not a protected attribute; protected: "
-                    f"{list(data.protected)}"
-                )
-            return self.attribute
-        if len(data.protected) != 1:
-            raise InputError(
-                f"the data declare {len(data.protected)} protected attributes "
-                f"{list(data.protected)}: pass attribute=... (or use MultipleSituationTest / "
-                "IntersectionalSituationTest)"
-            )
-        return next(iter(data.protected))
+        return data.protected_attribute(
+            self.attribute,
+            how="pass attribute=... (or use MultipleSituationTest / IntersectionalSituationTest)",
+        )
 
     def _reference(self, data: AuditData, attribute: str, prot: np.ndarray) -> Any:
         ref = self.reference
