@@ -7,10 +7,15 @@ from typing import Optional
 
 import typer
 
-from ..experiments import EXPERIMENTS, get_experiment
-from ..io import atomic_output_dir
+from ..experiments import EXPERIMENTS, get_comparison, get_experiment
+from ..experiments.compare import status_counts
+from ..io import atomic_output_dir, atomic_write_csv
 from ..paths import resolve_data_dir
-from ._common import console, guarded
+from ._common import console, err_console, guarded
+
+#: rows printed on the terminal; the CSV has all of them
+SHOWN_ROWS = 30
+_STYLE = {"exact": "green", "within tolerance": "cyan", "differs": "red", "reference only": "dim"}
 
 HELP = f"""Regenerate a paper's table from the real data and write it as CSV.
 
@@ -22,6 +27,10 @@ Example:
 
 `--legacy` reproduces the authors' code conventions (the published numbers); without it the
 corrected method runs. `--data-dir` defaults to $PRIMAFACIE_DATA, then ../shared/data.
+
+Besides the table(s), NAME-vs-paper.csv lists every published number next to ours with a
+verdict (exact / within tolerance / differs / reference only) and a note; the terminal shows
+a summary of it.
 """
 
 
@@ -56,7 +65,45 @@ def register(app: typer.Typer) -> None:
             if value is not None:
                 options[key] = value
         data_root = resolve_data_dir(data_dir)
-        with atomic_output_dir(out) as stage:
-            written = run(data_root, stage, **options)
+        compare = get_comparison(name)
+        table = None
+        with err_console.status(f"reproducing {name} ..."), atomic_output_dir(out) as stage:
+            written = list(run(data_root, stage, **options))
+            if compare is not None:
+                table = compare(stage, data_root, **options)
+                written.append(atomic_write_csv(stage / f"{name}-vs-paper.csv", table, index=False))
         for path in written:
             console.print(f"wrote {out / Path(path).name}")
+        if table is not None:
+            _print_comparison(name, table)
+
+
+def _print_comparison(name: str, table) -> None:
+    """Verdict counts, then the rows that are not exact first (at most SHOWN_ROWS)."""
+    from rich.table import Table
+
+    counts = status_counts(table)
+    parts = [f"[{_STYLE[s]}]{n} {s}[/]" for s, n in counts.items() if n]
+    console.print(f"{name} against the paper: {len(table)} numbers: " + ", ".join(parts))
+    if table.empty:
+        return
+    order = table.assign(_exact=table["status"] == "exact").sort_values("_exact", kind="stable")
+    shown = order.head(SHOWN_ROWS)
+    view = Table(show_lines=False, header_style="bold")
+    for col in ("table", "quantity", "ours", "paper", "status", "note"):
+        view.add_column(col, overflow="fold")
+    for r in shown.itertuples():
+        style = _STYLE.get(r.status, "")
+        view.add_row(
+            str(r.table), str(r.quantity), _fmt(r.ours), _fmt(r.paper),
+            f"[{style}]{r.status}[/]", str(r.note),
+        )  # fmt: skip
+    console.print(view)
+    if len(table) > len(shown):
+        console.print(f"({len(table) - len(shown)} more rows in {name}-vs-paper.csv)")
+
+
+def _fmt(x) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return str(x)
