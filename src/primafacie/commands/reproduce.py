@@ -79,28 +79,26 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_comparison(name: str, table) -> None:
-    """Verdict counts, then the rows that are not exact first (at most SHOWN_ROWS)."""
+    """Verdict counts, then the numbers that differ from the paper (at most SHOWN_ROWS)."""
     from rich.table import Table
 
     counts = status_counts(table)
     parts = [f"[{_STYLE[s]}]{n} {s}[/]" for s, n in counts.items() if n]
-    console.print(f"{name} against the paper: {len(table)} numbers: " + ", ".join(parts))
-    if table.empty:
-        return
-    order = table.assign(_exact=table["status"] == "exact").sort_values("_exact", kind="stable")
-    shown = order.head(SHOWN_ROWS)
-    view = Table(show_lines=False, header_style="bold")
-    for col in ("table", "quantity", "ours", "paper", "status", "note"):
-        view.add_column(col, overflow="fold")
-    for r in shown.itertuples():
-        style = _STYLE.get(r.status, "")
-        view.add_row(
-            str(r.table), str(r.quantity), _fmt(r.ours), _fmt(r.paper),
-            f"[{style}]{r.status}[/]", str(r.note),
-        )  # fmt: skip
-    console.print(view)
-    if len(table) > len(shown):
-        console.print(f"({len(table) - len(shown)} more rows in {name}-vs-paper.csv)")
+    console.print(f"{name} against the paper, {len(table)} numbers: " + ", ".join(parts))
+    differ = table[table["status"] == "differs"]
+    if not differ.empty:
+        view = Table(title="differs from the paper", header_style="bold", title_justify="left")
+        for col in ("table", "quantity", "ours", "paper", "tolerance", "note"):
+            view.add_column(col, overflow="fold")
+        for r in differ.head(SHOWN_ROWS).itertuples():
+            view.add_row(
+                str(r.table), str(r.quantity), _fmt(r.ours), _fmt(r.paper), str(r.tolerance),
+                str(r.note),
+            )  # fmt: skip
+        console.print(view)
+        if len(differ) > SHOWN_ROWS:
+            console.print(f"({len(differ) - SHOWN_ROWS} more differing rows not shown)")
+    console.print(f"every number with its verdict: {name}-vs-paper.csv")
 
 
 def _fmt(x) -> str:

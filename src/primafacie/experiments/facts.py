@@ -55,6 +55,7 @@ women affected, so 3.51% is out of reach for any such model
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,10 @@ __all__ = [
     "run_adult_audit",
     "write_adult_outputs",
     "run_adult",
+    "compare_adult",
+    "PAPER_TABLE12",
+    "PAPER_BUDGETS",
+    "PAPER_CELLS",
 ]
 
 ADULT_WEIGHTS = {
@@ -294,3 +299,196 @@ def write_adult_outputs(
     )
     side = atomic_write_csv(out_dir / "facts-adult-stats.csv", stats, index=False)
     return [main, side]
+
+
+# ---------------------------------------------------------------------- ours vs the paper
+#: Table 12 (fp-growth output), per protected attribute: statistic -> published count
+PAPER_TABLE12 = {
+    "sex": {"subgroups[Male]": 27_510, "subgroups[Female]": 28_176, "actions": 57_008,
+            "common_subgroups": 13_300, "valid_pairs": 97_413, "subgroups": 12_556},
+    "race": {"subgroups[White]": 27_767, "subgroups[Non-White]": 24_664, "actions": 56_394,
+             "common_subgroups": 18_692, "valid_pairs": 112_879, "subgroups": 15_672},
+}  # fmt: skip
+#: automatic budgets printed in the paper (§6.1: Adult-sex ≈ {5.08, 10, 18}, race {1.15, 10.07, 21})
+PAPER_BUDGETS = {"sex": (5.08, 10.0, 18.0), "race": (1.15, 10.07, 21.0)}
+
+#: Table 1 (sex) and Table 7 (race) rows: (label, metric, viewpoint, param); EEWB's param is the
+#: index of the automatic budget (the paper's c = 5/10/18 and 1.15/10/21 are its three budgets)
+_DEFS = (
+    ("EE", "EE", "micro", None),
+    ("ECR(0.3)", "ECR", "macro", 0.3),
+    ("ECR(0.7)", "ECR", "macro", 0.7),
+    ("EEWB(c1)", "EEWB", "micro", 0),
+    ("EEWB(c2)", "EEWB", "micro", 1),
+    ("EEWB(c3)", "EEWB", "micro", 2),
+    ("ECE(0.3)", "ECE", "macro", 0.3),
+    ("ECE(0.7)", "ECE", "macro", 0.7),
+    ("FECT", "FECT", "micro", None),
+    ("E(C)MR", "ECMR", "micro", None),
+)
+_FAIR = None  # a Fair cell
+#: (rank, bias against, score) per definition (order of _DEFS) for SG1, SG2, SG3
+PAPER_CELLS = {
+    "sex": (
+        ADULT_TABLE1,
+        [
+            ((2950, "Male", 0.11), (10063, "Female", 0.0004), (275, "Female", 0.32)),
+            (_FAIR, (12, "Female", 2), _FAIR),
+            ((6, "Male", 1), (1, "Female", 6), _FAIR),
+            (_FAIR, (2806, "Female", 0.056), (70, "Female", 0.3)),
+            ((2350, "Male", 0.11), (8518, "Female", 0.0004), (226, "Female", 0.3)),
+            ((2675, "Male", 0.11), (9222, "Female", 0.0004), (272, "Female", 0.3)),
+            (_FAIR, _FAIR, (1, "Female", math.inf)),
+            ((1, "Male", math.inf), (12, "Female", 2), _FAIR),
+            ((4065, "Male", 0.11), (3579, "Female", 0.13), (306, "Female", 0.32)),
+            (_FAIR, (3145, "Female", 0.35), _FAIR),
+        ],
+    ),
+    "race": (
+        (
+            "Workclass=Private; age=(34, 41]; capital-gain=0; capital-loss=0; "
+            "marital-status=Never-married; native-country=United-States; "
+            "relationship=Not-in-family",
+            "hours-per-week=FullTime; native-country=United-States; occupation=Adm-clerical; "
+            "relationship=Married",
+            "hours-per-week=PartTime; marital-status=Divorced; native-country=United-States",
+        ),
+        [
+            (_FAIR, (3047, "Non-White", 0.115), (1682, "Non-White", 0.162)),
+            ((1, "Non-White", 10), (10, "Non-White", 1), _FAIR),
+            (_FAIR, _FAIR, _FAIR),
+            (_FAIR, _FAIR, _FAIR),
+            ((303, "Non-White", 0.242), (2201, "Non-White", 0.115), (4035, "Non-White", 0.071)),
+            (_FAIR, (2978, "Non-White", 0.115), (1663, "Non-White", 0.162)),
+            ((18, "Non-White", 0.15), (1, "Non-White", math.inf), _FAIR),
+            (_FAIR, _FAIR, _FAIR),
+            ((909, "Non-White", 0.242), (4597, "Non-White", 0.115), (2644, "Non-White", 0.162)),
+            ((5897, "White", 0.021), (5309, "White", 0.047), (1, "Non-White", math.inf)),
+        ],
+    ),
+}
+_RANK_NOTE = (
+    "rank among ~10^4 subgroups depends on the exact fitted model (not recoverable, see "
+    "primafacie.experiments.facts)"
+)
+
+
+def _cells(table: pd.DataFrame, budgets: list[float]) -> dict[tuple[str, str], tuple]:
+    """(definition label, subgroup) -> (rank, bias against, score) for every non-Fair row."""
+    out: dict[tuple[str, str], tuple] = {}
+    for label, metric, viewpoint, param in _DEFS:
+        sel = table[(table["metric"] == metric) & (table["viewpoint"] == viewpoint)]
+        if metric == "EEWB":
+            if param >= len(budgets):
+                continue
+            sel = sel[np.isclose(sel["param"].astype(float), budgets[param])]
+        elif param is not None:
+            sel = sel[np.isclose(sel["param"].astype(float), param)]
+        for r in sel.itertuples():
+            out[(label, r.subgroup)] = (int(r.rank), str(r.bias_against), float(r.score))
+    return out
+
+
+def compare_adult(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
+    """FACTS Adult against the paper: data, Table 12, budgets and Table 1 (sex) / Table 7 (race).
+
+    Tolerances: Table 12 counts ±10% (spec §7: the authors' released code itself lands at +8.9%
+    on valid pairs); test split and label counts exact; accuracy ±0.01; budgets ±0.05. Table
+    cells: the verdict (Fair or the group the bias is against) is compared exactly; scores ±0.05
+    (inf exactly); ranks exactly for the rank-1 cells the paper discusses, for context only
+    otherwise (a rank among ~10^4 subgroups moves with the fitted model).
+
+    Parameters
+    ----------
+    out_dir
+        Folder holding ``facts-adult.csv`` and ``facts-adult-stats.csv`` from :func:`run_adult`.
+    data_dir
+        Unused (the comparison reads only the written CSVs).
+    **options
+        ``protected`` (``sex`` or ``race``) as given to the run; other options are ignored.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A :func:`~primafacie.experiments.compare.comparison_frame`.
+
+    Examples
+    --------
+    >>> compare_adult("out/reproduce")  # doctest: +SKIP
+    """
+    from .compare import check, comparison_frame
+
+    protected = adult_setting(options.get("protected", "sex") or "sex")
+    out_dir = Path(out_dir)
+    table = pd.read_csv(out_dir / "facts-adult.csv", keep_default_na=False)
+    raw = pd.read_csv(out_dir / "facts-adult-stats.csv").set_index("statistic")["value"]
+    stats = raw.astype(float)
+    checks = [
+        check("App. F", "test rows", int(stats["test_rows"]), 13_567),
+        check(
+            "App. F",
+            "true label 0 (the paper's 'affected')",
+            int(stats["true_label_negative"]),
+            10_205,
+        ),  # fmt: skip
+        check("App. B", "LR test accuracy", float(stats["accuracy"]), 0.85, tol=0.01),
+    ]
+    for key, paper in PAPER_TABLE12[protected].items():
+        checks.append(check("Table 12", key, int(stats[key]), paper, tol=0.10, rel=True))
+    budgets = sorted(float(v) for k, v in stats.items() if str(k).startswith("budget["))
+    for i, paper in enumerate(PAPER_BUDGETS[protected]):
+        ours = round(budgets[i], 4) if i < len(budgets) else "none"
+        note = "" if i < len(budgets) else "fewer distinct budgets"
+        if i < len(budgets) and abs(budgets[i] - paper) > 0.05:
+            note = "percentile of the micro ECE(0.5) costs: depends on the fitted model"
+        checks.append(check("§6.1", f"budget {i + 1}", ours, paper, tol=0.05, note=note))
+    subgroups, rows = PAPER_CELLS[protected]
+    where = "Table 1" if protected == "sex" else "Table 7"
+    cells = _cells(table, budgets)
+    for (label, *_), paper_row in zip(_DEFS, rows, strict=True):
+        for j, (sg, paper) in enumerate(zip(subgroups, paper_row, strict=True)):
+            ours = cells.get((label, sg))
+            name = f"SG{j + 1} {label}"
+            verdict = "Fair" if ours is None else f"against {ours[1]}"
+            paper_verdict = "Fair" if paper is None else f"against {paper[1]}"
+            checks.append(check(where, f"{name} verdict", verdict, paper_verdict))
+            if paper is None and ours is None:
+                continue
+            o_rank, o_score = (0, 0.0) if ours is None else (ours[0], ours[2])
+            p_rank, p_score = (0, 0.0) if paper is None else (paper[0], paper[2])
+            score_ours = "inf" if math.isinf(o_score) else round(o_score, 4)
+            score_paper = "inf" if math.isinf(p_score) else p_score
+            checks.append(check(where, f"{name} score", score_ours, score_paper, tol=0.05))
+            claim = p_rank == 1
+            checks.append(
+                check(
+                    where,
+                    f"{name} rank",
+                    o_rank if ours else "Fair",
+                    p_rank if paper else "Fair",
+                    reference_only=not claim,
+                    note="" if claim else _RANK_NOTE,
+                )  # fmt: skip
+            )
+    return comparison_frame(_explain(c, protected) for c in checks)
+
+
+_CELL_NOTE = "model-dependent cell: the paper's fitted model is not recoverable (experiments.facts)"
+_AUTHORS_ENV = (
+    "the authors' pipeline in its declared environment gives ours (tools/facts_authors_env.py); "
+    "Fig. 3 is inconsistent (test_paper_fig3_coverages_are_not_one_affected_set)"
+)
+
+
+def _explain(c: Any, protected: str) -> Any:
+    """Attach the known reason to a Table 1/7 cell that differs."""
+    from dataclasses import replace
+
+    if c.status == "differs" and c.table == "Table 12" and not c.note:
+        return replace(c, note="spec §7: the authors' released code itself lands at +8.9% (sex)")
+    if c.status != "differs" or c.note or c.table not in ("Table 1", "Table 7"):
+        return c
+    claims = ("SG1 ECE(0.7)", "SG2 ECR(0.7)")
+    if protected == "sex" and c.quantity.startswith(claims):
+        return replace(c, note=_AUTHORS_ENV)
+    return replace(c, note=_CELL_NOTE)

@@ -50,10 +50,13 @@ from ..principal.bounds import corollary1, def3_gap, def4_bounds, prop1_bounds
 from ..principal.evaluate import evaluate_margins
 from ..principal.lp import lp_intervals
 from ..principal.population import TABLE1_STRATA, joint_targets, margins_from_joint, table1_joint
+from .compare import Check, check, comparison_frame
 
 __all__ = [
     "run_examples",
     "run_student",
+    "compare_examples",
+    "compare_student",
     "student_tables",
     "examples_frame",
     "TABLE4",
@@ -403,3 +406,263 @@ def run_student(data_dir: Path | None, out_dir: Path, **options: Any) -> list[Pa
         atomic_write_csv(out_dir / "principal-student.csv", res),
         atomic_write_csv(out_dir / "principal-student-paper.csv", comp),
     ]
+
+
+# ---------------------------------------------------------------------- ours vs paper
+# Values the paper prints (Table 1 counts and §2 text; Table 4 and §3.2 text) or that the spec
+# derives from them (§2, §4, §5, §8.1-8.3), typed from the spec and checked against the paper.
+#: Table 1 per-stratum rates pr(S(a)=1 | stratum) = High / size (the table's counts; the text
+#: swaps (1,1) and (0,0) and quotes 0.7/0.3 for (0,1): spec §2 [typo]).
+_T1_RATES = {
+    "11": (50 / 200, 50 / 200),
+    "10": (30 / 100, 70 / 100),
+    "01": (170 / 200, 30 / 200),
+    "00": (150 / 200, 150 / 200),
+}
+_T1_SIZES = {"11": 200, "10": 100, "01": 200, "00": 200}
+#: spec §8.2: observed margins under a randomised A, counts out of 700 (keys p'_{s y a}).
+_T1_MARGINS = {
+    "p'_111": 80, "p'_011": 220, "p'_101": 320, "p'_001": 80,
+    "p'_110": 80, "p'_010": 320, "p'_100": 220, "p'_000": 80,
+}  # fmt: skip
+#: spec §4 [derived] / §8.3: LP ranges on Table 4.
+_T4_LP = {"tau'": (-0.13, -0.01), "tau0'": (-0.11, -0.01), "tau1'": (-0.02, 0.04)}
+#: spec §5 / §8.3: eps* = (eps00, eps01, eps10, eps11) on Table 4, both definitions.
+_T4_EPS = (0.0, 0.0, 0.0, 1 / 90)
+
+
+def _flag(value: float, yes: str, no: str) -> str:
+    return yes if value == 1 else no
+
+
+def _examples_checks(e: dict[tuple[str, str], float]) -> list[Check]:
+    t1 = lambda q: e[("table1", q)]  # noqa: E731
+    t4 = lambda q: e[("table4", q)]  # noqa: E731
+    rows: list[Check] = []
+    for stratum, size in _T1_SIZES.items():
+        rows.append(check("Table 1", f"stratum ({stratum[0]},{stratum[1]}) size",
+                          t1(f"stratum_{stratum}_size"), size))  # fmt: skip
+    for stratum, (r1, r0) in _T1_RATES.items():
+        for a, paper in ((1, r1), (0, r0)):
+            rows.append(
+                check(
+                    "Table 1",
+                    f"pr(S({a})=1 | stratum ({stratum[0]},{stratum[1]}))",
+                    t1(f"true_rate_S{a}_{stratum}"),
+                    paper,
+                    note="from the table's counts (the text swaps some rates: spec §2 [typo])",
+                )
+            )
+    rows.append(check("§2 text", "pr(S(1)=1)", t1("true_pr_S1"), 4 / 7))
+    rows.append(check("§2 text", "pr(S(0)=1)", t1("true_pr_S0"), 3 / 7,
+                      note="the text writes pr(S(1)=1)=3/7 for S(0) (spec §2 [typo])"))  # fmt: skip
+    for d, paper in ((1, "holds"), (2, "holds"), (3, "fails")):
+        rows.append(check("§2 text", f"Table 1: Definition {d}",
+                          _flag(t1(f"true_def{d}_holds"), "holds", "fails"), paper))  # fmt: skip
+    rows.append(check("spec §8.1 [derived]", "Table 1: Definition 4",
+                      _flag(t1("true_def4_holds"), "holds", "fails"), "fails"))  # fmt: skip
+    rows.append(check("spec §8.1 [derived]", "pr(S(1)=1 | Y(0)=1)", t1("true_def4_S1"), 0.55))
+    rows.append(check("spec §8.1 [derived]", "pr(S(0)=1 | Y(0)=1)", t1("true_def4_S0"), 0.20))
+    for key, count in _T1_MARGINS.items():
+        rows.append(check("spec §8.2 [derived]", f"Table 1 margin {key}", t1(key), count / 700,
+                          note=f"{count}/700"))  # fmt: skip
+    for name, bound, text in (("tau0'", 4 / 35, "4/35"), ("tau1'", 4 / 35, "4/35"),
+                              ("tau'", 8 / 35, "8/35")):  # fmt: skip
+        rows.append(check("spec §8.2 [derived]", f"Table 1 LP {name} lower",
+                          t1(f"lp_{name}_lower"), -bound, note=f"-{text}"))  # fmt: skip
+        rows.append(check("spec §8.2 [derived]", f"Table 1 LP {name} upper",
+                          t1(f"lp_{name}_upper"), bound, note=text))  # fmt: skip
+    for d in (1, 2):
+        rows.append(check("spec §8.2 [derived]", f"Table 1 sum(eps*) Definition {d}",
+                          t1(f"def{d}_eps_sum"), 0.0))  # fmt: skip
+    for k in (0, 1):
+        for side, paper in (("lower", -1.0), ("upper", 1.0)):
+            rows.append(check("spec §8.2 [derived]", f"Table 1 Prop. 1 tau{k} {side}",
+                              t1(f"prop1_tau{k}_{side}"), paper, note="d1 = d0 = 0"))  # fmt: skip
+
+    rows.append(check("§3.2 text", "Table 4: Definition 2",
+                      _flag(t4("def2_violated"), "violated", "not violated"), "violated",
+                      note="paper: the feasible set with tau'=0 is empty"))  # fmt: skip
+    rows.append(check("spec §4 [derived]", "Table 4: Definition 1",
+                      _flag(t4("def1_violated"), "violated", "not violated"), "violated"))  # fmt: skip
+    for name, (lo, hi) in _T4_LP.items():
+        rows.append(
+            check("spec §4 [derived]", f"Table 4 LP {name} lower", t4(f"lp_{name}_lower"), lo)
+        )
+        rows.append(check("spec §4 [derived]", f"Table 4 LP {name} upper", t4(f"lp_{name}_upper"), hi,
+                          note="paper: max tau' < 0" if name == "tau'" else ""))  # fmt: skip
+    rows.append(check("spec §4 [derived]", "Table 4: (8) + {tau0'=0}",
+                      _flag(t4("lp_tau0'=0_feasible"), "feasible", "infeasible"), "infeasible"))  # fmt: skip
+    rows.append(check("spec §4 [derived]", "Table 4 Prop. 1 tau0 lower", t4("prop1_tau0_lower"),
+                      -11 / 57, note="-11/57"))  # fmt: skip
+    rows.append(check("spec §4 [derived]", "Table 4 Prop. 1 tau0 upper", t4("prop1_tau0_upper"),
+                      -1 / 57, note="-1/57"))  # fmt: skip
+    for side, paper in (("lower", -1.0), ("upper", 1.0)):
+        rows.append(check("spec §4 [derived]", f"Table 4 Prop. 1 tau1 {side}",
+                          t4(f"prop1_tau1_{side}"), paper, note="d1 = 0.36 - 0.93 < 0"))  # fmt: skip
+    rows.append(check("spec §4 [derived]", "Table 4 Corollary 1: (2)",
+                      _flag(t4("cor1_eq2_upper_neg"), "violated", "holds"), "violated",
+                      note="0.03 + 0.53 = 0.56 < d0 = 0.57"))  # fmt: skip
+    for d in (1, 2):
+        for ab, paper in zip(("00", "01", "10", "11"), _T4_EPS, strict=True):
+            rows.append(check("spec §5 [derived]", f"Table 4 eps{ab}* Definition {d}",
+                              t4(f"def{d}_eps{ab}"), paper,
+                              note="1/90 = 0.01/0.90" if ab == "11" else ""))  # fmt: skip
+        rows.append(check("spec §5 [derived]", f"Table 4 sum(eps*) Definition {d}",
+                          t4(f"def{d}_eps_sum"), sum(_T4_EPS)))  # fmt: skip
+    return rows
+
+
+def compare_examples(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
+    """Tables 1 and 4 (and the spec's exact derivations from them) next to ours.
+
+    Every row is an exact check (spec §8.1-8.3): the run is a deterministic function of the
+    two tables. Rows labelled ``spec §... [derived]`` are the spec's worked values computed from
+    the paper's tables (the paper itself prints only the counts, pr(S(a)=1), the definitions'
+    verdicts and "Definition 2 is violated").
+
+    Parameters
+    ----------
+    out_dir
+        Folder holding the ``principal-examples.csv`` that :func:`run_examples` wrote.
+    data_dir
+        Unused.
+    **options
+        Reproduce options (``legacy`` is accepted and ignored).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A :func:`~primafacie.experiments.compare.comparison_frame` (one row per number).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp())
+    >>> _ = run_examples(None, out)
+    >>> frame = compare_examples(out)
+    >>> sorted(set(frame.status))
+    ['exact']
+    """
+    frame = pd.read_csv(Path(out_dir) / "principal-examples.csv")
+    values = {(r.example, r.quantity): float(r.value) for r in frame.itertuples()}
+    return comparison_frame(_examples_checks(values))
+
+
+#: Paper §4 text: naive Bayes accuracy per subject.
+PAPER_NB_ACCURACY = {"mat": 0.8303, "por": 0.8043}
+#: Subgroups whose verdict spec §8.8 asks to reproduce (no violation in the paper and with the
+#: guessed rules); every other Table 5-6 row depends on the unpublished dichotomisation.
+_VERDICT_CHECKED = {
+    ("mat", "sex", "-"),
+    ("mat", "address", "female"),
+    ("mat", "address", "male"),
+    ("por", "sex", "-"),
+}
+_PRINTED_ZERO = 0.0005  # the paper prints 3 decimals; "0.000" covers 0 (spec §7)
+_LP_TOL = 1e-7
+_REF_NOTE = "paper's dichotomisation unpublished (spec §6); our NB differs: reference only"
+_ATTR_NAME = {"sex": "gender", "address": "address", "higher": "higher"}
+
+
+def _verdict(lo: float, hi: float, tol: float) -> str:
+    if np.isnan(lo) or np.isnan(hi):
+        return "infeasible (tau0'=0 impossible)"
+    if lo > tol:
+        return "excludes 0 (positive)"
+    if hi < -tol:
+        return "excludes 0 (negative)"
+    return "covers 0"
+
+
+def _student_checks(res: pd.DataFrame, comp: pd.DataFrame) -> list[Check]:
+    rows: list[Check] = []
+    overall = res[res.protected == "-"].set_index(["subject", "quantity"]).value
+    for subject, paper in PAPER_NB_ACCURACY.items():
+        if (subject, "nb_accuracy") in overall.index:
+            rows.append(
+                check("§4 text", f"{subject}: naive Bayes accuracy",
+                      float(overall[(subject, "nb_accuracy")]), paper, reference_only=True,
+                      note="in-sample; the paper's dichotomisation rules (supplement) are "
+                           "unpublished, ours are the documented guess of spec §6")
+            )  # fmt: skip
+    eps = (
+        res[res.definition.astype(str) == "2"].set_index(["subject", "protected", "quantity"]).value
+    )
+    names = {"tau0'": "tau0'", "tau1'": "tau1' (given tau0'=0)", "tau'": "tau'"}
+    for r in comp.itertuples():
+        key = (r.subject, r.protected, r.subgroup)
+        where = f"{r.subject}/{_ATTR_NAME.get(r.protected, r.protected)}/{r.subgroup}"
+        tested = key in _VERDICT_CHECKED
+        agree = "same verdict" if bool(r.same_verdict) else "verdict differs"
+        if r.quantity in names:
+            plo, phi = PAPER_TABLE5[key][list(names).index(r.quantity)]
+            label = f"{where} {names[r.quantity]}"
+            for side, ours, paper in (("lower", r.ours_lower, plo), ("upper", r.ours_upper, phi)):
+                rows.append(check("Table 5", f"{label} {side}", float(ours), paper,
+                                  reference_only=True, note=_REF_NOTE))  # fmt: skip
+            rows.append(
+                check(
+                    "Table 5",
+                    f"{label}: zero",
+                    _verdict(float(r.ours_lower), float(r.ours_upper), _LP_TOL),
+                    _verdict(plo, phi, _PRINTED_ZERO),
+                    reference_only=not tested,
+                    note="spec §8.8: no violation, as in the paper"
+                    if tested
+                    else f"{agree}; spec §8.8: not a target (depends on the dichotomisation)",
+                )
+            )
+        elif r.quantity == "eps10 (def 2)":
+            for ab in ("00", "01", "10", "11"):
+                ours = float(eps[(r.subject, r.protected, f"{r.subgroup}:eps{ab}")])
+                paper = PAPER_TABLE6[key] if ab == "10" else 0.0
+                if tested:
+                    note = "spec §8.8: eps* = 0 (no violation), as in the paper"
+                elif ab == "10":
+                    note = f"{agree} (eps10 > 0 or not); {_REF_NOTE}"
+                    if float(eps[(r.subject, r.protected, f"{r.subgroup}:eps01")]) > _LP_TOL:
+                        note = f"{agree}: ours repairs through eps01 (tau0' > 0; recoding A, Y, S maps eps01 to eps10, spec §6); {_REF_NOTE}"
+                else:
+                    note = _REF_NOTE
+                rows.append(check("Table 6", f"{where} eps{ab}* (Definition 2)", ours, paper,
+                                  reference_only=not tested, note=note))  # fmt: skip
+    return rows
+
+
+def compare_student(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
+    """Tables 5 and 6 and the naive Bayes accuracies next to ours.
+
+    The paper's values are reference only (spec §8.8: its dichotomisation rules are in a
+    missing supplement, and our naive Bayes reaches 73-76 % accuracy where the paper reports
+    83.03 / 80.43 %). Each Table 5 interval has a third row, ``<interval>: zero``, with the
+    verdict (covers 0 / excludes 0 and the sign, or infeasible). Only the subgroups spec §8.8
+    asks to reproduce (mat gender, mat address female and male, por gender: no violation) are
+    checked, together with their four Table 6 eps* (all 0); the note of every other verdict
+    row says whether ours and the paper's agree (``same_verdict`` of
+    ``principal-student-paper.csv``).
+
+    Parameters
+    ----------
+    out_dir
+        Folder holding ``principal-student.csv`` and ``principal-student-paper.csv`` written
+        by :func:`run_student` (with any ``protected`` option: only its rows are compared).
+    data_dir
+        Unused (the run already read the data).
+    **options
+        Reproduce options (ignored: the CSVs already reflect them).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A :func:`~primafacie.experiments.compare.comparison_frame`.
+
+    Examples
+    --------
+    >>> _ = run_student(None, Path("out"))  # doctest: +SKIP
+    >>> compare_student(Path("out")).status.value_counts()  # doctest: +SKIP
+    """
+    out_dir = Path(out_dir)
+    res = pd.read_csv(out_dir / "principal-student.csv")
+    comp = pd.read_csv(out_dir / "principal-student-paper.csv")
+    return comparison_frame(_student_checks(res, comp))
