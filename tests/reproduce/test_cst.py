@@ -3,6 +3,7 @@
 Legacy mode must match the authors' committed result files (cst_reference_results/) and the
 paper's tables EXACTLY; the corrected mode is checked against spec §9's figures (range
 normalisation), with tolerance 0 because the corrected engine is that computation.
+The compare_* functions (ours vs the paper's constants) are tested on the same run outputs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,14 @@ import pandas as pd
 import pytest
 
 from primafacie.datasets.cst_data import load_cst_law, load_cst_loan
-from primafacie.experiments.cst import law_table, loan_table, run_loan
+from primafacie.errors import InputError
+from primafacie.experiments.compare import COLUMNS, status_counts
+from primafacie.experiments.cst import (
+    compare_law,
+    compare_loan,
+    run_law,
+    run_loan,
+)
 from primafacie.situation import SituationTest
 
 K = [15, 30, 50, 100, 250]
@@ -64,23 +72,48 @@ def law_dir(require_data, data_dir):
     return data_dir
 
 
-def test_table_1_legacy_exact(loan_dir, require_data, tmp_path):
+@pytest.fixture(scope="module")
+def loan_legacy_out(loan_dir, tmp_path_factory):
+    """Folder holding the cst-loan.csv of a legacy run (Table 1)."""
+    out = tmp_path_factory.mktemp("cst_loan_legacy")
+    run_loan(loan_dir, out, legacy=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def loan_corrected_out(loan_dir, tmp_path_factory):
+    """Folder holding the cst-loan.csv of a corrected-mode run."""
+    out = tmp_path_factory.mktemp("cst_loan_corrected")
+    run_loan(loan_dir, out, legacy=False)
+    return out
+
+
+def test_table_1_legacy_exact(loan_legacy_out, require_data):
     ref = _reference(require_data("cst_reference_results", "res_LoanApplication.csv"))
-    written = run_loan(loan_dir, tmp_path, legacy=True)
-    ours = pd.read_csv(written[0])
+    ours = pd.read_csv(loan_legacy_out / "cst-loan.csv")
     assert list(ours.columns) == ["method", "k", "cases", "significant"]
     pd.testing.assert_frame_equal(_ours(ours), ref)
 
 
-def test_table_15_positive_legacy_exact(loan_dir, require_data):
+def test_table_15_positive_legacy_exact(loan_dir, require_data, tmp_path):
     ref = _reference(require_data("cst_reference_results", "res_LoanApplication_positive.csv"))
-    pd.testing.assert_frame_equal(_ours(loan_table(loan_dir, legacy=True, positive=True)), ref)
+    run_loan(loan_dir, tmp_path, legacy=True, positive=True)
+    pd.testing.assert_frame_equal(_ours(pd.read_csv(tmp_path / "cst-loan.csv")), ref)
+    cmp = compare_loan(tmp_path, loan_dir, legacy=True, positive=True)
+    assert len(cmp) == 40 and set(cmp.table) == {"Table 15"}  # 8 rows x 5 k, as printed
+    assert status_counts(cmp)["exact"] == 40
+    st = cmp.set_index("quantity").loc["ST significant, k=250"]
+    assert (st.ours, st.paper) == (120, 120)
 
 
-def test_table_16_tau_005_legacy_exact(loan_dir):
-    ours = loan_table(loan_dir, legacy=True, tau=0.05, k=[15, 30, 50, 100]).set_index(
-        ["method", "k"]
-    )
+def test_table_16_tau_005_legacy_exact(loan_dir, tmp_path):
+    run_loan(loan_dir, tmp_path, legacy=True, tau=0.05, k=[15, 30, 50, 100])
+    cmp = compare_loan(tmp_path, loan_dir, legacy=True, tau=0.05)
+    assert len(cmp) == 16 and set(cmp.table) == {"Table 16"}  # all cases only, k <= 100
+    assert (cmp.status == "exact").all()
+    # positive with tau > 0 has no published table: no rows rather than wrong ones
+    assert compare_loan(tmp_path, loan_dir, legacy=True, tau=0.05, positive=True).empty
+    ours = pd.read_csv(tmp_path / "cst-loan.csv").set_index(["method", "k"])
     paper = {
         "cst_wo": [288, 307, 331, 360],
         "st": [55, 60, 75, 79],
@@ -91,8 +124,8 @@ def test_table_16_tau_005_legacy_exact(loan_dir):
         assert ours.loc[method, "cases"].tolist() == counts
 
 
-def test_corrected_loan_matches_spec_section_9(loan_dir):
-    ours = loan_table(loan_dir, legacy=False).set_index(["method", "k"])
+def test_corrected_loan_matches_spec_section_9(loan_corrected_out):
+    ours = pd.read_csv(loan_corrected_out / "cst-loan.csv").set_index(["method", "k"])
     spec = {
         "cst_wo": ([431, 454, 482, 537, 647], [417, 449, 474, 526, 643]),
         "st": ([54, 65, 79, 102, 195], [45, 56, 59, 78, 138]),
@@ -137,9 +170,66 @@ def test_tables_4_and_5_complainants(loan_dir):
             assert r.decision == 1 and r.cf_decision == 1
 
 
+def test_compare_loan_legacy_all_exact(loan_legacy_out, loan_dir):
+    cmp = compare_loan(loan_legacy_out, loan_dir, legacy=True)
+    assert list(cmp.columns) == COLUMNS
+    assert len(cmp) == 40 and set(cmp.table) == {"Table 1"}  # 8 printed rows x 5 k
+    assert status_counts(cmp) == {
+        "exact": 40,
+        "within tolerance": 0,
+        "differs": 0,
+        "reference only": 0,
+    }
+    row = cmp.set_index("quantity").loc["CST w/o cases, k=15"]
+    assert (row.ours, row.paper, row.tolerance) == (288, 288, "exact")
+
+
+def test_compare_loan_detects_a_perturbed_and_a_missing_cell(loan_legacy_out, loan_dir, tmp_path):
+    table = pd.read_csv(loan_legacy_out / "cst-loan.csv")
+    hit = (table.method == "cst_wo") & (table.k == 15)
+    table.loc[hit, "cases"] += 1
+    table = table[~((table.method == "cf") & (table.k == 250))]
+    table.to_csv(tmp_path / "cst-loan.csv", index=False)
+    cmp = compare_loan(tmp_path, loan_dir, legacy=True).set_index("quantity")
+    assert cmp.loc["CST w/o cases, k=15", "status"] == "differs"
+    assert cmp.loc["CST w/o cases, k=15", "ours"] == 289
+    for q in ("CF cases, k=250", "CF significant, k=250"):
+        assert cmp.loc[q, "status"] == "differs" and cmp.loc[q, "ours"] == "missing"
+    assert status_counts(cmp.reset_index())["exact"] == 37
+
+
+def test_compare_loan_corrected_against_spec_section_9(loan_corrected_out, loan_dir):
+    cmp = compare_loan(loan_corrected_out, loan_dir, legacy=False)
+    spec = cmp[cmp.table == "spec §9 (corrected)"]
+    # spec §9: CST w/o 10, ST 10, CST w/ at k=15 and 250 (4), CF significant 5
+    assert len(spec) == 29 and (spec.status == "exact").all()
+    paper = cmp[cmp.table == "Table 1"]
+    assert len(paper) == 40
+    differs = paper[paper.status == "differs"]
+    assert len(differs) > 0 and differs.note.str.contains("--legacy").all()
+    row = paper.set_index("quantity").loc["CST w/o cases, k=15"]
+    assert (row.ours, row.paper, row.status) == (431, 288, "differs")
+    # CF cases do not depend on the distance: 376 in both modes
+    cf = paper[paper.quantity.str.startswith("CF cases")]
+    assert (cf.status == "exact").all() and len(cf) == 5
+
+
+def test_compare_loan_without_csv_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="cst-loan.csv"):
+        compare_loan(tmp_path, None, legacy=True)
+
+
 @pytest.fixture(scope="module")
-def law_legacy(law_dir):
-    return law_table(law_dir, legacy=True)
+def law_legacy_out(law_dir, tmp_path_factory):
+    """Folder holding the cst-law.csv of a legacy run (Tables 10-13)."""
+    out = tmp_path_factory.mktemp("cst_law_legacy")
+    run_law(law_dir, out, legacy=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def law_legacy(law_legacy_out):
+    return pd.read_csv(law_legacy_out / "cst-law.csv")
 
 
 @pytest.mark.parametrize(
@@ -165,6 +255,14 @@ def test_table_12_and_13_paper_claims(law_legacy):
     assert (inter.cases == inter.significant).all()  # every intersectional case significant
 
 
+@pytest.fixture(scope="module")
+def law_tau_out(law_dir, tmp_path_factory):
+    """Folder holding the cst-law.csv of a legacy run at tau = 0.05, k <= 100 (Tables 17-18)."""
+    out = tmp_path_factory.mktemp("cst_law_tau")
+    run_law(law_dir, out, legacy=True, tau=0.05, k=[15, 30, 50, 100])
+    return out
+
+
 @pytest.mark.parametrize(
     "scenario, paper",
     [
@@ -188,20 +286,52 @@ def test_table_12_and_13_paper_claims(law_legacy):
         ),
     ],
 )
-def test_tables_17_18_tau_005_legacy_exact(law_dir, scenario, paper):
-    case = load_cst_law(scenario, law_dir, gender_feature=scenario == "race")
-    res = SituationTest(
-        method=["st", "cst", "cst_centers", "cf"],
-        k=[15, 30, 50, 100],
-        tau=0.05,
-        legacy=True,
-        n_attributes=3,
-        keep_neighbors=False,
-    ).run(case.data, counterfactuals=case.counterfactuals)
-    s = res.summary()
-    labels = {"st": "st", "cst": "cst_wo", "cst_centers": "cst_w", "cf": "cf"}
-    for method, label in labels.items():
-        assert s[s.method == method].cases.tolist() == paper[label]
+def test_tables_17_18_tau_005_legacy_exact(law_tau_out, scenario, paper):
+    s = pd.read_csv(law_tau_out / "cst-law.csv")
+    s = s[s.scenario == scenario].sort_values(["method", "k"])
+    for method, counts in paper.items():
+        assert s[s.method == method].cases.tolist() == counts
+
+
+def test_compare_law_legacy_all_exact(law_legacy_out, law_dir):
+    cmp = compare_law(law_legacy_out, law_dir, legacy=True)
+    assert list(cmp.columns) == COLUMNS
+    assert cmp.table.value_counts().to_dict() == {f"Table {t}": 40 for t in (10, 11, 12, 13)}
+    assert (cmp.status == "exact").all()
+    t12 = cmp[cmp.table == "Table 12"].set_index("quantity")
+    assert (t12.loc["CST w/o cases, k=15", "ours"], t12.loc["CST w/o cases, k=15", "paper"]) == (
+        8,
+        8,
+    )
+
+
+def test_compare_law_tau_005_tables_17_18(law_tau_out, law_dir):
+    cmp = compare_law(law_tau_out, law_dir, legacy=True, tau=0.05)
+    # all cases only, race and gender, k = 15..100; multiple/intersectional are not published
+    assert cmp.table.value_counts().to_dict() == {"Table 17": 16, "Table 18": 16}
+    assert (cmp.status == "exact").all()
+
+
+def test_compare_law_perturbed_cell_differs_with_corrected_note(law_legacy_out, law_dir, tmp_path):
+    table = pd.read_csv(law_legacy_out / "cst-law.csv")
+    hit = (table.scenario == "intersectional") & (table.method == "cf") & (table.k == 250)
+    assert hit.sum() == 1
+    table.loc[hit, "significant"] -= 1
+    table.to_csv(tmp_path / "cst-law.csv", index=False)
+    cmp = compare_law(tmp_path, law_dir, legacy=False)
+    bad = cmp[cmp.status != "exact"]
+    assert len(bad) == 1 and len(cmp) == 160
+    row = bad.iloc[0]
+    assert (row.table, row.quantity, row.ours, row.paper) == (
+        "Table 13",
+        "CF significant, k=250",
+        112,
+        113,
+    )
+    assert "--legacy" in row.note  # corrected mode says why it may differ
+    # no published table for positive discrimination on the law data
+    empty = compare_law(tmp_path, law_dir, legacy=True, positive=True)
+    assert empty.empty and list(empty.columns) == COLUMNS
 
 
 def test_loan_k500_and_subset_claims_on_paper_data(loan_dir):
