@@ -16,6 +16,7 @@ DOCTEST_DATA = {
         ("loan_application", "cf_LoanApplication_v2.csv"),
     ],
     "primafacie.datasets.student.load_student": [("student_performance", "student-mat.csv")],
+    "primafacie.datasets.german.load_german_credit": [("german_credit", "german.data")],
 }
 
 
