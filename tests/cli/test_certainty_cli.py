@@ -148,3 +148,8 @@ def test_reproduce_writes_csv(tmp_path, name):
     assert res.exit_code == 0, res.output
     frame = pd.read_csv(out / f"{name}.csv")
     assert len(frame) == (2 if name == "certainty-hiring" else 4900)
+    # the ours-vs-paper table is written next to it and every printed number agrees
+    vs = pd.read_csv(out / f"{name}-vs-paper.csv")
+    assert len(vs) == (21 if name == "certainty-hiring" else 50)
+    assert set(vs.status) <= {"exact", "within tolerance"}
+    assert f"{name} against the paper" in res.output

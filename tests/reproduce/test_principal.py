@@ -133,3 +133,124 @@ def test_student_higher_cross_cells(require_data, data_dir, tmp_path):
     assert prev["por"] == pytest.approx(0.234, abs=5e-4)
     default, _ = run_student(data_dir, tmp_path / "d", legacy=False, protected="higher")
     assert not pd.read_csv(default).quantity.str.contains("&").any()  # off by default
+
+
+# ---------------------------------------------------------------------- ours vs paper
+@pytest.fixture(scope="module")
+def examples_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ex_cmp")
+    run_examples(None, out, legacy=False)
+    return out
+
+
+def test_compare_registered():
+    from primafacie.experiments import get_comparison
+    from primafacie.experiments.principal import compare_examples, compare_student
+
+    assert get_comparison("principal-examples") is compare_examples
+    assert get_comparison("principal-student") is compare_student
+
+
+def test_compare_examples_all_exact(examples_dir):
+    from primafacie.experiments.compare import COLUMNS
+    from primafacie.experiments.principal import compare_examples
+
+    cmp = compare_examples(examples_dir, None, legacy=False)
+    assert list(cmp.columns) == COLUMNS
+    # Table 1: 8 rates, 2 pr(S(a)=1), 4 verdicts, 2 Def 4 rates, 8 margins, 6 LP
+    # bounds, 2 sum(eps), 4 Prop. 1 bounds = 36; Table 4: 2 verdicts, 6 LP bounds, tau0'=0
+    # infeasible, 4 Prop. 1 bounds, Corollary 1, 2 x (4 eps + sum) = 24
+    assert len(cmp) == 60 and cmp.quantity.is_unique
+    assert (cmp.status == "exact").all(), cmp[cmp.status != "exact"]
+    row = cmp.set_index("quantity").loc["Table 4 LP tau' upper"]
+    assert row.paper == -0.01 and row.ours == pytest.approx(-0.01, abs=1e-9)
+    assert cmp.set_index("quantity").loc["Table 4 eps11* Definition 2", "paper"] == 1 / 90
+
+
+def test_compare_examples_detects_a_changed_number(examples_dir, tmp_path):
+    from primafacie.experiments.principal import compare_examples
+
+    frame = pd.read_csv(examples_dir / "principal-examples.csv")
+    t4 = frame.example == "table4"
+    frame.loc[t4 & (frame.quantity == "lp_tau'_upper"), "value"] = 0.02
+    frame.loc[t4 & (frame.quantity == "def2_violated"), "value"] = 0.0
+    frame.loc[(frame.example == "table1") & (frame.quantity == "true_pr_S1"), "value"] += 1e-6
+    frame.to_csv(tmp_path / "principal-examples.csv", index=False)
+    cmp = compare_examples(tmp_path, None, legacy=False).set_index("quantity")
+    bad = set(cmp.index[cmp.status == "differs"])
+    assert bad == {"Table 4 LP tau' upper", "Table 4: Definition 2", "pr(S(1)=1)"}
+    assert (cmp.drop(index=list(bad)).status == "exact").all()
+
+
+@pytest.fixture(scope="module")
+def student_dir(tmp_path_factory, data_dir):
+    from pathlib import Path
+
+    for name in ("student-mat.csv", "student-por.csv"):
+        if not (Path(data_dir) / "student_performance" / name).is_file():
+            pytest.skip(f"student_performance/{name} missing")
+    out = tmp_path_factory.mktemp("student_cmp")
+    run_student(data_dir, out, legacy=False)
+    return out
+
+
+def test_compare_student_verdicts(student_dir):
+    from primafacie.experiments.principal import PAPER_TABLE5, compare_student
+
+    cmp = compare_student(student_dir, None, legacy=False)
+    # 14 subgroups x (3 intervals x (lower, upper, zero) + 4 eps) + 2 accuracies
+    assert len(cmp) == 14 * 13 + 2 and cmp.quantity.is_unique
+    assert set(cmp.status) == {"exact", "reference only"}
+    # spec §8.8: mat gender, mat address (female, male), por gender are checked (3 verdicts +
+    # 4 eps each) and agree with the paper; everything else is reference only
+    checked = cmp[cmp.status != "reference only"]
+    assert len(checked) == 4 * 7 and (checked.status == "exact").all()
+    assert checked.quantity.str.match(r"(mat/gender/-|mat/address/|por/gender/-)").all()
+    assert (checked[checked.quantity.str.endswith(": zero")].paper == "covers 0").all()
+    acc = cmp.set_index("quantity").loc["mat: naive Bayes accuracy"]
+    assert acc.paper == 0.8303 and acc.status == "reference only"
+    assert "unpublished" in acc.note
+    # paper values come from Table 5, with the paper's verdict ("0.000" covers 0)
+    row = cmp.set_index("quantity").loc["por/address/male tau' lower"]
+    assert row.paper == PAPER_TABLE5[("por", "address", "male")][2][0] == 0.048
+    rows = cmp.set_index("quantity")
+    assert rows.loc["mat/higher/female tau0': zero", "paper"] == "covers 0"
+    assert rows.loc["por/address/male tau': zero", "paper"] == "excludes 0 (positive)"
+    # the note carries same_verdict of principal-student-paper.csv
+    comp = pd.read_csv(student_dir / "principal-student-paper.csv")
+    same = comp.set_index(["subject", "protected", "subgroup", "quantity"]).same_verdict
+    note = rows.loc["por/higher/urban tau': zero", "note"]
+    assert note.startswith(
+        "same verdict" if same[("por", "higher", "urban", "tau'")] else "verdict"
+    )
+
+
+def test_compare_student_detects_a_changed_verdict(student_dir, tmp_path):
+    from primafacie.experiments.principal import compare_student
+
+    res = pd.read_csv(student_dir / "principal-student.csv")
+    comp = pd.read_csv(student_dir / "principal-student-paper.csv")
+    m = (comp.subject == "mat") & (comp.protected == "sex") & (comp.quantity == "tau'")
+    comp.loc[m, ["ours_lower", "ours_upper"]] = [0.01, 0.2]
+    e = (res.subject == "por") & (res.definition.astype(str) == "2") & (res.quantity == "-:eps10")
+    res.loc[e, "value"] = 0.02
+    res.to_csv(tmp_path / "principal-student.csv", index=False)
+    comp.to_csv(tmp_path / "principal-student-paper.csv", index=False)
+    cmp = compare_student(tmp_path, None, legacy=False).set_index("quantity")
+    assert set(cmp.index[cmp.status == "differs"]) == {
+        "mat/gender/- tau': zero",
+        "por/gender/- eps10* (Definition 2)",
+    }
+    assert cmp.loc["mat/gender/- tau': zero", "ours"] == "excludes 0 (positive)"
+
+
+def test_compare_student_protected_rows_only(require_data, data_dir, tmp_path):
+    require_data("student_performance", "student-por.csv")
+    from primafacie.experiments.principal import compare_student
+
+    run_student(data_dir, tmp_path, legacy=False, protected="gender")
+    cmp = compare_student(tmp_path, None, legacy=False, protected="gender")
+    # gender only: mat/- and por/- (13 rows each, all verdicts checked) + 2 accuracies
+    assert len(cmp) == 2 * 13 + 2
+    assert cmp.quantity.str.contains("gender|accuracy").all()
+    assert (cmp.status == "exact").sum() == 2 * 7
