@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
                 table = compare(stage, data_root, **options)
                 written.append(atomic_write_csv(stage / f"{name}-vs-paper.csv", table, index=False))
         for path in written:
-            console.print(f"wrote {out / Path(path).name}")
+            console.print(f"wrote {out / Path(path).name}", soft_wrap=True)
         if table is not None:
             _print_comparison(name, table)
 
@@ -84,7 +84,9 @@ def _print_comparison(name: str, table) -> None:
 
     counts = status_counts(table)
     parts = [f"[{_STYLE[s]}]{n} {s}[/]" for s, n in counts.items() if n]
-    console.print(f"{name} against the paper, {len(table)} numbers: " + ", ".join(parts))
+    console.print(
+        f"{name} against the paper, {len(table)} numbers: " + ", ".join(parts), soft_wrap=True
+    )
     differ = table[table["status"] == "differs"]
     if not differ.empty:
         view = Table(title="differs from the paper", header_style="bold", title_justify="left")
