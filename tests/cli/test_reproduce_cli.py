@@ -51,3 +51,43 @@ def test_comparison_written_and_differences_printed(tmp_path, monkeypatch):
     assert "toy against the paper, 2 numbers: 1 exact, 1 differs" in res.output
     assert "│ tie" in res.output  # the note column
     assert "ST cases, k=15" not in res.output  # exact rows stay in the CSV
+
+
+def test_reproduce_all_runs_each_into_its_folder_and_skips_absent_data(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from primafacie.commands import reproduce as cmd
+    from primafacie.errors import DataMissingError
+    from primafacie.experiments.compare import check, comparison_frame
+
+    def run_ok(data_dir, out_dir, **options):
+        assert options == {"legacy": True}
+        path = out_dir / "t.csv"
+        pd.DataFrame({"x": [1]}).to_csv(path, index=False)
+        return [path]
+
+    def run_missing(data_dir, out_dir, **options):
+        raise DataMissingError("dataset file absent: /nowhere/b.csv")
+
+    runs = {"alpha": run_ok, "beta": run_missing}
+    monkeypatch.setattr(cmd, "EXPERIMENTS", {"alpha": None, "beta": None})
+    monkeypatch.setattr(cmd, "get_experiment", lambda name: runs[name])
+    monkeypatch.setattr(
+        cmd,
+        "get_comparison",
+        lambda name: lambda out_dir, data_dir, **o: comparison_frame([check("T", "x", 1, 1)]),
+    )
+    out = tmp_path / "all"
+    res = runner.invoke(app, ["reproduce", "all", "--legacy", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "alpha" / "t.csv").is_file()
+    assert pd.read_csv(out / "alpha" / "alpha-vs-paper.csv")["status"].tolist() == ["exact"]
+    assert not (out / "beta" / "beta-vs-paper.csv").exists()
+    assert "alpha" in res.output and "skipped" in res.output
+
+
+def test_reproduce_all_rejects_single_run_options(tmp_path):
+    res = runner.invoke(app, ["reproduce", "all", "--tau", "0.05", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert "reproduce all takes only --legacy" in res.output
+    assert not (tmp_path / "o").exists()

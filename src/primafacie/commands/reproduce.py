@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from ..errors import DataMissingError, InputError
 from ..experiments import EXPERIMENTS, get_comparison, get_experiment
 from ..experiments.compare import status_counts
 from ..io import atomic_output_dir, atomic_write_csv
@@ -31,6 +32,11 @@ corrected method runs. `--data-dir` defaults to $PRIMAFACIE_DATA, then ../shared
 Besides the table(s), NAME-vs-paper.csv lists every published number next to ours with a
 verdict (exact / within tolerance / differs / reference only) and a note; the terminal shows
 a summary of it.
+
+NAME `all` runs every reproduction into OUT/NAME/ (about a minute) and prints one line of
+verdict counts per reproduction:
+
+    primafacie reproduce all --legacy --out out/reproduce
 """
 
 
@@ -38,7 +44,7 @@ def register(app: typer.Typer) -> None:
     @app.command("reproduce", help=HELP)
     @guarded
     def reproduce(
-        name: str = typer.Argument(..., help="Which table to reproduce."),
+        name: str = typer.Argument(..., help="Which table to reproduce, or all."),
         data_dir: Optional[Path] = typer.Option(
             None, "--data-dir", help="Folder with the datasets (default $PRIMAFACIE_DATA)."
         ),
@@ -57,7 +63,6 @@ def register(app: typer.Typer) -> None:
             None, "--seed", help="Random seed where the run has one."
         ),
     ) -> None:
-        run = get_experiment(name)
         options = {"legacy": legacy}
         if positive:
             options["positive"] = True
@@ -65,6 +70,15 @@ def register(app: typer.Typer) -> None:
             if value is not None:
                 options[key] = value
         data_root = resolve_data_dir(data_dir)
+        if name == "all":
+            if len(options) > 1:
+                raise InputError(
+                    f"reproduce all takes only --legacy; {sorted(set(options) - {'legacy'})} "
+                    "apply to single reproductions"
+                )
+            _reproduce_all(data_root, out, legacy)
+            return
+        run = get_experiment(name)
         compare = get_comparison(name)
         table = None
         with err_console.status(f"reproducing {name} ..."), atomic_output_dir(out) as stage:
@@ -76,6 +90,44 @@ def register(app: typer.Typer) -> None:
             console.print(f"wrote {out / Path(path).name}", soft_wrap=True)
         if table is not None:
             _print_comparison(name, table)
+
+
+def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:
+    """Every reproduction into out/NAME/, then one row of verdict counts per reproduction."""
+    import time
+
+    from rich.table import Table
+
+    rows = []
+    with atomic_output_dir(out) as stage:
+        for name in EXPERIMENTS:
+            t0 = time.perf_counter()
+            target = stage / name
+            target.mkdir()
+            try:
+                with err_console.status(f"reproducing {name} ..."):
+                    get_experiment(name)(data_root, target, legacy=legacy)
+                    compare = get_comparison(name)
+                    table = compare(target, data_root, legacy=legacy) if compare else None
+            except DataMissingError as exc:
+                rows.append((name, None, f"skipped: {exc}", time.perf_counter() - t0))
+                continue
+            if table is not None:
+                atomic_write_csv(target / f"{name}-vs-paper.csv", table, index=False)
+            rows.append((name, table, "", time.perf_counter() - t0))
+    view = Table(title=f"reproductions against the papers ({out})", header_style="bold",
+                 title_justify="left")  # fmt: skip
+    for col in ("reproduction", "numbers", *(s.replace(" ", "\n", 1) for s in _STYLE), "s"):
+        view.add_column(col, justify="left" if col == "reproduction" else "right")
+    for name, table, skipped, secs in rows:
+        if table is None:
+            view.add_row(name, "", "", "", "", f"[dim]{skipped or 'no comparison'}[/]", "")
+            continue
+        counts = status_counts(table)
+        cells = [f"[{_STYLE[k]}]{v}[/]" if v else "0" for k, v in counts.items()]
+        view.add_row(name, str(len(table)), *cells, f"{secs:.1f}")
+    console.print(view)
+    console.print(f"details: {out}/NAME/NAME-vs-paper.csv", soft_wrap=True)
 
 
 def _print_comparison(name: str, table) -> None:
