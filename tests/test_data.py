@@ -150,3 +150,10 @@ def test_read_table_on_the_papers_pipe_file(require_data):
     df = read_table(path)
     assert {"AnnualSalary", "AccountBalance", "Gender", "LoanApproval"} <= set(df.columns)
     assert len(df) == 4993
+
+
+def test_protected_attribute_without_any_says_none_was_declared():
+    """No protected attribute is not 'several': the message says what to declare."""
+    none = AuditData(frame(), decision="approved")
+    with pytest.raises(InputError, match=r"no protected attribute .*protected=\{column: value\}"):
+        none.protected_attribute()

@@ -348,10 +348,40 @@ class AuditData:
     def protected_attribute(self, name: str | None = None, how: str = "name the one to use") -> str:
         """The protected attribute ``name``, or the only one when ``name`` is None.
 
-        Raises :class:`InputError` naming the choices when there are several (``how`` says how
-        the caller picks one) or when ``name`` is not a protected attribute.
+        Parameters
+        ----------
+        name
+            The attribute to audit; None picks the only protected attribute.
+        how
+            How the caller's user names one, quoted in the error when there are several.
+
+        Returns
+        -------
+        str
+            The attribute's column name.
+
+        Raises
+        ------
+        InputError
+            When ``name`` is None and there are none or several protected attributes (the
+            message lists them), or when ``name`` is not a protected attribute.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"sex": ["F", "M"], "race": ["a", "b"], "d": [1, 0]})
+        >>> AuditData(df, protected={"sex": "F"}, decision="d").protected_attribute()
+        'sex'
+        >>> two = AuditData(df, protected={"sex": "F", "race": "b"}, decision="d")
+        >>> two.protected_attribute("race")
+        'race'
         """
         if name is None:
+            if not self.protected:
+                raise InputError(
+                    "the data declare no protected attribute (AuditData(..., "
+                    "protected={column: value}))"
+                )
             if len(self.protected) != 1:
                 raise InputError(f"several protected attributes {list(self.protected)}: {how}")
             return next(iter(self.protected))

@@ -91,3 +91,41 @@ def test_reproduce_all_rejects_single_run_options(tmp_path):
     assert res.exit_code == 2
     assert "reproduce all takes only --legacy" in res.output
     assert not (tmp_path / "o").exists()
+
+
+def test_reproduce_all_skip_leaves_no_partial_folder(tmp_path, monkeypatch):
+    """A reproduction that wrote a file before its data turned out missing is listed as skipped
+    and leaves nothing behind (no half-written OUT/NAME/)."""
+    import pandas as pd
+
+    from primafacie.commands import reproduce as cmd
+    from primafacie.errors import DataMissingError
+
+    def run_half(data_dir, out_dir, **options):
+        pd.DataFrame({"x": [1]}).to_csv(out_dir / "first.csv", index=False)
+        raise DataMissingError("dataset file absent: /nowhere/second.csv")
+
+    def run_ok(data_dir, out_dir, **options):
+        path = out_dir / "t.csv"
+        pd.DataFrame({"x": [1]}).to_csv(path, index=False)
+        return [path]
+
+    runs = {"half": run_half, "ok": run_ok}
+    monkeypatch.setattr(cmd, "EXPERIMENTS", {"half": None, "ok": None})
+    monkeypatch.setattr(cmd, "get_experiment", lambda name: runs[name])
+    monkeypatch.setattr(cmd, "get_comparison", lambda name: None)
+    out = tmp_path / "all"
+    res = runner.invoke(app, ["reproduce", "all", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "ok" / "t.csv").is_file()
+    assert not (out / "half").exists()
+    assert "skipped" in res.output
+
+
+def test_every_registered_comparison_resolves():
+    """A misspelt COMPARISONS entry must not silently drop NAME-vs-paper.csv."""
+    from primafacie.experiments import COMPARISONS, EXPERIMENTS, get_comparison
+
+    assert set(COMPARISONS) <= set(EXPERIMENTS)
+    for name in COMPARISONS:
+        assert callable(get_comparison(name)), name

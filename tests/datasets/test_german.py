@@ -50,3 +50,18 @@ def test_wrong_file_is_named(tmp_path):
     (folder / "german.data").write_text("A11 6 A34\n")
     with pytest.raises(InputError, match="is not the Statlog german.data file"):
         load_german_credit(tmp_path)
+
+
+def test_non_integer_numeric_value_is_named(tmp_path, german):
+    """A corrupted numeric cell is an InputError naming the column and the value, not a
+    ValueError from pandas."""
+    folder = tmp_path / "german_credit"
+    folder.mkdir()
+    rows = german.assign(
+        sex=["A93" if s == "Male" else "A92" for s in german["sex"]],
+        target=[1 if t == 1 else 2 for t in german["target"]],
+    ).astype(str)
+    rows.loc[3, "duration"] = "4x2"
+    (folder / "german.data").write_text("\n".join(" ".join(r) for r in rows.to_numpy()) + "\n")
+    with pytest.raises(InputError, match=r"duration.*'4x2'"):
+        load_german_credit(tmp_path)

@@ -57,3 +57,25 @@ def test_tolerance_text_and_frame():
     assert status_counts(comparison_frame([])) == dict.fromkeys(
         ("exact", "within tolerance", "differs", "reference only"), 0
     )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cst-loan",
+        "cst-law",
+        "facts-adult",
+        "principal-examples",
+        "principal-student",
+        "certainty-hiring",
+        "certainty-synthetic",
+        "certainty-compas",
+    ],
+)
+def test_compare_without_the_runs_csv_is_an_input_error_naming_it(name, tmp_path):
+    """compare_* read what the run wrote; an empty folder is bad input naming the missing CSV."""
+    from primafacie.errors import InputError
+    from primafacie.experiments import get_comparison
+
+    with pytest.raises(InputError, match=r"\.csv"):
+        get_comparison(name)(tmp_path, None, legacy=True)

@@ -296,12 +296,24 @@ def adult_race(require_data, data_dir):
         ("subgroups[Non-White]", 24_664, 0.03),  # +0.2%
         ("actions", 56_394, 0.03),  # +1.1%
         ("common_subgroups", 18_692, 0.03),  # +0.9%
-        ("valid_pairs", 112_879, 0.12),  # +10.7%: effectiveness depends on the fitted model
+        pytest.param(
+            "valid_pairs",
+            112_879,
+            0.10,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="measured +10.7%, outside spec §7's ±10% (effectiveness depends on the "
+                "fitted model); compare_adult reports it as 'differs'",
+            ),
+        ),
         ("subgroups", 15_672, 0.10),  # +6.0%
     ],
 )
 def test_race_table12_counts(adult_race, key, paper, rel):
-    """Adult with race binarised to White / Non-White (Table 12, second column)."""
+    """Adult with race binarised to White / Non-White (Table 12, second column).
+
+    Spec §7 states ±10% for Table 12; a count outside it is an expected failure, never a wider
+    tolerance."""
     assert adult_race[0].stats_[key] == pytest.approx(paper, rel=rel)
 
 
@@ -357,3 +369,25 @@ def test_compare_with_paper(adult, tmp_path):
     stats.loc[stats.statistic == "valid_pairs", "value"] = 200_000
     stats.to_csv(tmp_path / "facts-adult-stats.csv", index=False)
     assert compare_adult(tmp_path).set_index("quantity").loc["valid_pairs", "status"] == "differs"
+
+
+def test_compare_labels_spec_values_as_spec(tmp_path):
+    """The paper prints neither the test-split size, nor the LR accuracy, nor the budgets to two
+    decimals (Table 1 heads c = 5/10/18); those reference values come from the spec and their
+    rows say so. App. F does print the 10,205 affected."""
+    from primafacie.experiments.facts import PAPER_TABLE12
+
+    pd.DataFrame(
+        columns=["metric", "viewpoint", "param", "rank", "score", "bias_against", "subgroup"]
+    ).to_csv(tmp_path / "facts-adult.csv", index=False)
+    stats = {"test_rows": 13_567, "true_label_negative": 10_205, "accuracy": 0.8485,
+             **PAPER_TABLE12["sex"], "budget[0]": 5.08, "budget[1]": 10.0, "budget[2]": 18.0}  # fmt: skip
+    pd.DataFrame({"statistic": list(stats), "value": list(stats.values())}).to_csv(
+        tmp_path / "facts-adult-stats.csv", index=False
+    )
+    by = compare_adult(tmp_path).set_index("quantity")
+    assert by.loc["test rows", "table"] == "spec §6.2"
+    assert by.loc["LR test accuracy", "table"] == "spec §8"
+    assert by.loc["budget 1", "table"] == "spec §6.1"
+    assert by.loc["true label 0 (the paper's 'affected')", "table"] == "App. F"
+    assert (by.loc[["test rows", "budget 1", "budget 3"], "status"] == "exact").all()

@@ -94,6 +94,7 @@ def register(app: typer.Typer) -> None:
 
 def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:
     """Every reproduction into out/NAME/, then one row of verdict counts per reproduction."""
+    import shutil
     import time
 
     from rich.table import Table
@@ -110,6 +111,8 @@ def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:
                     compare = get_comparison(name)
                     table = compare(target, data_root, legacy=legacy) if compare else None
             except DataMissingError as exc:
+                # whatever the run wrote before its data turned out missing is not a result
+                shutil.rmtree(target, ignore_errors=True)
                 rows.append((name, None, f"skipped: {exc}", time.perf_counter() - t0))
                 continue
             if table is not None:

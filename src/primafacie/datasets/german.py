@@ -76,6 +76,12 @@ def load_german_credit(data_dir: str | os.PathLike | None = None) -> pd.DataFram
     df["sex"] = df["sex"].map(_SEX)
     df["target"] = (df["target"] == "1").astype("int64")
     for col in GERMAN_NUMERIC:
+        bad_num = df.loc[~df[col].str.fullmatch(r"[+-]?\d+"), col]
+        if len(bad_num):
+            raise InputError(
+                f"{path}: column {col!r} must hold integers; row {int(bad_num.index[0]) + 1} "
+                f"holds {bad_num.iloc[0]!r}"
+            )
         df[col] = df[col].astype("int64")
     return df
 

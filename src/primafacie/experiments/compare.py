@@ -21,8 +21,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
+
+from ..errors import InputError
 
 __all__ = [
     "COLUMNS",
@@ -30,6 +34,7 @@ __all__ = [
     "Check",
     "check",
     "comparison_frame",
+    "read_run_csv",
     "status_counts",
 ]
 
@@ -154,3 +159,15 @@ def status_counts(frame: pd.DataFrame) -> dict[str, int]:
     """How many rows have each verdict (every status listed, zeros included)."""
     counts = frame["status"].value_counts() if len(frame) else pd.Series(dtype=int)
     return {s: int(counts.get(s, 0)) for s in STATUSES}
+
+
+def read_run_csv(out_dir: str | Path, name: str, **read_options: Any) -> pd.DataFrame:
+    """The CSV ``name`` that the run wrote into ``out_dir``.
+
+    Raises :class:`~primafacie.errors.InputError` naming the file when it is absent, since a
+    comparison reads the run's output rather than recomputing it.
+    """
+    path = Path(out_dir) / name
+    if not path.is_file():
+        raise InputError(f"{path} not found: the comparison reads the CSV that the run wrote")
+    return pd.read_csv(path, **read_options)

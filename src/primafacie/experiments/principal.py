@@ -54,7 +54,7 @@ from ..principal.bounds import corollary1, def3_gap, def4_bounds, prop1_bounds
 from ..principal.evaluate import evaluate_margins
 from ..principal.lp import lp_intervals
 from ..principal.population import TABLE1_STRATA, joint_targets, margins_from_joint, table1_joint
-from .compare import Check, check, comparison_frame
+from .compare import Check, check, comparison_frame, read_run_csv
 
 __all__ = [
     "run_examples",
@@ -664,7 +664,7 @@ def compare_examples(out_dir: Path, data_dir: Path | None = None, **options: Any
     >>> sorted(set(frame.status))
     ['exact']
     """
-    frame = pd.read_csv(Path(out_dir) / "principal-examples.csv")
+    frame = read_run_csv(out_dir, "principal-examples.csv")
     values = {(r.example, r.quantity): float(r.value) for r in frame.itertuples()}
     return comparison_frame(_examples_checks(values))
 
@@ -806,7 +806,6 @@ def compare_student(out_dir: Path, data_dir: Path | None = None, **options: Any)
     >>> _ = run_student(None, Path("out"))  # doctest: +SKIP
     >>> compare_student(Path("out")).status.value_counts()  # doctest: +SKIP
     """
-    out_dir = Path(out_dir)
-    res = pd.read_csv(out_dir / "principal-student.csv")
-    comp = pd.read_csv(out_dir / "principal-student-paper.csv")
+    res = read_run_csv(out_dir, "principal-student.csv")
+    comp = read_run_csv(out_dir, "principal-student-paper.csv")
     return comparison_frame(_student_checks(res, comp))

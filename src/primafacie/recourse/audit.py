@@ -163,7 +163,8 @@ class RecourseAudit:
         Itemset miner: ``"bitset"`` (default) or ``"mlxtend"``.
     chunk_rows
         (member, action) rows per batched ``predict`` call; a subgroup with more rows than this
-        is split into blocks of its actions, so memory stays bounded.
+        is split into blocks of its actions, so a batch holds at most ``max(chunk_rows, size of
+        the largest subgroup)`` rows (a block has at least one action for all its members).
 
     Examples
     --------

@@ -235,9 +235,10 @@ def _situation(run: Any, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
                 f"Control vs test group composition ({name})",
                 "Average profile of the control groups (similar protected people) and test "
                 "groups (similar non-protected people) of the significant complainants above, in "
-                "standard deviations from the population mean; 'rejected' is the share of "
-                "rejections. Similar profiles with different rejection rates are the signature "
-                "of discrimination.",
+                "standard deviations from the population mean; a categorical feature shows one "
+                "bar per frequent level (feature=level, the share holding it, standardised) and "
+                "'rejected' is the rejection indicator, standardised the same way. Similar "
+                "profiles with different rejection rates are the signature of discrimination.",
             )
         )
         cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
