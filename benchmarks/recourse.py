@@ -38,6 +38,26 @@ import resource
 import time
 
 
+def _row(case: str, audit, t0: float, t_fit: float, t_end: float) -> dict:
+    """One table row: counts from ``audit.stats_``, stage seconds and this process's peak RSS."""
+    tm = audit.timings_
+    return {
+        "case": case,
+        "n": audit.stats_["rows"],
+        "subgroups": audit.stats_["subgroups"],
+        "pairs": audit.stats_["valid_pairs"],
+        "predicted": audit.stats_["predicted_rows"],
+        "model+data": t_fit - t0 - tm["fit_total"],
+        "mining": tm["mining"],
+        "actions": tm["actions"],
+        "effect.": tm["effectiveness"],
+        "micro": tm["micro"],
+        "scoring": t_end - t_fit,
+        "total": t_end - t0,
+        "peak_MB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
 def _case(support: float, data_dir: str | None, exact: bool, queue) -> None:
     import warnings
 
@@ -49,24 +69,7 @@ def _case(support: float, data_dir: str | None, exact: bool, queue) -> None:
     t_fit = time.perf_counter()
     audit.evaluate(phi=(0.3, 0.7), budgets="auto")
     t_end = time.perf_counter()
-    tm = audit.timings_
-    queue.put(
-        {
-            "case": f"adult-sex s={support}" + ("" if exact else " loose"),
-            "n": audit.stats_["rows"],
-            "subgroups": audit.stats_["subgroups"],
-            "pairs": audit.stats_["valid_pairs"],
-            "predicted": audit.stats_["predicted_rows"],
-            "model+data": t_fit - t0 - tm["fit_total"],
-            "mining": tm["mining"],
-            "actions": tm["actions"],
-            "effect.": tm["effectiveness"],
-            "micro": tm["micro"],
-            "scoring": t_end - t_fit,
-            "total": t_end - t0,
-            "peak_MB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        }
-    )
+    queue.put(_row(f"adult-sex s={support}" + ("" if exact else " loose"), audit, t0, t_fit, t_end))
 
 
 def _german_case(support: float, data_dir: str | None, queue) -> None:
@@ -102,24 +105,7 @@ def _german_case(support: float, data_dir: str | None, queue) -> None:
     t_fit = time.perf_counter()
     audit.evaluate(phi=(0.3, 0.7), budgets="auto")
     t_end = time.perf_counter()
-    tm = audit.timings_
-    queue.put(
-        {
-            "case": f"german-sex s={support}",
-            "n": audit.stats_["rows"],
-            "subgroups": audit.stats_["subgroups"],
-            "pairs": audit.stats_["valid_pairs"],
-            "predicted": audit.stats_["predicted_rows"],
-            "model+data": t_fit - t0 - tm["fit_total"],
-            "mining": tm["mining"],
-            "actions": tm["actions"],
-            "effect.": tm["effectiveness"],
-            "micro": tm["micro"],
-            "scoring": t_end - t_fit,
-            "total": t_end - t0,
-            "peak_MB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        }
-    )
+    queue.put(_row(f"german-sex s={support}", audit, t0, t_fit, t_end))
 
 
 def _mlxtend_case(support: float, data_dir: str | None, queue) -> None:
