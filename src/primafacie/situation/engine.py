@@ -78,9 +78,13 @@ def _neg_counts(groups: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nda
     """Cumulative negatives and cumulative sizes of sorted neighbour lists (column 0 = empty)."""
     valid = groups >= 0
     vals = np.where(valid, neg[np.where(valid, groups, 0)], 0)
-    m = len(groups)
-    cneg = np.hstack([np.zeros((m, 1), dtype=np.int64), np.cumsum(vals, axis=1, dtype=np.int64)])
-    csize = np.hstack([np.zeros((m, 1), dtype=np.int64), np.cumsum(valid, axis=1, dtype=np.int64)])
+    m, width = groups.shape
+    # counts never exceed the list width: int32 halves the memory of these (m, k+2) tables
+    dtype = np.int32 if width < np.iinfo(np.int32).max else np.int64
+    cneg = np.zeros((m, width + 1), dtype=dtype)
+    np.cumsum(vals, axis=1, dtype=dtype, out=cneg[:, 1:])
+    csize = np.zeros((m, width + 1), dtype=dtype)
+    np.cumsum(valid, axis=1, dtype=dtype, out=csize[:, 1:])
     return cneg, csize
 
 
@@ -465,6 +469,7 @@ class SituationTest:
         # ---- searches (one per centre set, at the largest k + 1)
         ctrl = knn(X[comp_rows], X[ctrl_rows], kmax + 1, **opts)
         L = np.where(ctrl.indices >= 0, ctrl_rows[np.maximum(ctrl.indices, 0)], -1)
+        del ctrl  # the (m, k+1) distances are not needed: free them before the next search
         is_self = L == comp_rows[:, None]
         has_self = is_self.any(axis=1)
         self_pos = np.where(has_self, is_self.argmax(axis=1), kmax + 2)
@@ -476,18 +481,21 @@ class SituationTest:
             keep = ~is_self
             keep[~has_self, -1] = False
             E = L[keep].reshape(m, kmax)
-            del keep
+            del keep, is_self
+            L = None  # the corrected lists use E only
             cE, sE = _neg_counts(E, negf)
         T = U = None
         cT = sT = cU = sU = cU2 = centre_rank = None
         if "st" in methods:
             res = knn(X[comp_rows], X[test_rows], kmax, **opts)
             T = np.where(res.indices >= 0, test_rows[np.maximum(res.indices, 0)], -1)
+            del res
             cT, sT = _neg_counts(T, negf)
         if need_cf:
             res = knn(Xcf, X[test_rows], kmax + 1, **opts)
             U = np.where(res.indices >= 0, test_rows[np.maximum(res.indices, 0)], -1)
-            Ud = res.distances
+            Ud = res.distances if legacy and need_centres else None
+            del res
             cU, sU = _neg_counts(U, negf)
             if legacy and need_centres:
                 # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF.
@@ -502,6 +510,9 @@ class SituationTest:
                 beats = zero & ((U > comp_rows[:, None]) if ties == "last" else True)
                 centre_rank = beats.sum(axis=1)
 
+        Ud = None
+        if not self.keep_neighbors:
+            L = E = T = U = None  # only the cumulative counts are needed from here on
         rows_out = []
         neighbours: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         y_c = y[comp_rows]
