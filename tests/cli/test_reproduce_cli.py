@@ -129,3 +129,18 @@ def test_every_registered_comparison_resolves():
     assert set(COMPARISONS) <= set(EXPERIMENTS)
     for name in COMPARISONS:
         assert callable(get_comparison(name)), name
+
+
+def test_error_text_in_brackets_is_printed_verbatim(tmp_path, monkeypatch):
+    """Messages are not read as rich markup: '[st]' and "'primafacie[dask]'" survive."""
+    from primafacie.commands import reproduce as cmd
+    from primafacie.errors import InputError
+
+    def run(data_dir, out_dir, **options):
+        raise InputError("use methods: [st], or pip install 'primafacie[dask]'")
+
+    monkeypatch.setattr(cmd, "get_experiment", lambda name: run)
+    res = runner.invoke(app, ["reproduce", "toy", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert "use methods: [st], or pip install 'primafacie[dask]'" in " ".join(res.output.split())
+    assert not (tmp_path / "o").exists()

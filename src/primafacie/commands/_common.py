@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..errors import AnalysisError, DataMissingError, InputError
 
@@ -33,10 +34,10 @@ def guarded(fn: F) -> F:
         except typer.Exit:
             raise
         except (InputError, DataMissingError) as exc:
-            err_console.print(f"[bold red]error:[/] {exc}")
+            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
             raise typer.Exit(EXIT_INPUT) from None
         except AnalysisError as exc:
-            err_console.print(f"[bold red]analysis failed:[/] {exc}")
+            err_console.print(f"[bold red]analysis failed:[/] {escape(str(exc))}")
             raise typer.Exit(EXIT_ANALYSIS) from None
         except KeyboardInterrupt:
             err_console.print("interrupted; nothing was written")
@@ -45,7 +46,7 @@ def guarded(fn: F) -> F:
             if os.environ.get("PRIMAFACIE_DEBUG"):
                 traceback.print_exc()
             err_console.print(
-                f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+                f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
                 "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)"
             )
             raise typer.Exit(EXIT_ANALYSIS) from None

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 
 from ..errors import InputError
 from ._common import console, err_console, guarded, parse_pairs
@@ -112,7 +113,7 @@ def _print_summary(res) -> None:
     console.print(table)
     console.print(f"selected: [bold]{', '.join(res.selected)}[/]")
     for note in res.warnings:
-        err_console.print(f"[yellow]warning:[/] {note}")
+        err_console.print(f"[yellow]warning:[/] {escape(note)}")
 
 
 def register(app: typer.Typer) -> None:
