@@ -100,3 +100,20 @@ def test_as_decider_and_predict_binary():
         predict_binary(lambda df: np.full(len(df), 2), DF)
     with pytest.raises(InputError, match="cannot use int"):
         as_decider(3)
+
+
+def test_model_favourable_label_must_be_one_of_its_classes():
+    """favourable=2 on a 0/1 model would read every prediction as unfavourable (a fake 'fair')."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    model = LogisticRegression().fit(X, [0, 0, 1, 1])
+    with pytest.raises(
+        InputError, match=r"favourable value 2 is not one of the model's labels \[0, 1\]"
+    ):
+        ModelDecider(model, favorable=2)
+    assert ModelDecider(model, favorable="1").favorable == 1  # CLI/YAML text matches the label
+    assert ModelDecider(model, favorable="1").predict(X).tolist() == [0, 0, 1, 1]
+    text = LogisticRegression().fit(X, ["no", "no", "yes", "yes"])
+    with pytest.raises(InputError, match="'1' is not one of the model's labels \\['no', 'yes'\\]"):
+        ModelDecider(text, favorable="1")

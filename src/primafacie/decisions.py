@@ -163,6 +163,27 @@ class Rule:
         return f"Rule({self.expression!r})"
 
 
+def _model_label(estimator: Any, favorable: Any) -> Any:
+    """The estimator's own label equal to ``favorable`` (``"1"`` from a CLI or YAML matches 1).
+
+    An estimator that lists its labels (``classes_``) must have the favourable one among them:
+    otherwise every prediction would read as unfavourable and an audit would look "fair".
+    """
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        return favorable
+    labels = list(np.asarray(classes).tolist())
+    if favorable in labels:
+        return favorable
+    by_text = {str(c): c for c in labels}
+    if str(favorable) in by_text:
+        return by_text[str(favorable)]
+    raise InputError(
+        f"the favourable value {favorable!r} is not one of the model's labels {labels} "
+        "(its classes_); give the label the model predicts for the favourable decision"
+    )
+
+
 class ModelDecider:
     """Wrap a fitted estimator (anything with ``predict``) as a decision function.
 
@@ -181,7 +202,7 @@ class ModelDecider:
         if features is None and hasattr(estimator, "feature_names_in_"):
             features = list(estimator.feature_names_in_)
         self.features = None if features is None else list(features)
-        self.favorable = favorable
+        self.favorable = _model_label(estimator, favorable)
 
     def predict(self, data: pd.DataFrame) -> np.ndarray:
         """Favourable indicator (int8 0/1) of the estimator's predictions on ``data``."""

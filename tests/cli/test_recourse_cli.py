@@ -147,3 +147,66 @@ def test_progress_bars_per_stage_on_stderr(table, tmp_path):
     # every bar ends complete: "12/12" definitions scored (6 metrics × params, auto budgets)
     n_rank = len(pd.read_csv(out / "summary.csv"))
     assert f"{n_rank}/{n_rank}" in text
+
+
+def test_model_inputs_define_the_mined_columns_and_numeric_columns_are_binned(table, tmp_path):
+    """No --exclude needed: the label and another decision-maker's column are not model inputs;
+    a numeric input with many values is cut into quantile bins instead of one item per value."""
+    from sklearn.compose import make_column_transformer
+
+    df = pd.read_csv(table)
+    rng = np.random.default_rng(1)
+    df["age"] = rng.integers(18, 70, len(df))
+    df["human"] = rng.integers(0, 2, len(df))
+    data = tmp_path / "d2.csv"
+    df.to_csv(data, index=False)
+    X = df[["g", "x", "y", "w", "age"]]
+    enc = make_column_transformer(
+        (OneHotEncoder(handle_unknown="ignore"), ["g", "x", "y", "w"]), remainder="passthrough"
+    )
+    est = make_pipeline(enc, LogisticRegression(max_iter=500)).fit(X, df.label)
+    path = tmp_path / "m.joblib"
+    joblib.dump(est, path)
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(data), "--model", str(path),
+                              "--protected", "g", "--support", "0.05", "--metrics", "EE",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    subgroups = " ".join(pd.read_csv(out / "rankings.csv")["subgroup"])
+    assert "label=" not in subgroups and "human=" not in subgroups
+    ages = [part for part in subgroups.split("; ") if part.startswith("age=")]
+    assert ages and all(a.startswith("age=(") for a in ages)  # interval labels, not age=32
+    assert "mining 4 column(s): x, y, w, age (the model's inputs)" in " ".join(res.output.split())
+
+
+def test_favourable_label_the_model_never_predicts_exits_2(table, tmp_path):
+    df = pd.read_csv(table)
+    est = make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression()).fit(
+        df[["g", "x", "y", "w"]], df.label
+    )
+    path = tmp_path / "m.joblib"
+    joblib.dump(est, path)
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--model", str(path),
+                              "--protected", "g", "--favorable", "yes", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2
+    assert "favourable value 'yes' is not one of the model's labels [0, 1]" in " ".join(
+        res.output.split()
+    )
+    assert not out.exists()
+
+
+def test_same_input_gives_byte_identical_files(table, tmp_path):
+    """Stage seconds are printed, never written: two runs produce the same bytes."""
+    args = ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+            "--exclude", "label", "--support", "0.05", "--top", "2"]  # fmt: skip
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        res = runner.invoke(app, [*args, "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        assert "stages: mining" in res.output
+    files = sorted(p.name for p in outs[0].iterdir())
+    assert files == sorted(p.name for p in outs[1].iterdir())
+    for name in files:
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    assert "seconds[" not in (outs[0] / "stats.csv").read_text()

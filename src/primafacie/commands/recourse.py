@@ -26,10 +26,11 @@ the unfavourable decision where one protected group finds recourse harder than a
 six definitions (EE, ECR, EEWB, ECE macro/micro, FECT, E(C)MR). The model is only called through
 predict(); with --model the file is unpickled because you named it (only load files you trust).
 
-Writes to --out: rankings.csv (all definitions, long format), ranking_<label>.csv (one per
-definition, with per-group coverage and difficulty), csc_<label>.txt (Comparative Subgroup
+Writes to --out: rankings.csv (all definitions, long format), ranking_LABEL.csv (one per
+definition, with per-group coverage and difficulty), csc_LABEL.txt (Comparative Subgroup
 Counterfactuals of the top subgroups), summary.csv (rank-1 ties, top-10% bias tallies),
-aggregated_rankings.csv, stats.csv (mining counts, budgets, seconds) and recourse.json.
+aggregated_rankings.csv, stats.csv (mining counts and budgets) and recourse.json; the stage
+seconds are printed, not written, so the same input gives byte-identical files.
 
 Example (Adult test split with a fitted scikit-learn pipeline):
 
@@ -39,7 +40,17 @@ Example (Adult test split with a fitted scikit-learn pipeline):
 
 or with a rule: `--rule "education_num + hours > 50"`, or `--config audit.yaml`
 (section analyses.recourse).
+
+Columns mined: a model that records its inputs (scikit-learn's feature_names_in_) is audited
+over exactly those columns; otherwise every column except --protected and --exclude (exclude
+the label and other decisions). A numeric column with more than 10 distinct values is cut into
+5 quantile bins unless --bins sets its bins; actions move values between bins linearly.
 """
+
+
+#: numeric columns with more distinct values than this get AUTO_BINS quantile bins by default
+AUTO_BIN_LEVELS = 10
+AUTO_BINS = 5
 
 
 def _kv(items: list[str] | None, flag: str) -> dict[str, str]:
@@ -147,9 +158,13 @@ def _run(audit: Any, data: Any, phi: list[float], budgets: Any, metrics: Any, to
             {"result": result.to_dict(), "csc": {k: v.to_dict() for k, v in cscs.items()}},
         )
     console.print(_summary_table(result))
+    secs = ", ".join(f"{k} {v:.1f} s" for k, v in result.timings.items())
+    console.print(f"stages: {secs}", soft_wrap=True, markup=False)
     console.print(
-        f"wrote {out}/rankings.csv, ranking_<label>.csv, csc_<label>.txt, summary.csv, "
-        "aggregated_rankings.csv, stats.csv, recourse.json"
+        f"wrote {out}/rankings.csv, ranking_LABEL.csv, csc_LABEL.txt, summary.csv, "
+        "aggregated_rankings.csv, stats.csv, recourse.json",
+        soft_wrap=True,
+        markup=False,
     )
 
 
@@ -247,19 +262,23 @@ def register(app: typer.Typer) -> None:
             from ..decisions import ModelDecider, load_model
 
             est = load_model(model)
-            fav: Any = favorable
-            classes = getattr(est, "classes_", None)
-            if classes is not None and fav not in list(classes):
-                fav = type(classes[0])(favorable) if len(classes) else favorable
-            decider: Any = ModelDecider(est, favorable=fav)
+            decider: Any = ModelDecider(est, favorable=favorable)
         else:
             from ..decisions import Rule
 
             decider = Rule(rule)  # type: ignore[arg-type]
         orders = {c: [v.strip() for v in levels.split(",")] for c, levels in
                   _kv(ordinal, "--ordinal").items()}  # fmt: skip
+        # Subgroups and actions range over the model's own inputs when the model names them
+        # (scikit-learn's feature_names_in_): a label or another decision-maker's column in the
+        # file is not something a person can change to get recourse.
+        model_cols = getattr(getattr(decider, "estimator", None), "feature_names_in_", None)
+        candidates = list(frame.columns) if model_cols is None else list(model_cols)
+        absent = [c for c in candidates if c not in frame.columns]
+        if absent:
+            raise InputError(f"the model needs column(s) {absent} that are not in --data")
         kinds: dict[str, Any] = {}
-        for c in frame.columns:
+        for c in candidates:
             if c == protected or c in excluded:
                 continue
             if c in orders:
@@ -273,6 +292,17 @@ def register(app: typer.Typer) -> None:
         bad = [c for c in orders if c not in frame.columns]
         if bad:
             raise InputError(f"--ordinal names unknown column(s) {bad}")
+        bin_spec = _bins(bins)
+        for c, kind in kinds.items():
+            # a numeric column with many values would make one item per value: quantile bins
+            if kind == "numeric" and c not in bin_spec and frame[c].nunique() > AUTO_BIN_LEVELS:
+                bin_spec[c] = AUTO_BINS
+        err_console.print(
+            f"mining {len(kinds)} column(s): {', '.join(kinds)}"
+            + (" (the model's inputs)" if model_cols is not None else ""),
+            soft_wrap=True,
+            markup=False,
+        )
         audit = RecourseAudit(
             decider, protected=protected, support=support,
             feature_weights={k: _number(v, "--weight") for k, v in _kv(weight, "--weight").items()}
@@ -281,7 +311,7 @@ def register(app: typer.Typer) -> None:
             monotone=list(monotone or []) or None,
             max_step={k: _number(v, "--max-step") for k, v in _kv(max_step, "--max-step").items()}
             or None,
-            bins=_bins(bins) or None, features=kinds, legacy=legacy, exact_features=not loose,
+            bins=bin_spec or None, features=kinds, legacy=legacy, exact_features=not loose,
         )  # fmt: skip
         _run(audit, frame, list(phi or [0.3, 0.7]), list(budget) if budget else "auto",
              metric_list, top, out)  # fmt: skip

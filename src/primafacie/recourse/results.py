@@ -320,15 +320,23 @@ class FactsResult:
         """Ranking analysis with the statistics attached as attributes."""
         return self.ranking_analysis()
 
-    def stats_frame(self) -> pd.DataFrame:
-        """statistic,value table (Table 12 statistics, budgets and timings)."""
+    def stats_frame(self, timings: bool = False) -> pd.DataFrame:
+        """statistic,value table: Table 12 statistics and budgets.
+
+        ``timings=True`` adds the stage seconds (``seconds[...]``); they vary run to run, so
+        files written by the CLI and the reproductions leave them out (byte-identical outputs).
+        """
         rows = [(k, v) for k, v in self.stats.items()]
         rows += [(f"budget[{i}]", b) for i, b in enumerate(self.budgets)]
-        rows += [(f"seconds[{k}]", round(v, 3)) for k, v in self.timings.items()]
+        if timings:
+            rows += [(f"seconds[{k}]", round(v, 3)) for k, v in self.timings.items()]
         return pd.DataFrame(rows, columns=["statistic", "value"])
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: statistics, budgets, ranking analysis and aggregated rankings."""
+    def to_dict(self, timings: bool = False) -> dict[str, Any]:
+        """JSON-safe dict: statistics, budgets, ranking analysis and aggregated rankings.
+
+        ``timings=True`` adds the stage seconds (left out by default: they vary run to run).
+        """
         agg = self.aggregated_rankings()
         return json_safe(
             {
@@ -336,7 +344,7 @@ class FactsResult:
                 "groups": list(self.groups),
                 "budgets": list(self.budgets),
                 "stats": self.stats,
-                "timings": self.timings,
+                **({"timings": self.timings} if timings else {}),
                 "ranking_analysis": self.ranking_analysis().to_dict(orient="records"),
                 "aggregated_rankings": {
                     i: {j: agg.loc[i, j] for j in agg.columns} for i in agg.index
