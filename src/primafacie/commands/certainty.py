@@ -19,8 +19,9 @@ privileged group and the Beta-posterior uncertainty of that gap; u_topsis ranks 
 
 Example:
 
-    primafacie certainty --data loans.csv --protected gender --outcome repaid
-        --column clerk=human_decision --model lr=lr.joblib --rule strict="salary > 50000"
+    primafacie certainty --data loans.csv --protected gender \\
+        --outcome repaid --column clerk=human_decision \\
+        --model lr=lr.joblib --rule strict="salary > 50000" \\
         --tie-breaker accuracy --out out/certainty
 
     primafacie certainty --config audit.yaml --out out/certainty

@@ -22,8 +22,10 @@ Writes into --out: report.html, results.json, tables/*.csv, plus the inputs
 reproduces the audit. Example:
 
     primafacie demo --out out/demo
+
     primafacie demo --out out/small --n 800 --seed 3
-    primafacie audit out/demo/audit.yaml --out out/rerun    # the same report again
+
+    primafacie audit out/demo/audit.yaml --out out/rerun  # the same report
 """
 
 

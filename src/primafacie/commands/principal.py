@@ -26,8 +26,9 @@ repaired_decisions.csv to --out.
 
 Example (A=0 is the protected group given after '='):
 
-    primafacie principal --data students.csv --protected address=R --outcome top_third \\
-        --decision predicted --covariates sex --definition 1,2 --n-boot 500 --repair --out out/pf
+    primafacie principal --data students.csv --protected address=R \\
+        --outcome top_third --decision predicted --covariates sex \\
+        --definition 1,2 --n-boot 500 --repair --out out/pf
 
 or `primafacie principal --config audit.yaml --out out/pf` (section analyses.principal).
 """

@@ -34,9 +34,10 @@ seconds are printed, not written, so the same input gives byte-identical files.
 
 Example (Adult test split with a fitted scikit-learn pipeline):
 
-    primafacie recourse --data adult_test.csv --model lr.joblib --protected sex \\
-        --exclude income --support 0.01 --phi 0.3 --phi 0.7 --weight age=10 \\
-        --weight occupation=4 --immutable race --monotone age --top 5 --out out/recourse
+    primafacie recourse --data adult_test.csv --model lr.joblib \\
+        --protected sex --support 0.01 --phi 0.3 --phi 0.7 \\
+        --weight age=10 --weight occupation=4 --immutable race \\
+        --monotone age --top 5 --out out/recourse
 
 or with a rule: `--rule "education_num + hours > 50"`, or `--config audit.yaml`
 (section analyses.recourse).

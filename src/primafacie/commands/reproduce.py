@@ -24,7 +24,8 @@ NAME is one of: {", ".join(EXPERIMENTS)}.
 
 Example:
 
-    primafacie reproduce cst-loan --data-dir ../shared/data --out out/ --legacy
+    primafacie reproduce cst-loan --legacy --data-dir ../shared/data \\
+        --out out/reproduce
 
 `--legacy` reproduces the authors' code conventions (the published numbers); without it the
 corrected method runs. `--data-dir` defaults to $PRIMAFACIE_DATA, then ../shared/data.
@@ -33,7 +34,7 @@ Besides the table(s), NAME-vs-paper.csv lists every published number next to our
 verdict (exact / within tolerance / differs / reference only) and a note; the terminal shows
 a summary of it.
 
-NAME `all` runs every reproduction into OUT/NAME/ (about a minute) and prints one line of
+NAME `all` runs every reproduction into OUT/NAME/ (about 30-40 s) and prints one line of
 verdict counts per reproduction:
 
     primafacie reproduce all --legacy --out out/reproduce

@@ -14,9 +14,10 @@ from ._common import console, guarded
 
 HELP = """Print the JSON Schema of audit.yaml (for editors and validators).
 
-Example:
+Examples (to stdout, or to a file written atomically):
 
     primafacie schema > audit.schema.json
+
     primafacie schema --out audit.schema.json
 """
 

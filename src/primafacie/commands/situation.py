@@ -24,9 +24,11 @@ fairness (cf). Writes complainants.csv (one row per complainant, method and k) a
 Example (the CST paper's loan data):
 
     primafacie situation --data loans.csv --protected Gender=1 \\
-        --feature AnnualSalary --feature AccountBalance --decision LoanApproval --favorable 1 \\
+        --feature AnnualSalary --feature AccountBalance \\
+        --decision LoanApproval --favorable 1 \\
         --rule "AnnualSalary + 5 * AccountBalance > 225000" \\
-        --edge Gender:AnnualSalary --edge Gender:AccountBalance --edge AnnualSalary:AccountBalance \\
+        --edge Gender:AnnualSalary --edge Gender:AccountBalance \\
+        --edge AnnualSalary:AccountBalance \\
         --k 15,30 --method st,cst,cst_centers,cf --out out/situation
 
 or `primafacie situation --config audit.yaml --out out/situation`. `--counterfactuals FILE`
