@@ -17,6 +17,7 @@ from primafacie import audit as audit_mod
 from primafacie.audit import json_safe, run_audit, run_demo
 from primafacie.config import load_config
 from primafacie.errors import AnalysisError, InputError
+from primafacie.io import MANIFEST
 from primafacie.report import validate_results
 
 N = 300
@@ -41,7 +42,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {
         p.relative_to(folder).as_posix(): p.read_bytes()
         for p in sorted(folder.rglob("*"))
-        if p.is_file()
+        if p.is_file() and p.name != MANIFEST  # bookkeeping of which command wrote what
     }
 
 
@@ -62,7 +63,9 @@ def test_demo_runs_every_analysis(demo):
     assert set(res.files) == {
         p.relative_to(out).as_posix()
         for p in out.rglob("*")
-        if p.is_file() and not p.relative_to(out).as_posix().startswith(("inputs/", "audit.yaml"))
+        if p.is_file()
+        and p.name != MANIFEST
+        and not p.relative_to(out).as_posix().startswith(("inputs/", "audit.yaml"))
     }
 
 

@@ -54,3 +54,44 @@ def test_outputs_get_umask_permissions_not_0600(tmp_path):
     with atomic_output_dir(out) as stage:
         atomic_write_csv(stage / "x.csv", pd.DataFrame({"a": [1]}))
     assert (out / "x.csv").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_owner_manifest_removes_only_its_own_stale_files(tmp_path):
+    """A rerun into the same folder drops the files the same command wrote last time and no
+    longer writes; other commands' files and the user's own files stay."""
+    import json
+
+    from primafacie.io import MANIFEST, atomic_output_dir
+
+    out = tmp_path / "out"
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "tables").mkdir()
+        (stage / "tables" / "situation.csv").write_text("old\n")
+        (stage / "report.html").write_text("v1\n")
+    with atomic_output_dir(out, owner="demo") as stage:
+        (stage / "inputs.csv").write_text("data\n")
+    (out / "notes.txt").write_text("mine\n")
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "report.html").write_text("v2\n")
+    assert not (out / "tables" / "situation.csv").exists()
+    assert (out / "report.html").read_text() == "v2\n"
+    assert (out / "inputs.csv").exists() and (out / "notes.txt").exists()
+    assert json.loads((out / MANIFEST).read_text()) == {
+        "audit": ["report.html"],
+        "demo": ["inputs.csv"],
+    }
+
+
+def test_failed_run_keeps_folder_and_manifest(tmp_path):
+    from primafacie.io import MANIFEST, atomic_output_dir
+
+    out = tmp_path / "out"
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "a.csv").write_text("1\n")
+    before = (out / MANIFEST).read_text()
+    with pytest.raises(RuntimeError):
+        with atomic_output_dir(out, owner="audit") as stage:
+            (stage / "b.csv").write_text("2\n")
+            raise RuntimeError("analysis failed")
+    assert (out / "a.csv").exists() and not (out / "b.csv").exists()
+    assert (out / MANIFEST).read_text() == before

@@ -937,7 +937,7 @@ def run_audit(
     with stages.running():
         result = compute_audit(cfg, keep_going=keep_going, stages=stages)
         stages.start("write report")
-        with atomic_output_dir(out_dir) as stage:
+        with atomic_output_dir(out_dir, owner="audit") as stage:
             if extra_files is not None:
                 extra_files(stage)
             files = write_audit(result, stage)
@@ -985,7 +985,7 @@ def run_demo(
     from .datasets.credit_world import DEFAULT_N, write_demo_inputs
 
     n = DEFAULT_N if n is None else n
-    with atomic_output_dir(out_dir) as stage:
+    with atomic_output_dir(out_dir, owner="demo") as stage:
         t0 = time.perf_counter()
         cfg_path = write_demo_inputs(stage, n=n, seed=seed)
         cfg = load_config(cfg_path)

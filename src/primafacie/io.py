@@ -69,13 +69,31 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
     return atomic_write_text(path, text + "\n")
 
 
+MANIFEST = ".primafacie-manifest.json"
+
+
+def _read_manifest(path: Path) -> dict[str, list[str]]:
+    try:
+        data = json.loads((path / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): [str(f) for f in v] for k, v in data.items() if isinstance(v, list)}
+
+
 @contextlib.contextmanager
-def atomic_output_dir(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_output_dir(path: str | os.PathLike, owner: str | None = None) -> Iterator[Path]:
     """Yield a staging folder; on success its files are moved into ``path``.
 
     On any exception the staging folder is removed and ``path`` is left as it was, so a
-    failed run never leaves a half-written output folder behind. Files already in ``path``
-    that the run does not produce are kept.
+    failed run never leaves a half-written output folder behind.
+
+    With ``owner`` (the command's name), the files written are listed in ``path``'s
+    ``.primafacie-manifest.json`` under that owner, and files the same owner wrote on an
+    earlier run into ``path`` but did not write this time are removed, so a report never sits
+    next to stale tables of a previous run. Files of other owners and files primafacie did not
+    write are kept.
     """
     path = Path(path)
     parent = path.resolve().parent
@@ -84,14 +102,27 @@ def atomic_output_dir(path: str | os.PathLike) -> Iterator[Path]:
     os.chmod(stage, 0o777 & ~_UMASK)
     try:
         yield stage
-        created = not path.exists()
         path.mkdir(parents=True, exist_ok=True)
+        written = []
         for item in sorted(stage.rglob("*")):
             if item.is_file():
-                target = path / item.relative_to(stage)
+                rel = item.relative_to(stage)
+                target = path / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(item, target)
-        del created
+                written.append(rel.as_posix())
+        if owner is not None:
+            manifest = _read_manifest(path)
+            root = path.resolve()
+            for rel in sorted(set(manifest.get(owner, [])) - set(written)):
+                old = (path / rel).resolve()
+                # only files inside the folder, never the manifest itself
+                if root in old.parents and old.name != MANIFEST and old.is_file():
+                    old.unlink()
+            manifest[owner] = written
+            atomic_write_text(
+                path / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+            )
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 

@@ -83,7 +83,7 @@ def _run(data: AuditData, settings: dict[str, Any], do_repair: bool, out: Path) 
         result = pf.evaluate(data)
         repairs = [pf.repair(data, definition=d) for d in result.definitions] if do_repair else []
     summary = result.summary()
-    with atomic_output_dir(out) as stage:
+    with atomic_output_dir(out, owner="principal") as stage:
         atomic_write_csv(stage / "summary.csv", summary)
         atomic_write_csv(stage / "quantities.csv", result.to_frame())
         atomic_write_csv(stage / "counts.csv", result.counts_frame())

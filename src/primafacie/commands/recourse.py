@@ -145,7 +145,7 @@ def _run(audit: Any, data: Any, phi: list[float], budgets: Any, metrics: Any, to
             cscs[label] = audit.csc(ranking.metric, ranking.viewpoint, top=top,
                                     **_param_kwargs(ranking))  # fmt: skip
             bars("csc", done, n_csc)
-    with atomic_output_dir(out) as stage:
+    with atomic_output_dir(out, owner="recourse") as stage:
         long = result.to_frame()
         atomic_write_csv(stage / "rankings.csv", long, index=False)
         for label, ranking in result.rankings.items():

@@ -82,7 +82,10 @@ def register(app: typer.Typer) -> None:
         run = get_experiment(name)
         compare = get_comparison(name)
         table = None
-        with err_console.status(f"reproducing {name} ..."), atomic_output_dir(out) as stage:
+        with (
+            err_console.status(f"reproducing {name} ..."),
+            atomic_output_dir(out, owner=f"reproduce {name}") as stage,
+        ):
             written = list(run(data_root, stage, **options))
             if compare is not None:
                 table = compare(stage, data_root, **options)
@@ -101,7 +104,7 @@ def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:
     from rich.table import Table
 
     rows = []
-    with atomic_output_dir(out) as stage:
+    with atomic_output_dir(out, owner="reproduce all") as stage:
         for name in EXPERIMENTS:
             t0 = time.perf_counter()
             target = stage / name

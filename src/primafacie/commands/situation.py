@@ -165,7 +165,7 @@ def _write(out: Path, results: dict[str, Any]) -> None:
     summ = pd.concat(summaries, ignore_index=True)
     comp = comp[["dimension"] + [c for c in comp.columns if c != "dimension"]]
     summ = summ[["dimension"] + [c for c in summ.columns if c != "dimension"]]
-    with atomic_output_dir(out) as stage:
+    with atomic_output_dir(out, owner="situation") as stage:
         atomic_write_csv(stage / "complainants.csv", comp)
         atomic_write_csv(stage / "summary.csv", summ)
     for dim, s in zip(results, summaries, strict=True):
