@@ -57,6 +57,9 @@ def test_demo_runs_every_analysis(demo):
     assert list(res.summary()["status"]) == ["ok"] * 4
     assert res.plot().axes  # the overview figure
     out = base / "a"
+    html = (out / "report.html").read_text()
+    # the principal section says which group is A=1 and which A=0
+    assert "Coding of the protected attribute: A=1: gender = male; A=0: gender = female." in html
     for rel in ("report.html", "results.json", "audit.yaml", "inputs/credit_world.csv",
                 "inputs/lr.joblib", "inputs/gb.joblib", "tables/situation_summary.csv"):  # fmt: skip
         assert (out / rel).is_file(), rel

@@ -334,10 +334,12 @@ def _principal(run: Any, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
     summary = res.summary()
     frame = res.to_frame()
     defs = [int(d) for d in cfg["analyses"]["principal"]["definitions"]]
-    findings = []
+    coding = f"A=1: {res.protected} = {res.a1}; A=0: {res.protected} = {res.a0}"
+    findings = [f"Coding of the protected attribute: {coding}."]
     for r in summary[summary["definition"].isin(defs)].itertuples():
         findings.append(
-            f"Definition {r.definition}, cell {r.cell} ({r.n_a1} with A=1, {r.n_a0} with A=0): "
+            f"Definition {r.definition}, cell {r.cell} ({r.n_a1} with A=1 = {res.a1}, "
+            f"{r.n_a0} with A=0 = {res.a0}): "
             f"{r.verdict}; {r.evidence}"
             + (f"; minimal repair ε = {r.eps_sum:.4f}" if not pd.isna(r.eps_sum) else "")
         )
@@ -361,8 +363,9 @@ def _principal(run: Any, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
         _table(
             summary.drop(columns=[c for c in ("note",) if c in summary.columns]),
             "Verdict per cell and definition",
-            "n_a1 / n_a0 = people with A=1 / A=0 in the cell; Definitions 3 and 4 are shown for "
-            "comparison only.",
+            f"n_a1 / n_a0 = people with A=1 ({res.a1}) / A=0 ({res.a0}) in the cell; a direction "
+            "names the group a violation favours; Definitions 3 and 4 are shown for comparison "
+            "only.",
             csv="tables/principal_evaluation_summary.csv",
         ),
         _table(
