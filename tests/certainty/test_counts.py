@@ -120,3 +120,16 @@ def test_group_codes_warns_when_merging_cannot_reach_the_minimum():
     with pytest.warns(UserWarning, match="every group"):
         gc = group_codes(df, "r", min_group_size=50)
     assert gc.labels == ("a", "b", "c")
+
+
+def test_many_valued_protected_column_is_refused():
+    frame = pd.DataFrame({"age": np.arange(18, 60), "s": ["f", "m"] * 21})
+    with pytest.raises(InputError, match=r"'age' has 42 distinct values \(more than 20\)"):
+        group_codes(frame, ["s", "age"])
+    assert len(group_codes(frame, "age", max_levels=None).labels) == 42
+
+
+def test_column_value_pair_gets_a_hint():
+    frame = pd.DataFrame({"gender": ["f", "m"], "y": [1, 0]})
+    with pytest.raises(InputError, match="certainty takes a column name .*use 'gender'"):
+        group_codes(frame, "gender=f")

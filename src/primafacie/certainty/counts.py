@@ -72,8 +72,15 @@ class GroupCodes:
         return len(self.labels)
 
 
+#: A protected column with more distinct values than this is refused (see group_codes).
+MAX_PROTECTED_LEVELS = 20
+
+
 def group_codes(
-    frame: pd.DataFrame, columns: str | Sequence[str], min_group_size: int | None = None
+    frame: pd.DataFrame,
+    columns: str | Sequence[str],
+    min_group_size: int | None = None,
+    max_levels: int | None = MAX_PROTECTED_LEVELS,
 ) -> GroupCodes:
     """Code the groups of one protected column or of several (intersectional, Cartesian).
 
@@ -92,6 +99,9 @@ def group_codes(
     min_group_size
         Optional guard against the manipulation the paper discusses (§7): groups with fewer
         members are merged into one group labelled ``"merged: a, b, ..."``.
+    max_levels
+        A column with more distinct values is an :class:`InputError` (a numeric column such as
+        age would otherwise give one group per value); None disables the check.
 
     Returns
     -------
@@ -112,14 +122,27 @@ def group_codes(
     uniques = []
     for col in cols:
         if col not in frame.columns:
+            name, sep, _ = str(col).partition("=")
+            hint = (
+                f" (certainty takes a column name and compares all its values: use {name!r})"
+                if sep and name in frame.columns
+                else ""
+            )
             raise InputError(
-                f"protected column {col!r} is not in the data; columns are: "
+                f"protected column {col!r} is not in the data{hint}; columns are: "
                 f"{', '.join(map(str, frame.columns))}"
             )
         series = frame[col]
         if series.isna().any():
             first = int(np.flatnonzero(series.isna().to_numpy())[0])
             raise InputError(f"protected column {col!r} has missing values (first at row {first})")
+        levels = series.nunique()
+        if max_levels is not None and levels > max_levels:
+            raise InputError(
+                f"protected column {col!r} has {levels} distinct values (more than {max_levels}): "
+                "every value would be a group of its own; bin it into a few groups first "
+                "(e.g. age bands)"
+            )
         try:
             codes, uniq = pd.factorize(series, sort=True)
         except TypeError:  # mixed, unorderable values: order by their text
