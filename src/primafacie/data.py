@@ -342,7 +342,9 @@ class AuditData:
     def outcome_array(self) -> np.ndarray:
         """Ground truth Y as 0/1 (1 = favourable). Requires ``outcome``."""
         if self.outcome is None:
-            raise InputError("no outcome column was given (outcome=...)")
+            raise InputError(
+                "no outcome column was given (--outcome on the CLI, outcome: in audit.yaml, outcome=... in Python)"
+            )
         return self.binary_array(self.outcome, self.outcome_favorable, "outcome")
 
     def protected_attribute(self, name: str | None = None, how: str = "name the one to use") -> str:

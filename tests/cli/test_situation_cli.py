@@ -218,3 +218,13 @@ def test_model_with_string_labels_uses_the_favorable_label(loans, tmp_path):
         args + ["--out", str(tmp_path / "o2"), "--favorable", "maybe", "--model", str(mpath)],
     )
     assert bad.exit_code == 2 and "maybe" in bad.output
+
+
+def test_cst_without_edges_names_the_cli_flags(loans, tmp_path):
+    path, _ = loans
+    out = tmp_path / "out"
+    r = runner.invoke(app, _base(path, out))  # no --edge, no --counterfactuals
+    assert r.exit_code == 2
+    text = " ".join(r.output.split())
+    assert "need counterfactuals" in text and "--edge or --counterfactuals" in text
+    assert not out.exists()

@@ -172,9 +172,9 @@ class CertaintyAudit:
         if isinstance(dm, str):
             if dm not in frame.columns:
                 raise InputError(
-                    f"{role}: {dm!r} is not a column of the data (a string names the column "
-                    "holding that decision-maker's decisions; pass primafacie.decisions.Rule("
-                    "expr) for a rule)"
+                    f"{role}: {dm!r} is not a column of the data (a column holds that "
+                    "decision-maker's decisions; for a rule use --rule NAME=EXPR on the CLI, "
+                    "{rule: EXPR} in audit.yaml, primafacie.decisions.Rule(expr) in Python)"
                 )
             return audit.binary_array(dm, favorable, role)
         if isinstance(dm, Rule):
@@ -531,7 +531,9 @@ def _tie_values(tie_breaker, names: list[str], accuracy: np.ndarray):
                 f"unknown tie_breaker {tie_breaker!r}; use 'accuracy' or a mapping {{name: score}}"
             )
         if np.isnan(accuracy).all():
-            raise InputError("tie_breaker='accuracy' needs the true outcome (outcome=...)")
+            raise InputError(
+                "tie_breaker='accuracy' needs the true outcome (--outcome on the CLI, outcome: in audit.yaml, outcome=... in Python)"
+            )
         return accuracy, "accuracy"
     if isinstance(tie_breaker, Mapping):
         missing = [nm for nm in names if nm not in tie_breaker]

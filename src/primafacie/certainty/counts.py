@@ -253,7 +253,9 @@ def criterion_events(criterion: str, y_pred, y_true=None) -> tuple[np.ndarray, n
     if crit == "statistical_parity":
         return pred, None
     if y_true is None:
-        raise InputError(f"criterion {crit!r} needs the true outcome (outcome=...)")
+        raise InputError(
+            f"criterion {crit!r} needs the true outcome (outcome column: --outcome on the CLI, outcome: in audit.yaml, outcome=... in Python)"
+        )
     truth = _indicator(y_true, "outcome (y_true)")
     if truth.shape[0] != pred.shape[0]:
         raise InputError(f"outcome has {truth.shape[0]} rows, decisions have {pred.shape[0]}")

@@ -126,7 +126,10 @@ def principal_arrays(
             f"n(A=1)={arm_sizes[1]})"
         )
         if empty_cells == "error":
-            raise InputError(msg + "; coarsen the covariates or pass empty_cells='skip'")
+            raise InputError(
+                msg
+                + "; coarsen the covariates, or skip such cells (--skip-empty on the CLI, empty_cells='skip' in Python)"
+            )
         warnings.warn(msg + "; skipped", stacklevel=2)
     if cc.small.any():
         warnings.warn(

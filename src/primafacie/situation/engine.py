@@ -394,12 +394,12 @@ class SituationTest:
                 raise InputError(
                     f"k={kmax} is larger than the control search space: only "
                     f"{len(ctrl_rows) - 1} other protected rows ({attribute!r}) besides the "
-                    "complainant; lower k or pass strict_k=False"
+                    "complainant; lower k (from Python, strict_k=False runs with the smaller groups)"
                 )
             if kmax > len(test_rows):
                 raise InputError(
                     f"k={kmax} is larger than the test search space: only {len(test_rows)} "
-                    f"non-protected rows ({attribute!r}); lower k or pass strict_k=False"
+                    f"non-protected rows ({attribute!r}); lower k (from Python, strict_k=False runs with the smaller groups)"
                 )
 
         need_cf = any(m != "st" for m in methods)
@@ -408,7 +408,8 @@ class SituationTest:
             if scm is None and counterfactuals is None:
                 raise InputError(
                     f"method(s) {[m for m in methods if m != 'st']} need counterfactuals: pass "
-                    "scm=... (a fitted SCM) or counterfactuals=... (a precomputed table)"
+                    "scm=... (a fitted SCM) or counterfactuals=... (a precomputed table); on the CLI "
+                    "--edge or --counterfactuals, in audit.yaml a causal: section"
                 )
             cf = self._counterfactuals(data, attribute, prot, scm, counterfactuals)
             bad = cf.iloc[comp_rows][list(data.features)].isna().any()
