@@ -117,3 +117,10 @@ def test_model_favourable_label_must_be_one_of_its_classes():
     text = LogisticRegression().fit(X, ["no", "no", "yes", "yes"])
     with pytest.raises(InputError, match="'1' is not one of the model's labels \\['no', 'yes'\\]"):
         ModelDecider(text, favorable="1")
+
+
+def test_a_data_table_given_as_model_is_named(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("gender,race,income\nf,b,1\n")
+    with pytest.raises(InputError, match="does not look like a joblib/pickle model file"):
+        load_model(path)

@@ -267,10 +267,21 @@ def load_model(path: str | os.PathLike) -> Any:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"model file not found: {path}")
+    with open(path, "rb") as fh:
+        head = fh.read(2)
+    # joblib/pickle files start with the pickle protocol byte 0x80 (or zlib/gzip/xz/lz4 magic)
+    if head[:1] not in (b"\x80", b"x", b"\x1f", b"\xfd", b"\x04", b"Z") and head.isascii():
+        raise InputError(
+            f"{path} does not look like a joblib/pickle model file (it starts with text "
+            f"{head.decode('ascii', 'replace')!r}); --model expects a fitted estimator saved "
+            "with joblib.dump, not a data table"
+        )
     try:
         model = joblib.load(path)
     except Exception as exc:
-        raise InputError(f"cannot load model {path}: {exc}") from exc
+        raise InputError(
+            f"cannot load model {path} as a joblib/pickle file: {type(exc).__name__}: {exc}"
+        ) from exc
     if not hasattr(model, "predict"):
         raise InputError(f"the object in {path} ({type(model).__name__}) has no predict() method")
     return model

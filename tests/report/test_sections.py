@@ -27,7 +27,7 @@ def test_assumptions_follow_the_configuration():
     cfg = {
         "causal": {"mechanism": "linear", "edges": [["a", "x"]]},
         "analyses": {
-            "situation": {"k": [15], "alpha": 0.05, "tau": 0.0, "interval": "wald",
+            "situation": {"k": [15, 30], "alpha": 0.05, "tau": 0.0, "interval": "wald",
                           "direction": "negative"},
             "principal": None, "certainty": None, "recourse": None,
         },
@@ -35,6 +35,7 @@ def test_assumptions_follow_the_configuration():
     text = " ".join(_assumptions(cfg))
     assert "linear structural equation" in text and "α = 0.05" in text and "Bonferroni" in text
     assert "unconfoundedness" not in text  # principal not run
+    assert "k ∈ {15, 30}" in text  # a set of sizes, not an interval
 
 
 def test_composition_standardises_numeric_and_categorical_levels():

@@ -561,9 +561,10 @@ def _assumptions(cfg: Mapping[str, Any]) -> list[str]:
         )
     if an.get("situation"):
         s = an["situation"]
+        ks = "{" + ", ".join(map(str, s["k"])) + "}"
         out.append(
             "Similar people are found with the Gower distance over the non-protected features "
-            f"(protected attributes are never used); k ∈ {s['k']}, significance level "
+            f"(protected attributes are never used); k ∈ {ks}, significance level "
             f"α = {s['alpha']}, tolerance τ = {s['tau']}, {s['interval']} intervals, "
             f"{s['direction']} discrimination; multiple discrimination uses a Bonferroni "
             "correction (α divided by the number of protected attributes)."
