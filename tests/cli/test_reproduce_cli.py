@@ -144,3 +144,21 @@ def test_error_text_in_brackets_is_printed_verbatim(tmp_path, monkeypatch):
     assert res.exit_code == 2
     assert "use methods: [st], or pip install 'primafacie[dask]'" in " ".join(res.output.split())
     assert not (tmp_path / "o").exists()
+
+
+def test_no_published_numbers_is_said_plainly(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from primafacie.commands import reproduce as cmd
+    from primafacie.experiments.compare import comparison_frame
+
+    def run(data_dir, out_dir, **options):
+        path = out_dir / "t.csv"
+        pd.DataFrame({"x": [1]}).to_csv(path, index=False)
+        return [path]
+
+    monkeypatch.setattr(cmd, "get_experiment", lambda name: run)
+    monkeypatch.setattr(cmd, "get_comparison", lambda name: lambda *a, **o: comparison_frame([]))
+    res = runner.invoke(app, ["reproduce", "toy", "--positive", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "the paper publishes no numbers for these options" in " ".join(res.output.split())

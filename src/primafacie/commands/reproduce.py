@@ -141,6 +141,13 @@ def _print_comparison(name: str, table) -> None:
     """Verdict counts, then the numbers that differ from the paper (at most SHOWN_ROWS)."""
     from rich.table import Table
 
+    if table.empty:
+        console.print(
+            f"{name}: the paper publishes no numbers for these options, so there is nothing to "
+            "compare (the CSVs hold our results)",
+            soft_wrap=True,
+        )
+        return
     counts = status_counts(table)
     parts = [f"[{_STYLE[s]}]{n} {s}[/]" for s, n in counts.items() if n]
     console.print(

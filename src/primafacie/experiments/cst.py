@@ -50,7 +50,7 @@ def _settings(options: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise InputError(
             f"option(s) {unknown} are not supported by the CST reproductions; supported: "
-            f"{sorted(_SUPPORTED)}"
+            "--legacy, --positive, --tau (and k=[...] from Python)"
         )
     legacy = bool(options.get("legacy", False))
     tau = float(options.get("tau") or 0.0)
