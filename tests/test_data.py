@@ -157,3 +157,10 @@ def test_protected_attribute_without_any_says_none_was_declared():
     none = AuditData(frame(), decision="approved")
     with pytest.raises(InputError, match=r"no protected attribute .*protected=\{column: value\}"):
         none.protected_attribute()
+
+
+def test_misspelt_column_gets_a_suggestion():
+    with pytest.raises(
+        InputError, match=r"feature column 'salry' is not in the data \(did you mean 'salary'\?\)"
+    ):
+        make(features={"salry": "numeric"})

@@ -218,7 +218,11 @@ class AuditData:
     # ------------------------------------------------------------------ validation
     def _require_column(self, col: str, role: str) -> None:
         if col not in self.frame.columns:
-            close = [c for c in self.frame.columns if str(c).lower() == col.lower()]
+            import difflib
+
+            names = [str(c) for c in self.frame.columns]
+            close = [c for c in names if c.lower() == str(col).lower()]
+            close = close or difflib.get_close_matches(str(col), names, n=1, cutoff=0.75)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(
                 f"{role} column {col!r} is not in the data{hint}; columns are: "
