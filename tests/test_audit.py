@@ -267,3 +267,19 @@ def test_multiple_dimensions_need_two_protected_attributes(demo, tmp_path):
     (tmp_path / "a.yaml").write_text(yaml.safe_dump(raw))
     with pytest.raises(InputError, match=r"\['intersectional'\] need at least two"):
         run_audit(load_config(tmp_path / "a.yaml"), tmp_path / "out", progress=False)
+
+
+def test_constant_decisions_are_flagged(demo, tmp_path):
+    """A rule no one passes makes every decision unfavourable: the audit says so up front
+    instead of presenting 0-vs-0 rates as fairness."""
+    base, _, _ = demo
+    path = _small_config(base, tmp_path, CERTAINTY)
+    cfg = yaml.safe_load(path.read_text())
+    cfg["decision"] = {"rule": "income > 1000000"}
+    path.write_text(yaml.safe_dump(cfg))
+    res = run_audit(load_config(path), tmp_path / "out", progress=False)
+    (warning,) = res.data_info["warnings"]
+    assert warning.startswith(f"every decision is unfavourable (0 favourable of {N})")
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert f"every decision is unfavourable (0 favourable of {N})" in html
+    validate_results(json.loads((tmp_path / "out" / "results.json").read_text()))

@@ -363,7 +363,16 @@ def _data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
         source = f"model {Path(cfg.decision.model).as_posix()}"
     else:
         source = f"rule {cfg.decision.rule}"
+    n_fav = int(y_hat.sum())
+    warnings_ = []
+    if n_fav in (0, data.n):
+        which = "unfavourable" if n_fav == 0 else "favourable"
+        warnings_.append(
+            f"every decision is {which} ({n_fav} favourable of {data.n}): no analysis can find a "
+            "difference between groups; check the favourable value, the rule or the model"
+        )
     return {
+        "warnings": warnings_,
         "n": int(data.n),
         "features": {k: v.kind for k, v in data.features.items()},
         "protected": {k: [str(v) for v in vals] for k, vals in data.protected.items()},

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from ._common import EXIT_ANALYSIS, console, err_console, guarded
 
@@ -30,6 +31,8 @@ def print_summary(result) -> None:
     """The final summary table on stdout (one row per analysis)."""
     from rich.table import Table
 
+    for note in (getattr(result, "data_info", None) or {}).get("warnings", []):
+        err_console.print(f"[yellow]warning:[/] {escape(note)}")
     table = Table(title="primafacie audit", show_lines=False)
     table.add_column("analysis")
     table.add_column("status")

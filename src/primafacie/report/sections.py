@@ -647,7 +647,8 @@ def build_context(result: Any) -> dict[str, Any]:
             }
         )
     n = info["n"]
-    overview = [
+    overview = [("Warning", w) for w in info.get("warnings", [])]
+    overview += [
         ("People audited", f"{n} decisions"),
         ("Decision audited", info["decision_source"]),
         ("Favourable decisions", rate_text(info["n_favourable"], n)),
