@@ -220,13 +220,14 @@ class AuditData:
         if col not in self.frame.columns:
             import difflib
 
-            names = [str(c) for c in self.frame.columns]
+            # columns primafacie adds itself (e.g. __decision__) are not the user's to name
+            names = [str(c) for c in self.frame.columns if not str(c).startswith("__")]
             close = [c for c in names if c.lower() == str(col).lower()]
             close = close or difflib.get_close_matches(str(col), names, n=1, cutoff=0.75)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(
                 f"{role} column {col!r} is not in the data{hint}; columns are: "
-                f"{', '.join(map(str, self.frame.columns))}"
+                f"{', '.join(names)}"
             )
 
     def _validate(self) -> None:
