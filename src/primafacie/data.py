@@ -226,8 +226,7 @@ class AuditData:
             close = close or difflib.get_close_matches(str(col), names, n=1, cutoff=0.75)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(
-                f"{role} column {col!r} is not in the data{hint}; columns are: "
-                f"{', '.join(names)}"
+                f"{role} column {col!r} is not in the data{hint}; columns are: {', '.join(names)}"
             )
 
     def _validate(self) -> None:
