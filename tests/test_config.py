@@ -203,3 +203,18 @@ def test_decision_makers_resolved_relative_to_the_file(tmp_path):
         update={"analyses": cfg.analyses.model_copy(update={"certainty": None})}
     )
     assert no_section.decision_makers() == {}
+
+
+def test_schema_describes_every_key():
+    from primafacie.config import config_schema
+
+    schema = config_schema()
+    models = {"AuditConfig": schema, **schema.get("$defs", {})}
+    missing = [
+        f"{name}.{key}"
+        for name, body in models.items()
+        for key, prop in body.get("properties", {}).items()
+        if not prop.get("description")
+    ]
+    assert missing == []
+    assert schema["properties"]["seed"]["description"].startswith("Seed of every random step")

@@ -448,9 +448,84 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
     return cfg
 
 
+#: What each key means, for editors showing the schema (``Model.key`` -> description).
+KEY_DESCRIPTIONS = {
+    "AuditConfig.data": "CSV or Parquet table, relative to this file.",
+    "AuditConfig.decision": "How the audited decision is obtained: a column, a model file or a rule.",
+    "AuditConfig.favorable": "Value of the decision that is favourable (e.g. 1, 'approved').",
+    "AuditConfig.outcome": "Optional column of the true outcome Y (principal strata, equal "
+    "opportunity, accuracy).",
+    "AuditConfig.outcome_favorable": "Value of the outcome that is favourable.",
+    "AuditConfig.id": "Optional column of row identifiers (reported next to each complainant).",
+    "AuditConfig.features": "Non-protected features: numeric, categorical or {ordinal: [levels]}.",
+    "AuditConfig.protected": "Protected attributes and their protected value(s), e.g. "
+    "{gender: female, race: [black, hispanic]}.",
+    "AuditConfig.causal": "Causal graph for the counterfactuals (situation testing CST/CF).",
+    "AuditConfig.analyses": "Which analyses to run; a missing section is not run.",
+    "AuditConfig.compute": "Execution backend (local or dask).",
+    "AuditConfig.seed": "Seed of every random step (same input and seed give identical outputs).",
+    "DecisionSpec.column": "Column holding recorded decisions.",
+    "DecisionSpec.model": "Fitted scikit-learn estimator saved with joblib (unpickled because "
+    "you named it: only files you trust).",
+    "DecisionSpec.rule": "Rule expression, e.g. 'salary + 5 * balance > 225000' (never eval'd).",
+    "DecisionMakerSpec.column": "Column holding this decision-maker's decisions.",
+    "DecisionMakerSpec.model": "Fitted estimator file of this decision-maker.",
+    "DecisionMakerSpec.rule": "Rule expression of this decision-maker.",
+    "OrdinalSpec.ordinal": "Levels from lowest to highest.",
+    "CausalSpec.edges": "Directed edges [cause, effect] among protected attributes and features.",
+    "CausalSpec.mechanism": "Regressor of each additive-noise structural equation.",
+    "CausalSpec.clip": "Per node [low, high] limits of the counterfactual values.",
+    "CausalSpec.round": "Per node number of decimals of the counterfactual values.",
+    "SituationSpec.k": "Neighbourhood sizes (one search at the largest serves all).",
+    "SituationSpec.alpha": "Significance level of the one-sided interval.",
+    "SituationSpec.tau": "Tolerated difference in rejection rates before a case is flagged.",
+    "SituationSpec.methods": "st (situation testing), cst (counterfactual ST without centres), "
+    "cst_centers (with centres), cf (counterfactual fairness).",
+    "SituationSpec.dimensions": "single (per attribute), multiple (Bonferroni over attributes), "
+    "intersectional (protected on every attribute).",
+    "SituationSpec.direction": "negative (against the protected) or positive discrimination.",
+    "SituationSpec.interval": "Confidence interval of the rate difference.",
+    "SituationSpec.max_distance": "Optional largest Gower distance of a neighbour.",
+    "SituationSpec.legacy": "Reproduce the authors' code conventions (published tables).",
+    "RecourseSpec.support": "Minimum support of frequent itemsets, in (0, 1].",
+    "RecourseSpec.phi": "Effectiveness thresholds of ECR and ECE.",
+    "RecourseSpec.metrics": "all, or a list such as [EE, ECE, FECT].",
+    "RecourseSpec.feature_weights": "Cost weight per feature (default 1).",
+    "RecourseSpec.immutable": "Features an action may not change (protected ones never change).",
+    "RecourseSpec.monotone": "Features that may not decrease.",
+    "RecourseSpec.bins": "Numeric bins per feature: a number of quantiles or a list of edges.",
+    "RecourseSpec.protected": "Protected attribute audited (default: the only one).",
+    "RecourseSpec.top": "Comparative subgroup counterfactuals shown per definition.",
+    "PrincipalSpec.definitions": "1 (both strata) and/or 2 (pooled) counterfactual fairness on "
+    "principal strata.",
+    "PrincipalSpec.covariates": "Columns defining the cells evaluated separately.",
+    "PrincipalSpec.protected": "Protected attribute (default: the only one).",
+    "PrincipalSpec.n_boot": "Bootstrap replicates for intervals (0 = none).",
+    "PrincipalSpec.seed": "Seed of the bootstrap and of the repair.",
+    "CertaintySpec.criterion": "Fairness criterion whose disparity is ranked.",
+    "CertaintySpec.decision_makers": "Decision-makers to rank: {name: {column|model|rule}} "
+    "(default: the audited decision).",
+    "CertaintySpec.protected": "Protected columns (default: all, crossed into groups).",
+    "CertaintySpec.tie_breaker": "accuracy, to break ties in utility (needs outcome).",
+    "AnalysesSpec.situation": "Situation testing (ST, CST, CF).",
+    "AnalysesSpec.recourse": "FACTS subgroup recourse fairness.",
+    "AnalysesSpec.principal": "Counterfactual fairness on principal strata.",
+    "AnalysesSpec.certainty": "Ranking of decision-makers by certainty of fairness.",
+    "ComputeSpec.backend": "local (numpy) or dask (distributed).",
+    "ComputeSpec.address": "Address of a running dask scheduler (default: a local cluster).",
+    "ComputeSpec.n_jobs": "Local worker threads.",
+}
+
+
 def config_schema() -> dict[str, Any]:
-    """JSON Schema of ``audit.yaml`` (what ``primafacie schema`` prints)."""
+    """JSON Schema of ``audit.yaml`` (what ``primafacie schema`` prints); every key described."""
     schema = AuditConfig.model_json_schema()
     schema.get("properties", {}).pop("base_dir", None)
     schema["title"] = "primafacie audit.yaml"
+    models = {"AuditConfig": schema, **schema.get("$defs", {})}
+    for model, body in models.items():
+        for key, prop in body.get("properties", {}).items():
+            text = KEY_DESCRIPTIONS.get(f"{model}.{key}")
+            if text and "description" not in prop:
+                prop["description"] = text
     return schema
