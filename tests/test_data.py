@@ -164,3 +164,11 @@ def test_misspelt_column_gets_a_suggestion():
         InputError, match=r"feature column 'salry' is not in the data \(did you mean 'salary'\?\)"
     ):
         make(features={"salry": "numeric"})
+
+
+def test_user_columns_starting_with_underscores_stay_listed():
+    """Only primafacie's own __name__ columns are hidden; a user's '__row' is a real column."""
+    df = frame().assign(__row=range(4), __decision__=0)
+    with pytest.raises(InputError) as err:
+        AuditData(df, features={"salry": "numeric"}, decision="approved")
+    assert "__row" in str(err.value) and "__decision__" not in str(err.value)

@@ -124,3 +124,65 @@ def test_a_data_table_given_as_model_is_named(tmp_path):
     path.write_text("gender,race,income\nf,b,1\n")
     with pytest.raises(InputError, match="does not look like a joblib/pickle model file"):
         load_model(path)
+
+
+def test_favourable_text_matches_boolean_and_float_labels():
+    """--favorable is text on the CLI: "1"/"true" must match a model fitted on booleans or
+    floats (classes_ [False, True] / [0.0, 1.0]); "0" must not silently mean True."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    boolean = LogisticRegression().fit(X, np.array([False, False, True, True]))
+    floats = LogisticRegression().fit(X, np.array([0.0, 0.0, 1.0, 1.0]))
+    for fav in ("1", "true", "True", 1, True, np.int64(1)):
+        assert ModelDecider(boolean, favorable=fav).predict(X).tolist() == [0, 0, 1, 1], fav
+    assert ModelDecider(boolean, favorable="0").predict(X).tolist() == [1, 1, 0, 0]
+    assert ModelDecider(boolean, favorable="false").predict(X).tolist() == [1, 1, 0, 0]
+    for fav in ("1", "1.0", 1, np.float64(1.0)):
+        assert ModelDecider(floats, favorable=fav).predict(X).tolist() == [0, 0, 1, 1], fav
+    with pytest.raises(InputError, match="favourable value '2' is not one of"):
+        ModelDecider(floats, favorable="2")
+    with pytest.raises(InputError, match="favourable value 'yes' is not one of"):
+        ModelDecider(boolean, favorable="yes")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"compress": ("bz2", 3)},
+        {"compress": ("lzma", 3)},
+        {"compress": ("gzip", 3)},
+        {"compress": ("xz", 3)},
+        {"protocol": 0},
+        {"protocol": 1},
+    ],
+)
+def test_load_model_accepts_every_joblib_and_pickle_format(tmp_path, kwargs):
+    """bz2 ('BZh'), lzma (']\\x00') and protocol 0/1 pickles start with ASCII bytes too."""
+    import joblib
+    from sklearn.linear_model import LogisticRegression
+
+    X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    model = LogisticRegression().fit(X, [0, 0, 1, 1])
+    path = tmp_path / "m.joblib"
+    joblib.dump(model, path, **kwargs)
+    assert load_model(path).predict(X).tolist() == [0, 0, 1, 1]
+
+
+def test_load_model_names_a_data_table_whatever_it_starts_with(tmp_path):
+    """A CSV whose header starts with 'x' or 'Z' (the zlib/old-joblib magic) is still a table."""
+    for header in ("x1,x2,y\n1,2,0\n", "ZIP,income\n1,2\n"):
+        path = tmp_path / "d.csv"
+        path.write_text(header)
+        with pytest.raises(InputError, match="does not look like a joblib/pickle model file"):
+            load_model(path)
+
+
+def test_yaml_yes_read_as_true_matches_a_yes_no_model():
+    """YAML reads `favorable: yes` as True; a model with classes_ ['no', 'yes'] means 'yes'."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    model = LogisticRegression().fit(X, ["no", "no", "yes", "yes"])
+    assert ModelDecider(model, favorable=True).favorable == "yes"
+    assert ModelDecider(model, favorable=False).favorable == "no"

@@ -76,9 +76,11 @@ def test_owner_manifest_removes_only_its_own_stale_files(tmp_path):
     assert not (out / "tables" / "situation.csv").exists()
     assert (out / "report.html").read_text() == "v2\n"
     assert (out / "inputs.csv").exists() and (out / "notes.txt").exists()
+    from primafacie.io import file_sha256
+
     assert json.loads((out / MANIFEST).read_text()) == {
-        "audit": ["report.html"],
-        "demo": ["inputs.csv"],
+        "audit": {"report.html": file_sha256(out / "report.html")},
+        "demo": {"inputs.csv": file_sha256(out / "inputs.csv")},
     }
 
 
@@ -95,3 +97,80 @@ def test_failed_run_keeps_folder_and_manifest(tmp_path):
             raise RuntimeError("analysis failed")
     assert (out / "a.csv").exists() and not (out / "b.csv").exists()
     assert (out / MANIFEST).read_text() == before
+
+
+def test_manifest_keeps_a_file_the_user_changed_since_primafacie_wrote_it(tmp_path):
+    """A file the user edited after a run is theirs now: a rerun that no longer writes it keeps it."""
+    from primafacie.io import atomic_output_dir
+
+    out = tmp_path / "out"
+    with atomic_output_dir(out, owner="recourse") as stage:
+        (stage / "ranking_EE.csv").write_text("v1\n")
+        (stage / "rankings.csv").write_text("v1\n")
+    (out / "ranking_EE.csv").write_text("v1 + my annotations\n")
+    with atomic_output_dir(out, owner="recourse") as stage:
+        (stage / "rankings.csv").write_text("v2\n")
+    assert (out / "ranking_EE.csv").read_text() == "v1 + my annotations\n"
+
+
+def test_manifest_never_removes_the_run_s_own_input(tmp_path):
+    """principal --repair writes repaired_decisions.csv; auditing that file with --out at the
+    same folder (without --repair) must not delete the input being audited."""
+    from primafacie.io import atomic_output_dir
+
+    out = tmp_path / "out"
+    with atomic_output_dir(out, owner="principal") as stage:
+        (stage / "summary.csv").write_text("v1\n")
+        (stage / "repaired_decisions.csv").write_text("data\n")
+    with atomic_output_dir(out, owner="principal", keep=[out / "repaired_decisions.csv"]) as stage:
+        (stage / "summary.csv").write_text("v2\n")
+    assert (out / "repaired_decisions.csv").read_text() == "data\n"
+
+
+def test_manifest_does_not_follow_a_symlink_to_a_user_file(tmp_path):
+    """A user symlink placed where a stale output was must not get its target deleted."""
+    from primafacie.io import atomic_output_dir
+
+    out = tmp_path / "out"
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "old.csv").write_text("v1\n")
+        (stage / "report.html").write_text("v1\n")
+    (out / "mine.csv").write_text("v1\n")  # same bytes as the stale output
+    (out / "old.csv").unlink()
+    (out / "old.csv").symlink_to(out / "mine.csv")
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "report.html").write_text("v2\n")
+    assert (out / "mine.csv").read_text() == "v1\n"
+
+
+def test_manifest_a_file_rewritten_by_another_command_belongs_to_it(tmp_path):
+    """audit wrote report.html, then demo wrote it into the same folder: a rerun of audit that
+    no longer writes report.html must not delete demo's current report."""
+    from primafacie.io import atomic_output_dir
+
+    out = tmp_path / "out"
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "report.html").write_text("same\n")
+        (stage / "results.json").write_text("{}\n")
+    with atomic_output_dir(out, owner="demo") as stage:
+        (stage / "report.html").write_text("same\n")
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "results.json").write_text("{}\n")
+    assert (out / "report.html").exists()
+
+
+def test_a_tampered_manifest_cannot_reach_outside_the_folder(tmp_path):
+    import json
+
+    from primafacie.io import MANIFEST, atomic_output_dir, file_sha256
+
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.csv"
+    victim.write_text("mine\n")
+    sha = file_sha256(victim)
+    listed = {"../victim.csv": sha, str(victim): sha}
+    (out / MANIFEST).write_text(json.dumps({"audit": listed}))
+    with atomic_output_dir(out, owner="audit") as stage:
+        (stage / "report.html").write_text("v1\n")
+    assert victim.read_text() == "mine\n"

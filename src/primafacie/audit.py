@@ -946,7 +946,8 @@ def run_audit(
     with stages.running():
         result = compute_audit(cfg, keep_going=keep_going, stages=stages)
         stages.start("write report")
-        with atomic_output_dir(out_dir, owner="audit") as stage:
+        # the audited table may sit in out_dir: it is an input, never a stale output
+        with atomic_output_dir(out_dir, owner="audit", keep=(cfg.data_path,)) as stage:
             if extra_files is not None:
                 extra_files(stage)
             files = write_audit(result, stage)

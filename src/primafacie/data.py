@@ -221,7 +221,11 @@ class AuditData:
             import difflib
 
             # columns primafacie adds itself (e.g. __decision__) are not the user's to name
-            names = [str(c) for c in self.frame.columns if not str(c).startswith("__")]
+            names = [
+                str(c)
+                for c in self.frame.columns
+                if not (str(c).startswith("__") and str(c).endswith("__"))
+            ]
             close = [c for c in names if c.lower() == str(col).lower()]
             close = close or difflib.get_close_matches(str(col), names, n=1, cutoff=0.75)
             hint = f" (did you mean {close[0]!r}?)" if close else ""

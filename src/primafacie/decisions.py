@@ -163,8 +163,31 @@ class Rule:
         return f"Rule({self.expression!r})"
 
 
+def _same_label(label: Any, favorable: Any) -> bool:
+    """``favorable`` (often text from a CLI or YAML) names the estimator's ``label``."""
+    if isinstance(favorable, str) and not isinstance(label, str):
+        text = favorable.strip().lower()
+        if isinstance(label, bool):
+            return text in (("true", "1", "1.0") if label else ("false", "0", "0.0"))
+        try:
+            return float(text) == float(label)
+        except (TypeError, ValueError):
+            return False
+    if isinstance(label, str) and isinstance(favorable, bool):
+        # YAML 1.1 reads an unquoted yes/no/on/off/true/false as a boolean
+        words = ("true", "yes", "y", "on", "1") if favorable else ("false", "no", "n", "off", "0")
+        return label.strip().lower() in words
+    if isinstance(label, str) and not isinstance(favorable, str):
+        return label.strip() == str(favorable)
+    try:
+        return bool(label == favorable)
+    except (TypeError, ValueError):
+        return False
+
+
 def _model_label(estimator: Any, favorable: Any) -> Any:
-    """The estimator's own label equal to ``favorable`` (``"1"`` from a CLI or YAML matches 1).
+    """The estimator's own label equal to ``favorable`` (``"1"`` from a CLI or YAML matches 1,
+    1.0 and True; ``"true"``/``"false"`` match booleans).
 
     An estimator that lists its labels (``classes_``) must have the favourable one among them:
     otherwise every prediction would read as unfavourable and an audit would look "fair".
@@ -173,11 +196,11 @@ def _model_label(estimator: Any, favorable: Any) -> Any:
     if classes is None:
         return favorable
     labels = list(np.asarray(classes).tolist())
-    if favorable in labels:
-        return favorable
-    by_text = {str(c): c for c in labels}
-    if str(favorable) in by_text:
-        return by_text[str(favorable)]
+    if isinstance(favorable, np.generic):
+        favorable = favorable.item()
+    for label in labels:
+        if _same_label(label, favorable):
+            return label
     raise InputError(
         f"the favourable value {favorable!r} is not one of the model's labels {labels} "
         "(its classes_); give the label the model predicts for the favourable decision"
@@ -268,17 +291,19 @@ def load_model(path: str | os.PathLike) -> Any:
     if not path.is_file():
         raise InputError(f"model file not found: {path}")
     with open(path, "rb") as fh:
-        head = fh.read(2)
-    # joblib/pickle files start with the pickle protocol byte 0x80 (or zlib/gzip/xz/lz4 magic)
-    if head[:1] not in (b"\x80", b"x", b"\x1f", b"\xfd", b"\x04", b"Z") and head.isascii():
-        raise InputError(
-            f"{path} does not look like a joblib/pickle model file (it starts with text "
-            f"{head.decode('ascii', 'replace')!r}); --model expects a fitted estimator saved "
-            "with joblib.dump, not a data table"
-        )
+        head = fh.read(512)
     try:
         model = joblib.load(path)
     except Exception as exc:
+        # pickles of protocol 0/1 and bz2/lzma joblib files also start with ASCII bytes, so a
+        # file is called a text table only once it failed to load
+        if head and all(b >= 0x20 or b in (9, 10, 13) for b in head):
+            first = head.splitlines()[0][:60].decode("utf-8", "replace") if head.strip() else ""
+            raise InputError(
+                f"{path} does not look like a joblib/pickle model file (it is text starting "
+                f"{first!r}); --model expects a fitted estimator saved with joblib.dump, not a "
+                "data table"
+            ) from exc
         raise InputError(
             f"cannot load model {path} as a joblib/pickle file: {type(exc).__name__}: {exc}"
         ) from exc

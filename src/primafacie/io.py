@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,18 +72,46 @@ def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:
 MANIFEST = ".primafacie-manifest.json"
 
 
-def _read_manifest(path: Path) -> dict[str, list[str]]:
+def _read_manifest(path: Path) -> dict[str, dict[str, str | None]]:
+    """owner -> {relative path: sha256 when written}; a bare list (older format) has no hashes."""
     try:
         data = json.loads((path / MANIFEST).read_text())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
         return {}
-    return {str(k): [str(f) for f in v] for k, v in data.items() if isinstance(v, list)}
+    out: dict[str, dict[str, str | None]] = {}
+    for owner, files in data.items():
+        if isinstance(files, list):
+            out[str(owner)] = {str(f): None for f in files}
+        elif isinstance(files, dict):
+            out[str(owner)] = {str(f): (str(h) if h else None) for f, h in files.items()}
+    return out
+
+
+def _stale_file(root: Path, rel: str, sha: str | None, keep: set[Path]) -> Path | None:
+    """``root/rel`` when it is safe to delete: a regular file inside ``root`` reached without
+    symlinks, unchanged since it was written (same SHA-256) and not an input of this run."""
+    parts = Path(rel).parts
+    if not parts or Path(rel).is_absolute() or ".." in parts or parts[-1] == MANIFEST:
+        return None
+    target = root / rel
+    step = root
+    for part in parts:
+        step = step / part
+        if step.is_symlink():
+            return None
+    if sha is None or not target.is_file() or target.resolve() in keep:
+        return None
+    return target if file_sha256(target) == sha else None
 
 
 @contextlib.contextmanager
-def atomic_output_dir(path: str | os.PathLike, owner: str | None = None) -> Iterator[Path]:
+def atomic_output_dir(
+    path: str | os.PathLike,
+    owner: str | None = None,
+    keep: Iterable[str | os.PathLike] = (),
+) -> Iterator[Path]:
     """Yield a staging folder; on success its files are moved into ``path``.
 
     On any exception the staging folder is removed and ``path`` is left as it was, so a
@@ -93,7 +121,9 @@ def atomic_output_dir(path: str | os.PathLike, owner: str | None = None) -> Iter
     ``.primafacie-manifest.json`` under that owner, and files the same owner wrote on an
     earlier run into ``path`` but did not write this time are removed, so a report never sits
     next to stale tables of a previous run. Files of other owners and files primafacie did not
-    write are kept.
+    write are kept, and so are a file changed since it was written (its SHA-256 differs: it is
+    the user's now), a file reached through a symlink, a file another owner rewrote since, and
+    the files in ``keep`` (the run's inputs, e.g. a table it wrote before and now audits).
     """
     path = Path(path)
     parent = path.resolve().parent
@@ -114,12 +144,19 @@ def atomic_output_dir(path: str | os.PathLike, owner: str | None = None) -> Iter
         if owner is not None:
             manifest = _read_manifest(path)
             root = path.resolve()
-            for rel in sorted(set(manifest.get(owner, [])) - set(written)):
-                old = (path / rel).resolve()
-                # only files inside the folder, never the manifest itself
-                if root in old.parents and old.name != MANIFEST and old.is_file():
-                    old.unlink()
-            manifest[owner] = written
+            kept = {Path(k).resolve() for k in keep if k is not None}
+            hashes = {rel: file_sha256(path / rel) for rel in written}
+            for rel, sha in sorted(manifest.get(owner, {}).items()):
+                if rel not in hashes:
+                    old = _stale_file(root, rel, sha, kept)
+                    if old is not None:
+                        old.unlink()
+            # the last writer owns a file: another owner's rerun must not delete it
+            for other, files in manifest.items():
+                if other != owner:
+                    manifest[other] = {f: h for f, h in files.items() if f not in hashes}
+            manifest[owner] = hashes
+            manifest = {k: v for k, v in manifest.items() if v}
             atomic_write_text(
                 path / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n"
             )

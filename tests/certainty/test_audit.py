@@ -191,3 +191,13 @@ def test_accuracy_reported_with_count_and_denominator():
     # A = [1,1,1,0,0,0] vs y = [1,1,0,0,0,1]: rows 0, 1, 3, 4 agree
     assert (row["accuracy_k"], row["accuracy_n"]) == (4, 6)
     assert row["accuracy"] == pytest.approx(4 / 6)
+
+
+def test_many_valued_categorical_protected_column_can_be_allowed():
+    """The 20-level guard stops age-like columns; a real 25-country column can opt out."""
+    countries = [f"c{i:02d}" for i in range(25)]
+    df = pd.DataFrame({"country": countries * 4, "A": [1, 0] * 50})
+    with pytest.raises(InputError, match="'country' has 25 distinct values"):
+        CertaintyAudit(protected="country").run(df, {"A": "A"})
+    res = CertaintyAudit(protected="country", max_levels=None).run(df, {"A": "A"})
+    assert res.counts_frame()["group"].nunique() == 25

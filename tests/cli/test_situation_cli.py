@@ -228,3 +228,17 @@ def test_cst_without_edges_names_the_cli_flags(loans, tmp_path):
     text = " ".join(r.output.split())
     assert "need counterfactuals" in text and "--edge or --counterfactuals" in text
     assert not out.exists()
+
+
+def test_favorable_text_matches_a_boolean_model(tmp_path):
+    """--favorable 1 (the default) names True for a model fitted on boolean labels."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    from primafacie.commands.situation import _model_label
+
+    X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    model = LogisticRegression().fit(X, np.array([False, False, True, True]))
+    assert _model_label(model, "1", tmp_path / "m.joblib") is True
+    assert _model_label(model, "false", tmp_path / "m.joblib") is False

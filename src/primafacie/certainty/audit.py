@@ -12,7 +12,14 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..decisions import ModelDecider, Rule
 from ..errors import InputError
-from .counts import GroupCodes, canonical_criterion, count_matrix, criterion_events, group_codes
+from .counts import (
+    MAX_PROTECTED_LEVELS,
+    GroupCodes,
+    canonical_criterion,
+    count_matrix,
+    criterion_events,
+    group_codes,
+)
 from .posterior import (
     UNIFORM_PRIOR,
     _as_counts,
@@ -92,6 +99,9 @@ class CertaintyAudit:
     features
         Columns passed to a fitted estimator without ``feature_names_in_`` (default: the
         AuditData's features, else every column).
+    max_levels
+        A protected column with more distinct values is refused (a numeric column such as age
+        would give one group per value); None allows any number, e.g. a country column.
 
     Examples
     --------
@@ -120,6 +130,7 @@ class CertaintyAudit:
         epsilon: float | None = None,
         ci_level: float = 0.95,
         features: Sequence[str] | None = None,
+        max_levels: int | None = MAX_PROTECTED_LEVELS,
     ) -> None:
         self.criterion = criterion
         self.protected = protected
@@ -136,6 +147,7 @@ class CertaintyAudit:
         self.epsilon = epsilon
         self.ci_level = ci_level
         self.features = features
+        self.max_levels = max_levels
 
     # ------------------------------------------------------------------ inputs
     def _resolve_data(self, data: Any) -> tuple[AuditData, list[str], tuple, str | None, tuple]:
@@ -243,7 +255,7 @@ class CertaintyAudit:
         if not isinstance(decision_makers, Mapping) or not decision_makers:
             raise InputError("decision_makers must be a non-empty mapping {name: decision-maker}")
         features = self.features or (audit.feature_names or None)
-        groups = group_codes(audit.frame, protected, self.min_group_size)
+        groups = group_codes(audit.frame, protected, self.min_group_size, self.max_levels)
         names = [str(n) for n in decision_makers]
         # one contiguous row per decision-maker; counting uses the (rows, dms) view preds.T
         preds_by_dm = np.empty((len(names), audit.n), dtype=np.int8)

@@ -141,7 +141,7 @@ def group_codes(
             raise InputError(
                 f"protected column {col!r} has {levels} distinct values (more than {max_levels}): "
                 "every value would be a group of its own; bin it into a few groups first "
-                "(e.g. age bands)"
+                "(e.g. age bands), or pass max_levels=None if these groups are meant"
             )
         try:
             codes, uniq = pd.factorize(series, sort=True)

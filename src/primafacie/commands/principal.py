@@ -72,7 +72,13 @@ def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     return table
 
 
-def _run(data: AuditData, settings: dict[str, Any], do_repair: bool, out: Path) -> None:
+def _run(
+    data: AuditData,
+    settings: dict[str, Any],
+    do_repair: bool,
+    out: Path,
+    inputs: tuple[Path, ...] = (),
+) -> None:
     from ..principal import NOTE, PrincipalFairness
 
     pf = PrincipalFairness(**settings)
@@ -83,7 +89,8 @@ def _run(data: AuditData, settings: dict[str, Any], do_repair: bool, out: Path) 
         result = pf.evaluate(data)
         repairs = [pf.repair(data, definition=d) for d in result.definitions] if do_repair else []
     summary = result.summary()
-    with atomic_output_dir(out, owner="principal") as stage:
+    # inputs: a rerun on an earlier repaired_decisions.csv must not delete it as a stale output
+    with atomic_output_dir(out, owner="principal", keep=inputs) as stage:
         atomic_write_csv(stage / "summary.csv", summary)
         atomic_write_csv(stage / "quantities.csv", result.to_frame())
         atomic_write_csv(stage / "counts.csv", result.counts_frame())
@@ -168,7 +175,7 @@ def register(app: typer.Typer) -> None:
                 protected=spec.protected,
                 **common,
             )
-            _run(audit, settings, do_repair, out)
+            _run(audit, settings, do_repair, out, (config, cfg.data_path))
             return
         if data is None:
             raise InputError(
@@ -206,4 +213,4 @@ def register(app: typer.Typer) -> None:
             seed=seed,
             **common,
         )
-        _run(audit, settings, do_repair, out)
+        _run(audit, settings, do_repair, out, (data,))

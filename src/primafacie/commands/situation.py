@@ -106,10 +106,14 @@ def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
                 return float(favorable)
             except ValueError:
                 return favorable
+    from ..decisions import _same_label
+
     for c in classes:
         if str(c) == favorable or (
             isinstance(c, (int, float, np.number)) and _same_number(c, favorable)
         ):
+            return c.item() if hasattr(c, "item") else c
+        if _same_label(c.item() if hasattr(c, "item") else c, favorable):  # booleans: "1", "true"
             return c.item() if hasattr(c, "item") else c
     raise InputError(
         f"--favorable {favorable!r} is not a class of the model in {path}; its classes are "
