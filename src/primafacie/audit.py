@@ -681,6 +681,8 @@ def run_recourse(cfg: AuditConfig, data: AuditData, scm: Any, tick: Tick = _no_t
         )
     attr = spec.protected or next(iter(data.protected))
     immutable = list(dict.fromkeys([*spec.immutable, *data.protected]))
+    (_default_bins,) = _require("primafacie.recourse.items", "default_bins")
+    features = {name: f.kind for name, f in data.features.items()}
     audit = RecourseAudit(
         decider,
         protected=attr,
@@ -688,7 +690,7 @@ def run_recourse(cfg: AuditConfig, data: AuditData, scm: Any, tick: Tick = _no_t
         feature_weights=dict(spec.feature_weights) or None,
         immutable=immutable,
         monotone=list(spec.monotone) or None,
-        bins=dict(spec.bins) or None,
+        bins=_default_bins(data.frame, features, spec.bins) or None,
         favorable=1,
     )
     tick(0, 3, "mining subgroups and actions")

@@ -49,11 +49,6 @@ the label and other decisions). A numeric column with more than 10 distinct valu
 """
 
 
-#: numeric columns with more distinct values than this get AUTO_BINS quantile bins by default
-AUTO_BIN_LEVELS = 10
-AUTO_BINS = 5
-
-
 def _kv(items: list[str] | None, flag: str) -> dict[str, str]:
     return dict(parse_pairs(items, flag, "COL=VALUE"))
 
@@ -293,11 +288,9 @@ def register(app: typer.Typer) -> None:
         bad = [c for c in orders if c not in frame.columns]
         if bad:
             raise InputError(f"--ordinal names unknown column(s) {bad}")
-        bin_spec = _bins(bins)
-        for c, kind in kinds.items():
-            # a numeric column with many values would make one item per value: quantile bins
-            if kind == "numeric" and c not in bin_spec and frame[c].nunique() > AUTO_BIN_LEVELS:
-                bin_spec[c] = AUTO_BINS
+        from ..recourse.items import default_bins
+
+        bin_spec = default_bins(frame, kinds, _bins(bins))
         err_console.print(
             f"mining {len(kinds)} column(s): {', '.join(kinds)}"
             + (" (the model's inputs)" if model_cols is not None else ""),

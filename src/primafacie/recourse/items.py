@@ -29,10 +29,38 @@ __all__ = [
     "ItemSpace",
     "BinSpec",
     "apply_bins",
+    "default_bins",
+    "AUTO_BIN_LEVELS",
+    "AUTO_BINS",
     "frequent_itemsets",
     "common_itemsets",
     "min_count",
 ]
+
+
+#: A numeric feature with more distinct values than this gets AUTO_BINS quantile bins unless
+#: its bins are given: one item per raw value would make few values frequent and actions such
+#: as "age = 40" that no one reads as recourse.
+AUTO_BIN_LEVELS = 10
+AUTO_BINS = 5
+
+
+def default_bins(
+    frame: pd.DataFrame, kinds: Mapping[str, Any], bins: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``bins`` completed with AUTO_BINS quantile bins for every many-valued numeric feature.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"age": range(40), "n": [1, 2] * 20})
+    >>> default_bins(df, {"age": "numeric", "n": "numeric"}, {})
+    {'age': 5}
+    """
+    out = dict(bins or {})
+    for col, kind in kinds.items():
+        if kind == "numeric" and col not in out and frame[col].nunique() > AUTO_BIN_LEVELS:
+            out[col] = AUTO_BINS
+    return out
 
 
 @dataclass(frozen=True)
