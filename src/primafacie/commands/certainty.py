@@ -195,7 +195,8 @@ def register(app: typer.Typer) -> None:
                 kwargs["protected"] = prot
             res = CertaintyAudit(**kwargs).run(table, dms)
             fig = res.plot()
-        with atomic_output_dir(out, owner="certainty") as stage:
+        inputs = [p for p in (config, data) if p is not None]
+        with atomic_output_dir(out, owner="certainty", keep=inputs) as stage:
             atomic_write_csv(stage / "certainty.csv", res.to_frame(), index=False)
             atomic_write_csv(stage / "certainty_counts.csv", res.counts_frame(), index=False)
             atomic_write_json(stage / "certainty.json", res.to_dict())

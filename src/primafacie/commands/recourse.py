@@ -128,7 +128,16 @@ def stage_progress() -> Progress:
     )
 
 
-def _run(audit: Any, data: Any, phi: list[float], budgets: Any, metrics: Any, top: int, out: Path):
+def _run(
+    audit: Any,
+    data: Any,
+    phi: list[float],
+    budgets: Any,
+    metrics: Any,
+    top: int,
+    out: Path,
+    keep: tuple = (),
+):
     with stage_progress() as progress:
         bars = StageBars(progress)
         audit.fit(data, progress=bars)
@@ -140,7 +149,7 @@ def _run(audit: Any, data: Any, phi: list[float], budgets: Any, metrics: Any, to
             cscs[label] = audit.csc(ranking.metric, ranking.viewpoint, top=top,
                                     **_param_kwargs(ranking))  # fmt: skip
             bars("csc", done, n_csc)
-    with atomic_output_dir(out, owner="recourse") as stage:
+    with atomic_output_dir(out, owner="recourse", keep=keep) as stage:
         long = result.to_frame()
         atomic_write_csv(stage / "rankings.csv", long, index=False)
         for label, ranking in result.rankings.items():
@@ -232,16 +241,22 @@ def register(app: typer.Typer) -> None:
                     f"{config}: recourse needs decision: {{model: ...}} or {{rule: ...}} to test "
                     "actions; a recorded decision column cannot be re-run"
                 )
+            from ..recourse.items import default_bins
+
             audit_data = cfg.audit_data()
             attr = spec.protected or next(iter(audit_data.protected))
             audit = RecourseAudit(
                 decider, protected=attr, support=spec.support,
                 feature_weights=dict(spec.feature_weights) or None,
                 immutable=list(dict.fromkeys([*spec.immutable, *audit_data.protected])),
-                monotone=list(spec.monotone) or None, bins=dict(spec.bins) or None,
+                monotone=list(spec.monotone) or None,
+                bins=default_bins(audit_data.frame, {n: f.kind for n, f in
+                                                     audit_data.features.items()}, spec.bins)
+                or None,
                 legacy=legacy, exact_features=not loose,
             )  # fmt: skip
-            _run(audit, audit_data, list(spec.phi), "auto", spec.metrics, spec.top, out)
+            _run(audit, audit_data, list(spec.phi), "auto", spec.metrics, spec.top, out,
+                 keep=(config, cfg.data_path))  # fmt: skip
             return
         if data is None:
             raise InputError("give --data FILE with --model FILE or --rule EXPR, or --config FILE")
@@ -308,4 +323,4 @@ def register(app: typer.Typer) -> None:
             bins=bin_spec or None, features=kinds, legacy=legacy, exact_features=not loose,
         )  # fmt: skip
         _run(audit, frame, list(phi or [0.3, 0.7]), list(budget) if budget else "auto",
-             metric_list, top, out)  # fmt: skip
+             metric_list, top, out, keep=tuple(p for p in (data, model) if p))  # fmt: skip

@@ -154,7 +154,7 @@ def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     return table
 
 
-def _write(out: Path, results: dict[str, Any]) -> None:
+def _write(out: Path, results: dict[str, Any], keep: tuple = ()) -> None:
     frames, summaries = [], []
     for dim, res in results.items():
         # Multiple results list every run's neighbours as control_ids_<attr>/test_ids_<attr>.
@@ -169,7 +169,7 @@ def _write(out: Path, results: dict[str, Any]) -> None:
     summ = pd.concat(summaries, ignore_index=True)
     comp = comp[["dimension"] + [c for c in comp.columns if c != "dimension"]]
     summ = summ[["dimension"] + [c for c in summ.columns if c != "dimension"]]
-    with atomic_output_dir(out, owner="situation") as stage:
+    with atomic_output_dir(out, owner="situation", keep=keep) as stage:
         atomic_write_csv(stage / "complainants.csv", comp)
         atomic_write_csv(stage / "summary.csv", summ)
     for dim, s in zip(results, summaries, strict=True):
@@ -273,7 +273,7 @@ def register(app: typer.Typer) -> None:
                 legacy=spec.legacy,
             )
             results = _run(audit, settings, list(spec.dimensions), scm, None, decider)
-            _write(out, results)
+            _write(out, results, keep=(config, cfg.data_path))
             return
         if data is None:
             raise InputError(
@@ -334,4 +334,4 @@ def register(app: typer.Typer) -> None:
         )
         dims = _parse_list(dimension, str, "--dimension")
         results = _run(audit, settings, dims, scm, cf, decider)
-        _write(out, results)
+        _write(out, results, keep=tuple(p for p in (data, counterfactuals, model) if p))
