@@ -576,6 +576,7 @@ def run_certainty(
         criterion=spec.criterion,
         protected=list(spec.protected) if spec.protected else None,
         tie_breaker=spec.tie_breaker,
+        max_levels=spec.max_levels,
     ).run(data, decision_makers=dms)
     table = res.to_frame()
     sel = ", ".join(res.selected)

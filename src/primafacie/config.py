@@ -161,6 +161,7 @@ class CertaintySpec(_Strict):
     decision_makers: dict[str, DecisionMakerSpec] = Field(default_factory=dict)
     protected: Optional[list[str]] = None
     tie_breaker: Optional[str] = None
+    max_levels: Optional[int] = Field(20, ge=1)
 
 
 class AnalysesSpec(_Strict):
@@ -507,6 +508,8 @@ KEY_DESCRIPTIONS = {
     "(default: the audited decision).",
     "CertaintySpec.protected": "Protected columns (default: all, crossed into groups).",
     "CertaintySpec.tie_breaker": "accuracy, to break ties in utility (needs outcome).",
+    "CertaintySpec.max_levels": "Largest number of values of a protected column (each value is "
+    "a group); null allows any.",
     "AnalysesSpec.situation": "Situation testing (ST, CST, CF).",
     "AnalysesSpec.recourse": "FACTS subgroup recourse fairness.",
     "AnalysesSpec.principal": "Counterfactual fairness on principal strata.",

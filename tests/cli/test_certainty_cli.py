@@ -153,3 +153,19 @@ def test_reproduce_writes_csv(tmp_path, name):
     assert len(vs) == (21 if name == "certainty-hiring" else 50)
     assert set(vs.status) <= {"exact", "within tolerance"}
     assert f"{name} against the paper" in res.output
+
+
+def test_many_valued_protected_column_needs_max_levels(tmp_path, table):
+    path, df = table
+    df = df.assign(region=[f"r{i % 25}" for i in range(len(df))])
+    data = tmp_path / "d25.csv"
+    df.to_csv(data, index=False)
+    args = ["certainty", "--data", str(data), "--protected", "region", "--column", "clerk=clerk"]
+    res = runner.invoke(app, [*args, "--out", str(tmp_path / "o1")])
+    assert res.exit_code == 2
+    assert "'region' has 25 distinct values (more than 20)" in " ".join(res.output.split())
+    assert not (tmp_path / "o1").exists()
+    res = runner.invoke(app, [*args, "--max-levels", "0", "--out", str(tmp_path / "o2")])
+    assert res.exit_code == 0, res.output
+    counts = pd.read_csv(tmp_path / "o2" / "certainty_counts.csv")
+    assert counts["group"].nunique() == 25

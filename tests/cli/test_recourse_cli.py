@@ -210,3 +210,13 @@ def test_same_input_gives_byte_identical_files(table, tmp_path):
     for name in files:
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
     assert "seconds[" not in (outs[0] / "stats.csv").read_text()
+
+
+def test_ordinal_for_a_column_that_is_not_mined_exits_2(table, tmp_path):
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+                              "--exclude", "label", "--exclude", "w", "--ordinal", "w=p,q",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2
+    assert "--ordinal names column(s) ['w'] that are not mined" in " ".join(res.output.split())
+    assert not out.exists()

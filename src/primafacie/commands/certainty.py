@@ -82,6 +82,7 @@ def _from_config(path: Path) -> tuple[Any, dict[str, Any], dict]:
         "criterion": spec.criterion,
         "protected": spec.protected or list(cfg.protected),
         "tie_breaker": spec.tie_breaker,
+        "max_levels": spec.max_levels,
         "favorable": cfg.favorable,
     }
     if not dms:
@@ -160,6 +161,9 @@ def register(app: typer.Typer) -> None:
         min_group_size: Optional[int] = typer.Option(
             None, "--min-group-size", help="Merge groups smaller than this into one."
         ),
+        max_levels: int = typer.Option(
+            20, "--max-levels", help="Most values a protected column may have (0: no limit)."
+        ),
         config: Optional[Path] = typer.Option(
             None, "--config", help="audit.yaml with an analyses.certainty section."
         ),
@@ -179,6 +183,7 @@ def register(app: typer.Typer) -> None:
             "epsilon": epsilon,
             "on_empty": on_empty,
             "min_group_size": min_group_size,
+            "max_levels": max_levels or None,
         }
         with err_console.status("scoring decision-makers ..."):
             if config is not None:

@@ -303,6 +303,11 @@ def register(app: typer.Typer) -> None:
         bad = [c for c in orders if c not in frame.columns]
         if bad:
             raise InputError(f"--ordinal names unknown column(s) {bad}")
+        unused = [c for c in orders if c not in kinds]
+        if unused:
+            raise InputError(
+                f"--ordinal names column(s) {unused} that are not mined (mined: {', '.join(kinds)})"
+            )
         from ..recourse.items import default_bins
 
         bin_spec = default_bins(frame, kinds, _bins(bins))
