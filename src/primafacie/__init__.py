@@ -12,7 +12,7 @@ Recourse fairness (FACTS)
 Principal-stratum fairness
     :class:`PrincipalFairness`.
 Certainty of fairness
-    :class:`CertaintyAudit`.
+    :class:`CertaintyAudit` (and :func:`score_pairs` for counts alone).
 The whole audit
     :func:`load_config` (``audit.yaml``), :func:`run_audit`, :func:`run_demo`.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .audit import AuditResult, run_audit, run_demo
 from .causal import SCM
-from .certainty import CertaintyAudit, CertaintyResult
+from .certainty import CertaintyAudit, CertaintyResult, score_pairs
 from .config import AuditConfig, load_config
 from .data import AuditData
 from .decisions import Rule, load_model
@@ -57,6 +57,7 @@ __all__ = [
     "RepairResult",
     "CertaintyAudit",
     "CertaintyResult",
+    "score_pairs",
     "AuditConfig",
     "load_config",
     "run_audit",

@@ -89,6 +89,9 @@ def test_max_distance_gives_actual_sizes_and_nan_for_empty(tiny):
     res = SituationTest(method="st", k=3, max_distance=0.2).run(data).to_frame()
     # range 3.5: distance 1/3.5 = 0.286 > 0.2 between neighbours one unit apart: empty control
     assert (res.k_c == 0).all() and res.p_c.isna().all() and not res.discriminated.any()
+    # an untested complainant has no interval at all (not a half-open [nan, inf))
+    for col in ("ci_low", "ci_high", "ci2_low", "ci2_high"):
+        assert res[col].isna().all(), col
     # test rows half a unit away (0.5/3.5 = 0.143 <= 0.2): one for x=0, two for the others
     assert res.k_t.tolist() == [1, 2, 2, 2]
 

@@ -102,6 +102,7 @@ def principal_arrays(
 
     Examples
     --------
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> a = rng.integers(0, 2, 400); y = rng.integers(0, 2, 400); s = y.copy()
     >>> r = principal_arrays(a, s, y)
@@ -228,7 +229,9 @@ class PrincipalFairness:
 
     Examples
     --------
+    >>> import numpy as np
     >>> import pandas as pd
+    >>> from primafacie import AuditData, PrincipalFairness
     >>> rng = np.random.default_rng(1)
     >>> df = pd.DataFrame({"g": rng.choice(["f", "m"], 500), "y": rng.integers(0, 2, 500)})
     >>> df["s"] = df["y"]

@@ -89,6 +89,11 @@ class CSCRecord:
         return "\n".join(lines)
 
 
+_FRAME_COLUMNS = ["rank", "score", "bias_against", "subgroup", "group", "n", "coverage",
+                  "difficulty", "action", "effectiveness", "flipped", "cost", "cumulative"]  # fmt: skip
+_SUMMARY_COLUMNS = ("rank", "score", "bias_against", "subgroup")
+
+
 @dataclass(frozen=True)
 class CSCResult:
     """CSCs of several subgroups under one definition.
@@ -109,7 +114,9 @@ class CSCResult:
     @property
     def text(self) -> str:
         """All CSCs, separated by blank lines."""
-        return "\n\n".join(r.text() for r in self.records) + ("\n" if self.records else "")
+        if not self.records:
+            return f"No subgroup is ranked as biased under {self.title}.\n"
+        return "\n\n".join(r.text() for r in self.records) + "\n"
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (subgroup, group, action): rank, score, bias, changes, effectiveness, cost."""
@@ -127,7 +134,7 @@ class CSCResult:
                                  "action": "; ".join(f"{k}={v}" for k, v in a.changes.items()),
                                  "effectiveness": a.effectiveness, "flipped": a.flipped,
                                  "cost": a.cost, "cumulative": a.cumulative})  # fmt: skip
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=_FRAME_COLUMNS)
 
     def summary(self) -> pd.DataFrame:
         """One row per subgroup: rank, score, bias and per-group shown-action counts."""
@@ -138,7 +145,7 @@ class CSCResult:
             for g in r.groups:
                 row[f"actions[{g.group}]"] = len(g.actions)
             rows.append(row)
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=None if rows else list(_SUMMARY_COLUMNS))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe structured records (inf -> "inf")."""
@@ -161,7 +168,15 @@ class CSCResult:
     def plot(self, index: int = 0):
         """Cumulative effectiveness step plot of one listed subgroup (default: the first)."""
         if not self.records:
-            raise InputError("no CSC records to plot")
+            import matplotlib
+
+            matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+
+            fig, ax = plt.subplots(figsize=(5.2, 2.0))
+            ax.axis("off")
+            ax.text(0.5, 0.5, self.text.strip(), ha="center", va="center", wrap=True)
+            return fig
         if self._audit is None:
             raise InputError("this CSCResult carries no audit to plot from")
         return self._audit.plot_cumulative(self.records[index].label)

@@ -672,8 +672,13 @@ class SituationTest:
                 flag = d_r < tau
                 sig = flag & (np.round(upper, digits) < tau)
                 ci_low, ci_high = np.full_like(delta, -np.inf), upper
-        flag = np.where(np.isnan(delta), False, flag)
-        sig = np.where(np.isnan(delta), False, sig)
+        undefined = np.isnan(delta)
+        flag = np.where(undefined, False, flag)
+        sig = np.where(undefined, False, sig)
+        # an untested complainant (empty control or test group) has no interval at all, not a
+        # half-open one: both one-sided bounds are undefined
+        ci_low = np.where(undefined, np.nan, ci_low)
+        ci_high = np.where(undefined, np.nan, ci_high)
         return pd.DataFrame(
             {
                 "k_c": counts["n_c"].astype(np.int64),
