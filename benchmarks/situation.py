@@ -29,18 +29,11 @@ import time
 def _warm_up() -> None:
     """One tiny run through every code path a case uses (imports, SCM fit, k-NN, intervals)."""
     from primafacie.causal import SCM
-    from primafacie.data import AuditData
-    from primafacie.datasets.loan_world import LOAN_EDGES, make_loan_world
+    from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
     from primafacie.decisions import Rule
     from primafacie.situation import SituationTest
 
-    df = make_loan_world(n=300, seed=1)
-    data = AuditData(
-        df,
-        features={"AnnualSalary": "numeric", "AccountBalance": "numeric"},
-        protected={"Gender": 1},
-        decision="LoanApproval",
-    )
+    data = loan_world_data(n=300, seed=1)
     scm = SCM(edges=LOAN_EDGES).fit(data)
     rule = Rule("AnnualSalary + 5 * AccountBalance > 225000")
     for legacy in (False, True):
@@ -61,18 +54,10 @@ def _timed(name: str) -> tuple[int, float]:
         n = 21790
     elif name.startswith("world-"):
         from primafacie.causal import SCM
-        from primafacie.data import AuditData
-        from primafacie.datasets.loan_world import LOAN_EDGES, make_loan_world
+        from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
         from primafacie.situation import SituationTest
 
-        n = int(float(name.split("-")[1]))
-        df = make_loan_world(n=n, seed=0)
-        data = AuditData(
-            df,
-            features={"AnnualSalary": "numeric", "AccountBalance": "numeric"},
-            protected={"Gender": 1},
-            decision="LoanApproval",
-        )
+        data = loan_world_data(n=int(float(name.split("-")[1])), seed=0)
         t0 = time.perf_counter()
         scm = SCM(edges=LOAN_EDGES).fit(data)
         res = SituationTest(method="cst", k=50, keep_neighbors=False).run(data, scm=scm)

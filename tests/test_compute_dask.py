@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [dask] extra is not installed")
 
-from primafacie import SCM, AuditData, Rule, SituationTest  # noqa: E402
+from primafacie import SCM, Rule, SituationTest  # noqa: E402
 from primafacie.compute import Backend, close_dask_clients, map_chunks  # noqa: E402
-from primafacie.datasets import LOAN_EDGES, make_loan_world  # noqa: E402
+from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -24,13 +24,7 @@ def test_map_chunks_on_processes_in_order(dask_backend):
 
 
 def test_situation_test_identical_on_dask(dask_backend):
-    df = make_loan_world(n=1500, seed=3)
-    data = AuditData(
-        df,
-        features={"AnnualSalary": "numeric", "AccountBalance": "numeric"},
-        protected={"Gender": 1},
-        decision="LoanApproval",
-    )
+    data = loan_world_data(n=1500, seed=3)
     scm = SCM(edges=LOAN_EDGES).fit(data)
     rule = Rule("AnnualSalary + 5 * AccountBalance > 225000")
     settings = dict(method=["st", "cst", "cst_centers", "cf"], k=[5, 15], chunk_size=97)

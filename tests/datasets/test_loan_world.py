@@ -122,3 +122,13 @@ def test_fitted_scm_recovers_true_counterfactuals_paper_world():
     assert abs(err["AccountBalance"].mean()) < 0.02 * 5700
     assert err["AnnualSalary"].std() == pytest.approx(1500 * np.sqrt(10), rel=0.03)
     assert err["AccountBalance"].std() == pytest.approx(np.sqrt(300**2 * 8 + 450**2 * 10), rel=0.03)
+
+
+def test_loan_world_data_roles_match_the_frame():
+    from primafacie.datasets.loan_world import loan_world_data, make_loan_world
+
+    data = loan_world_data(n=400, seed=2)
+    df = make_loan_world(n=400, seed=2)
+    assert data.n == len(df)
+    assert data.decision_array().tolist() == df["LoanApproval"].tolist()
+    assert int(data.protected_mask().sum()) == int((df["Gender"] == 1).sum())

@@ -19,9 +19,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..data import AuditData
 from ..errors import InputError
 
-__all__ = ["make_loan_world", "LOAN_COLUMNS", "LOAN_EDGES", "loan_decision"]
+__all__ = ["make_loan_world", "loan_world_data", "LOAN_COLUMNS", "LOAN_EDGES", "loan_decision"]
 
 #: Column order of the published file.
 LOAN_COLUMNS = ["LoanApproval", "AnnualSalary", "AccountBalance", "u1", "u2", "Gender"]
@@ -149,3 +150,21 @@ def make_loan_world(
     if drop_negative:
         cf = cf[keep].reset_index(drop=True)
     return factual, cf
+
+
+def loan_world_data(n: int = 5000, seed: int | np.random.Generator | None = 0) -> AuditData:
+    """:func:`make_loan_world` wrapped with its roles: the two numeric features, women
+    (``Gender = 1``) protected, ``LoanApproval`` the decision (1 = favourable).
+
+    Examples
+    --------
+    >>> data = loan_world_data(n=300, seed=1)
+    >>> data.feature_names, list(data.protected), data.decision
+    (['AnnualSalary', 'AccountBalance'], ['Gender'], 'LoanApproval')
+    """
+    return AuditData(
+        make_loan_world(n=n, seed=seed),
+        features={"AnnualSalary": "numeric", "AccountBalance": "numeric"},
+        protected={"Gender": 1},
+        decision="LoanApproval",
+    )
