@@ -86,7 +86,7 @@ def _run(
         f" + {settings['n_boot']} bootstrap replicates" if settings.get("n_boot") else ""
     )
     with err_console.status(label + "…"):
-        result = pf.evaluate(data)
+        result = pf.run(data)
         repairs = [pf.repair(data, definition=d) for d in result.definitions] if do_repair else []
     summary = result.summary()
     # inputs: a rerun on an earlier repaired_decisions.csv must not delete it as a stale output

@@ -76,12 +76,131 @@ class PrincipalResult:
     level: float = 0.95
     seed: int | None = 0
     note: str = field(default=NOTE)
+    decision: str | None = None
+    outcome: str | None = None
 
     # ------------------------------------------------------------------ accessors
     @property
     def n_cells(self) -> int:
         """Number of covariate cells."""
         return len(self.labels)
+
+    @property
+    def n_protected(self) -> int:
+        """People in the protected group (A=0), over every cell."""
+        return int(self.counts[:, 0].sum())
+
+    @property
+    def n_others(self) -> int:
+        """People in the other group (A=1), over every cell."""
+        return int(self.counts[:, 1].sum())
+
+    def _main_rows(self) -> pd.DataFrame:
+        """Summary rows of the configured definitions in evaluated cells."""
+        summ = self.summary()
+        keep = summ["definition"].isin(list(self.definitions)) & summ["verdict"].ne("skipped")
+        return summ[keep]
+
+    # ------------------------------------------------------------------ words
+    def headline(self, max_items: int = 6) -> str:
+        """One sentence: how many checks refute fairness, then each check's verdict.
+
+        A check is one configured definition in one evaluated cell; skipped cells are not
+        counted (see :meth:`scope`). At most ``max_items`` checks are spelled out.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import principal_arrays
+        >>> a = np.array([0, 0, 1, 1] * 5); y = np.array([1, 0, 1, 0] * 5); s = y.copy()
+        >>> principal_arrays(a, s, y, protected="g").headline()
+        '0 of 1 checks refute principal-stratum fairness for g (20 people) — Definition 2 (all): not refuted'
+        """
+        main = self._main_rows()
+        n_viol = int((main["verdict"] == VIOLATED).sum())
+        parts = []
+        for r in main.head(max_items).itertuples():
+            # eps* is 0 when not refuted: only a violation's repair size is news
+            eps = "" if not r.eps_sum > 0 else f", minimal repair ε = {r.eps_sum:.4f}"
+            parts.append(f"Definition {r.definition} ({r.cell}): {r.verdict}{eps}")
+        if len(main) > max_items:
+            parts.append(f"… {len(main) - max_items} more in the summary table")
+        n_people = int(self.counts[self.evaluated].sum())
+        return (
+            f"{n_viol} of {len(main)} checks refute principal-stratum fairness for "
+            f"{self.protected} ({n_people} people) — " + "; ".join(parts)
+        )
+
+    def scope(self) -> str:
+        """Who was evaluated (protected / other people, cells, definitions) and who was left out.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import principal_arrays
+        >>> a = np.array([0, 0, 1, 1] * 5); y = np.array([1, 0, 1, 0] * 5); s = y.copy()
+        >>> principal_arrays(a, s, y, protected="g", a0="f", a1="m").scope()
+        'g: 10 protected (f, A=0) and 10 other people (m, A=1); definitions 2; 1 of 1 covariate cell(s) evaluated'
+        """
+        roles = []
+        if self.decision is not None:
+            roles.append(f"decision {self.decision!r}")
+        if self.outcome is not None:
+            roles.append(f"true outcome {self.outcome!r}")
+        text = (
+            f"{self.protected}: {self.n_protected} protected ({self.a0}, A=0) and "
+            f"{self.n_others} other people ({self.a1}, A=1)"
+            + (f"; {', '.join(roles)}" if roles else "")
+            + f"; definitions {', '.join(map(str, self.definitions))}; "
+            f"{int(self.evaluated.sum())} of {self.n_cells} covariate cell(s) evaluated"
+            + (f" (cells of {', '.join(self.covariates)})" if self.covariates else "")
+        )
+        skipped = np.flatnonzero(~self.evaluated)
+        if skipped.size:
+            people = int(self.counts[skipped].sum())
+            names = ", ".join(self.labels[c] for c in skipped[:5])
+            more = " …" if skipped.size > 5 else ""
+            text += (
+                f"; left out: {skipped.size} cell(s) lacking one group ({people} people: "
+                f"{names}{more})"
+            )
+        return text
+
+    def caveats(self) -> list[str]:
+        """What limits the reading of the verdicts, most important first.
+
+        Always the refute-only :data:`NOTE`; then small cells, skipped cells, the bootstrap.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import principal_arrays
+        >>> a = np.array([0, 0, 1, 1] * 5); y = np.array([1, 0, 1, 0] * 5); s = y.copy()
+        >>> principal_arrays(a, s, y).caveats() == [NOTE]
+        True
+        """
+        out = [self.note]
+        small = np.flatnonzero(self.small & self.evaluated)
+        if small.size:
+            out.append(
+                f"{small.size} of {int(self.evaluated.sum())} evaluated cell(s) have a group "
+                f"with fewer than {self.min_group} people, so their estimates are unreliable: "
+                + ", ".join(self.labels[c] for c in small[:5])
+                + (" …" if small.size > 5 else "")
+            )
+        skipped = int((~self.evaluated).sum())
+        if skipped:
+            out.append(
+                f"{skipped} cell(s) lacking one group were skipped: no verdict covers their "
+                f"{int(self.counts[~self.evaluated].sum())} people"
+            )
+        if self.n_boot:
+            out.append(
+                f"bootstrap intervals ({self.n_boot} replicates, level {self.level:g}, seed "
+                f"{self.seed}) are an extension, not from the paper: percentile intervals of a "
+                "bootstrap stratified by cell and group"
+            )
+        return out
 
     def violated(self, definition: int) -> np.ndarray:
         """Boolean per cell: Definition 1 or 2 refuted (False in skipped cells)."""
@@ -438,6 +557,82 @@ class RepairResult:
     def eps_sum(self) -> np.ndarray:
         """Unfairness measure sum(eps*) per cell."""
         return self.eps.sum(axis=1)
+
+    @property
+    def n_changed(self) -> int:
+        """Decisions the seeded intervention changed (S' != S)."""
+        return int((self.repaired != self.decisions).sum())
+
+    def headline(self) -> str:
+        """One sentence: how much repair was needed and what it changed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import PrincipalFairness
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"g": ["f", "m"] * 10, "y": [1, 1, 0, 0] * 5})
+        >>> df["s"] = df["y"]
+        >>> pf = PrincipalFairness(protected={"g": "f"}, decision="s", outcome="y")
+        >>> pf.repair(df).headline()
+        'Minimal repair for Definition 2: none needed — the definition is not refuted in any of the 1 evaluated cell(s); 0 of 20 decisions changed'
+        """
+        d = self.definition
+        ok = self.evaluation.evaluated
+        n_eval = int(ok.sum())
+        total = len(self.decisions)
+        needed = np.flatnonzero(ok & (np.nan_to_num(self.eps_sum) > 0))
+        if needed.size == 0:
+            return (
+                f"Minimal repair for Definition {d}: none needed — the definition is not "
+                f"refuted in any of the {n_eval} evaluated cell(s); "
+                f"{self.n_changed} of {total} decisions changed"
+            )
+        worst = needed[np.argmax(self.eps_sum[needed])]
+        closed = np.asarray(self.evaluation.values[f"post_def{d}_closed"], dtype=bool)
+        return (
+            f"Minimal repair for Definition {d}: needed in {needed.size} of {n_eval} evaluated "
+            f"cell(s), largest sum(ε*) = {self.eps_sum[worst]:.4f} "
+            f"({self.evaluation.labels[worst]}); {self.n_changed} of {total} decisions "
+            f"changed (seed {self.seed}); the gap is closed on the estimated margins in "
+            f"{int((closed & ok).sum())} of {n_eval} cell(s)"
+        )
+
+    def scope(self) -> str:
+        """Who was repaired: the evaluation's scope, for the repaired definition."""
+        ev = self.evaluation
+        return (
+            f"Definition {self.definition} repaired over {len(self.decisions)} decisions; "
+            + ev.scope()
+        )
+
+    def caveats(self) -> list[str]:
+        """What limits the repair: randomised, in distribution only, and the empirical check.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import PrincipalFairness
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"g": ["f", "m"] * 10, "y": [1, 1, 0, 0] * 5})
+        >>> df["s"] = df["y"]
+        >>> pf = PrincipalFairness(protected={"g": "f"}, decision="s", outcome="y")
+        >>> len(pf.repair(df).caveats())
+        2
+        """
+        out = [
+            "the repair is randomised (seed "
+            f"{self.seed}): it closes the gap in distribution, on the estimated margins; "
+            "another seed changes which individual decisions flip",
+        ]
+        bad = np.flatnonzero(self.after.violated(self.definition))
+        if bad.size:
+            out.append(
+                f"on the data, the repaired decisions S' still refute Definition "
+                f"{self.definition} in {bad.size} cell(s) (finite-sample noise of the "
+                "randomised intervention): " + ", ".join(self.after.labels[c] for c in bad[:5])
+            )
+        return out + self.evaluation.caveats()[1:] + [self.note]
 
     def to_frame(self) -> pd.DataFrame:
         """Per cell: eps_ab, eps_sum, the post-repair range on the estimated margins, the empirical
