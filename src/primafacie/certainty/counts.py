@@ -24,14 +24,23 @@ from ..errors import InputError
 
 __all__ = [
     "CRITERIA",
+    "E2_TEXT",
     "GroupCodes",
     "group_codes",
     "criterion_events",
     "group_counts",
+    "count_events",
     "count_matrix",
 ]
 
 CRITERIA = ("statistical_parity", "equal_opportunity", "predictive_parity")
+
+#: Who a criterion's rates are computed over (the event E2, the denominator n), in words.
+E2_TEXT = {
+    "statistical_parity": "rows",
+    "equal_opportunity": "rows with a favourable true outcome",
+    "predictive_parity": "rows with a favourable decision",
+}
 _ALIASES = {
     "sp": "statistical_parity",
     "statistical_parity": "statistical_parity",
@@ -269,6 +278,9 @@ def criterion_events(criterion: str, y_pred, y_true=None) -> tuple[np.ndarray, n
 def group_counts(z, e1, e2=None) -> dict:
     """``{group: (n, k)}`` for one decision-maker from raw arrays (spec API).
 
+    The pair keeps the spec's ``(n, k)`` order (``specs/uncertain-fairness.md``); the array
+    functions, :func:`count_events` first, return and take ``(k, n)``.
+
     ``n = |{Z=i} ∩ E2|`` and ``k = |E1 ∩ {Z=i} ∩ E2|``; ``e2=None`` means Ω.
 
     Examples
@@ -293,7 +305,25 @@ def group_counts(z, e1, e2=None) -> dict:
 def count_matrix(
     codes, n_groups: int, e1, e2=None, chunk_cells: int = 1 << 22
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Counts for many decision-makers at once.
+    """Deprecated: :func:`count_events` returns the same counts in the package's ``(k, n)`` order.
+
+    Returns ``(n, k)`` as before, with a :class:`DeprecationWarning`.
+    """
+    warnings.warn(
+        "count_matrix is deprecated and will be removed in the next release; use "
+        "count_events, which returns (k, n) (successes before trials) like every function "
+        "of primafacie.certainty",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    k, n = count_events(codes, n_groups, e1, e2, chunk_cells)
+    return n, k
+
+
+def count_events(
+    codes, n_groups: int, e1, e2=None, chunk_cells: int = 1 << 22
+) -> tuple[np.ndarray, np.ndarray]:
+    """Counts ``(k, n)`` for many decision-makers at once.
 
     Each (row, decision-maker) cell gets a state — 0: not in E2, 1: in E2 only,
     2: in E1 and E2 — and one ``np.bincount`` over ``(dm * G + group) * 3 + state`` per block
@@ -314,14 +344,15 @@ def count_matrix(
 
     Returns
     -------
-    (n, k)
-        int64 arrays of shape (m, G).
+    (k, n)
+        int64 arrays of shape (m, G): ``k = |E1 ∩ E2 ∩ {Z=g}|`` (successes) and
+        ``n = |E2 ∩ {Z=g}|`` (trials).
 
     Examples
     --------
-    >>> n, k = count_matrix([0, 0, 1, 1], 2, [[1, 0], [1, 1], [0, 0], [1, 0]])
-    >>> n.tolist(), k.tolist()
-    ([[2, 2], [2, 2]], [[2, 1], [1, 0]])
+    >>> k, n = count_events([0, 0, 1, 1], 2, [[1, 0], [1, 1], [0, 0], [1, 0]])
+    >>> k.tolist(), n.tolist()
+    ([[2, 1], [1, 0]], [[2, 2], [2, 2]])
     """
     codes = np.asarray(codes).reshape(-1).astype(np.int64, copy=False)
     n_rows = codes.shape[0]
@@ -357,5 +388,5 @@ def count_matrix(
         total += np.bincount(idx.reshape(-1), minlength=size)
     total = total.reshape(m, n_groups, n_states)
     if e2 is None:
-        return total.sum(axis=2), total[:, :, 1].copy()
-    return total[:, :, 1] + total[:, :, 2], total[:, :, 2].copy()
+        return total[:, :, 1].copy(), total.sum(axis=2)
+    return total[:, :, 2].copy(), total[:, :, 1] + total[:, :, 2]
