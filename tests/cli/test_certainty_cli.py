@@ -169,3 +169,56 @@ def test_many_valued_protected_column_needs_max_levels(tmp_path, table):
     assert res.exit_code == 0, res.output
     counts = pd.read_csv(tmp_path / "o2" / "certainty_counts.csv")
     assert counts["group"].nunique() == 25
+
+
+# ---------------------------------------------------------------------------- parity
+def _demo_with(folder, certainty: dict):
+    """Demo inputs (small n) whose audit.yaml holds only the given certainty section."""
+    import yaml
+
+    from primafacie.datasets.credit_world import write_demo_inputs
+
+    path = write_demo_inputs(folder, n=300, seed=0)
+    cfg = yaml.safe_load(path.read_text())
+    cfg["analyses"] = {"certainty": certainty}
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def _assert_parity(path, tmp_path):
+    audit_out, cli_out = tmp_path / "audit", tmp_path / "cli"
+    res = runner.invoke(app, ["audit", str(path), "--out", str(audit_out), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["certainty", "--config", str(path), "--out", str(cli_out)])
+    assert res.exit_code == 0, res.output
+    tables = audit_out / "tables"
+    assert (cli_out / "certainty.csv").read_bytes() == (
+        tables / "certainty_ranking.csv"
+    ).read_bytes()
+    assert (cli_out / "certainty_counts.csv").read_bytes() == (
+        tables / "certainty_group_counts.csv"
+    ).read_bytes()
+    return pd.read_csv(cli_out / "certainty.csv")
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("demo_certainty")
+
+
+def test_config_equals_the_audit_byte_for_byte(demo_folder, tmp_path):
+    from primafacie.datasets.credit_world import demo_config
+
+    section = demo_config(300)["analyses"]["certainty"]  # four decision-makers
+    ranking = _assert_parity(_demo_with(demo_folder / "listed", section), tmp_path)
+    assert set(ranking["decision_maker"]) == set(section["decision_makers"])
+
+
+def test_config_without_decision_makers_ranks_the_audited_decision_as_the_audit(
+    demo_folder, tmp_path
+):
+    from primafacie.certainty import DEFAULT_DECISION_MAKER
+
+    path = _demo_with(demo_folder / "default", {"criterion": "statistical_parity"})
+    ranking = _assert_parity(path, tmp_path)
+    assert ranking["decision_maker"].tolist() == [DEFAULT_DECISION_MAKER]

@@ -171,3 +171,59 @@ def test_rerun_on_its_own_repaired_decisions_keeps_that_input(table, tmp_path):
     res = runner.invoke(app, [*args, "--decision", "S_repaired_def1", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert repaired.read_bytes() == before
+
+
+# ---------------------------------------------------------------------------- parity
+def _demo_with(folder, principal: dict):
+    """Demo inputs (small n) whose audit.yaml holds only the given principal section; the
+    audit's tables folder."""
+    import yaml
+
+    from primafacie.datasets.credit_world import write_demo_inputs
+
+    path = write_demo_inputs(folder, n=300, seed=0)
+    cfg = yaml.safe_load(path.read_text())
+    cfg["analyses"] = {"principal": principal}
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    audit_out = folder / "audit_out"
+    res = runner.invoke(app, ["audit", str(path), "--out", str(audit_out), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    return path, audit_out / "tables"
+
+
+@pytest.fixture(scope="module")
+def demo_principal(tmp_path_factory):
+    """The demo's principal section (gender, definitions 1 and 2) with a bootstrap."""
+    from primafacie.datasets.credit_world import demo_config
+
+    section = demo_config(300)["analyses"]["principal"]
+    folder = tmp_path_factory.mktemp("demo_principal")
+    return _demo_with(folder, {**section, "n_boot": 20, "seed": 3})
+
+
+def test_config_equals_the_audit_byte_for_byte(demo_principal, tmp_path):
+    path, tables = demo_principal
+    out = tmp_path / "cli"
+    res = runner.invoke(app, ["principal", "--config", str(path), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "quantities.csv").read_bytes() == (
+        tables / "principal_evaluation.csv"
+    ).read_bytes()
+    assert (out / "summary.csv").read_bytes() == (
+        tables / "principal_evaluation_summary.csv"
+    ).read_bytes()
+    # the bootstrap of the configuration (n_boot, seed) reached both: its columns are filled
+    assert pd.read_csv(out / "summary.csv")["boot_share_violated"].notna().any()
+
+
+def test_config_without_protected_uses_the_audits_attribute(tmp_path):
+    # the demo declares gender and race: without analyses.principal.protected both commands
+    # evaluate the first one, gender
+    path, tables = _demo_with(tmp_path / "demo", {"definitions": [2]})
+    out = tmp_path / "cli"
+    res = runner.invoke(app, ["principal", "--config", str(path), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "summary.csv").read_bytes() == (
+        tables / "principal_evaluation_summary.csv"
+    ).read_bytes()
+    assert json.loads((out / "principal.json").read_text())["evaluation"]["protected"] == "gender"

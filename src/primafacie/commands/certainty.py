@@ -86,7 +86,9 @@ def _from_config(path: Path) -> tuple[Any, dict[str, Any], dict]:
         "favorable": cfg.favorable,
     }
     if not dms:
-        dms = {"decision": data.decision}
+        from ..certainty import DEFAULT_DECISION_MAKER
+
+        dms = {DEFAULT_DECISION_MAKER: data.decision}
         if cfg.decider() is not None:
             kwargs.pop("favorable")  # the computed decision column is already 1 = favourable
     return data, kwargs, dms

@@ -172,7 +172,8 @@ def register(app: typer.Typer) -> None:
                 covariates=list(spec.covariates),
                 n_boot=spec.n_boot,
                 seed=spec.seed,
-                protected=spec.protected,
+                # as the audit: the first protected attribute unless the section names one
+                protected=spec.protected or next(iter(cfg.protected)),
                 **common,
             )
             _run(audit, settings, do_repair, out, (config, cfg.data_path))
