@@ -13,17 +13,8 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..decisions import ModelDecider, Rule
 from ..errors import InputError
-from ..validation import (
-    InstanceOf,
-    Interval,
-    ListOf,
-    Options,
-    Predicate,
-    check_binary,
-    validate_params,
-)
+from ..validation import check_binary, validate_params
 from .counts import (
-    CRITERIA,
     E2_TEXT,
     MAX_PROTECTED_LEVELS,
     GroupCodes,
@@ -35,7 +26,6 @@ from .counts import (
 from .posterior import (
     UNIFORM_PRIOR,
     as_counts,
-    check_prior,
     credible_interval,
     decision_maker_multigroup,
     group_normalized_var,
@@ -44,6 +34,7 @@ from .posterior import (
     prob_disparity_exceeds,
     treatment,
 )
+from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
 from .results import CertaintyResult
 from .score import pair_columns
 from .select import TIE_DECIMALS, rank, select_optimal
@@ -56,52 +47,6 @@ __all__ = [
     "PARAMETER_CONSTRAINTS",
     "WHERE",
 ]
-
-#: Name of the audited decision when a configuration lists no decision-makers (the audit,
-#: ``primafacie certainty --config`` and the report all use it).
-DEFAULT_DECISION_MAKER = "audited decision"
-
-
-_COLUMN = InstanceOf(str, name="a column name")
-
-#: What each parameter of :class:`CertaintyAudit` accepts (see :mod:`primafacie.validation`);
-#: ``audit.yaml``'s ``analyses.certainty`` and the CLI check the same constraints.
-PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
-    "criterion": [
-        Predicate(
-            canonical_criterion,  # raises for an unknown name: "not satisfied"
-            "one of " + ", ".join(repr(c) for c in CRITERIA) + " (or sp, eo, pp)",
-            bad="fairness",
-        )
-    ],
-    "protected": [None, _COLUMN, ListOf(_COLUMN)],
-    "outcome": [None, _COLUMN],
-    "tie_breaker": [None, Options("accuracy"), InstanceOf(Mapping, name="a mapping {name: score}")],
-    "utility": [Options("topsis", "norm"), Predicate(callable, "a callable u(delta, s)", bad=1)],
-    "disparity": [Options("frequentist", "bayesian")],
-    "prior": [Predicate(check_prior, "a pair (alpha0, beta0) of finite numbers > 0", bad=(0, 1))],
-    "ties": [Options("first", "most_uncertain")],
-    "on_empty": [Options("error", "skip")],
-    "min_group_size": [None, Interval(Integral, 1, None)],
-    "epsilon": [None, Interval(Real, 0, 1, closed="left")],
-    "ci_level": [Interval(Real, 0, 1, closed="neither")],
-    "features": [None, ListOf(_COLUMN)],
-    "max_levels": [None, Interval(Integral, 1, None)],
-}
-
-#: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.
-WHERE: dict[str, str] = {
-    "criterion": "--criterion, analyses.certainty.criterion",
-    "protected": "--protected, analyses.certainty.protected",
-    "outcome": "--outcome, outcome",
-    "tie_breaker": "--tie-breaker, analyses.certainty.tie_breaker",
-    "utility": "--utility",
-    "disparity": "--disparity",
-    "on_empty": "--on-empty",
-    "min_group_size": "--min-group-size",
-    "epsilon": "--epsilon",
-    "max_levels": "--max-levels, analyses.certainty.max_levels",
-}
 
 _E2_TEXT = E2_TEXT
 

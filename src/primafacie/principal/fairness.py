@@ -12,73 +12,14 @@ import pandas as pd
 
 from ..data import AuditData, to_pandas
 from ..errors import InputError
-from ..validation import InstanceOf, Interval, Options, Predicate, validate_params
+from ..validation import validate_params
 from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
 from .evaluate import DEFAULT_TOL, evaluate_margins
+from .params import _DEFINITIONS, PARAMETER_CONSTRAINTS, WHERE, _names
 from .repair import randomised_repair
 from .results import PrincipalResult, RepairResult
 
-__all__ = ["PrincipalFairness", "principal_arrays", "PARAMETER_CONSTRAINTS", "WHERE"]
-
-
-def _is_definition(value: Any) -> bool:
-    return not isinstance(value, (bool, np.bool_)) and value in (1, 2)
-
-
-def _is_definitions(value: Any) -> bool:
-    """1, 2, or a non-empty list/tuple of them (a list of lists is not)."""
-    if isinstance(value, (list, tuple, set)):
-        return len(value) > 0 and all(_is_definition(v) for v in value)
-    return _is_definition(value)
-
-
-def _is_names(value: Any) -> bool:
-    """A column name, or a list or tuple of them (possibly empty: no covariate cells)."""
-    if isinstance(value, str):
-        return True
-    return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
-
-
-def _names(value: Any) -> list[str]:
-    return [value] if isinstance(value, str) else list(value or ())
-
-
-_DEFINITIONS = Predicate(_is_definitions, "1 or 2 (or a list of both)", bad=3)
-
-#: What each parameter of :class:`PrincipalFairness` accepts (see :mod:`primafacie.validation`);
-#: ``audit.yaml``'s ``analyses.principal`` and the CLI check the same constraints.
-PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
-    "definition": [_DEFINITIONS],
-    "definitions": [None, _DEFINITIONS],
-    "covariates": [Predicate(_is_names, "a column name or a list of them", bad=[1])],
-    "n_boot": [Interval(Integral, 0, None)],
-    "seed": [None, Interval(Integral, 0, None)],
-    "joint": [Options("tau0", "tau1")],
-    "tol": [Interval(Real, 0, 1, closed="left")],
-    "min_group": [Interval(Integral, 0, None)],
-    "empty_cells": [Options("error", "skip")],
-    "level": [Interval(Real, 0, 1, closed="neither")],
-    "protected": [
-        None,
-        InstanceOf(str, name="a column name"),
-        InstanceOf(Mapping, name="a mapping {column: protected value}"),
-    ],
-    "decision": [None, InstanceOf(str, name="a column name")],
-    "outcome": [None, InstanceOf(str, name="a column name")],
-}
-
-#: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.
-WHERE: dict[str, str] = {
-    "definition": "--definition, analyses.principal.definitions",
-    "definitions": "--definition, analyses.principal.definitions",
-    "covariates": "--covariates, analyses.principal.covariates",
-    "n_boot": "--n-boot, analyses.principal.n_boot",
-    "seed": "--seed, analyses.principal.seed",
-    "joint": "--joint",
-    "min_group": "--min-group",
-    "empty_cells": "--skip-empty",
-    "protected": "--protected, analyses.principal.protected",
-}
+__all__ = ["PrincipalFairness", "principal_arrays"]
 
 
 def _as_definitions(definition: Any, definitions: Any) -> tuple[int, ...]:

@@ -95,8 +95,9 @@ class PrincipalResult:
         """People in the other group (A=1), over every cell."""
         return int(self.counts[:, 1].sum())
 
-    def _main_rows(self) -> pd.DataFrame:
-        """Summary rows of the configured definitions in evaluated cells."""
+    def checks(self) -> pd.DataFrame:
+        """The checks behind the headline: :meth:`summary` rows of the configured definitions
+        in evaluated cells (skipped cells are in :meth:`scope`)."""
         summ = self.summary()
         keep = summ["definition"].isin(list(self.definitions)) & summ["verdict"].ne("skipped")
         return summ[keep]
@@ -116,7 +117,7 @@ class PrincipalResult:
         >>> principal_arrays(a, s, y, protected="g").headline()
         '0 of 1 checks refute principal-stratum fairness for g (20 people) — Definition 2 (all): not refuted'
         """
-        main = self._main_rows()
+        main = self.checks()
         n_viol = int((main["verdict"] == VIOLATED).sum())
         parts = []
         for r in main.head(max_items).itertuples():
