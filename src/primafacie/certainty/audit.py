@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from .counts import (
     criterion_events,
     group_codes,
 )
+from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
 from .posterior import (
     UNIFORM_PRIOR,
     as_counts,
@@ -34,7 +34,6 @@ from .posterior import (
     prob_disparity_exceeds,
     treatment,
 )
-from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
 from .results import CertaintyResult
 from .score import pair_columns
 from .select import TIE_DECIMALS, rank, select_optimal

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
