@@ -227,3 +227,49 @@ def test_config_without_protected_uses_the_audits_attribute(tmp_path):
         tables / "principal_evaluation_summary.csv"
     ).read_bytes()
     assert json.loads((out / "principal.json").read_text())["evaluation"]["protected"] == "gender"
+
+
+def test_config_refuses_flags_that_would_change_the_analysis(demo_principal, tmp_path):
+    path, _ = demo_principal
+    out = tmp_path / "o"
+    res = runner.invoke(
+        app, ["principal", "--config", str(path), "--n-boot", "5", "--joint", "tau1",
+              "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "drop --joint, --n-boot or set the keys of analyses.principal" in text
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--n-boot", "-1"), "n_boot must be an integer ≥ 0; got -1 (--n-boot, analyses.principal.n_boot)"),
+        (("--joint", "tau2"), "joint must be one of 'tau0', 'tau1'; got 'tau2' (--joint, analyses.principal.joint)"),
+        (("--definition", "1,x"), "definitions must be 1 or 2 (or a list of both); got [1, 'x']"),
+    ],
+)  # fmt: skip
+def test_flags_are_checked_by_the_engine_constraints(table, tmp_path, args, message):
+    out = tmp_path / "o"
+    res = runner.invoke(app, _args(table, out, *args))
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_typer_defaults_are_the_spec_defaults():
+    import typer.main
+
+    from primafacie.principal.spec import PrincipalSpec
+
+    command = typer.main.get_command(app).commands["principal"]
+    defaults = {p.name: p.default for p in command.params}
+    spec = PrincipalSpec()
+    assert defaults["definition"] == ",".join(map(str, spec.definitions))
+    assert (defaults["n_boot"], defaults["seed"], defaults["joint"], defaults["min_group"]) == (
+        spec.n_boot,
+        spec.seed,
+        spec.joint,
+        spec.min_group,
+    )

@@ -54,6 +54,32 @@ def guarded(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def given_flags(ctx: typer.Context, params: dict[str, str]) -> list[str]:
+    """The flags among ``params`` (``{parameter: flag}``) typed on the command line.
+
+    With ``--config`` a command builds its analysis from the file alone, exactly as the audit
+    does; a flag that would change it is refused rather than silently mixed in.
+    """
+    # by name: typer may vendor its own click, whose ParameterSource is another enum
+    return [
+        flag
+        for name, flag in params.items()
+        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
+    ]
+
+
+def spec_from_flags(spec_cls: type, **values: Any) -> Any:
+    """An ``analyses.<name>`` spec from command-line values; its errors become one InputError
+    (each names the flag and the audit.yaml key, through the engine's constraints)."""
+    from pydantic import ValidationError
+
+    try:
+        return spec_cls(**values)
+    except ValidationError as exc:
+        msgs = (str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        raise InputError("\n".join(dict.fromkeys(msgs))) from None
+
+
 def parse_pairs(
     values: list[str] | None, flag: str, what: str = "NAME=VALUE"
 ) -> list[tuple[str, str]]:
