@@ -222,3 +222,59 @@ def test_config_without_decision_makers_ranks_the_audited_decision_as_the_audit(
     path = _demo_with(demo_folder / "default", {"criterion": "statistical_parity"})
     ranking = _assert_parity(path, tmp_path)
     assert ranking["decision_maker"].tolist() == [DEFAULT_DECISION_MAKER]
+
+
+def test_config_refuses_flags_that_would_change_the_ranking(demo_folder, tmp_path):
+    from primafacie.datasets.credit_world import demo_config
+
+    path = _demo_with(demo_folder / "refuse", demo_config(300)["analyses"]["certainty"])
+    out = tmp_path / "o"
+    res = runner.invoke(
+        app, ["certainty", "--config", str(path), "--protected", "gender", "--epsilon", "0.1",
+              "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "drop --protected, --epsilon or set the keys of analyses.certainty" in text
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--on-empty", "drop"],
+         "on_empty must be one of 'error', 'skip'; got 'drop' (--on-empty, analyses.certainty.on_empty)"),
+        (["--epsilon", "1.5"], "epsilon must be None or a number in [0, 1); got 1.5"),
+        (["--criterion", "fairness"], "criterion must be one of 'statistical_parity'"),
+        (["--min-group-size", "0"], "min_group_size must be None or an integer ≥ 1; got 0"),
+    ],
+)  # fmt: skip
+def test_flags_are_checked_by_the_engine_constraints(tmp_path, table, extra, message):
+    path, _ = table
+    out = tmp_path / "o"
+    args = ["certainty", "--data", str(path), "--protected", "g", "--column", "c=clerk"]
+    res = runner.invoke(app, [*args, *extra, "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_criterion_alias_on_the_command_line(tmp_path, table):
+    path, _ = table
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["certainty", "--data", str(path), "--protected", "g",
+                              "--column", "c=clerk", "--criterion", "sp", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "certainty.json").read_text())["criterion"] == "statistical_parity"
+
+
+def test_typer_defaults_are_the_spec_defaults():
+    import typer.main
+
+    from primafacie.certainty.spec import CertaintySpec
+
+    command = typer.main.get_command(app).commands["certainty"]
+    defaults = {p.name: p.default for p in command.params}
+    spec = CertaintySpec()
+    for key in ("criterion", "utility", "disparity", "on_empty", "max_levels", "epsilon"):
+        assert defaults[key] == getattr(spec, key), key

@@ -15,7 +15,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from ..configbase import DecisionSpec
 from ..configbase import Strict as _Strict
 from ..validation import check_value
-from .counts import MAX_PROTECTED_LEVELS
+from .counts import MAX_PROTECTED_LEVELS, canonical_criterion
 from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
 
 __all__ = ["CertaintySpec", "DecisionMakerSpec"]
@@ -84,6 +84,12 @@ class CertaintySpec(_Strict):
     @classmethod
     def _one_column(cls, v: Any) -> Any:
         return [v] if isinstance(v, str) else v
+
+    @field_validator("criterion", mode="before")
+    @classmethod
+    def _criterion(cls, v: Any) -> Any:
+        check_value("criterion", v, PARAMETER_CONSTRAINTS["criterion"], where=WHERE["criterion"])
+        return canonical_criterion(v)  # an alias (sp, eo, pp) becomes the full name
 
     @field_validator(
         "protected", "tie_breaker", "max_levels", "utility", "disparity", "epsilon",
