@@ -68,6 +68,30 @@ def given_flags(ctx: typer.Context, params: dict[str, str]) -> list[str]:
     ]
 
 
+def config_section(
+    ctx: typer.Context, config: Any, name: str, flags: dict[str, str]
+) -> tuple[Any, Any]:
+    """The configuration and its ``analyses.<name>`` spec, for a command's ``--config``.
+
+    ``flags`` (``{parameter: flag}``) would change the analysis; given with ``--config`` they
+    are refused, so the command builds exactly what ``primafacie audit`` builds.
+    """
+    from ..audit.registry import spec_of
+    from ..config import load_config
+
+    given = given_flags(ctx, flags)
+    if given:
+        raise InputError(
+            f"--config builds the analysis from {config} alone (as `primafacie audit` does); "
+            f"drop {', '.join(given)} or set the keys of analyses.{name} in the file"
+        )
+    cfg = load_config(config)
+    try:
+        return cfg, spec_of(cfg, name)
+    except InputError as exc:
+        raise InputError(f"{config}: {exc}") from None
+
+
 def spec_from_flags(spec_cls: type, **values: Any) -> Any:
     """An ``analyses.<name>`` spec from command-line values; its errors become one InputError
     (each names the flag and the audit.yaml key, through the engine's constraints)."""

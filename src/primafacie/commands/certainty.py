@@ -14,7 +14,14 @@ from rich.markup import escape
 
 from ..certainty.spec import CertaintySpec
 from ..errors import InputError
-from ._common import console, err_console, given_flags, guarded, parse_pairs, spec_from_flags
+from ._common import (
+    config_section,
+    console,
+    err_console,
+    guarded,
+    parse_pairs,
+    spec_from_flags,
+)
 
 HELP = """Rank decision-makers (models, rules, recorded human decisions) by how *certainly*
 fair they are and select the best (Duong & Conrad, ECAI 2024).
@@ -68,18 +75,6 @@ _DATA_FLAGS = {
 }  # fmt: skip
 
 
-def _scalar(text: Any) -> Any:
-    """'1' -> 1, '0.5' -> 0.5, else the text (flags arrive as strings)."""
-    if not isinstance(text, str):
-        return text
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _from_flags(data, protected, models, columns, rules) -> tuple[Any, dict]:
     """The table and the decision-makers the flags name (models loaded, rules parsed)."""
     from ..data import read_table
@@ -108,20 +103,7 @@ def _from_flags(data, protected, models, columns, rules) -> tuple[Any, dict]:
 
 def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, Any, dict, list]:
     """AuditData, engine, decision-makers and input files of ``--config``, as the audit's."""
-    from ..audit.registry import spec_of
-    from ..config import load_config
-
-    given = given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS})
-    if given:
-        raise InputError(
-            f"--config builds the ranking from {config} alone (as `primafacie audit` does); "
-            f"drop {', '.join(given)} or set the keys of analyses.certainty in the file"
-        )
-    cfg = load_config(config)
-    try:
-        spec = spec_of(cfg, "certainty")
-    except InputError as exc:
-        raise InputError(f"{config}: {exc}") from None
+    cfg, spec = config_section(ctx, config, "certainty", {**_DATA_FLAGS, **_SPEC_FLAGS})
     data = cfg.audit_data()
     return data, spec.build(data), spec.decision_makers_of(cfg, data), [config, cfg.data_path]
 

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from ..errors import InputError
 from ..principal.spec import PrincipalSpec
-from ._common import console, err_console, given_flags, guarded, spec_from_flags
+from ._common import config_section, console, err_console, guarded, spec_from_flags
 
 HELP = """Principal-stratum counterfactual fairness of a binary decision S with respect to a binary
 protected attribute A and a binary true outcome Y (Definitions 1-2 of the principal-stratification
@@ -90,20 +90,7 @@ def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favo
 
 def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, PrincipalSpec, tuple]:
     """AuditData, spec and input files of ``--config`` (the analysis flags are refused)."""
-    from ..audit.registry import spec_of
-    from ..config import load_config
-
-    given = given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS})
-    if given:
-        raise InputError(
-            f"--config builds the analysis from {config} alone (as `primafacie audit` does); "
-            f"drop {', '.join(given)} or set the keys of analyses.principal in the file"
-        )
-    cfg = load_config(config)
-    try:
-        spec = spec_of(cfg, "principal")
-    except InputError as exc:
-        raise InputError(f"{config}: {exc}") from None
+    cfg, spec = config_section(ctx, config, "principal", {**_DATA_FLAGS, **_SPEC_FLAGS})
     return cfg.audit_data(), spec, (config, cfg.data_path)
 
 

@@ -603,16 +603,9 @@ class RepairResult:
     def caveats(self) -> list[str]:
         """What limits the repair: randomised, in distribution only, and the empirical check.
 
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from primafacie.principal import PrincipalFairness
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"g": ["f", "m"] * 10, "y": [1, 1, 0, 0] * 5})
-        >>> df["s"] = df["y"]
-        >>> pf = PrincipalFairness(protected={"g": "f"}, decision="s", outcome="y")
-        >>> len(pf.repair(df).caveats())
-        2
+        The randomisation first; then S' still refuting on the data, if it does; then the
+        evaluation's caveats, the refute-only :data:`NOTE` last (see
+        ``tests/principal/test_results.py`` for worked examples).
         """
         out = [
             "the repair is randomised (seed "
