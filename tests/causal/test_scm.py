@@ -1,4 +1,4 @@
-"""Tests for primafacie.causal.SCM: hand-computed counterfactuals, validation, paper values."""
+"""Tests for primafacie.causal.scm.SCM: hand-computed counterfactuals, validation, paper values."""
 
 from __future__ import annotations
 
@@ -158,18 +158,23 @@ def test_topological_order_and_relations():
 
 
 def test_cycle_named():
+    scm = SCM([("a", "b"), ("b", "c"), ("c", "d"), ("d", "b")])  # stored, not yet checked
+    df = pd.DataFrame({v: [0.0, 1.0, 2.0] for v in "abcd"})
     with pytest.raises(InputError, match=r"cycle: b -> c -> d -> b"):
-        SCM([("a", "b"), ("b", "c"), ("c", "d"), ("d", "b")])
+        scm.fit(df)
+    with pytest.raises(InputError, match=r"cycle: b -> c -> d -> b"):
+        scm.topological_order  # noqa: B018 - the graph queries check it too
 
 
 def test_self_loop():
     with pytest.raises(InputError, match="self-loop on node 'x'"):
-        SCM([("x", "x")])
+        SCM([("x", "x")]).fit(pd.DataFrame({"x": [1.0, 2.0]}))
 
 
 def test_edge_into_protected_argument():
+    df = pd.DataFrame({"x": [1.0, 2, 3, 4], "gender": [0, 1, 0, 1]})
     with pytest.raises(InputError, match="'x' -> 'gender'.*protected"):
-        SCM([("x", "gender")], protected=["gender"])
+        SCM([("x", "gender")], protected=["gender"]).fit(df)
 
 
 def test_edge_into_protected_from_auditdata():
@@ -206,9 +211,11 @@ def test_not_fitted(appx):
         ({"categorical": "drop"}, "categorical must be"),
     ],
 )
-def test_bad_settings(kwargs, match):
+def test_bad_settings(appx, kwargs, match):
+    scm = SCM(APPX_EDGES, **kwargs)  # scikit-learn convention: __init__ only stores
     with pytest.raises(InputError, match=match):
-        SCM(APPX_EDGES, **kwargs)
+        scm.fit(appx)
+    assert not scm.is_fitted
 
 
 def test_bad_rows(appx):
