@@ -456,3 +456,119 @@ def test_law_intersectional_merge_matches_published(law, require_data):
         np.testing.assert_allclose(
             cf.loc[mask, ours].to_numpy(), published.loc[mask, theirs].to_numpy(), atol=1e-9
         )
+
+
+# --------------------------------------------------------------------------- package split
+def test_init_stores_parameters_verbatim_and_validates_nothing():
+    edges = [["X1", "X2"], ["X2", "X1"]]  # a cycle: only fit (or a graph query) says so
+    mech = {"nope": "cubic"}
+    scm = SCM(edges, mechanism=mech, categorical="drop", kinds={"X1": "odd"})
+    assert scm.edges is edges and scm.mechanism is mech
+    assert (scm.clip, scm.round, scm.protected) == (None, None, None)
+    assert scm.categorical == "drop" and not scm.is_fitted
+    assert "unfitted" in repr(scm)
+
+
+def test_generator_edges_are_read_once(appx):
+    scm = SCM(e for e in APPX_EDGES)
+    assert scm.edges == APPX_EDGES
+    assert scm.fit(appx).topological_order == ["X1", "X2", "X3"]
+
+
+def test_refit_uses_the_current_parameters(appx):
+    scm = SCM(APPX_EDGES).fit(appx)
+    scm.clip = {"X3": (None, 20.0)}  # set_params style: takes effect at the next fit
+    assert scm.counterfactual(appx, {"X1": 5})["X3"].max() > 20
+    np.testing.assert_allclose(
+        scm.fit(appx).counterfactual(appx, {"X1": 5})["X3"], [20.0, 18.5, 19.5, 20.0], atol=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"clip": [("X2", 1)]}, r"clip must be a mapping \{node: ...\}"),
+        ({"clip": {"X2": ("a", 1)}}, "clip for node 'X2' must be \\(lo, hi\\) numbers or None"),
+        ({"kinds": {"X2": "odd"}}, "kind of node 'X2' must be 'numeric' or 'categorical'"),
+        ({"protected": "X1"}, "protected must be a list of node names"),
+        ({"mechanism": 3}, "mechanism must be 'linear', a scikit-learn regressor"),
+        ({"mechanism": {"X2": "cubic"}}, "mechanism for node 'X2' must be one of"),
+    ],
+)
+def test_more_bad_settings_at_fit(appx, kwargs, match):
+    with pytest.raises(InputError, match=match):
+        SCM(APPX_EDGES, **kwargs).fit(appx)
+
+
+def test_failed_refit_leaves_the_model_unfitted(appx):
+    scm = SCM(APPX_EDGES).fit(appx)
+    scm.round = {"X2": 0.5}
+    with pytest.raises(InputError, match="round for node 'X2' must be an integer, got 0.5"):
+        scm.fit(appx)
+    assert not scm.is_fitted
+
+
+class Broken(BaseEstimator):
+    def fit(self, X, y):
+        raise ValueError("singular")
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_estimator_failure_names_the_node(appx):
+    with pytest.raises(InputError, match="the mechanism for node 'X3' failed to fit: singular"):
+        SCM(APPX_EDGES, mechanism={"X3": Broken()}).fit(appx)
+
+
+def test_mechanisms_are_objects(appx, gendered):
+    from primafacie.causal import CategoricalCDF, EstimatorANM, LinearANM
+
+    scm = SCM(APPX_EDGES, mechanism={"X3": DecisionTreeRegressor(max_depth=1)}).fit(appx)
+    assert isinstance(scm.mechanisms_["X2"], LinearANM)
+    assert isinstance(scm.mechanisms_["X3"], EstimatorANM)
+    np.testing.assert_allclose(scm.mechanisms_["X2"].coef_, [0.0, 2.0], atol=1e-9)
+    df = pd.DataFrame({"A": [1, 1, 0, 0], "C": ["a", "b", "a", "a"]})
+    assert isinstance(SCM([("A", "C")]).fit(df).mechanisms_["C"], CategoricalCDF)
+
+
+def test_models_is_deprecated_but_still_works(appx):
+    scm = SCM(APPX_EDGES, mechanism={"X3": DecisionTreeRegressor(max_depth=1)}).fit(appx)
+    with pytest.warns(DeprecationWarning, match="mechanisms_"):
+        models = scm.models_
+    assert models["X2"][0] == "linear"
+    np.testing.assert_allclose(models["X2"][1], [0.0, 2.0], atol=1e-9)
+    assert models["X3"][0] == "estimator" and hasattr(models["X3"][1], "tree_")
+    df = pd.DataFrame({"A": [1, 1, 0, 0], "C": ["a", "a", "a", "a"], "D": [0, 1, 1, 0]})
+    fitted = SCM([("A", "C"), ("A", "D")]).fit(df)
+    with pytest.warns(DeprecationWarning):
+        models = fitted.models_
+    assert models["C"] == ("constant", 0, 1)
+    assert models["D"][0] == "classifier" and models["D"][2] == 2
+
+
+def test_ancestors(appx):
+    assert SCM(APPX_EDGES).ancestors("X3") == ["X1", "X2"]
+    assert SCM(APPX_EDGES).ancestors("X1") == []
+
+
+def test_to_dict_follows_the_one_json_convention(gendered):
+    # primafacie.jsonsafe: infinities are the strings "inf"/"-inf" (was null before 0.2).
+    scm = SCM([("gender", "salary")], clip={"salary": (float("-inf"), np.float64(30.0))})
+    assert scm.to_dict()["clip"]["salary"] == ["-inf", 30.0]
+    d = scm.fit(gendered).to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False))["clip"]["salary"] == ["-inf", 30.0]
+    assert d["mechanisms"] == {"gender": "exogenous", "salary": "linear"}
+    assert type(d["coefficients"]["salary"]["(intercept)"]) is float
+
+
+def test_to_dict_categorical_labels():
+    df = pd.DataFrame({"A": [1, 1, 0, 0], "C": ["a", "a", "a", "a"], "D": [0, 1, 1, 0]})
+    d = SCM([("A", "C"), ("A", "D")]).fit(df).to_dict()
+    assert d["mechanisms"]["C"] == "constant"
+    assert d["mechanisms"]["D"] == "classifier:StandardScaler+LogisticRegression"
+    assert d["categories"] == {"A": [0, 1], "C": ["a"], "D": [0, 1]}
+
+
+def test_repr_survives_invalid_edges():
+    assert repr(SCM([("a",)])).startswith("SCM([[('a',)]]")
