@@ -14,6 +14,7 @@ from sklearn.tree import DecisionTreeRegressor
 from primafacie.causal import SCM
 from primafacie.data import AuditData
 from primafacie.errors import InputError
+from primafacie.validation import invalid_value
 
 # --------------------------------------------------------------------------- Appendix A example
 # X2 <- a X1 + U2 and X3 <- b1 X1 + b2 X2 + U3 with a = 2, b1 = 3, b2 = 0.5 and no intercepts.
@@ -487,11 +488,11 @@ def test_refit_uses_the_current_parameters(appx):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"clip": [("X2", 1)]}, r"clip must be a mapping \{node: ...\}"),
+        ({"clip": [("X2", 1)]}, r"SCM: clip must be None or a mapping \{node: \(lo, hi\)\}"),
         ({"clip": {"X2": ("a", 1)}}, "clip for node 'X2' must be \\(lo, hi\\) numbers or None"),
         ({"kinds": {"X2": "odd"}}, "kind of node 'X2' must be 'numeric' or 'categorical'"),
-        ({"protected": "X1"}, "protected must be a list of node names"),
-        ({"mechanism": 3}, "mechanism must be 'linear', a scikit-learn regressor"),
+        ({"protected": "X1"}, "SCM: protected must be None or a list of node names; got 'X1'"),
+        ({"mechanism": 3}, "SCM: mechanism must be one of 'linear', .* a scikit-learn estimator"),
         ({"mechanism": {"X2": "cubic"}}, "mechanism for node 'X2' must be one of"),
     ],
 )
@@ -572,3 +573,25 @@ def test_to_dict_categorical_labels():
 
 def test_repr_survives_invalid_edges():
     assert repr(SCM([("a",)])).startswith("SCM([[('a',)]]")
+
+
+def test_parameter_constraints_common_check(appx):
+    # Every declared constraint rejects its invalid value at fit, in the one message format.
+    for name, constraints in SCM._parameter_constraints.items():
+        bad = invalid_value(constraints)
+        scm = SCM(APPX_EDGES)
+        setattr(scm, name, bad)
+        with pytest.raises(InputError, match=rf"^SCM: {name} must be .*; got "):
+            scm.fit(appx)
+
+
+def test_parameter_message_says_where_to_change_it(appx):
+    with pytest.raises(InputError) as err:
+        SCM(APPX_EDGES, mechanism="cubic").fit(appx)
+    assert str(err.value) == (
+        "SCM: mechanism must be one of 'linear', 'random_forest', 'gradient_boosting', "
+        "a scikit-learn estimator or a mapping {node: name or estimator}; got 'cubic' "
+        "(causal.mechanism)"
+    )
+    with pytest.raises(InputError, match=r"edges must be a list .*; got None \(--edge, causal"):
+        SCM(None).fit(appx)  # type: ignore[arg-type]

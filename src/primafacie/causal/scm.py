@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,7 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..errors import InputError
 from ..jsonsafe import json_safe
+from ..validation import Options, Predicate, validate_params
 from . import encoding
 from .graph import DAG
 from .graph import merge_nodes as merge_edges
@@ -39,6 +40,14 @@ __all__ = ["INTERCEPT", "MECHANISMS", "SCM"]
 
 INTERCEPT = "(intercept)"
 _CATEGORICAL_MODES = ("classifier", "error")
+
+
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
 
 
 def _estimator_name(est: Any) -> str:
@@ -126,6 +135,30 @@ class SCM:
     [1.5, 3.0]
     """
 
+    #: What each parameter accepts (checked by :meth:`fit` with
+    #: :func:`primafacie.validation.validate_params`). Checks that need the graph (unknown
+    #: nodes, cycles, bounds in order) follow in :meth:`_validate_settings` and name the node.
+    _parameter_constraints: ClassVar[dict[str, list]] = {
+        "edges": [Predicate(_is_list, "a list of (parent, child) pairs")],
+        "mechanism": [
+            Options(*MECHANISMS),
+            Predicate(is_estimator, "a scikit-learn estimator"),
+            Predicate(_is_mapping, "a mapping {node: name or estimator}"),
+        ],
+        "clip": [None, Predicate(_is_mapping, "a mapping {node: (lo, hi)}")],
+        "round": [None, Predicate(_is_mapping, "a mapping {node: decimals}")],
+        "categorical": [Options(*_CATEGORICAL_MODES)],
+        "protected": [None, Predicate(_is_list, "a list of node names")],
+        "kinds": [None, Predicate(_is_mapping, "a mapping {node: 'numeric' or 'categorical'}")],
+    }
+    #: Where a user of the CLI or audit.yaml sets each parameter (quoted in messages).
+    _parameter_where: ClassVar[dict[str, str]] = {
+        "edges": "--edge, causal.edges",
+        "mechanism": "causal.mechanism",
+        "clip": "causal.clip",
+        "round": "causal.round",
+    }
+
     def __init__(
         self,
         edges: Iterable[Sequence[str]],
@@ -137,8 +170,8 @@ class SCM:
         kinds: Mapping[str, str] | None = None,
     ) -> None:
         # A one-shot iterator (a generator) is read once here, or the graph could not be
-        # read again; any collection is stored as given.
-        self.edges = edges if isinstance(edges, Collection) else list(edges)
+        # read again; anything else is stored as given and checked at fit.
+        self.edges = list(edges) if isinstance(edges, Iterator) else edges
         self.mechanism = mechanism
         self.clip = clip
         self.round = round
@@ -193,14 +226,15 @@ class SCM:
         return self._dag.ancestors(node)
 
     # ------------------------------------------------------------------ settings
+    def _check_params(self) -> None:
+        """The declared constraints, one message format (called first by :meth:`fit`)."""
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
+        validate_params("SCM", self._parameter_constraints, params, self._parameter_where)
+
     def _validate_settings(self, dag: DAG) -> None:
-        """Check every setting against the graph (called by :meth:`fit`)."""
-        if self.categorical not in _CATEGORICAL_MODES:
-            raise InputError(
-                f"categorical must be one of {list(_CATEGORICAL_MODES)}, got {self.categorical!r}"
-            )
+        """Check the settings against the graph, naming the node (called by :meth:`fit`)."""
         self._validate_mechanism(dag)
-        for node, bounds in _as_mapping(self.clip, "clip").items():
+        for node, bounds in dict(self.clip or {}).items():
             dag.require(node, "clip")
             if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
                 raise InputError(f"clip for node {node!r} must be (lo, hi), got {bounds!r}")
@@ -212,43 +246,28 @@ class SCM:
                     )
             if lo is not None and hi is not None and lo > hi:
                 raise InputError(f"clip for node {node!r}: lower bound {lo} exceeds upper {hi}")
-        for node, dec in _as_mapping(self.round, "round").items():
+        for node, dec in dict(self.round or {}).items():
             dag.require(node, "round")
             if not isinstance(dec, numbers.Integral) or isinstance(dec, bool):
                 raise InputError(f"round for node {node!r} must be an integer, got {dec!r}")
-        for node, kind in _as_mapping(self.kinds, "kinds").items():
+        for node, kind in dict(self.kinds or {}).items():
             dag.require(node, "kinds")
             if kind not in ("numeric", "categorical"):
                 raise InputError(
                     f"kind of node {node!r} must be 'numeric' or 'categorical', got {kind!r}"
                 )
-        if isinstance(self.protected, str):
-            raise InputError(
-                f"protected must be a list of node names, got the string {self.protected!r}"
-            )
         _check_protected(dag, self._protected_list())
 
     def _validate_mechanism(self, dag: DAG) -> None:
-        mech = self.mechanism
-        if isinstance(mech, Mapping):
-            for node, m in mech.items():
-                dag.require(node, "mechanism")
-                if not (m in MECHANISMS if isinstance(m, str) else is_estimator(m)):
-                    raise InputError(
-                        f"mechanism for node {node!r} must be one of {list(MECHANISMS)} or a "
-                        f"scikit-learn estimator, got {m!r}"
-                    )
-        elif isinstance(mech, str):
-            if mech not in MECHANISMS:
+        if not isinstance(self.mechanism, Mapping):
+            return  # a name or an estimator: the declared constraints checked it
+        for node, m in self.mechanism.items():
+            dag.require(node, "mechanism")
+            if not (m in MECHANISMS if isinstance(m, str) else is_estimator(m)):
                 raise InputError(
-                    f"mechanism must be one of {list(MECHANISMS)}, a scikit-learn regressor or a "
-                    f"mapping node -> regressor, got {mech!r}"
+                    f"mechanism for node {node!r} must be one of {list(MECHANISMS)} or a "
+                    f"scikit-learn estimator, got {m!r}"
                 )
-        elif not is_estimator(mech):
-            raise InputError(
-                f"mechanism must be 'linear', a scikit-learn regressor or a mapping "
-                f"node -> regressor, got {type(mech).__name__}"
-            )
 
     def _protected_list(self) -> list[str]:
         return [str(p) for p in (self.protected or [])]
@@ -336,6 +355,7 @@ class SCM:
         ['(intercept)', 'g[m]']
         """
         self._fitted = False  # a failed refit must not leave a half-updated model usable
+        self._check_params()
         dag = DAG.from_edges(self.edges)
         self._validate_settings(dag)
         if isinstance(data, AuditData):
@@ -768,14 +788,6 @@ class SCM:
             edges = repr(self.edges)
         state = "fitted" if self._fitted else "unfitted"
         return f"SCM([{edges}], mechanism={_estimator_name(self.mechanism)!r}, {state})"
-
-
-def _as_mapping(setting: Any, name: str) -> Mapping[str, Any]:
-    if setting is None:
-        return {}
-    if not isinstance(setting, Mapping):
-        raise InputError(f"{name} must be a mapping {{node: ...}}, got {setting!r}")
-    return setting
 
 
 def _check_protected(dag: DAG, protected: Iterable[str]) -> None:
