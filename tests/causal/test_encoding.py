@@ -11,6 +11,8 @@ import pytest
 from primafacie.causal.encoding import (
     codes,
     design,
+    infer_kinds,
+    intervention_value,
     node_kind,
     parent_block,
     sorted_categories,
@@ -78,3 +80,27 @@ def test_parent_block_and_design():
 def test_terms_name_the_design_columns():
     assert terms(["g", "x"], {"g": ["f", "m", "o"]}) == ["g[m]", "g[o]", "x"]
     assert terms(["x"], {}) == ["x"]
+
+
+def test_infer_kinds_with_ordinal_levels_and_errors():
+    df = pd.DataFrame({"edu": ["hi", "lo", "mid"], "x": [1.0, 2.0, 3.0], "b": [0, 1, 0]})
+    features = {"edu": _spec("ordinal", ["lo", "mid", "hi"])}
+    kinds, cats = infer_kinds(["edu", "x", "b"], df, features, {"x": "numeric"})
+    assert kinds == {"edu": "categorical", "x": "numeric", "b": "categorical"}
+    assert cats == {"edu": ["lo", "mid", "hi"], "b": [0, 1]}  # levels in declared order
+    with pytest.raises(InputError, match=r"node 'x' has missing values \(first at row 1\)"):
+        infer_kinds(["x"], pd.DataFrame({"x": [1.0, None]}), {}, {})
+    with pytest.raises(InputError, match="node 's' is declared numeric but holds 'a'"):
+        infer_kinds(["s"], pd.DataFrame({"s": ["a", "b"]}), {}, {"s": "numeric"})
+
+
+def test_intervention_value():
+    assert intervention_value("g", "m", ["f", "m"]) == 1
+    assert intervention_value("a", "1", [0, 1]) == 1  # by its text
+    assert intervention_value("x", np.int64(3), None) == 3.0
+    with pytest.raises(InputError, match=r"'x' is not in the domain of 'g': \['f', 'm'\]"):
+        intervention_value("g", "x", ["f", "m"])
+    with pytest.raises(InputError, match="needs a number, got True"):
+        intervention_value("x", True, None)
+    with pytest.raises(InputError, match="must be finite, got inf"):
+        intervention_value("x", float("inf"), None)

@@ -7,6 +7,8 @@ the declared ordinal levels); as a parent it enters a mechanism as a drop-first 
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +17,16 @@ import pandas as pd
 
 from ..errors import InputError
 
-__all__ = ["codes", "design", "node_kind", "parent_block", "sorted_categories", "terms"]
+__all__ = [
+    "codes",
+    "design",
+    "infer_kinds",
+    "intervention_value",
+    "node_kind",
+    "parent_block",
+    "sorted_categories",
+    "terms",
+]
 
 
 def sorted_categories(values: np.ndarray) -> list:
@@ -171,3 +182,92 @@ def terms(parents: Sequence[str], categories: Mapping[str, Sequence[Any]]) -> li
         else:
             out.append(p)
     return out
+
+
+def infer_kinds(
+    nodes: Sequence[str],
+    frame: pd.DataFrame,
+    features: Mapping[str, Any],
+    declared: Mapping[str, str],
+) -> tuple[dict[str, str], dict[str, list]]:
+    """Each node's kind and each categorical node's category order, checking the columns.
+
+    Parameters
+    ----------
+    nodes
+        The graph's nodes (all columns of ``frame``).
+    frame
+        The factual data.
+    features
+        AuditData feature specs by column (``{}`` for a plain table).
+    declared
+        The SCM's ``kinds`` setting.
+
+    Returns
+    -------
+    tuple of dict
+        ``({node: kind}, {categorical node: categories})``; the categories are the declared
+        ordinal levels, or the sorted distinct values.
+
+    Raises
+    ------
+    InputError
+        A node with missing values, or declared numeric but holding non-numbers.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"g": ["m", "f"], "x": [1.5, 2.0]})
+    >>> infer_kinds(["g", "x"], df, {}, {})
+    ({'g': 'categorical', 'x': 'numeric'}, {'g': ['f', 'm']})
+    """
+    kinds: dict[str, str] = {}
+    categories: dict[str, list] = {}
+    for v in nodes:
+        col = frame[v]
+        if col.isna().any():
+            first = int(np.flatnonzero(col.isna().to_numpy())[0])
+            raise InputError(f"node {v!r} has missing values (first at row {first})")
+        spec = features.get(v)
+        kinds[v] = node_kind(col, spec, declared.get(v))
+        if kinds[v] == "categorical":
+            if spec is not None and spec.kind == "ordinal" and spec.order is not None:
+                categories[v] = list(spec.order)
+            else:
+                categories[v] = sorted_categories(col.to_numpy())
+        elif not pd.api.types.is_numeric_dtype(col):
+            raise InputError(f"node {v!r} is declared numeric but holds {col.iloc[0]!r}")
+    return kinds, categories
+
+
+def intervention_value(node: str, value: Any, categories: Sequence[Any] | None) -> Any:
+    """The code (categorical node) or float (numeric node) that ``do(node := value)`` sets.
+
+    Parameters
+    ----------
+    node
+        The intervened node.
+    value
+        The user's value; a category may also be given by its text (``"1"`` for ``1``).
+    categories
+        The node's category order, or ``None`` for a numeric node.
+
+    Examples
+    --------
+    >>> intervention_value("g", "m", ["f", "m"]), intervention_value("a", "1", [0, 1])
+    (1, 1)
+    >>> intervention_value("x", 3, None)
+    3.0
+    """
+    if categories is not None:
+        cats = list(categories)
+        if value in cats:
+            return cats.index(value)
+        matches = [i for i, c in enumerate(cats) if str(c) == str(value)]
+        if len(matches) == 1:
+            return matches[0]
+        raise InputError(f"intervention value {value!r} is not in the domain of {node!r}: {cats}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"intervention on numeric node {node!r} needs a number, got {value!r}")
+    if not math.isfinite(float(value)):
+        raise InputError(f"intervention on {node!r} must be finite, got {value!r}")
+    return float(value)

@@ -10,7 +10,6 @@ the factual data and never refitted on counterfactual data.
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -23,7 +22,7 @@ from ..data import AuditData, to_pandas
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..validation import Options, Predicate, validate_params
-from . import encoding
+from . import encoding, frames
 from .graph import DAG
 from .graph import merge_nodes as merge_edges
 from .mechanisms import (
@@ -400,23 +399,7 @@ class SCM:
             )
         if len(frame) < 2:
             raise InputError("an SCM needs at least two rows to fit")
-        declared = dict(self.kinds or {})
-        kinds: dict[str, str] = {}
-        categories: dict[str, list] = {}
-        for v in dag.nodes:
-            col = frame[v]
-            if col.isna().any():
-                first = int(np.flatnonzero(col.isna().to_numpy())[0])
-                raise InputError(f"node {v!r} has missing values (first at row {first})")
-            spec = features.get(v)
-            kinds[v] = encoding.node_kind(col, spec, declared.get(v))
-            if kinds[v] == "categorical":
-                if spec is not None and spec.kind == "ordinal" and spec.order is not None:
-                    categories[v] = list(spec.order)
-                else:
-                    categories[v] = encoding.sorted_categories(col.to_numpy())
-            elif not pd.api.types.is_numeric_dtype(col):
-                raise InputError(f"node {v!r} is declared numeric but holds {col.iloc[0]!r}")
+        kinds, categories = encoding.infer_kinds(dag.nodes, frame, features, self.kinds or {})
         for v in dag.nodes:
             if dag.parents[v] and kinds[v] == "categorical" and self.categorical == "error":
                 raise InputError(
@@ -444,46 +427,6 @@ class SCM:
         if not self._fitted:
             raise InputError("the SCM is not fitted: call .fit(data) first")
 
-    def _check_frame(self, frame: pd.DataFrame, nodes: Iterable[str]) -> None:
-        for v in nodes:
-            if v not in frame.columns:
-                raise InputError(
-                    f"node {v!r} is not a column of the frame; columns are: "
-                    f"{', '.join(map(str, frame.columns))}"
-                )
-
-    def _rows(self, rows: Any, n: int) -> np.ndarray:
-        if rows is None:
-            return np.arange(n)
-        arr = np.asarray(rows)
-        if arr.dtype == bool:
-            if arr.shape != (n,):
-                raise InputError(f"rows mask has length {arr.size}, the frame has {n} rows")
-            return np.flatnonzero(arr)
-        if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
-            raise InputError("rows must be a boolean mask or a list of integer row positions")
-        arr = arr.astype(np.int64)
-        if arr.size and (arr.min() < -n or arr.max() >= n):
-            raise InputError(f"rows has a position outside 0..{n - 1}")
-        return np.unique(np.where(arr < 0, arr + n, arr))
-
-    def _intervention_value(self, node: str, value: Any) -> Any:
-        if self.kinds_[node] == "categorical":
-            cats = self.categories_[node]
-            if value in cats:
-                return cats.index(value)
-            matches = [i for i, c in enumerate(cats) if str(c) == str(value)]
-            if len(matches) == 1:
-                return matches[0]
-            raise InputError(
-                f"intervention value {value!r} is not in the domain of {node!r}: {cats}"
-            )
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise InputError(f"intervention on numeric node {node!r} needs a number, got {value!r}")
-        if not math.isfinite(float(value)):
-            raise InputError(f"intervention on {node!r} must be finite, got {value!r}")
-        return float(value)
-
     def _parse_intervention(self, intervention: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(intervention, Mapping) or not intervention:
             raise InputError("intervention must be a non-empty mapping {node: value}")
@@ -494,7 +437,7 @@ class SCM:
                     f"intervention on unknown node {node!r}; the graph's nodes are: "
                     f"{', '.join(self.dag_.nodes)}"
                 )
-            out[node] = self._intervention_value(node, value)
+            out[node] = encoding.intervention_value(node, value, self.categories_.get(node))
         return out
 
     def abduct(self, data: AuditData | Any, rows: Any = None) -> pd.DataFrame:
@@ -524,30 +467,13 @@ class SCM:
         """
         self._require_fitted()
         frame = data.frame if isinstance(data, AuditData) else to_pandas(data)
-        self._check_frame(frame, self.dag_.nodes)
-        idx = self._rows(rows, len(frame))
+        frames.require_columns(frame, self.dag_.nodes)
+        idx = frames.row_positions(rows, len(frame))
         vals = {v: self._factual(frame, v, idx) for v in self.dag_.nodes}
         out = {
             v: mech.noise(self._design(v, vals), vals[v]) for v, mech in self.mechanisms_.items()
         }
         return pd.DataFrame(out, index=idx)
-
-    def _given_noise(
-        self, noise: pd.DataFrame | None, targets: list[str], idx: np.ndarray
-    ) -> pd.DataFrame | None:
-        """The user's noise table aligned to the selected rows, checked to cover them."""
-        if noise is None:
-            return None
-        missing = [v for v in targets if v not in noise.columns]
-        if missing:
-            raise InputError(f"noise has no column for node {missing[0]!r}")
-        noise = noise.reindex(idx)
-        if noise[targets].isna().to_numpy().any():
-            raise InputError(
-                "noise does not cover every selected row: index it by row position, "
-                "as abduct() does"
-            )
-        return noise
 
     def counterfactual(
         self,
@@ -597,18 +523,19 @@ class SCM:
         do = self._parse_intervention(intervention)
         targets = [v for v in self.dag_.descendants(list(do)) if v not in do]
         needed = set(do) | set(targets) | {p for v in targets for p in self.dag_.parents[v]}
-        self._check_frame(src, [v for v in self.dag_.nodes if v in needed])
-        idx = self._rows(rows, len(src))
+        frames.require_columns(src, [v for v in self.dag_.nodes if v in needed])
+        idx = frames.row_positions(rows, len(src))
         if len(idx) == 0:
             return src.copy()
-        given = self._given_noise(noise, targets, idx)
+        given = None if noise is None else frames.align_noise(noise, targets, idx)
         fact = {v: self._factual(src, v, idx) for v in needed}
         cf = dict(fact)
         for v, value in do.items():  # action
             cf[v] = np.full(len(idx), value, dtype=np.int64 if v in self.categories_ else float)
         for v in targets:  # abduction and prediction, parents before children
             cf[v] = self._predict_node(v, fact, cf, given)
-        return self._write_back(src, idx, cf, list(do) + targets)
+        changed = {v: cf[v] for v in list(do) + targets}
+        return frames.write_back(src, idx, changed, self.categories_)
 
     def _predict_node(
         self,
@@ -635,30 +562,6 @@ class SCM:
         # Unchanged parents -> factual value exactly (x - f + f can differ by an ulp); given
         # noise is the user's to apply to every selected row.
         return np.where(same, fact[node], new) if given is None else new
-
-    def _write_back(
-        self, src: pd.DataFrame, idx: np.ndarray, cf: Mapping[str, np.ndarray], nodes: list[str]
-    ) -> pd.DataFrame:
-        """A copy of ``src`` with the selected rows of ``nodes`` replaced, dtypes kept."""
-        out = src.copy()
-        for v in nodes:
-            col = src[v].to_numpy()
-            if v in self.categories_:
-                values = np.asarray(self.categories_[v], dtype=object)[cf[v]]
-                try:
-                    newcol = col.copy()
-                    newcol[idx] = values.astype(col.dtype) if col.dtype != object else values
-                except (TypeError, ValueError):
-                    newcol = col.astype(object)
-                    newcol[idx] = values
-            else:
-                newcol = col.astype(float, copy=True)
-                newcol[idx] = cf[v]
-            series = pd.Series(newcol, index=src.index)
-            if isinstance(src[v].dtype, pd.CategoricalDtype):
-                series = series.astype(src[v].dtype)
-            out[v] = series
-        return out
 
     # ------------------------------------------------------------------ reporting
     def coefficients(self) -> pd.DataFrame:
