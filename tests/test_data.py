@@ -79,10 +79,13 @@ def test_favorable_matches_string_round_trip():
         ({"features": {"salary": "number"}}, "unknown kind 'number'"),
         ({"features": {"edu": "numeric"}}, "declared numeric but holds non-numeric"),
         ({"features": {"edu": {"ordinal": ["low", "high"]}}}, "not among its declared levels"),
-        ({"protected": {"gender": "x"}}, "protected value(s) ['x'] of 'gender' never occur"),
+        (
+            {"protected": {"gender": "x"}},
+            "protected value 'x' of protected column 'gender' never occurs",
+        ),
         ({"protected": {"Gender": "f"}}, "did you mean 'gender'"),
         ({"decision": "edu"}, "decision column 'edu' must be binary"),
-        ({"favorable": 7}, "do not match its values"),
+        ({"favorable": 7}, "favourable value 7 of decision column 'approved' never occurs"),
         (
             {"features": {"salary": "numeric", "gender": "categorical"}},
             "both a feature and a protected",
