@@ -160,7 +160,7 @@ def _check_thousands(frame: pd.DataFrame, path: Path) -> None:
     error: read as text, it would become a categorical feature with one level per amount."""
     for col in frame.columns:
         values = frame[col]
-        if values.dtype != object:
+        if not _is_text_column(values) or isinstance(values.dtype, pd.CategoricalDtype):
             continue
         text = values.dropna().astype(str).str.strip()
         if text.empty:
@@ -236,10 +236,19 @@ def _counts(col: pd.Series) -> dict[str, int]:
     return {str(k): int(v) for k, v in col.value_counts(dropna=True).items()}
 
 
+def _is_text_column(col: pd.Series) -> bool:
+    """Object, string (pandas 3's default for text) or categorical columns."""
+    return (
+        col.dtype == object
+        or pd.api.types.is_string_dtype(col.dtype)
+        or isinstance(col.dtype, pd.CategoricalDtype)
+    )
+
+
 def check_spellings(col: pd.Series, name: str, role: str) -> None:
     """A text column holding two spellings of one value (``female`` and ``Female ``) is an
     error naming both spellings and their row counts: they would form two groups."""
-    if col.dtype != object and not isinstance(col.dtype, pd.CategoricalDtype):
+    if not _is_text_column(col):
         return
     counts = _counts(col)
     by_norm: dict[str, list[str]] = {}
@@ -492,9 +501,11 @@ class AuditData:
             if col is None:
                 continue
             self._require_column(col, role)
-            self.binary_array(col, fav, role)
-            if not (col.startswith("__") and col.endswith("__")):  # not computed by primafacie
+            user_column = not (col.startswith("__") and col.endswith("__"))
+            if user_column:  # two spellings first: they would also make the column non-binary
                 check_spellings(self.frame[col], col, role)
+            self.binary_array(col, fav, role)
+            if user_column:
                 check_listed_values(
                     self.frame[col], col, fav, role,
                     "favourable value" if role == "decision" else "outcome_favorable value",
@@ -542,7 +553,8 @@ class AuditData:
         fav = tuple(favorable)
         mask = _matches(col, fav)
         if len(values) == 2 and not mask.any():
-            check_listed_values(col, column, fav, role, "favourable value")
+            key = "outcome_favorable value" if role == "outcome" else "favourable value"
+            check_listed_values(col, column, fav, role, key)
         if len(values) == 2 and (mask.all() or not mask.any()):
             raise InputError(
                 f"favourable value(s) {list(fav)} of {role} column {column!r} do not match its "

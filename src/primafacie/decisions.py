@@ -8,6 +8,7 @@ operators, column names and literal numbers/strings only. Nothing is ever passed
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import os
 from collections.abc import Callable, Sequence
@@ -206,7 +207,9 @@ class Rule:
         if isinstance(a, str) or isinstance(b, str):
             self._text_arithmetic()
         if isinstance(op, ast.Pow) and isinstance(a, int) and isinstance(b, int):
-            if b > MAX_EXPONENT or abs(a).bit_length() * max(b, 0) > MAX_INT_BITS:
+            # bits of a**b: b * log2|a| (0 and 1 stay small whatever b)
+            bits = b * math.log2(abs(a)) if abs(a) > 1 and b > 0 else 0
+            if b > MAX_EXPONENT or bits > MAX_INT_BITS:
                 raise InputError(
                     f"rule {self._short()}: the power {a}**{b} is too large (integers up to "
                     f"{MAX_INT_BITS} bits, exponents up to {MAX_EXPONENT}); use a smaller number"

@@ -550,7 +550,8 @@ def dense_rank(
     same_value = v[1:] == v[:-1]
     if rtol > 0:
         finite = np.isfinite(v[1:]) & np.isfinite(v[:-1])
-        close = np.abs(v[:-1] - v[1:]) <= rtol * np.maximum(np.abs(v[:-1]), np.abs(v[1:]))
+        with np.errstate(invalid="ignore"):  # inf - inf where two scores are +inf
+            close = np.abs(v[:-1] - v[1:]) <= rtol * np.maximum(np.abs(v[:-1]), np.abs(v[1:]))
         same_value |= finite & close & (de[1:] == 0) & (de[:-1] == 0)
     new[1:] = ~(same_value & (nu[1:] == nu[:-1]) & (de[1:] == de[:-1]))
     new[1:] &= ~(same_value & (de[1:] == 0) & (de[:-1] == 0))
