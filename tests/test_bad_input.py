@@ -564,3 +564,32 @@ def test_signal_during_demo_leaves_old_output_and_next_run_cleans_up(tmp_path, s
     assert result.exit_code == 0, result.output
     assert _side_folders(out) == []
     assert (out / "report.html").read_text() != "previous report\n"
+
+
+# ---------------------------------------------------------------------- OS errors
+def test_an_os_error_about_a_named_file_exits_2_and_other_ones_stay_internal(capsys):
+    import typer
+
+    @_common.guarded
+    def denied() -> None:
+        raise PermissionError(13, "Permission denied", "/audit/data.csv")
+
+    @_common.guarded
+    def bug() -> None:
+        raise OSError("no file involved")
+
+    with pytest.raises(typer.Exit) as exc:
+        denied()
+    assert exc.value.exit_code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "cannot access /audit/data.csv: Permission denied" in err
+    with pytest.raises(typer.Exit) as exc:
+        bug()
+    assert exc.value.exit_code == 1
+
+
+def test_sigterm_handler_is_restored_after_a_command():
+    before = signal.getsignal(signal.SIGTERM)
+    result = runner.invoke(app, ["audit", "/nonexistent/audit.yaml"])
+    assert result.exit_code == 2 and "configuration file not found" in result.output
+    assert signal.getsignal(signal.SIGTERM) == before

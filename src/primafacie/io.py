@@ -153,7 +153,7 @@ def clean_stale_staging(path: str | os.PathLike) -> list[Path]:
     parent = path.resolve().parent
     if not parent.is_dir():
         return []
-    pattern = re.compile(_SIDE_RE.format(name=re.escape(path.name)) + r"\Z")
+    pattern = re.compile(_SIDE_RE.format(name=re.escape(path.resolve().name)) + r"\Z")
     removed = []
     for side in sorted(parent.iterdir()):
         m = pattern.match(side.name)
@@ -237,7 +237,9 @@ def _swap_in(
     written. Any failure (including KeyboardInterrupt) moves everything back.
     """
     backup = Path(
-        tempfile.mkdtemp(prefix=f".{path.name}.backup-{os.getpid()}-", dir=path.resolve().parent)
+        tempfile.mkdtemp(
+            prefix=f".{path.resolve().name}.backup-{os.getpid()}-", dir=path.resolve().parent
+        )
     )
     existed = path.exists()
     created: list[Path] = []
@@ -319,7 +321,10 @@ def atomic_output_dir(
     clean_stale_staging(path)
     parent = path.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.staging-{os.getpid()}-", dir=parent))
+    # named after the resolved folder, so "--out ." stages as ".<folder>.staging-*" too
+    stage = Path(
+        tempfile.mkdtemp(prefix=f".{path.resolve().name}.staging-{os.getpid()}-", dir=parent)
+    )
     os.chmod(stage, 0o777 & ~_UMASK)
     try:
         yield stage

@@ -72,6 +72,16 @@ def guarded(fn: F) -> F:
         except (InputError, DataMissingError) as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
             raise typer.Exit(EXIT_INPUT) from None
+        except OSError as exc:
+            if exc.filename is None:  # not about a file the user named: a real bug
+                return _internal_error(exc)
+            # an input that cannot be read or an output that cannot be written (permissions,
+            # a folder where a file was expected, a full disk) is the user's to fix
+            err_console.print(
+                f"[bold red]error:[/] cannot access {escape(str(exc.filename))}: "
+                f"{escape(exc.strerror or type(exc).__name__)}"
+            )
+            raise typer.Exit(EXIT_INPUT) from None
         except AnalysisError as exc:
             err_console.print(f"[bold red]analysis failed:[/] {escape(str(exc))}")
             raise typer.Exit(EXIT_ANALYSIS) from None
@@ -79,15 +89,20 @@ def guarded(fn: F) -> F:
             err_console.print("interrupted; nothing was written")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - last line of defence: no bare traceback
-            if os.environ.get("PRIMAFACIE_DEBUG"):
-                traceback.print_exc()
-            err_console.print(
-                f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
-                "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)"
-            )
-            raise typer.Exit(EXIT_ANALYSIS) from None
+            return _internal_error(exc)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _internal_error(exc: BaseException) -> None:
+    """A real bug: one line, the traceback on request, exit 1."""
+    if os.environ.get("PRIMAFACIE_DEBUG"):
+        traceback.print_exception(exc)
+    err_console.print(
+        f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
+        "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)"
+    )
+    raise typer.Exit(EXIT_ANALYSIS) from None
 
 
 def parse_pairs(
