@@ -202,6 +202,12 @@ def _people(gender):
         (["female", "male", "female", "male"], "femal", r"did you mean 'female'\?"),
         (["yes", "no", "yes", "no"], True, r"boolean.*Quote the value"),
         (["f", "m", "f", "m"], ["f", "x"], r"protected value 'x'"),
+        (
+            [1, "1", 2, 2],
+            1,
+            r"holds the value 1 both as text and as a number: 1 \(1 rows\), "
+            r"'1' \(1 rows\)",
+        ),
     ],
 )
 def test_protected_values_must_occur_as_spelled(gender, value, message):

@@ -250,17 +250,25 @@ def check_spellings(col: pd.Series, name: str, role: str) -> None:
     error naming both spellings and their row counts: they would form two groups."""
     if not _is_text_column(col):
         return
-    counts = _counts(col)
-    by_norm: dict[str, list[str]] = {}
-    for value in counts:
-        by_norm.setdefault(_norm(value), []).append(value)
-    for spellings in by_norm.values():
-        if len(spellings) > 1:
-            listed = ", ".join(f"{v!r} ({counts[v]} rows)" for v in sorted(spellings))
-            raise InputError(
-                f"{role} column {name!r} spells one value in several ways: {listed}; they would "
-                "count as different values. Clean the column so each value has one spelling"
-            )
+    counts = col.value_counts(dropna=True)
+    spelled = pd.Series(counts.to_numpy(), index=counts.index.astype(str))
+    if spelled.index.duplicated().any():  # e.g. 1 and "1" in one object column
+        value = spelled.index[spelled.index.duplicated()][0]
+        kinds = [f"{v!r} ({int(c)} rows)" for v, c in counts.items() if str(v) == value]
+        raise InputError(
+            f"{role} column {name!r} holds the value {value} both as text and as a number: "
+            f"{', '.join(kinds)}; they would count as different values"
+        )
+    norm = pd.Series(spelled.index.str.strip().str.casefold(), index=spelled.index)
+    clash = norm[norm.duplicated(keep=False)]
+    if clash.empty:
+        return
+    same = sorted(clash.index[clash == clash.iloc[0]])
+    listed = ", ".join(f"{v!r} ({int(spelled[v])} rows)" for v in same)
+    raise InputError(
+        f"{role} column {name!r} spells one value in several ways: {listed}; they would "
+        "count as different values. Clean the column so each value has one spelling"
+    )
 
 
 def check_listed_values(col: pd.Series, name: str, values: tuple, role: str, key: str) -> None:
