@@ -14,11 +14,9 @@ Pipeline (FACTS §3, reference-code conventions where the paper is silent):
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,7 +25,7 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..decisions import as_decider, predict_binary
 from ..errors import InputError
-from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, validate_params
+from ..validation import validate_params
 from .actions import ActionIndex, Feasibility, candidate_actions
 from .costs import CostModel, FeatureCost, delta_matrix
 from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets, unpack_bits
@@ -41,124 +39,15 @@ from .metrics import (
     resolve_metric,
     unfairness,
 )
+from .params import PARAM_WHERE, PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS, SCORE_PARAM
 
 if TYPE_CHECKING:  # results imports nothing from here at run time; keep it that way
     from .results import EffectivenessCurves, FactsScope
 
-__all__ = [
-    "RecourseAudit",
-    "DEFAULT_MISSING",
-    "ProgressCallback",
-    "PARAMETER_CONSTRAINTS",
-    "RUN_CONSTRAINTS",
-    "PARAM_WHERE",
-]
+__all__ = ["RecourseAudit", "DEFAULT_MISSING", "ProgressCallback"]
 
 DEFAULT_MISSING = ("Unknown", "unknown", "?", "N/A", "NA", "")
 
-
-def _is_names(value: Any) -> bool:
-    """A column name, or a list/tuple/set of them (what ``immutable=`` and friends accept)."""
-    if isinstance(value, str):
-        return True
-    return isinstance(value, (list, tuple, set, frozenset)) and all(
-        isinstance(v, str) for v in value
-    )
-
-
-def _is_number_map(value: Any, low: float, finite: bool) -> bool:
-    """``{column: number >= low}`` (finite numbers only when ``finite``)."""
-    if not isinstance(value, Mapping):
-        return False
-    for v in value.values():
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.integer, np.floating)):
-            return False
-        x = float(v)
-        if math.isnan(x) or x < low or (finite and math.isinf(x)):
-            return False
-    return True
-
-
-def _is_metric(value: Any) -> bool:
-    from .metrics import resolve_metric
-
-    resolve_metric(value)  # raises for an unknown name: Predicate turns that into "not satisfied"
-    return True
-
-
-_NAMES = Predicate(_is_names, "a column name or a list of column names", bad=3.5)
-
-#: What each parameter of :class:`RecourseAudit` accepts (checked at ``fit``/``run``).
-PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
-    "protected": [None, InstanceOf(str, name="a column name")],
-    "support": [Interval(Real, 0, 1, closed="right")],
-    "feature_weights": [
-        None,
-        Predicate(
-            lambda v: _is_number_map(v, 0.0, finite=True),
-            "a mapping {feature: finite number ≥ 0}",
-            bad={"x": -1},
-        ),
-    ],
-    "immutable": [None, _NAMES],
-    "monotone": [None, _NAMES],
-    "max_step": [
-        None,
-        Predicate(
-            lambda v: _is_number_map(v, 0.0, finite=False),
-            "a mapping {feature: number ≥ 0}",
-            bad={"x": -1},
-        ),
-    ],
-    "bins": [None, InstanceOf(Mapping, name="a mapping {numeric feature: q or [edges]}")],
-    "binary_cost": [None, _NAMES],
-    "features": [None, InstanceOf(Mapping, name="a mapping {column: kind}")],
-    "missing_values": [InstanceOf(list, tuple, set, frozenset, name="a list of values")],
-    "exact_features": [InstanceOf(bool, name="a boolean")],
-    "normalize": [
-        InstanceOf(bool, name="a boolean"),
-        Predicate(
-            lambda v: not isinstance(v, str) and _is_names(v), "a list of feature names", bad=3.5
-        ),
-    ],
-    "max_len": [None, Interval(Integral, 1, None)],
-    "legacy": [InstanceOf(bool, name="a boolean")],
-    "method": [Options("bitset", "mlxtend")],
-    "chunk_rows": [Interval(Integral, 1, None)],
-}
-
-#: What :meth:`RecourseAudit.run` / :meth:`~RecourseAudit.evaluate` / :meth:`~RecourseAudit.csc`
-#: accept beyond the constructor's parameters.
-RUN_CONSTRAINTS: dict[str, list[Any]] = {
-    "phi": [ListOf(Interval(Real, 0, 1), scalar=True)],
-    "budgets": [Options("auto"), ListOf(Interval(Real, 0, None), scalar=True)],
-    "metrics": [
-        Options("all"),
-        ListOf(
-            Predicate(_is_metric, "a metric name (EE, ECR, EEWB, ECE, FECT, ECMR)", bad="XX"),
-            scalar=True,
-        ),
-    ],
-    "top": [Interval(Integral, 1, None)],
-    "show": [Options("relevant", "all")],
-}
-
-#: The CLI flag and ``audit.yaml`` key that set a parameter (appended to its error message).
-PARAM_WHERE: dict[str, str] = {
-    "protected": "--protected, analyses.recourse.protected",
-    "support": "--support, analyses.recourse.support",
-    "feature_weights": "--weight, analyses.recourse.feature_weights",
-    "immutable": "--immutable, analyses.recourse.immutable",
-    "monotone": "--monotone, analyses.recourse.monotone",
-    "max_step": "--max-step",
-    "bins": "--bins, analyses.recourse.bins",
-    "exact_features": "--loose",
-    "legacy": "--legacy",
-    "phi": "--phi, analyses.recourse.phi",
-    "budgets": "--budget",
-    "metrics": "--metrics, analyses.recourse.metrics",
-    "top": "--top, analyses.recourse.top",
-}
 
 #: ``progress(stage, done, total)``: called as each stage advances (see :meth:`RecourseAudit.fit`).
 ProgressCallback = Callable[[str, int, int], None]
@@ -181,13 +70,6 @@ def _floats(obj: Any) -> list[float]:
     if isinstance(obj, (list, tuple, np.ndarray)):
         return [float(x) for x in obj]
     return [float(obj)]
-
-
-#: The parameter of a single definition in :meth:`RecourseAudit.scores` / ``rank`` / ``csc``.
-_SCORE_PARAM: dict[str, list[Any]] = {
-    "phi": [Interval(Real, 0, 1)],
-    "budget": [Interval(Real, 0, None)],
-}
 
 
 class _PredictionCache:
@@ -521,6 +403,8 @@ class RecourseAudit:
         (['x=lo'], [50, 25])
         """
         self._validate()
+        for cache in ("_labels", "_curves_cache"):  # from an earlier fit
+            self.__dict__.pop(cache, None)
         tick = progress or _noop
         t0 = time.perf_counter()
         frame, protected, kinds, others = self._resolve_data(data)
@@ -998,6 +882,9 @@ class RecourseAudit:
         """Micro ecd of every (subgroup, group) as typed, read-only data for the result."""
         from .results import EffectivenessCurves
 
+        self._require_fit()
+        if hasattr(self, "_curves_cache"):
+            return self._curves_cache
         t = self.table_
 
         def frozen(a: np.ndarray) -> np.ndarray:
@@ -1005,7 +892,7 @@ class RecourseAudit:
             view.flags.writeable = False
             return view
 
-        return EffectivenessCurves(
+        self._curves_cache = EffectivenessCurves(
             subgroups=tuple(self.subgroup_labels()),
             groups=tuple(map(str, self.groups_)),
             n=frozen(t.n),
@@ -1013,6 +900,7 @@ class RecourseAudit:
             cost=frozen(t.cost),
             cum=frozen(t.cum),
         )
+        return self._curves_cache
 
     # ------------------------------------------------------------------ scoring
     def _require_fit(self) -> None:
@@ -1046,7 +934,7 @@ class RecourseAudit:
             raise InputError(f"metric {spec.key} needs {spec.param}=...")
         if spec.param:
             validate_params(
-                f"{type(self).__name__}.scores", _SCORE_PARAM, {spec.param: param}, PARAM_WHERE
+                f"{type(self).__name__}.scores", SCORE_PARAM, {spec.param: param}, PARAM_WHERE
             )
         if spec.key == "FECT":
             score, against, d = fect(self.table_, vp, legacy=self.legacy and vp == "micro")
@@ -1223,18 +1111,4 @@ class RecourseAudit:
 
     def subgroup_index(self, subgroup: str | int) -> int:
         """Index of a subgroup given by label (``a=x; b=y``, any order) or position."""
-        self._require_fit()
-        if isinstance(subgroup, (int, np.integer)):
-            if not 0 <= int(subgroup) < len(self.sub_items_):
-                raise InputError(f"subgroup index {subgroup} out of range")
-            return int(subgroup)
-        wanted = "; ".join(sorted(s.strip() for s in str(subgroup).split(";")))
-        labels = self.subgroup_labels()
-        if not hasattr(self, "_label_index"):
-            self._label_index = {
-                "; ".join(sorted(part.strip() for part in lab.split(";"))): i
-                for i, lab in enumerate(labels)
-            }
-        if wanted not in self._label_index:
-            raise InputError(f"subgroup {subgroup!r} is not among the audited subgroups")
-        return self._label_index[wanted]
+        return self._curves().index(subgroup)

@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..jsonsafe import json_safe
+from ..validation import Interval, validate_params
 
 __all__ = [
     "RankingResult",
@@ -43,6 +45,9 @@ def format_score(x: float) -> str:
     if float(x).is_integer():
         return str(int(x))
     return f"{x:.3f}".rstrip("0").rstrip(".")
+
+
+_SHARE = {"share": [Interval(Real, 0, 1, closed="right")]}
 
 
 def _label_key(label: str) -> str:
@@ -161,8 +166,7 @@ class RankingResult:
 
         The tally columns are ``top{100·share}_against[group]`` (``top10_…`` by default).
         """
-        if not 0 < share <= 1:
-            raise InputError(f"share must be in (0, 1], got {share!r}")
+        validate_params("RankingResult.summary", _SHARE, {"share": share})
         row = {
             "metric": self.label,
             "definition": self.title,
@@ -575,7 +579,9 @@ class FactsResult:
             if unreached:
                 out.append(
                     "Subgroups where no action helps any rejected member of a group: "
-                    f"{', '.join(unreached)} (of {a.subgroups}); they score ∞ under ECE and E(C)MR."
+                    f"{', '.join(unreached)} (of {a.subgroups}). Where another group has "
+                    "recourse the score is ∞ under ECE and E(C)MR; where no group has any, the "
+                    "subgroup is Fair."
                 )
             small = min(a.smallest) if a.smallest else 0
             if small < 10:
@@ -635,6 +641,8 @@ class FactsResult:
 
     def ranking_analysis(self, share: float = 0.1) -> pd.DataFrame:
         """Rank-1 tie counts and top-share bias tallies per definition (Tables 15, 17, …)."""
+        if not self.rankings:
+            return pd.DataFrame(columns=["metric", "definition", "subgroups", "fair", "rank1"])
         return pd.concat([r.summary(share) for r in self.rankings.values()], ignore_index=True)
 
     def cross_table(self, subgroups: Sequence[str]) -> pd.DataFrame:
