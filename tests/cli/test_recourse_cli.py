@@ -220,3 +220,37 @@ def test_ordinal_for_a_column_that_is_not_mined_exits_2(table, tmp_path):
     assert res.exit_code == 2
     assert "--ordinal names column(s) ['w'] that are not mined" in " ".join(res.output.split())
     assert not out.exists()
+
+
+def test_flag_defaults_come_from_the_config_model():
+    """One source of defaults: the typer options of `recourse` are analyses.recourse's."""
+    import inspect
+
+    from primafacie.commands import recourse as command
+    from primafacie.config import RecourseSpec
+
+    spec = RecourseSpec()
+    params = inspect.signature(command.recourse).parameters
+    assert params["support"].default == spec.support
+    assert params["phi"].default == list(spec.phi)
+    assert params["top"].default == spec.top
+    assert params["metrics"].default == spec.metrics
+
+
+def test_top_below_one_exits_2_with_the_shared_message(table, tmp_path):
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+                              "--top", "0", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert res.exit_code == 2
+    assert "top must be an integer ≥ 1; got 0 (--top, analyses.recourse.top)" in " ".join(
+        res.output.split()
+    )
+
+
+def test_summary_prints_headline_and_scope(table, tmp_path):
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+                              "--exclude", "label", "--support", "0.05", "--metrics", "EE",
+                              "--out", str(tmp_path / "o")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "recourse definitions rank first a subgroup" in text
+    assert "scope: rejected applicants by g:" in text
