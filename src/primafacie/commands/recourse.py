@@ -9,6 +9,7 @@ Defaults of the flags are those of ``analyses.recourse`` (one source).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -18,9 +19,10 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..config import RecourseSpec
 from ..errors import InputError
 from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
+from ..recourse.audit import STAGES
+from ..recourse.spec import RecourseSpec
 from ._common import console, err_console, guarded, parse_pairs
 
 HELP = """FACTS (Fairness-Aware Counterfactuals for Subgroups): find subgroups of the rows that got
@@ -31,8 +33,9 @@ predict(); with --model the file is unpickled because you named it (only load fi
 Writes to --out: rankings.csv (all definitions, long format), ranking_LABEL.csv (one per
 definition, with per-group coverage and difficulty), csc_LABEL.txt (Comparative Subgroup
 Counterfactuals of the top subgroups), summary.csv (rank-1 ties, top-10% bias tallies),
-aggregated_rankings.csv, stats.csv (mining counts and budgets) and recourse.json; the stage
-seconds are printed, not written, so the same input gives byte-identical files.
+aggregated_rankings.csv, stats.csv (mining counts and budgets) and recourse.json; with --config
+also tables/recourse_*.csv, the very tables `primafacie audit` writes. The stage seconds are
+printed, not written, so the same input gives byte-identical files.
 
 Example (Adult test split with a fitted scikit-learn pipeline):
 
@@ -52,14 +55,6 @@ the label and other decisions). A numeric column with more than 10 distinct valu
 
 #: Defaults of the flags: those of ``analyses.recourse`` in audit.yaml.
 DEFAULTS = RecourseSpec()
-
-STAGES = {
-    "mining": "FACTS: frequent itemsets (groups, unaffected)",
-    "actions": "FACTS: valid actions (subgroups)",
-    "effectiveness": "FACTS: testing actions (subgroups)",
-    "scoring": "FACTS: scoring definitions",
-    "csc": "FACTS: counterfactual summaries",
-}
 
 OUTPUTS = (
     "rankings.csv, ranking_LABEL.csv, csc_LABEL.txt, summary.csv, aggregated_rankings.csv, "
@@ -272,7 +267,11 @@ def build_from_flags(args: FlagInputs) -> tuple[Any, pd.DataFrame]:
 
 # ---------------------------------------------------------------------------------- run
 class StageBars:
-    """``progress(stage, done, total)`` callback drawing one rich bar per FACTS stage."""
+    """``progress(stage, done, total)`` callback drawing one rich bar per FACTS stage.
+
+    A stage is an engine stage key (``"mining"``) or already its note (the audit's
+    ``tick(done, total, note)`` passes the words of :data:`STAGES`).
+    """
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
@@ -283,6 +282,10 @@ class StageBars:
         if stage not in self.tasks:
             self.tasks[stage] = self.progress.add_task(STAGES.get(stage, stage), total=total)
         self.progress.update(self.tasks[stage], completed=min(int(done), total), total=total)
+
+    def tick(self, done: int, total: int, note: str) -> None:
+        """The audit's ``tick(done, total, note)`` signature."""
+        self(note, done, total)
 
 
 def stage_progress() -> Progress:
@@ -296,15 +299,6 @@ def stage_progress() -> Progress:
     )
 
 
-def param_kwargs(ranking: Any) -> dict[str, Any]:
-    """``phi=`` / ``budget=`` of a ranking's definition, as :meth:`RecourseAudit.csc` takes it."""
-    if ranking.metric in ("ECR", "ECE"):
-        return {"phi": ranking.param}
-    if ranking.metric == "EEWB":
-        return {"budget": ranking.param}
-    return {}
-
-
 def run_facts(audit: Any, data: Any, phi: Any, budgets: Any, metrics: Any,
               top: int) -> tuple[Any, dict[str, Any]]:  # fmt: skip
     """Fit, score every definition and draw the CSCs of the ``top`` subgroups, with bars."""
@@ -314,16 +308,19 @@ def run_facts(audit: Any, data: Any, phi: Any, budgets: Any, metrics: Any,
         cscs = {}
         bars("csc", 0, len(result.rankings))
         for done, (label, ranking) in enumerate(result.rankings.items(), start=1):
-            cscs[label] = audit.csc(ranking.metric, ranking.viewpoint, top=top,
-                                    **param_kwargs(ranking))  # fmt: skip
+            cscs[label] = audit.csc(**ranking.definition(), top=top)
             bars("csc", done, len(result.rankings))
     return result, cscs
 
 
 # ---------------------------------------------------------------------------------- print
-def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = ()) -> None:
-    """Every file of :data:`OUTPUTS`, swapped into ``out`` in one step."""
+def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = (),
+                  tables: Mapping[str, pd.DataFrame] | None = None) -> None:  # fmt: skip
+    """Every file of :data:`OUTPUTS` (and ``tables/<stem>.csv`` of the audit's tables, with
+    ``--config``), swapped into ``out`` in one step."""
     with atomic_output_dir(out, owner="recourse", keep=keep) as stage:
+        for stem, frame in (tables or {}).items():
+            atomic_write_csv(stage / f"tables/{stem}.csv", frame)  # as the audit writes them
         atomic_write_csv(stage / "rankings.csv", result.to_frame(), index=False)
         for label, ranking in result.rankings.items():
             atomic_write_csv(stage / f"ranking_{label}.csv", ranking.to_frame(), index=False)
@@ -361,10 +358,13 @@ def print_summary(result: Any, out: Path) -> None:
 
 # ---------------------------------------------------------------------------------- commands
 def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: bool) -> None:
-    """``--config audit.yaml``: the ``analyses.recourse`` section, built as the audit builds it."""
+    """``--config audit.yaml``: ``analyses.recourse`` built and run exactly as the audit does
+    (:meth:`RecourseSpec.build`, the analysis' ``run``); writes the audit's recourse tables
+    under ``tables/`` too. ``--legacy``/``--loose`` adjust the built engine."""
+    from ..analysis import Context
     from ..config import load_config
-    from ..recourse import RecourseAudit
-    from ..recourse.items import default_bins
+    from ..recourse.analysis import run as run_analysis
+    from ..recourse.csc import CSCResult
 
     if flags_given:
         raise InputError("give either --config or --data/--model/--rule, not both")
@@ -372,24 +372,17 @@ def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: 
     spec = cfg.analyses.recourse
     if spec is None:
         raise InputError(f"{config}: the configuration has no analyses.recourse section")
-    decider = cfg.decider()
-    if decider is None:
-        raise InputError(
-            f"{config}: recourse needs decision: {{model: ...}} or {{rule: ...}} to test "
-            "actions; a recorded decision column cannot be re-run"
-        )
-    data = cfg.audit_data()
-    kinds = {n: f.kind for n, f in data.features.items()}
-    audit = RecourseAudit(
-        decider, protected=spec.protected or next(iter(data.protected)), support=spec.support,
-        feature_weights=dict(spec.feature_weights) or None,
-        immutable=list(dict.fromkeys([*spec.immutable, *data.protected])),
-        monotone=list(spec.monotone) or None,
-        bins=default_bins(data.frame, kinds, spec.bins) or None,
-        legacy=legacy, exact_features=not loose,
-    )  # fmt: skip
-    result, cscs = run_facts(audit, data, list(spec.phi), "auto", spec.metrics, spec.top)
-    write_outputs(result, cscs, out, keep=(config, cfg.data_path))
+    with stage_progress() as progress:
+        bars = StageBars(progress)
+        data = cfg.audit_data()
+        ctx = Context(config=cfg, data=data, decider=cfg.decider(), tick=bars.tick)
+        audit = spec.build(data, ctx)
+        audit.legacy, audit.exact_features = legacy, not loose
+        run = run_analysis(spec, ctx, audit=audit)
+    result = run.results["definitions"]
+    cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
+            for label, r in result.rankings.items()}  # fmt: skip
+    write_outputs(result, cscs, out, keep=(config, cfg.data_path), tables=run.tables)
     print_summary(result, out)
 
 

@@ -44,13 +44,22 @@ from .params import PARAM_WHERE, PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS, SCORE_P
 if TYPE_CHECKING:  # results imports nothing from here at run time; keep it that way
     from .results import EffectivenessCurves, FactsScope
 
-__all__ = ["RecourseAudit", "DEFAULT_MISSING", "ProgressCallback"]
+__all__ = ["RecourseAudit", "DEFAULT_MISSING", "ProgressCallback", "STAGES"]
 
 DEFAULT_MISSING = ("Unknown", "unknown", "?", "N/A", "NA", "")
 
 
 #: ``progress(stage, done, total)``: called as each stage advances (see :meth:`RecourseAudit.fit`).
 ProgressCallback = Callable[[str, int, int], None]
+
+#: What each progress stage does, in words (the CLI's bars and the audit's notes).
+STAGES = {
+    "mining": "FACTS: frequent itemsets (groups, unaffected)",
+    "actions": "FACTS: valid actions (subgroups)",
+    "effectiveness": "FACTS: testing actions (subgroups)",
+    "scoring": "FACTS: scoring definitions",
+    "csc": "FACTS: counterfactual summaries",
+}
 
 
 def _noop(stage: str, done: int, total: int) -> None:

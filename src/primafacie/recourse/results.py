@@ -47,6 +47,10 @@ def format_score(x: float) -> str:
     return f"{x:.3f}".rstrip("0").rstrip(".")
 
 
+#: Fewer rejected members of a group in a subgroup than this earn a caveat (shares in steps
+#: larger than 10%).
+SMALL_GROUP = 10
+
 _SHARE = {"share": [Interval(Real, 0, 1, closed="right")]}
 
 
@@ -145,6 +149,21 @@ class RankingResult:
     def to_frame(self) -> pd.DataFrame:
         """Copy of the ranked table."""
         return self.table.copy()
+
+    def definition(self) -> dict[str, Any]:
+        """``metric``, ``viewpoint`` and ``phi``/``budget``: this ranking's definition as
+        :meth:`RecourseAudit.rank` and :meth:`~RecourseAudit.csc` take it.
+
+        >>> t = pd.DataFrame(columns=["rank", "score", "bias_against", "subgroup"])
+        >>> RankingResult("ECE", "micro", 0.7, "Mi.7", "ECE", ("a", "b"), t).definition()
+        {'metric': 'ECE', 'viewpoint': 'micro', 'phi': 0.7}
+        """
+        out: dict[str, Any] = {"metric": self.metric, "viewpoint": self.viewpoint}
+        if self.metric in ("ECR", "ECE"):
+            out["phi"] = self.param
+        elif self.metric == "EEWB":
+            out["budget"] = self.param
+        return out
 
     def ranked(self) -> pd.DataFrame:
         """Only the non-Fair rows."""
@@ -584,10 +603,11 @@ class FactsResult:
                     "subgroup is Fair."
                 )
             small = min(a.smallest) if a.smallest else 0
-            if small < 10:
+            if 0 < small < SMALL_GROUP:
                 out.append(
-                    f"The smallest subgroup has {small} rejected member(s) of one group: its "
-                    "effectiveness moves in steps of ≥ 10%; read small subgroups with care."
+                    f"Some subgroups hold as few as {small} rejected member(s) of one group: "
+                    f"there an effectiveness share moves in steps of 1/{small} "
+                    f"({100 / small:.1f}%); read small subgroups with care."
                 )
             if a.auto_budgets and any(r.metric == "EEWB" for r in self.rankings.values()):
                 out.append(
