@@ -242,3 +242,13 @@ def test_plot_cumulative_draws_one_step_line_per_group(result):
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a (n=20)", "b (n=40)"]
     ys = [np.asarray(line.get_ydata(), dtype=float).tolist() for line in ax.get_lines()]
     assert ys == [[0.0, 100.0, 100.0], [0.0, 0.0, 100.0]]
+
+
+def test_headline_when_every_subgroup_is_fair():
+    res = RecourseAudit(Rule("edu == 'hi'"), protected="g", support=0.1, features=KINDS).run(
+        world(0), phi=0.5, metrics=["EE"]
+    )  # edu := hi flips everyone; job changes flip no one: EE is equal in all 8 subgroups
+    assert res.headline() == (
+        "no recourse definition finds a subgroup where recourse differs between the groups of g "
+        "(1 definition; 8 subgroups audited)"
+    )

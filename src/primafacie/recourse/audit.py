@@ -243,6 +243,14 @@ class RecourseAudit:
         is split into blocks of its actions, so a batch holds at most ``max(chunk_rows, size of
         the largest subgroup)`` rows (a block has at least one action for all its members).
 
+    Notes
+    -----
+    One verb: :meth:`run` fits and scores every definition, returning a :class:`FactsResult`
+    (rankings, headline, scope, caveats, effectiveness curves). The advanced path is
+    :meth:`fit`, then :meth:`rank` / :meth:`evaluate` / :meth:`csc` on the fitted audit.
+    Parameters are stored as given and checked at ``fit``/``run`` against
+    :attr:`_parameter_constraints` (:mod:`primafacie.recourse.params`).
+
     Examples
     --------
     >>> import pandas as pd
@@ -252,6 +260,8 @@ class RecourseAudit:
     >>> audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(df)
     >>> audit.stats_["affected"]
     75
+    >>> RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).run(df).headline()
+    'no recourse definition finds a subgroup where recourse differs between the groups of g (10 definitions; 1 subgroup audited)'
     """
 
     _parameter_constraints = PARAMETER_CONSTRAINTS
@@ -887,8 +897,16 @@ class RecourseAudit:
             exact_features=bool(self.exact_features),
         )
 
-    def _curves(self) -> EffectivenessCurves:
-        """Micro ecd of every (subgroup, group) as typed, read-only data for the result."""
+    def curves(self) -> EffectivenessCurves:
+        """Micro cumulative effectiveness of every (subgroup, group), as typed read-only data.
+
+        The same object for every call after one fit; :class:`FactsResult` and
+        :class:`CSCResult` carry it, so they can draw curves without the engine.
+
+        Returns
+        -------
+        EffectivenessCurves
+        """
         from .results import EffectivenessCurves
 
         self._require_fit()
@@ -1083,7 +1101,7 @@ class RecourseAudit:
             stats=dict(self.stats_),
             timings=dict(self.timings_),
             audited=self._scope(tuple(rankings), auto_budgets=auto),
-            curves=self._curves(),
+            curves=self.curves(),
         )
 
     def csc(
@@ -1120,4 +1138,4 @@ class RecourseAudit:
 
     def subgroup_index(self, subgroup: str | int) -> int:
         """Index of a subgroup given by label (``a=x; b=y``, any order) or position."""
-        return self._curves().index(subgroup)
+        return self.curves().index(subgroup)

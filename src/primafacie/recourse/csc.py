@@ -301,4 +301,4 @@ def make_csc(
         ranked = ranking.ranked().head(int(top))
         idx = [audit.subgroup_index(s) for s in ranked["subgroup"]]
     recs = tuple(csc_record(audit, s, out, ranking.label, ranking.title, show) for s in idx)
-    return CSCResult(label=ranking.label, title=ranking.title, records=recs, curves=audit._curves())
+    return CSCResult(label=ranking.label, title=ranking.title, records=recs, curves=audit.curves())

@@ -18,11 +18,7 @@ def ecd_steps(audit: Any, s: int, group: int) -> tuple[np.ndarray, np.ndarray]:
     (costs, ecd)
         Increasing costs (starting at 0) and the share of the group with recourse cost <= c.
     """
-    t = audit.table_
-    lo, hi = int(t.starts[s]), int(t.starts[s + 1])
-    costs, first = np.unique(t.cost[lo:hi], return_index=True)
-    values = t.cum[lo:hi, group][first] / t.n[s, group]
-    return np.concatenate([[0.0], costs]), np.concatenate([[0.0], values])
+    return audit.curves().steps(s, group)
 
 
 def plot_curves(frame: pd.DataFrame, title: str):
@@ -72,4 +68,4 @@ def plot_cumulative(audit: Any, subgroup: str | int):
     matplotlib.figure.Figure
     """
     s = audit.subgroup_index(subgroup)
-    return plot_curves(audit._curves().frame(s), audit.subgroup_labels()[s])
+    return plot_curves(audit.curves().frame(s), audit.subgroup_labels()[s])

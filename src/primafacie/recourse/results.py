@@ -521,6 +521,12 @@ class FactsResult:
         else:
             n_sub = len(next(iter(self.rankings.values())).table) if self.rankings else 0
         pv = list(self.audited.protected_values) if self.audited else []
+        if not len(top):
+            return (
+                f"no recourse definition finds a subgroup where recourse differs between the "
+                f"groups of {self.protected} ({_n(n_def, 'definition')}; {_n(n_sub, 'subgroup')} "
+                "audited)"
+            )
         if pv:
             n_against = int(top["bias_against"].isin(pv).sum())
             head = (
@@ -534,14 +540,12 @@ class FactsResult:
                 f"{len(top)} of {n_def} recourse definitions rank first a subgroup where "
                 f"recourse is harder for one group of {self.protected} (against {counts})"
             )
-        head += f"; {_n(n_sub, 'subgroup')} audited"
-        if len(top):
-            first = top.iloc[0]
-            head += (
-                f"; e.g. {first['definition']}: '{first['subgroup']}' against "
-                f"{first['bias_against']} ({_score_text(first['score'])})"
-            )
-        return head
+        first = top.iloc[0]
+        return (
+            f"{head}; {_n(n_sub, 'subgroup')} audited; e.g. {first['definition']}: "
+            f"'{first['subgroup']}' against {first['bias_against']} "
+            f"({_score_text(first['score'])})"
+        )
 
     def scope(self) -> str:
         """Who was audited, with denominators, and who was left out."""
