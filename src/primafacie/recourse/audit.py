@@ -253,15 +253,12 @@ class RecourseAudit:
 
     Examples
     --------
-    >>> import pandas as pd
+    Parameters are stored as given; :meth:`run` and :meth:`fit` show an audit end to end.
+
     >>> from primafacie.decisions import Rule
-    >>> df = pd.DataFrame({"g": ["a", "b"] * 50, "x": ["lo", "hi", "lo", "lo"] * 25,
-    ...                    "y": ["u", "v"] * 50})
-    >>> audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(df)
-    >>> audit.stats_["affected"]
-    75
-    >>> RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).run(df).headline()
-    'no recourse definition finds a subgroup where recourse differs between the groups of g (10 definitions; 1 subgroup audited)'
+    >>> audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1)
+    >>> audit.support, audit.method, hasattr(audit, "table_")
+    (0.1, 'bitset', False)
     """
 
     _parameter_constraints = PARAMETER_CONSTRAINTS
@@ -415,11 +412,13 @@ class RecourseAudit:
         --------
         >>> import pandas as pd
         >>> from primafacie.decisions import Rule
-        >>> df = pd.DataFrame({"g": ["a", "b"] * 50, "x": ["lo", "hi", "lo", "lo"] * 25,
-        ...                    "y": ["u", "v"] * 50})
-        >>> audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(df)
-        >>> audit.subgroup_labels(), audit.n_affected_.tolist()
-        (['x=lo'], [50, 25])
+        >>> table = pd.DataFrame({"g": list("ab" * 50), "x": list("lhll" * 25),
+        ...                       "y": list("uv" * 50)})
+        >>> stages = []
+        >>> audit = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.1).fit(
+        ...     table, progress=lambda stage, done, total: stages.append(stage))
+        >>> audit.subgroup_labels(), audit.n_affected_.tolist(), list(dict.fromkeys(stages))
+        (['x=l'], [50, 25], ['mining', 'actions', 'effectiveness'])
         """
         self._validate()
         for cache in ("_labels", "_curves_cache"):  # from an earlier fit

@@ -57,30 +57,25 @@ def _is_metric(value: Any) -> bool:
     return True
 
 
+def _number_map(finite: bool) -> Predicate:
+    """``{feature: number ≥ 0}`` (``finite``: inf refused too) as a constraint."""
+    return Predicate(
+        lambda v: _is_number_map(v, 0.0, finite=finite),
+        f"a mapping {{feature: {'finite ' if finite else ''}number ≥ 0}}",
+        bad={"x": -1},
+    )
+
+
 _NAMES = Predicate(_is_names, "a column name or a list of column names", bad=3.5)
 
 #: What each parameter of :class:`RecourseAudit` accepts (checked at ``fit``/``run``).
 PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "protected": [None, InstanceOf(str, name="a column name")],
     "support": [Interval(Real, 0, 1, closed="right")],
-    "feature_weights": [
-        None,
-        Predicate(
-            lambda v: _is_number_map(v, 0.0, finite=True),
-            "a mapping {feature: finite number ≥ 0}",
-            bad={"x": -1},
-        ),
-    ],
+    "feature_weights": [None, _number_map(finite=True)],
     "immutable": [None, _NAMES],
     "monotone": [None, _NAMES],
-    "max_step": [
-        None,
-        Predicate(
-            lambda v: _is_number_map(v, 0.0, finite=False),
-            "a mapping {feature: number ≥ 0}",
-            bad={"x": -1},
-        ),
-    ],
+    "max_step": [None, _number_map(finite=False)],
     "bins": [None, InstanceOf(Mapping, name="a mapping {numeric feature: q or [edges]}")],
     "binary_cost": [None, _NAMES],
     "features": [None, InstanceOf(Mapping, name="a mapping {column: kind}")],
