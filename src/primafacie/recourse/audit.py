@@ -1057,10 +1057,14 @@ class RecourseAudit:
         budgets: Sequence[float] | float | str = "auto", metrics: Sequence[str] | str = "all",
         progress: ProgressCallback | None = None,
     ):  # fmt: skip
-        """Every definition × parameter of the paper's tables.
+        """Every definition × parameter of the paper's tables, on the fitted audit.
 
-        ``progress(stage, done, total)``, if given, is called with stage ``"scoring"`` after each
-        definition × parameter.
+        Parameters
+        ----------
+        phi, budgets, metrics
+            As in :meth:`run`.
+        progress
+            ``progress("scoring", done, total)`` after each definition × parameter.
 
         Returns
         -------
@@ -1068,6 +1072,16 @@ class RecourseAudit:
             Rankings keyed by column label (``Ma.3``, ``C.7``, ``EE``, ``B10``, ``Mi.3``,
             ``MR``, ``KS``), the statistics and the budgets used, the scope (who was audited),
             and the effectiveness curves of every subgroup.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from primafacie.decisions import Rule
+        >>> table = pd.DataFrame({"g": list("ab" * 30), "x": list("lhl" * 20),
+        ...                       "y": list("uvw" * 20)})
+        >>> fitted = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.2).fit(table)
+        >>> list(fitted.evaluate(phi=[0.5], budgets=[1.0], metrics=["ECE", "EEWB"]).rankings)
+        ['Ma.5', 'B1', 'Mi.5']
         """
         from .results import FactsResult
 
