@@ -130,3 +130,22 @@ def test_multiple_rows_carry_each_runs_groups_intervals_and_decisions(world):
     # ST runs carry no counterfactual decision; the CF flag column is still there (NA)
     st_only = MultipleSituationTest(method="st", k=5).run(data, scm=scm, decider=rule)
     assert "cf_flag" in st_only.to_frame().columns
+
+
+def test_settings_passed_on_are_checked_with_the_engines_constraints(world):
+    data, scm, rule = world
+    with pytest.raises(InputError) as err:
+        MultipleSituationTest(method="st", k=5, alpha=0).run(data)
+    assert str(err.value) == (
+        "MultipleSituationTest: alpha must be a number in (0, 1); got 0 "
+        "(--alpha, analyses.situation.alpha)"
+    )
+    with pytest.raises(InputError, match=r"MultipleSituationTest: correction must be one of "
+                       r"'bonferroni' or None; got 'holm'"):  # fmt: skip
+        MultipleSituationTest(method="st", k=5, correction="holm").run(data)
+    with pytest.raises(InputError, match=r"unknown setting\(s\) \['kk'\]"):
+        MultipleSituationTest(method="st", kk=5).run(data)
+    with pytest.raises(InputError, match="IntersectionalSituationTest: k must be an integer ≥ 1"):
+        IntersectionalSituationTest(method="st", k=0).run(data)
+    with pytest.raises(InputError, match="IntersectionalSituationTest: name must be None or a"):
+        IntersectionalSituationTest(method="st", k=5, name=3).run(data)

@@ -22,7 +22,8 @@ import pandas as pd
 
 from ..data import AuditData
 from ..errors import InputError
-from .engine import SituationTest
+from ..validation import InstanceOf, Options, validate_params
+from .engine import PARAMETER_SOURCES, SituationTest
 from .results import SituationResult, json_safe, summarize
 from .stats import bonferroni
 
@@ -197,6 +198,24 @@ def combine_multiple(
     )
 
 
+def _check_settings(
+    owner: str, constraints: Mapping[str, list], settings: Mapping[str, Any], **own: Any
+) -> None:
+    """Validate a multidimensional test's own parameters and the SituationTest settings it
+    passes on, with the engine's constraints (one message format, named after ``owner``)."""
+    unknown = sorted(set(settings) - set(SituationTest._parameter_constraints) - _PASSED_ON)
+    if unknown:
+        raise InputError(
+            f"{owner}: unknown setting(s) {unknown}; SituationTest accepts "
+            f"{', '.join(sorted(set(SituationTest._parameter_constraints) | _PASSED_ON))}"
+        )
+    validate_params(owner, constraints, {**settings, **own}, where=PARAMETER_SOURCES)
+
+
+#: SituationTest settings without a constraint (any value is passed on as it is).
+_PASSED_ON = {"reference", "attribute", "algorithm", "backend"}
+
+
 def _attributes(data: AuditData, attributes: Sequence[str] | None) -> list[str]:
     attrs = list(attributes) if attributes is not None else list(data.protected)
     for a in attrs:
@@ -213,6 +232,9 @@ def _attributes(data: AuditData, attributes: Sequence[str] | None) -> list[str]:
 
 class MultipleSituationTest:
     """Multiple discrimination: one single-attribute test per attribute, Bonferroni α/q.
+
+    Its own parameters and every setting passed on are checked at :meth:`run` against
+    ``_parameter_constraints`` (the engine's, plus ``correction``).
 
     Parameters
     ----------
@@ -238,6 +260,12 @@ class MultipleSituationTest:
         self.correction = correction
         self.settings = settings
 
+    #: What every parameter accepts: SituationTest's settings plus ``correction``.
+    _parameter_constraints = {
+        **SituationTest._parameter_constraints,
+        "correction": [Options("bonferroni"), None],
+    }
+
     def run(
         self,
         data: AuditData,
@@ -262,9 +290,13 @@ class MultipleSituationTest:
         -------
         MultipleResult
         """
+        _check_settings(
+            type(self).__name__,
+            self._parameter_constraints,
+            self.settings,
+            correction=self.correction,
+        )
         attrs = _attributes(data, self.attributes)
-        if self.correction not in ("bonferroni", None):
-            raise InputError(f"correction must be 'bonferroni' or None, got {self.correction!r}")
         alpha = float(self.settings.get("alpha", 0.05))
         level = bonferroni(alpha, len(attrs)) if self.correction == "bonferroni" else alpha
         mask = data.protected_mask(attrs)
@@ -303,6 +335,12 @@ class IntersectionalSituationTest:
         self.attributes = attributes
         self.name = name
         self.settings = settings
+
+    #: What every parameter accepts: SituationTest's settings plus ``name``.
+    _parameter_constraints = {
+        **SituationTest._parameter_constraints,
+        "name": [None, InstanceOf(str, name="a string")],
+    }
 
     def merged_data(self, data: AuditData) -> AuditData:
         """The data with the ``A*`` column (1 = protected on every attribute) as protected."""
@@ -348,6 +386,9 @@ class IntersectionalSituationTest:
         SituationResult
             With ``params["dimension"] == "intersectional"``.
         """
+        _check_settings(
+            type(self).__name__, self._parameter_constraints, self.settings, name=self.name
+        )
         attrs = _attributes(data, self.attributes)
         merged = self.merged_data(data)
         name = next(iter(merged.protected))
