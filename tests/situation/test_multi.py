@@ -149,3 +149,27 @@ def test_settings_passed_on_are_checked_with_the_engines_constraints(world):
         IntersectionalSituationTest(method="st", k=0).run(data)
     with pytest.raises(InputError, match="IntersectionalSituationTest: name must be None or a"):
         IntersectionalSituationTest(method="st", k=5, name=3).run(data)
+
+
+def test_multiple_complainant_untested_on_one_attribute_is_untested(world):
+    data, scm, rule = world
+    res = MultipleSituationTest(method="st", k=5, max_distance=0.02).run(data)
+    t = res.to_frame()
+    one_missing = t.delta_g.isna() ^ t.delta_r.isna()
+    assert one_missing.any()  # ε = 0.02 empties some groups of one attribute only
+    # Δp is undefined unless every attribute was tested (not the mean of the others)
+    assert t.delta.isna().tolist() == (t.delta_g.isna() | t.delta_r.isna()).tolist()
+    s = res.summary().iloc[0]
+    untested = int((t.delta_g.isna() | t.delta_r.isna()).sum())
+    assert (s.untested, s.tested) == (untested, len(t) - untested)
+    assert s.denominator == res.n_protected - untested
+    assert s.significant_share == s.significant / s.denominator
+    head = res.headline()
+    assert head.startswith(
+        "ST, k=5 (α = 0.05, 0.025 per attribute (Bonferroni), τ = 0): "
+        f"{s.significant} of {s.denominator} tested individuals protected on every attribute "
+        "(g, r)"
+    )
+    assert f"; {untested} more could not be tested within max_distance 0.02" in head
+    assert any(c.startswith("A complainant is a case only when") for c in res.caveats())
+    assert res.to_dict()["headline"] == head

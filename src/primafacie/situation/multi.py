@@ -24,7 +24,7 @@ from ..data import AuditData
 from ..errors import InputError
 from ..validation import InstanceOf, Options, validate_params
 from .engine import PARAMETER_SOURCES, SituationTest
-from .results import SituationResult, json_safe, summarize
+from .results import SituationResult, _Narrative, json_safe, summarize
 from .stats import bonferroni
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class MultipleResult:
+class MultipleResult(_Narrative):
     """Multiple-discrimination results: the combined table and the per-attribute runs.
 
     Attributes
@@ -85,7 +85,8 @@ class MultipleResult:
         return out
 
     def summary(self) -> pd.DataFrame:
-        """Counts and shares (of ``n_protected``) by method and k."""
+        """Counts and shares by method and k; shares are of ``n_protected`` minus the
+        complainants not tested on every attribute."""
         return summarize(
             self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
         )
@@ -97,6 +98,9 @@ class MultipleResult:
                 "params": self.params,
                 "n_protected": self.n_protected,
                 "n_complainants": self.n_complainants,
+                "headline": self.headline(),
+                "scope": self.scope(),
+                "caveats": self.caveats(),
                 "summary": self.summary().to_dict(orient="records"),
                 "complainants": self.to_frame(neighbors=neighbors)
                 .astype(object)
@@ -175,7 +179,9 @@ def combine_multiple(
     n_rows = {len(r.table) for r in runs.values()}
     if len(n_rows) != 1 or len(merged) != n_rows.pop():
         raise InputError("the runs do not cover the same complainants, methods and k")
-    merged["delta"] = merged[[f"delta_{a}" for a in attrs]].mean(axis=1)
+    # a complainant not tested on one attribute is not tested: its Δp is undefined (NaN), not
+    # the mean of the attributes that could be tested
+    merged["delta"] = merged[[f"delta_{a}" for a in attrs]].mean(axis=1, skipna=False)
     merged["discriminated"] = np.logical_and.reduce(
         [merged[f"discriminated_{a}"].to_numpy(dtype=bool) for a in attrs]
     )
