@@ -60,12 +60,16 @@ from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, valid
 from .results import SituationResult
 from .stats import ALPHA, INTERVALS, newcombe_interval, z_value
 
-__all__ = ["SituationTest", "METHODS", "METHOD_LABELS", "PARAMETER_SOURCES"]
+__all__ = ["SituationTest", "METHODS", "METHOD_LABELS", "PARAMETER_SOURCES", "DEFAULT_K"]
 
 #: Methods in display order.
 METHODS = ("st", "cst", "cst_centers", "cf")
 #: Short labels used in the paper's tables (CST w/o, CST w/).
 METHOD_LABELS = {"st": "st", "cst": "cst_wo", "cst_centers": "cst_w", "cf": "cf"}
+#: The one default neighbourhood grid (engine, ``audit.yaml`` and ``--k``): the first three
+#: sizes of the paper's grid. A single k hides how much a verdict depends on k, and one
+#: search at the largest k serves the smaller ones as prefixes, so the grid costs little more.
+DEFAULT_K = (15, 30, 50)
 #: Corrected mode ranks distances rounded to this many decimals (see ``knn(decimals=...)``).
 _DISTANCE_DECIMALS = 12
 _ALIASES = {"cst_wo": "cst", "cst_w": "cst_centers", "cstwo": "cst", "cstwi": "cst_centers"}
@@ -184,7 +188,8 @@ class SituationTest:
         ``"cf"`` (counterfactual fairness with CST w/ intervals), or a list of them.
         ``"cst_wo"``/``"cst_w"`` are accepted aliases.
     k
-        Neighbourhood size, or a list (one search at the largest k serves them all).
+        Neighbourhood size, or a list (one search at the largest k serves them all);
+        default :data:`DEFAULT_K` = (15, 30, 50), as in ``audit.yaml`` and on the CLI.
     alpha
         Significance level of the one-sided interval (two-sided intervals use α/2 per tail).
     tau
@@ -256,7 +261,7 @@ class SituationTest:
     def __init__(
         self,
         method: str | Sequence[str] = "cst",
-        k: int | Sequence[int] = 30,
+        k: int | Sequence[int] = DEFAULT_K,
         alpha: float = 0.05,
         tau: float = 0.0,
         direction: str = "negative",
