@@ -1,8 +1,9 @@
 """Tests of primafacie.audit: the demo end to end, results.json schema, byte-identical reruns,
-an analysis missing from the build, failing analyses and bad configurations."""
+failing analyses and bad configurations."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -13,8 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
-from primafacie import audit as audit_mod
-from primafacie.audit import json_safe, run_audit, run_demo
+from primafacie import analysis as analysis_mod
+from primafacie.audit import json_safe, registry, run_audit, run_demo
 from primafacie.config import load_config
 from primafacie.errors import AnalysisError, InputError
 from primafacie.io import MANIFEST
@@ -150,30 +151,16 @@ CERTAINTY = {
 }
 
 
-def test_analysis_missing_from_the_build_is_reported_not_fatal(demo, tmp_path, monkeypatch):
-    base, _, _ = demo
-    monkeypatch.setitem(sys.modules, "primafacie.recourse", None)  # import raises ImportError
-    path = _small_config(base, tmp_path, {"recourse": {"support": 0.1}, **CERTAINTY})
-    res = run_audit(load_config(path), tmp_path / "out", progress=False)
-    rec = res.runs["recourse"]
-    assert rec.status == "unavailable"
-    assert "Not available in this build" in rec.message and "primafacie.recourse" in rec.message
-    assert res.runs["certainty"].status == "ok"
-    doc = json.loads((tmp_path / "out" / "results.json").read_text())
-    validate_results(doc)
-    assert doc["analyses"]["recourse"]["status"] == "unavailable"
-    html = (tmp_path / "out" / "report.html").read_text()
-    assert 'id="sec-recourse" class="analysis" data-status="unavailable"' in html
-    assert "not available in this build" in html
-
-
 def test_failing_analysis_writes_nothing_unless_keep_going(demo, tmp_path, monkeypatch):
     base, _, _ = demo
 
-    def boom(cfg, data, scm, tick):
+    def boom(spec, ctx):
         raise AnalysisError("solver exploded")
 
-    monkeypatch.setitem(audit_mod._RUNNERS, "certainty", boom)
+    patched = tuple(
+        dataclasses.replace(a, run=boom) if a.name == "certainty" else a for a in registry.ANALYSES
+    )
+    monkeypatch.setattr(registry, "ANALYSES", patched)
     cfg = load_config(_small_config(base, tmp_path, CERTAINTY))
     with pytest.raises(AnalysisError, match="certainty: solver exploded"):
         run_audit(cfg, tmp_path / "out", progress=False)
@@ -207,7 +194,7 @@ def test_json_safe_and_row_pruning():
     assert json_safe({"a": np.float64("nan"), 1: (np.int64(2), float("-inf"), np.bool_(True))}) == {
         "a": None, "1": [2, "-inf", True],
     }  # fmt: skip
-    pruned = audit_mod._prune_rows(
+    pruned = analysis_mod._prune_rows(
         {"rows": [{"x": i} for i in range(600)], "keep": [1] * 600, "timings": {"fit": 0.1}},
         "t.csv",
     )

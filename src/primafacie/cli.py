@@ -7,8 +7,6 @@ bare traceback (set ``PRIMAFACIE_DEBUG=1`` to see the traceback).
 
 from __future__ import annotations
 
-import importlib
-
 import typer
 
 app = typer.Typer(
@@ -29,25 +27,12 @@ def _root() -> None:
     """Audit automated and human decisions for discrimination."""
 
 
-#: One module per command group under ``primafacie.commands``; each exposes ``register(app)``.
-COMMAND_MODULES = (
-    "demo",
-    "audit",
-    "situation",
-    "recourse",
-    "principal",
-    "certainty",
-    "reproduce",
-    "schema",
-)
+# One module per command; each exposes ``register(app)``. Plain imports, so a missing module
+# is an error, never a silently absent command.
+from .commands import audit, certainty, demo, principal, recourse, reproduce, schema, situation  # noqa: E402
 
-for _name in COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(f"primafacie.commands.{_name}")
-    except ModuleNotFoundError as _exc:  # a command group not built yet in this checkout
-        if _exc.name != f"primafacie.commands.{_name}":
-            raise
-        continue
+COMMAND_MODULES = (demo, audit, situation, recourse, principal, certainty, reproduce, schema)
+for _module in COMMAND_MODULES:
     _module.register(app)
 
 

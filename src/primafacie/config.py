@@ -26,7 +26,7 @@ from typing import Any, Literal, Optional, Union
 import numpy as np
 import pandas as pd
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
 from .data import AuditData, read_table
 from .decisions import ModelDecider, Rule, load_model
@@ -46,31 +46,13 @@ __all__ = [
     "config_schema",
 ]
 
-Scalar = Union[bool, int, float, str]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class DecisionSpec(_Strict):
-    """Where ŷ comes from: exactly one of a recorded ``column``, a ``model`` file or a ``rule``."""
-
-    column: Optional[str] = None
-    model: Optional[Path] = None
-    rule: Optional[str] = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> DecisionSpec:
-        given = [k for k in ("column", "model", "rule") if getattr(self, k) is not None]
-        if len(given) != 1:
-            raise ValueError(f"give exactly one of column, model or rule (got {given or 'none'})")
-        if self.rule is not None:
-            try:
-                Rule(self.rule)
-            except InputError as exc:
-                raise ValueError(str(exc)) from None
-        return self
+from .audit.registry import ANALYSES
+from .certainty.spec import CertaintySpec
+from .configbase import DecisionSpec, Scalar
+from .configbase import Strict as _Strict
+from .principal.spec import PrincipalSpec
+from .recourse.spec import RecourseSpec
+from .situation.spec import SituationSpec
 
 
 class OrdinalSpec(_Strict):
@@ -90,87 +72,25 @@ class CausalSpec(_Strict):
     clip: dict[str, tuple[float, float]] = Field(default_factory=dict)
     round: dict[str, int] = Field(default_factory=dict)
 
+    def build(self) -> Any:
+        """The unfitted :class:`~primafacie.causal.SCM` (clip and round included): the one
+        place where this section becomes SCM arguments (the audit and every ``--config``
+        command call it)."""
+        from .causal import SCM
 
-class SituationSpec(_Strict):
-    """Situation testing: ST, CST w/o (``cst``), CST w/ (``cst_centers``), CF."""
-
-    k: list[int] = Field(default_factory=lambda: [15, 30, 50])
-    alpha: float = Field(0.05, gt=0, lt=1)
-    tau: float = Field(0.0, ge=-1, le=1)
-    methods: list[Literal["st", "cst", "cst_centers", "cf"]] = Field(
-        default_factory=lambda: ["st", "cst", "cst_centers", "cf"]
-    )
-    dimensions: list[Literal["single", "multiple", "intersectional"]] = Field(
-        default_factory=lambda: ["single"]
-    )
-    direction: Literal["negative", "positive"] = "negative"
-    interval: Literal["wald", "newcombe", "wilson"] = "wald"
-    max_distance: Optional[float] = Field(None, gt=0)
-    legacy: bool = False
-
-    @field_validator("k", mode="before")
-    @classmethod
-    def _k_list(cls, v: Any) -> Any:
-        return [v] if isinstance(v, int) else v
-
-    @field_validator("k")
-    @classmethod
-    def _k_positive(cls, v: list[int]) -> list[int]:
-        if not v:
-            raise ValueError("k must list at least one neighbourhood size")
-        bad = [x for x in v if x <= 0]
-        if bad:
-            raise ValueError(f"k must be positive integers, got {bad}")
-        return sorted(set(v))
+        return SCM(
+            edges=self.edges, mechanism=self.mechanism, clip=dict(self.clip), round=dict(self.round)
+        )
 
 
-class RecourseSpec(_Strict):
-    """FACTS subgroup recourse audit."""
-
-    support: float = Field(0.01, gt=0, le=1)
-    phi: list[float] = Field(default_factory=lambda: [0.3, 0.7])
-    metrics: Union[Literal["all"], list[str]] = "all"
-    feature_weights: dict[str, float] = Field(default_factory=dict)
-    immutable: list[str] = Field(default_factory=list)
-    monotone: list[str] = Field(default_factory=list)
-    bins: dict[str, Union[int, list[float]]] = Field(default_factory=dict)
-    protected: Optional[str] = None
-    top: int = Field(10, gt=0)
-
-
-class PrincipalSpec(_Strict):
-    """Principal-stratum counterfactual fairness (needs ``outcome``)."""
-
-    definitions: list[Literal[1, 2]] = Field(default_factory=lambda: [1, 2])
-    covariates: list[str] = Field(default_factory=list)
-    protected: Optional[str] = None
-    n_boot: int = Field(0, ge=0)
-    seed: int = 0
-
-
-class DecisionMakerSpec(DecisionSpec):
-    """One decision-maker of the certainty ranking: a column, a model file or a rule."""
-
-
-class CertaintySpec(_Strict):
-    """Certainty-of-fairness ranking of decision-makers."""
-
-    criterion: Literal["statistical_parity", "equal_opportunity", "predictive_parity"] = (
-        "statistical_parity"
-    )
-    decision_makers: dict[str, DecisionMakerSpec] = Field(default_factory=dict)
-    protected: Optional[list[str]] = None
-    tie_breaker: Optional[str] = None
-    max_levels: Optional[int] = Field(20, ge=1)
-
-
-class AnalysesSpec(_Strict):
-    """Which analyses to run; an absent section is not run."""
-
-    situation: Optional[SituationSpec] = None
-    recourse: Optional[RecourseSpec] = None
-    principal: Optional[PrincipalSpec] = None
-    certainty: Optional[CertaintySpec] = None
+#: Which analyses to run (one optional section per registered analysis); an absent section is
+#: not run. Built from the registry, so a new analysis needs no edit here.
+AnalysesSpec = create_model(
+    "AnalysesSpec",
+    __base__=_Strict,
+    __doc__="Which analyses to run; an absent section is not run.",
+    **{a.name: (Optional[a.spec], Field(None, description=a.description)) for a in ANALYSES},
+)
 
 
 class ComputeSpec(_Strict):
@@ -179,6 +99,14 @@ class ComputeSpec(_Strict):
     backend: Literal["local", "dask"] = "local"
     address: Optional[str] = None
     n_jobs: int = Field(1, ge=1)
+
+    def build(self) -> Any:
+        """The :mod:`primafacie.compute` backend, or None for the plain local default."""
+        if self.backend == "local" and self.n_jobs == 1:
+            return None
+        from .compute import get_backend
+
+        return get_backend(self.model_dump())
 
 
 class AuditConfig(_Strict):
@@ -230,10 +158,11 @@ class AuditConfig(_Strict):
                         f"[causal.edges.{i}] causal edge ({a}, {b}) points into protected "
                         f"attribute {b!r}; protected attributes have no parents"
                     )
-        if self.analyses.principal is not None and self.outcome is None:
-            raise ValueError(
-                "[analyses.principal] analyses.principal needs outcome: the ground-truth column"
-            )
+        for a in ANALYSES:
+            if a.needs_outcome and getattr(self.analyses, a.name) is not None and not self.outcome:
+                raise ValueError(
+                    f"[analyses.{a.name}] analyses.{a.name} needs outcome: the ground-truth column"
+                )
         return self
 
     # ------------------------------------------------------------------ helpers
@@ -469,51 +398,11 @@ KEY_DESCRIPTIONS = {
     "DecisionSpec.model": "Fitted scikit-learn estimator saved with joblib (unpickled because "
     "you named it: only files you trust).",
     "DecisionSpec.rule": "Rule expression, e.g. 'salary + 5 * balance > 225000' (never eval'd).",
-    "DecisionMakerSpec.column": "Column holding this decision-maker's decisions.",
-    "DecisionMakerSpec.model": "Fitted estimator file of this decision-maker.",
-    "DecisionMakerSpec.rule": "Rule expression of this decision-maker.",
     "OrdinalSpec.ordinal": "Levels from lowest to highest.",
     "CausalSpec.edges": "Directed edges [cause, effect] among protected attributes and features.",
     "CausalSpec.mechanism": "Regressor of each additive-noise structural equation.",
     "CausalSpec.clip": "Per node [low, high] limits of the counterfactual values.",
     "CausalSpec.round": "Per node number of decimals of the counterfactual values.",
-    "SituationSpec.k": "Neighbourhood sizes (one search at the largest serves all).",
-    "SituationSpec.alpha": "Significance level of the one-sided interval.",
-    "SituationSpec.tau": "Tolerated difference in rejection rates before a case is flagged.",
-    "SituationSpec.methods": "st (situation testing), cst (counterfactual ST without centres), "
-    "cst_centers (with centres), cf (counterfactual fairness).",
-    "SituationSpec.dimensions": "single (per attribute), multiple (Bonferroni over attributes), "
-    "intersectional (protected on every attribute).",
-    "SituationSpec.direction": "negative (against the protected) or positive discrimination.",
-    "SituationSpec.interval": "Confidence interval of the rate difference.",
-    "SituationSpec.max_distance": "Optional largest Gower distance of a neighbour.",
-    "SituationSpec.legacy": "Reproduce the authors' code conventions (published tables).",
-    "RecourseSpec.support": "Minimum support of frequent itemsets, in (0, 1].",
-    "RecourseSpec.phi": "Effectiveness thresholds of ECR and ECE.",
-    "RecourseSpec.metrics": "all, or a list such as [EE, ECE, FECT].",
-    "RecourseSpec.feature_weights": "Cost weight per feature (default 1).",
-    "RecourseSpec.immutable": "Features an action may not change (protected ones never change).",
-    "RecourseSpec.monotone": "Features that may not decrease.",
-    "RecourseSpec.bins": "Numeric bins per feature: a number of quantiles or a list of edges.",
-    "RecourseSpec.protected": "Protected attribute audited (default: the only one).",
-    "RecourseSpec.top": "Comparative subgroup counterfactuals shown per definition.",
-    "PrincipalSpec.definitions": "1 (both strata) and/or 2 (pooled) counterfactual fairness on "
-    "principal strata.",
-    "PrincipalSpec.covariates": "Columns defining the cells evaluated separately.",
-    "PrincipalSpec.protected": "Protected attribute (default: the only one).",
-    "PrincipalSpec.n_boot": "Bootstrap replicates for intervals (0 = none).",
-    "PrincipalSpec.seed": "Seed of the bootstrap and of the repair.",
-    "CertaintySpec.criterion": "Fairness criterion whose disparity is ranked.",
-    "CertaintySpec.decision_makers": "Decision-makers to rank: {name: {column|model|rule}} "
-    "(default: the audited decision).",
-    "CertaintySpec.protected": "Protected columns (default: all, crossed into groups).",
-    "CertaintySpec.tie_breaker": "accuracy, to break ties in utility (needs outcome).",
-    "CertaintySpec.max_levels": "Largest number of values of a protected column (each value is "
-    "a group); null allows any.",
-    "AnalysesSpec.situation": "Situation testing (ST, CST, CF).",
-    "AnalysesSpec.recourse": "FACTS subgroup recourse fairness.",
-    "AnalysesSpec.principal": "Counterfactual fairness on principal strata.",
-    "AnalysesSpec.certainty": "Ranking of decision-makers by certainty of fairness.",
     "ComputeSpec.backend": "local (numpy) or dask (distributed).",
     "ComputeSpec.address": "Address of a running dask scheduler (default: a local cluster).",
     "ComputeSpec.n_jobs": "Local worker threads.",
@@ -526,9 +415,14 @@ def config_schema() -> dict[str, Any]:
     schema.get("properties", {}).pop("base_dir", None)
     schema["title"] = "primafacie audit.yaml"
     models = {"AuditConfig": schema, **schema.get("$defs", {})}
+    described = dict(KEY_DESCRIPTIONS)
+    for analysis in ANALYSES:
+        for spec in (analysis.spec, *getattr(analysis.spec, "nested_specs", ())):
+            for key, text in spec.key_descriptions.items():
+                described[f"{spec.__name__}.{key}"] = text
     for model, body in models.items():
         for key, prop in body.get("properties", {}).items():
-            text = KEY_DESCRIPTIONS.get(f"{model}.{key}")
+            text = described.get(f"{model}.{key}")
             if text and "description" not in prop:
                 prop["description"] = text
     return schema

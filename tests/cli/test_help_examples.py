@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from primafacie.cli import COMMAND_MODULES
@@ -22,9 +20,9 @@ def _examples(help_text: str) -> list[list[str]]:
     return blocks
 
 
-@pytest.mark.parametrize("name", COMMAND_MODULES)
-def test_help_example_is_copy_pasteable(name):
-    module = importlib.import_module(f"primafacie.commands.{name}")
+@pytest.mark.parametrize("module", COMMAND_MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_help_example_is_copy_pasteable(module):
+    name = module.__name__.rsplit(".", 1)[-1]
     blocks = _examples(module.HELP)
     assert blocks, f"{name} --help has no indented 'primafacie ...' example"
     for block in blocks:

@@ -22,8 +22,9 @@ __all__ = [
 ]
 
 
-def build_report(result: Any) -> str:
-    """report.html for an :class:`~primafacie.audit.AuditResult` (deterministic bytes)."""
+def build_report(result: Any, analyses: Any) -> str:
+    """report.html for an :class:`~primafacie.audit.AuditResult` (deterministic bytes);
+    ``analyses`` are the registered analysis definitions that build the sections."""
     from .sections import build_context
 
-    return render_report(build_context(result))
+    return render_report(build_context(result, analyses))

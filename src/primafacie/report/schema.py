@@ -36,12 +36,22 @@ _GROUP = {
 
 _ANALYSIS = {
     "type": "object",
-    "required": ["status", "message", "headline", "scope", "numbers", "results", "tables"],
+    "required": [
+        "status",
+        "message",
+        "headline",
+        "scope",
+        "caveats",
+        "numbers",
+        "results",
+        "tables",
+    ],
     "properties": {
         "status": {"enum": ["ok", "unavailable", "failed"]},
         "message": {"type": "string"},
         "headline": {"type": "string"},
         "scope": {"type": "string"},
+        "caveats": {"type": "array", "items": {"type": "string"}},
         "numbers": {"type": "object"},
         "results": {"type": "object", "additionalProperties": {"type": "object"}},
         "tables": {
@@ -107,7 +117,8 @@ RESULTS_SCHEMA: dict[str, Any] = {
         "analyses": {
             "type": "object",
             "minProperties": 1,
-            "propertyNames": {"enum": ["situation", "recourse", "principal", "certainty"]},
+            # one entry per registered analysis (primafacie.audit.registry), by its name
+            "propertyNames": {"pattern": "^[a-z][a-z0-9_]*$"},
             "additionalProperties": _ANALYSIS,
         },
         "files": {"type": "array", "items": {"type": "string"}, "contains": {"const": "report.html"}},

@@ -1,0 +1,289 @@
+"""What an analysis *is*, defined once: the :class:`Analysis` descriptor and what it produces.
+
+Each engine package holds one ``analysis.py`` with an ``ANALYSIS = Analysis(...)`` (name,
+title, lead text, config model, how to run it, how to show it); :mod:`primafacie.audit.registry`
+lists them in report order. The audit, the report, ``results.json``, the terminal summary and
+every ``--config`` command iterate that list and never spell an analysis name themselves.
+
+The flow is one way: the audit builds a :class:`Context` (configuration, data, fitted SCM,
+decider, compute backend, progress tick), calls ``analysis.run(spec, ctx)`` which builds the
+engine through its spec (``spec.build(...)``) and returns an :class:`AnalysisRun` holding the
+engine's Result objects, and the report calls ``analysis.section(run, data, cfg)``, which reads
+only those Results.
+
+CSV tables are named by :func:`table_stem` / :func:`table_path` only, so the writer and the
+report's links cannot drift apart.
+
+Examples
+--------
+>>> table_path("situation", "single_gender")
+'tables/situation_single_gender.csv'
+>>> table_stem("recourse", "rank_Equal Effectiveness (EE)")
+'recourse_rank_equal_effectiveness_ee'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import pandas as pd
+
+from .jsonsafe import json_safe
+
+__all__ = [
+    "Analysis",
+    "AnalysisRun",
+    "Context",
+    "Result",
+    "Section",
+    "Tick",
+    "no_tick",
+    "table_stem",
+    "table_path",
+    "result_tables",
+    "MAX_JSON_ROWS",
+]
+
+#: ``tick(done, total, note)`` reports sub-steps of an analysis to the progress display.
+Tick = Callable[[int, int, str], None]
+
+#: Lists of per-row records longer than this are kept out of results.json (they are in the
+#: result's CSV table, named in their place), so the file stays small and quick to write.
+MAX_JSON_ROWS = 500
+
+#: Wall-clock measurements some results carry; they differ between runs, so they are left out
+#: of results.json (which must be byte-identical for identical inputs).
+VOLATILE_KEYS = frozenset({"timings", "seconds", "elapsed", "duration", "runtime"})
+
+
+def no_tick(done: int, total: int, note: str) -> None:
+    """A progress callback that shows nothing."""
+    return None
+
+
+def table_stem(analysis: str, label: str) -> str:
+    """The file stem of an analysis table: ``<analysis>_<label>``, lower-case, ``_``-separated."""
+    text = f"{analysis}_{label}"
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "table"
+
+
+def table_path(analysis: str, label: str) -> str:
+    """``tables/<stem>.csv``: where :func:`table_stem`'s table is written, relative to the run."""
+    return f"tables/{table_stem(analysis, label)}.csv"
+
+
+@runtime_checkable
+class Result(Protocol):
+    """What every analysis Result offers (statsmodels-style result objects)."""
+
+    def to_frame(self) -> pd.DataFrame: ...
+
+    def summary(self) -> Any: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def result_tables(analysis: str, results: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Every result's ``to_frame()`` (and ``summary()`` when it is a table), keyed by stem.
+
+    ``results`` maps a label to a Result; the table of label ``L`` is ``table_stem(analysis,
+    L)`` and its summary ``table_stem(analysis, L) + "_summary"``.
+    """
+    tables: dict[str, pd.DataFrame] = {}
+    for label, res in results.items():
+        stem = table_stem(analysis, label)
+        frame = res.to_frame()
+        if isinstance(frame, pd.DataFrame):
+            tables[stem] = frame
+        summ = res.summary()
+        if isinstance(summ, pd.DataFrame):
+            tables[f"{stem}_summary"] = summ
+    return tables
+
+
+def _prune_rows(obj: Any, see: str, limit: int = MAX_JSON_ROWS) -> Any:
+    """Replace long lists of records by ``{"rows": n, "see": csv}`` and drop wall-clock timings
+    (:data:`VOLATILE_KEYS`); everything else is kept."""
+    if isinstance(obj, Mapping):
+        return {
+            k: _prune_rows(v, see, limit) for k, v in obj.items() if str(k) not in VOLATILE_KEYS
+        }
+    if isinstance(obj, list) and len(obj) > limit and obj and isinstance(obj[0], Mapping):
+        return {"rows": len(obj), "see": see}
+    return obj
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an analysis gets besides its own spec when the audit runs it.
+
+    Attributes
+    ----------
+    config
+        The whole :class:`~primafacie.config.AuditConfig` (for cross-section settings).
+    data
+        The audited :class:`~primafacie.data.AuditData`.
+    scm
+        The fitted :class:`~primafacie.causal.SCM` when an analysis needs one, else ``None``.
+    decider
+        b(): the decision model or rule (``None`` for a recorded column).
+    backend
+        The :mod:`primafacie.compute` backend, or ``None`` for the local default.
+    tick
+        Progress callback ``tick(done, total, note)``.
+    """
+
+    config: Any
+    data: Any
+    scm: Any = None
+    decider: Any = None
+    backend: Any = None
+    tick: Tick = no_tick
+
+
+@dataclass(frozen=True)
+class AnalysisRun:
+    """What one analysis produced in an audit.
+
+    Attributes
+    ----------
+    name
+        The analysis' registry name.
+    status
+        ``"ok"``, ``"unavailable"`` or ``"failed"`` (only when the audit was asked to keep
+        going after an analysis error).
+    message
+        Why the status is not ``"ok"`` (or a note shown above the section).
+    results
+        ``{label: Result}``: the engine's own result objects.
+    tables
+        ``{csv stem: DataFrame}`` written as ``tables/<stem>.csv``.
+    numbers
+        JSON-safe headline numbers (counts with their denominators).
+    headline
+        One sentence for the executive summary.
+    scope
+        Who was tested, with denominators and who was left out.
+    caveats
+        Sentences qualifying the findings (shown in the report and written to results.json).
+    seconds
+        Wall time (printed in the terminal only, never written, so outputs stay identical).
+    """
+
+    name: str
+    status: str
+    message: str = ""
+    results: Mapping[str, Any] = field(default_factory=dict)
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+    headline: str = ""
+    scope: str = ""
+    caveats: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe record: status, message, headline, numbers, every result's ``to_dict()``."""
+        return {
+            "status": self.status,
+            "message": self.message,
+            "headline": self.headline,
+            "scope": self.scope,
+            "caveats": list(self.caveats),
+            "numbers": json_safe(self.numbers),
+            "results": {
+                k: json_safe(_prune_rows(v.to_dict(), table_path(self.name, k)))
+                for k, v in self.results.items()
+            },
+            "tables": [f"tables/{stem}.csv" for stem in self.tables],
+        }
+
+
+#: A report section: ``{"findings": [sentences], "blocks": [figure/table/heading/text/cards]}``.
+Section = dict
+
+
+def _no_check(spec: Any, config: Any) -> None:
+    return None
+
+
+def _needs_nothing(spec: Any) -> bool:
+    return False
+
+
+def _no_seeds(spec: Any) -> dict[str, int]:
+    return {}
+
+
+def _no_assumptions(spec: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis, defined once.
+
+    Attributes
+    ----------
+    name
+        Registry name and the ``analyses.<name>`` key of ``audit.yaml``.
+    title
+        Section title in the report (``"Situation testing"``).
+    lead
+        Plain-language explanation that opens the report section.
+    spec
+        The pydantic model of ``analyses.<name>``; its ``build(...)`` turns the configuration
+        into engine arguments (the only place where that happens).
+    run
+        ``run(spec, ctx) -> AnalysisRun``: build the engine(s) through the spec, run them on
+        ``ctx.data`` and collect the Results with their headline, scope and caveats.
+    section
+        ``section(run, data, cfg) -> Section``: the report block, reading only ``run.results``
+        (``cfg`` is the resolved configuration as a dict).
+    description
+        One line for the ``audit.yaml`` schema.
+    needs_scm
+        ``needs_scm(spec)``: whether the audit must fit the causal model for this analysis.
+    needs_outcome
+        Whether the analysis needs the true outcome column (``outcome:`` in audit.yaml).
+    check
+        ``check(spec, config)``: cross-section checks that need no data (raise InputError), so
+        a bad file fails before anything is read.
+    assumptions
+        ``assumptions(spec_dict, cfg)``: sentences for the report's assumptions list.
+    seeds
+        ``seeds(spec)``: the analysis' own random seeds, ``{name: seed}``, echoed into
+        ``results.json``.
+    overview
+        ``overview(run)``: an optional summary figure for :meth:`AuditResult.plot` (None when
+        there is nothing to draw).
+    stage
+        Progress-bar label (default: the title in lower case).
+    """
+
+    name: str
+    title: str
+    lead: str
+    spec: type
+    run: Callable[[Any, Context], AnalysisRun]
+    section: Callable[[AnalysisRun, Any, Mapping[str, Any]], Section]
+    description: str = ""
+    needs_scm: Callable[[Any], bool] = _needs_nothing
+    needs_outcome: bool = False
+    check: Callable[[Any, Any], None] = _no_check
+    assumptions: Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]] = _no_assumptions
+    seeds: Callable[[Any], dict[str, int]] = _no_seeds
+    overview: Callable[[AnalysisRun], Any] | None = None
+    stage: str = ""
+
+    @property
+    def stage_name(self) -> str:
+        """The progress-bar label of this analysis."""
+        return self.stage or self.title.lower()
+
+
+def names(analyses: Sequence[Analysis]) -> list[str]:
+    """The registry names of ``analyses``, in order."""
+    return [a.name for a in analyses]

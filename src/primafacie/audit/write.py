@@ -1,0 +1,39 @@
+"""Write an audit: report.html, results.json and ``tables/*.csv`` into a (staging) folder."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from ..io import atomic_write_csv, atomic_write_json, atomic_write_text
+from .result import AuditResult
+
+__all__ = ["write_audit"]
+
+
+def write_audit(result: AuditResult, folder: str | Path) -> tuple[str, ...]:
+    """Write report.html, results.json and ``tables/*.csv`` into ``folder``.
+
+    ``folder`` is normally the staging folder of :func:`~primafacie.io.atomic_output_dir`.
+
+    Returns
+    -------
+    tuple of str
+        The written files, relative to ``folder`` (sorted).
+    """
+    from ..report import build_report
+    from .registry import ANALYSES
+
+    folder = Path(folder)
+    tables = {
+        f"tables/{stem}.csv": frame
+        for run in result.runs.values()
+        for stem, frame in run.tables.items()
+    }
+    files = tuple(sorted([*tables, "report.html", "results.json"]))
+    final = replace(result, files=files)
+    for rel, frame in tables.items():
+        atomic_write_csv(folder / rel, frame)
+    atomic_write_json(folder / "results.json", final.to_dict())
+    atomic_write_text(folder / "report.html", build_report(final, ANALYSES))
+    return files

@@ -1,0 +1,154 @@
+"""Certainty of fairness as an audit analysis: its definition, run adapter and report section."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path, table_stem
+from ..jsonsafe import json_safe
+from ..report import blocks as rb
+from ..report import plots
+from ..report.html import rate_text
+from .spec import CertaintySpec
+
+__all__ = ["ANALYSIS", "LEAD", "DEFAULT_DECISION_MAKER", "run", "section"]
+
+#: The name of the audited decision when the configuration lists no decision-makers.
+DEFAULT_DECISION_MAKER = "audited decision"
+
+LEAD = (
+    "Several decision-makers (models, rules, people) are compared on the gap in "
+    "favourable-decision rates between groups (the disparity) and on how sure we can be "
+    "of that gap given the number of decisions behind it (the uncertainty). The preferred "
+    "decision-maker is the one that is most certainly fair."
+)
+
+
+def run(spec: Any, ctx: Context) -> AnalysisRun:
+    """Rank the decision-makers by how certainly fair they are."""
+    data = ctx.data
+    # Without a list, rank the audited decision alone under a readable name.
+    dms = ctx.config.decision_makers() or {DEFAULT_DECISION_MAKER: data.decision}
+    res = spec.build().run(data, decision_makers=dms)
+    table = res.to_frame()
+    sel = ", ".join(res.selected)
+    top = table.iloc[0]
+    headline = (
+        f"Most certainly fair decision-maker ({spec.criterion.replace('_', ' ')}): {sel} — "
+        f"disparity {top['disparity']:.3f} between {top['most_privileged']} "
+        f"({int(top['k_i'])} of {int(top['n_i'])}) and {top['least_privileged']} "
+        f"({int(top['k_j'])} of {int(top['n_j'])}), uncertainty {top['uncertainty']:.4f}"
+    )
+    numbers = {
+        "selected": list(res.selected),
+        "ranking": json_safe(
+            table[["decision_maker", "rank", "disparity", "uncertainty", "utility"]].to_dict(
+                orient="records"
+            )
+        ),
+    }
+    scope = (
+        f"{len(table)} decision-makers ({', '.join(table['decision_maker'])}) on {data.n} people "
+        f"in {len(res.groups)} groups of {' × '.join(res.protected)}; criterion "
+        f"{res.criterion.replace('_', ' ')}"
+    )
+    return AnalysisRun(
+        "certainty",
+        "ok",
+        scope=scope,
+        results={"ranking": res},
+        tables=result_tables("certainty", {"ranking": res})
+        | {table_stem("certainty", "group_counts"): res.counts_frame()},
+        numbers=numbers,
+        headline=headline,
+    )
+
+
+def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The report section: the ranking, the (disparity, uncertainty) plane, group rates."""
+    res = run.results["ranking"]
+    table = res.to_frame()
+    findings = []
+    for r in table.itertuples():
+        findings.append(
+            f"{r.decision_maker} (rank {r.rank}): favourable rate "
+            f"{rate_text(int(r.k_i), int(r.n_i))} for {r.most_privileged} vs "
+            f"{rate_text(int(r.k_j), int(r.n_j))} for {r.least_privileged}; disparity "
+            f"{r.disparity:.3f}, uncertainty {r.uncertainty:.4f}, utility {r.utility:.3f}."
+        )
+    chosen = table[table["selected"].astype(bool)]
+    if len(chosen) and float(chosen["disparity"].iloc[0]) > 0.1:
+        r = chosen.iloc[0]
+        findings.insert(
+            0,
+            f"The selection is relative to the {len(table)} decision-makers compared: "
+            f"{r['decision_maker']} is the most certainly fair of them, yet its favourable rate "
+            f"still differs by {100 * r['disparity']:.1f} percentage points between "
+            f"{r['most_privileged']} and {r['least_privileged']}.",
+        )
+    plane = table.rename(columns={"decision_maker": "name"})
+    blocks = [
+        rb.figure(
+            plots.certainty_plane(plane, res.selected),
+            "Decision-makers in the (disparity, uncertainty) plane",
+            f"Selected: {', '.join(res.selected)} (ringed). The grey lines are indifference "
+            "curves of the TOPSIS utility: points on one line are equally preferred; the "
+            "dashed line δ = 0.5 separates fair-leaning from unfair-leaning decision-makers.",
+        ),
+        rb.table(
+            pd.DataFrame(
+                {
+                    "rank": table["rank"],
+                    "decision-maker": table["decision_maker"],
+                    "most privileged": table["most_privileged"],
+                    "rate (most privileged)": [
+                        rb.rate_cell(k, n) for k, n in zip(table["k_i"], table["n_i"], strict=True)
+                    ],
+                    "least privileged": table["least_privileged"],
+                    "rate (least privileged)": [
+                        rb.rate_cell(k, n) for k, n in zip(table["k_j"], table["n_j"], strict=True)
+                    ],
+                    "disparity": table["disparity"],
+                    "uncertainty": table["uncertainty"],
+                    "utility": table["utility"],
+                    "accuracy": table["accuracy"],
+                    "selected": table["selected"],
+                }
+            ),
+            "Ranking of the decision-makers",
+            csv=table_path("certainty", "ranking"),
+        ),
+        rb.table(
+            res.counts_frame()[["decision_maker", "group", "n", "k", "rate", "ci_low", "ci_high"]],
+            "Favourable decisions per group",
+            "k favourable decisions of n in the group; ci = 95% credible interval of the rate "
+            "(Beta(1, 1) prior).",
+            csv=table_path("certainty", "group_counts"),
+            max_rows=60,
+        ),
+    ]
+    return rb.section(findings, blocks)
+
+
+def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
+    """The prior and the utility behind the ranking."""
+    return [
+        "Certainty of fairness: each group's favourable rate has a uniform Beta(1, 1) prior; "
+        "the utility is TOPSIS (certainly fair ≻ uncertainly fair ≻ uncertainly unfair ≻ "
+        "certainly unfair)."
+    ]
+
+
+ANALYSIS = Analysis(
+    name="certainty",
+    title="Certainty of fairness",
+    lead=LEAD,
+    spec=CertaintySpec,
+    run=run,
+    section=section,
+    description="Ranking of decision-makers by certainty of fairness.",
+    assumptions=assumptions,
+)

@@ -1,0 +1,154 @@
+"""The shape of the package, checked by walking its imports with ``ast``.
+
+* the import graph of ``src/primafacie`` has no circle (every import counts, including the
+  ones inside functions and ``TYPE_CHECKING`` blocks);
+* nothing reaches the project's own modules through ``importlib`` (every dependency is a
+  plain import that readers and type checkers see);
+* no analysis name is spelled outside its own package and the registry: the audit, the
+  report, ``results.json`` and the configuration iterate the registry.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from primafacie.audit.registry import ANALYSES
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "primafacie"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(SRC.rglob("*.py"))}
+
+
+def _resolve(current: str, is_pkg: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = current.split(".")
+    if not is_pkg:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def import_graph() -> dict[str, set[str]]:
+    """``{module: {primafacie modules it imports}}`` for every module of the package."""
+    mods = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(name, is_pkg, node)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.append(sub if sub in mods else base)
+            for t in targets:
+                if t in mods and t != name:
+                    graph[name].add(t)
+    return graph
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_import_graph_has_no_circle():
+    cycle = _find_cycle(import_graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+
+
+def test_cycle_finder_finds_a_planted_circle():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: _module_name(p))
+def test_no_importlib_dispatch_to_own_modules(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            fn = node.func
+            called = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+            if called in ("import_module", "__import__"):
+                arg = ast.unparse(node.args[0]) if node.args else ""
+                assert "primafacie" not in arg and not arg.startswith(("'.", '".', "f'.")), (
+                    f"{path.name}:{node.lineno} imports a project module dynamically: {arg}"
+                )
+                assert not arg.startswith("f"), (
+                    f"{path.name}:{node.lineno} builds a module name at run time: {arg}"
+                )
+
+
+@pytest.mark.parametrize("analysis", [a.name for a in ANALYSES])
+def test_orchestration_spells_no_analysis_name(analysis):
+    """The audit, the report and the configuration know analyses only through the registry."""
+    generic = ["primafacie.audit", "primafacie.report", "primafacie.config",
+               "primafacie.analysis", "primafacie.configbase"]  # fmt: skip
+    offenders = []
+    for name, path in _modules().items():
+        # report.plots is a library of figure helpers named for what they draw
+        if name in ("primafacie.audit.registry", "primafacie.report.plots"):
+            continue
+        if not name.startswith(tuple(generic)):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words = node.value.replace(".", " ").replace("_", " ").split()
+                if analysis in words and not (node.lineno == 1 or isinstance(node, ast.Expr)):
+                    offenders.append(f"{name}:{node.lineno}: {node.value[:60]!r}")
+    docstrings = _docstring_lines()
+    offenders = [o for o in offenders if o.split(": ")[0] not in docstrings]
+    assert not offenders, f"{analysis!r} spelled outside the registry:\n" + "\n".join(offenders)
+
+
+def _docstring_lines() -> set[str]:
+    """``module:line`` of every docstring and comment-like constant (allowed to name things)."""
+    out = set()
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+                value = body[0].value
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    out.add(f"{name}:{value.lineno}")
+    return out
