@@ -29,7 +29,7 @@ from pydantic import Field, field_validator
 
 from ..configbase import Strict as _Strict
 from ..validation import check_value
-from .engine import DEFAULT_K, SituationTest
+from .engine import DEFAULT_K, SituationTest, _method_name
 from .multi import IntersectionalSituationTest, MultipleSituationTest
 
 __all__ = ["SituationSpec", "DIMENSIONS"]
@@ -72,6 +72,14 @@ class SituationSpec(_Strict):
     interval: Literal["wald", "newcombe", "wilson"] = "wald"
     max_distance: Optional[float] = None
     legacy: bool = False
+
+    @field_validator("methods", mode="before")
+    @classmethod
+    def _method_aliases(cls, v: Any) -> Any:
+        # the engine's spellings: any case, cst_wo / cst_w for CST without / with centres
+        return (
+            [_method_name(m) if isinstance(m, str) else m for m in v] if isinstance(v, list) else v
+        )
 
     @field_validator("k", mode="before")
     @classmethod
