@@ -282,3 +282,34 @@ def test_config_gives_the_audits_per_complainant_numbers_byte_for_byte(tmp_path)
         assert mine.equals(audit_summ), test
     # the clip and round reached the counterfactuals, and ε left some complainants untested
     assert (pd.to_numeric(summ.untested) > 0).any()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--alpha", "2"], "--alpha: alpha must be a number in (0, 1); got 2.0"),
+        (["--k", "5,0"], "--k: k must be an integer ≥ 1 or a non-empty list of them; got [5, 0]"),
+        (["--max-distance", "-1"], "--max-distance: max_distance must be a number > 0 or None"),
+        (["--dimension", "double"], "--dimension: Input should be 'single', 'multiple' or"),
+    ],
+)
+def test_bad_flags_name_the_flag_and_the_constraint(loans, tmp_path, extra, message):
+    path, _ = loans
+    out = tmp_path / "out"
+    r = runner.invoke(app, _base(path, out) + EDGES + extra)
+    assert r.exit_code == 2, r.output
+    assert message in " ".join(r.output.split())
+    assert not out.exists()
+
+
+def test_terminal_shows_untested_headline_and_caveats(loans, tmp_path):
+    path, _ = loans
+    out = tmp_path / "out"
+    args = _base(path, out) + ["--method", "st,CST_WO", "--max-distance", "0.01"] + EDGES
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    summ = pd.read_csv(out / "summary.csv")
+    assert set(summ.method) == {"st", "cst"} and (summ.untested > 0).all()
+    assert (summ.denominator == summ.tested).all()  # every protected row is a complainant
+    text = " ".join(r.output.split())
+    assert "untested" in text and "could not be tested within max_distance 0.01" in text

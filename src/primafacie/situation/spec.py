@@ -95,11 +95,11 @@ class SituationSpec(_Strict):
     @classmethod
     def _engine_constraint(cls, v: Any, info: Any) -> Any:
         name = {"methods": "method"}.get(info.field_name, info.field_name)
-        return check_value(name, v, _CONSTRAINTS[name])
+        return check_value(info.field_name, v, _CONSTRAINTS[name])
 
     @field_validator("methods", "dimensions")
     @classmethod
-    def _not_empty(cls, v: list[str], info: Any) -> list[str]:
+    def _distinct(cls, v: list[str], info: Any) -> list[str]:
         if not v:
             raise ValueError(f"{info.field_name} must list at least one entry")
         return list(dict.fromkeys(v))
