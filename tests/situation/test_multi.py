@@ -163,11 +163,11 @@ def test_multiple_complainant_untested_on_one_attribute_is_untested(world):
     untested = int((t.delta_g.isna() | t.delta_r.isna()).sum())
     assert (s.untested, s.tested) == (untested, len(t) - untested)
     assert s.denominator == res.n_protected - untested
-    assert s.significant_share == s.significant / s.denominator
+    assert s.significant_share == s.n_significant / s.denominator
     head = res.headline()
     assert head.startswith(
         "ST, k=5 (α = 0.05, 0.025 per attribute (Bonferroni), τ = 0): "
-        f"{s.significant} of {s.denominator} tested individuals protected on every attribute "
+        f"{s.n_significant} of {s.denominator} tested individuals protected on every attribute "
         "(g, r)"
     )
     assert f"; {untested} more could not be tested within max_distance 0.02" in head

@@ -67,11 +67,11 @@ def test_untested_complainants_leave_numerators_and_denominators_by_hand(isolate
     assert t.significant.tolist() == [True, False, False, False]
     s = res.summary().set_index("k")
     assert s.loc[2, ["complainants", "tested", "untested", "denominator"]].tolist() == [4, 3, 1, 3]
-    assert s.loc[2, ["cases", "significant"]].tolist() == [3, 1]
+    assert s.loc[2, ["cases", "n_significant"]].tolist() == [3, 1]
     assert s.loc[2, "cases_share"] == 1.0 and s.loc[2, "significant_share"] == 1 / 3
     assert s.loc[2, "mean_delta_cases"] == pytest.approx(2 / 3)
     # k = 1: every tested complainant has p_c = 1, p_t = 0 -> three significant of three
-    assert s.loc[1, ["tested", "significant", "denominator"]].tolist() == [3, 3, 3]
+    assert s.loc[1, ["tested", "n_significant", "denominator"]].tolist() == [3, 3, 3]
 
 
 def test_headline_scope_and_caveats_by_hand(isolated):
@@ -116,7 +116,9 @@ def test_rejected_complainants_keep_the_protected_denominator(isolated):
 def test_summary_and_frame_columns_have_the_same_type(isolated):
     res = SituationTest(method="st", k=[1, 2], max_distance=0.12).run(isolated)
     s, t = res.summary(), res.to_frame()
-    for col in ["method", "k"]:
+    shared = sorted(set(s.columns) & set(t.columns))
+    assert shared == ["k", "method"]  # significant (a flag) is n_significant (a count) here
+    for col in shared:
         assert s[col].dtype == t[col].dtype
     ints = ["complainants", "tested", "untested", "denominator", "cases"]
     assert all(s[c].dtype.kind == "i" for c in ints)
@@ -159,7 +161,7 @@ def test_summary_with_no_complainants_lists_every_method_and_k_with_zero_counts(
     res = SituationTest(method="st", k=[1, 2], complainants="rejected").run(data)
     assert res.n_complainants == 0 and len(res.to_frame()) == 0
     s = res.summary()
-    assert s[["method", "k", "complainants", "cases", "significant"]].values.tolist() == [
+    assert s[["method", "k", "complainants", "cases", "n_significant"]].values.tolist() == [
         ["st", 1, 0, 0, 0],
         ["st", 2, 0, 0, 0],
     ]

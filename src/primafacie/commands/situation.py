@@ -309,7 +309,7 @@ def _summary_table(summary: pd.DataFrame, title: str) -> Table:
             str(row.method),
             str(row.k),
             f"{row.cases} ({row.cases_share:.1%})",
-            f"{row.significant} ({row.significant_share:.1%})",
+            f"{row.n_significant} ({row.significant_share:.1%})",
             str(row.denominator),
             str(row.untested),
         )

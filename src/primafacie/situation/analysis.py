@@ -232,7 +232,7 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
             ],
             "significant": [
                 rb.rate_cell(a, b)
-                for a, b in zip(summary["significant"], summary["denominator"], strict=True)
+                for a, b in zip(summary["n_significant"], summary["denominator"], strict=True)
             ],
             "mean Δp (cases)": summary["mean_delta_cases"],
         }

@@ -34,7 +34,7 @@ _SUMMARY_COLUMNS = [
     "denominator",
     "cases",
     "cases_share",
-    "significant",
+    "n_significant",
     "significant_share",
     "mean_delta_cases",
     "mean_delta_significant",
@@ -66,9 +66,11 @@ def summarize(
     -------
     pandas.DataFrame
         method, k, complainants, tested (both groups non-empty), untested (Δp undefined),
-        denominator (``denominator`` minus untested), cases, cases_share, significant,
+        denominator (``denominator`` minus untested), cases, cases_share, n_significant,
         significant_share, mean_delta_cases, mean_delta_significant. Counts are integers,
-        shares and means floats (NaN when undefined).
+        shares and means floats (NaN when undefined). The count of significant cases is
+        ``n_significant`` (it was ``significant``, which in ``to_frame()`` is each
+        complainant's boolean flag: a column name means one thing and one type).
 
     Examples
     --------
@@ -102,7 +104,7 @@ def summarize(
                 "denominator": den,
                 "cases": int(flag.sum()),
                 "cases_share": flag.sum() / den if den else np.nan,
-                "significant": int(sig.sum()),
+                "n_significant": int(sig.sum()),
                 "significant_share": sig.sum() / den if den else np.nan,
                 "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
                 "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
@@ -181,7 +183,7 @@ class _Narrative:
         head = f"{_NAMES.get(method, method)}, k={k} ({self._level()})"
         if row is None or int(row["denominator"]) == 0:
             return f"{head}: no individual {self._who()} could be tested."
-        sig, den = int(row["significant"]), int(row["denominator"])
+        sig, den = int(row["n_significant"]), int(row["denominator"])
         rejected = self.params.get("complainants") == "rejected"
         text = (
             f"{head}: {sig:,} of {den:,} {'' if rejected else 'tested '}individuals "
@@ -411,7 +413,7 @@ class SituationResult(_Narrative):
             line = ax.plot(g["k"], g["cases"], marker="o", label=f"{method}")[0]
             ax.plot(
                 g["k"],
-                g["significant"],
+                g["n_significant"],
                 marker="x",
                 linestyle="--",
                 color=line.get_color(),
