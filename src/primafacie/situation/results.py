@@ -176,6 +176,27 @@ class _Narrative:
         The share is taken of the protected individuals minus the untested complainants
         (never counting an untested complainant as a tested negative); how many could not be
         tested follows in the same sentence.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from primafacie.data import AuditData
+        >>> from primafacie.situation import SituationTest
+        >>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
+        ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
+        >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+        >>> res = SituationTest(method="st", k=2, max_distance=0.12).run(data)
+        >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
+        ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
+        significant cases of potential discrimination; 1 more could not be tested within
+        max_distance 0.12 and is left out.
+        >>> res.summary()[["tested", "untested", "denominator", "n_significant"]].values.tolist()
+        [[3, 1, 3, 1]]
+        >>> len(res.caveats())  # untested, groups smaller than k, a zero-width Wald interval
+        3
         """
         method, k = self.main_test()
         row = self._row(method, k)
@@ -200,7 +221,15 @@ class _Narrative:
         return text + "."
 
     def scope(self) -> str:
-        """Who was tested, with the denominators, and who was left out (and why)."""
+        """Who was tested, with the denominators, and who was left out (and why).
+
+        Returns
+        -------
+        str
+            E.g. "4 individuals protected on 'a', all of them complainants; 3 tested with
+            every method; 1 could not be tested within max_distance 0.12 and is left out of
+            every numerator and denominator. Methods ST; k = 2; α = 0.05, τ = 0."
+        """
         parts = [f"{self.n_protected:,} individuals {self._who()}"]
         if self.params.get("complainants") == "rejected":
             rest = self.n_protected - self.n_complainants
@@ -232,7 +261,16 @@ class _Narrative:
         return "; ".join(parts) + f". Methods {methods}; k = {ks}; {self._level()}."
 
     def caveats(self) -> list[str]:
-        """What a reader must know before quoting the numbers, one sentence each."""
+        """What a reader must know before quoting the numbers, one sentence each.
+
+        Returns
+        -------
+        list of str
+            In this order, when they apply: complainants left untested; tested complainants
+            with fewer than k neighbours in a group (:meth:`main_test`); significant cases
+            resting on a zero-width Wald interval; the rejected-only filter; the multiple
+            test's conjunction; legacy mode.
+        """
         out = []
         s = self.summary()
         method, k = self.main_test()
