@@ -79,10 +79,13 @@ def test_favorable_matches_string_round_trip():
         ({"features": {"salary": "number"}}, "unknown kind 'number'"),
         ({"features": {"edu": "numeric"}}, "declared numeric but holds non-numeric"),
         ({"features": {"edu": {"ordinal": ["low", "high"]}}}, "not among its declared levels"),
-        ({"protected": {"gender": "x"}}, "protected value(s) ['x'] of 'gender' never occur"),
+        (
+            {"protected": {"gender": "x"}},
+            "protected value 'x' of protected column 'gender' never occurs",
+        ),
         ({"protected": {"Gender": "f"}}, "did you mean 'gender'"),
         ({"decision": "edu"}, "decision column 'edu' must be binary"),
-        ({"favorable": 7}, "do not match its values"),
+        ({"favorable": 7}, "favourable value 7 of decision column 'approved' never occurs"),
         (
             {"features": {"salary": "numeric", "gender": "categorical"}},
             "both a feature and a protected",
@@ -172,3 +175,67 @@ def test_user_columns_starting_with_underscores_stay_listed():
     with pytest.raises(InputError) as err:
         AuditData(df, features={"salry": "numeric"}, decision="approved")
     assert "__row" in str(err.value) and "__decision__" not in str(err.value)
+
+
+# ---------------------------------------------------------------------- issue 11: values as meant
+def _people(gender):
+    return pd.DataFrame(
+        {"gender": gender, "x": range(len(gender)), "d": [0, 1] * (len(gender) // 2)}
+    )
+
+
+@pytest.mark.parametrize(
+    "gender, value, message",
+    [
+        (
+            ["f", "m", "f", "m"],
+            "F",
+            r"'F' of protected column 'gender' does not occur as written; "
+            r"the data spell it 'f' \(2 rows\)",
+        ),
+        (
+            ["f", "m", "f ", "m"],
+            "f",
+            r"spells one value in several ways: 'f' \(1 rows\), "
+            r"'f ' \(1 rows\)",
+        ),
+        (["female", "male", "female", "male"], "femal", r"did you mean 'female'\?"),
+        (["yes", "no", "yes", "no"], True, r"boolean.*Quote the value"),
+        (["f", "m", "f", "m"], ["f", "x"], r"protected value 'x'"),
+        (
+            [1, "1", 2, 2],
+            1,
+            r"holds the value 1 both as text and as a number: 1 \(1 rows\), "
+            r"'1' \(1 rows\)",
+        ),
+    ],
+)
+def test_protected_values_must_occur_as_spelled(gender, value, message):
+    with pytest.raises(InputError, match=message):
+        AuditData(_people(gender), features={"x": "numeric"}, protected={"gender": value},
+                  decision="d")  # fmt: skip
+
+
+def test_max_levels_limits_categorical_features_and_none_lifts_it():
+    df = pd.DataFrame({"code": [f"c{i}" for i in range(6)], "g": ["a", "b"] * 3, "d": [0, 1] * 3})
+    with pytest.raises(InputError, match="'code' has 6 distinct values, more than max_levels=5"):
+        AuditData(df, features={"code": "categorical"}, protected={"g": "a"}, decision="d",
+                  max_levels=5)  # fmt: skip
+    data = AuditData(df, features={"code": "categorical"}, protected={"g": "a"}, decision="d",
+                     max_levels=None)  # fmt: skip
+    assert data.protected_mask().sum() == 3
+
+
+def test_read_table_names_thousands_separators_and_duplicated_headers(tmp_path):
+    from primafacie.data import read_table
+
+    p = tmp_path / "t.csv"
+    p.write_text('id,income\n1,"1,200"\n2,900\n')
+    with pytest.raises(InputError, match=r"'income'.*'1,200' in data row 1"):
+        read_table(p)
+    p.write_text("a,b,a\n1,2,3\n")
+    with pytest.raises(InputError, match="column name 'a' appears 2 times"):
+        read_table(p)
+    p.write_bytes("a,b\n1,caf\xe9\n".encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_table(p)

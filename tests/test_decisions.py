@@ -186,3 +186,84 @@ def test_yaml_yes_read_as_true_matches_a_yes_no_model():
     model = LogisticRegression().fit(X, ["no", "no", "yes", "yes"])
     assert ModelDecider(model, favorable=True).favorable == "yes"
     assert ModelDecider(model, favorable=False).favorable == "no"
+
+
+# ---------------------------------------------------------------------- issue 11: rule limits
+def test_booleans_count_as_zero_one_in_arithmetic():
+    from primafacie.decisions import Rule
+
+    df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": [1, 0, 1, 0]})
+    # both hold only on row 0; numpy alone would OR the two tests and never reach 2
+    assert Rule("(a == 'x') + (b >= 1) >= 2").predict(df).tolist() == [1, 0, 0, 0]
+    assert Rule("(a == 'x') + (b >= 1) >= 1").predict(df).tolist() == [1, 1, 1, 0]
+    assert Rule("-(b >= 1) < 0").predict(df).tolist() == [1, 0, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "expression, message",
+    [
+        ("9**9**9 > b", "too large"),
+        ("b > 2**200 * 2**200", "more than 256 bits"),
+        ("'ab' * 1000000000 == a", "quoted string can only be compared"),
+        (" + ".join(["b"] * 3000) + " > 0", "characters long"),
+        ("+".join(["b"] * 300) + " > 0", "nests more than 200 levels"),
+        ("b > 1 / 0", "division by zero"),
+    ],
+)
+def test_rule_limits_are_checked_when_the_rule_is_built(expression, message):
+    from primafacie.decisions import Rule
+    from primafacie.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        Rule(expression)
+
+
+def test_constant_arithmetic_within_limits_is_folded_once():
+    from primafacie.decisions import Rule
+
+    rule = Rule("b * 2**10 > 1000 + 24")  # 1024 > 1024 is false, 2048 > 1024 true
+    assert rule.predict(pd.DataFrame({"b": [1, 2]})).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "expression, message",
+    [
+        ("a > 3", "column 'a' holds text"),
+        ("b == '1'", "column 'b' is numeric"),
+        ("a + 1 > 2", "text column 'a' cannot be used in arithmetic"),
+    ],
+)
+def test_text_and_numbers_are_not_compared_silently(expression, message):
+    from primafacie.decisions import Rule
+    from primafacie.errors import InputError
+
+    df = pd.DataFrame({"a": ["x", "y"], "b": [1, 0]})
+    with pytest.raises(InputError, match=message):
+        Rule(expression).predict(df)
+
+
+def test_predict_binary_accepts_a_rule_string_and_refuses_other_things():
+    from primafacie.decisions import predict_binary
+    from primafacie.errors import InputError
+
+    df = pd.DataFrame({"b": [1, 0, 2]})
+    assert predict_binary("b >= 1", df).tolist() == [1, 0, 1]
+    with pytest.raises(InputError, match="cannot use int as a decision maker"):
+        predict_binary(3, df)
+
+
+def test_model_checks_unfitted_other_columns_probabilities():
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    from primafacie.decisions import ModelDecider
+    from primafacie.errors import InputError
+
+    df = pd.DataFrame({"income": [1.0, 2.0, 3.0, 4.0], "y": [0, 0, 1, 1]})
+    with pytest.raises(InputError, match="not fitted"):
+        ModelDecider(LogisticRegression())
+    other = LogisticRegression().fit(df.rename(columns={"income": "salary"})[["salary"]], df.y)
+    with pytest.raises(InputError, match=r"missing from the data: \['salary'\].*\['income'\]"):
+        ModelDecider(other).check_columns(list(df.columns), declared=["income"])
+    reg = LinearRegression().fit(df[["income"]], df.y)
+    with pytest.raises(InputError, match="returns probabilities"):
+        ModelDecider(reg).predict(df)

@@ -174,3 +174,147 @@ def test_a_tampered_manifest_cannot_reach_outside_the_folder(tmp_path):
     with atomic_output_dir(out, owner="audit") as stage:
         (stage / "report.html").write_text("v1\n")
     assert victim.read_text() == "mine\n"
+
+
+# ---------------------------------------------------------------------- issue 11: all or nothing
+def _files(folder):
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_failure_during_the_swap_puts_every_old_file_back(tmp_path, monkeypatch):
+    """The swap moves old files out and new ones in; a failure halfway (here the third
+    rename) must restore the old report, tables and manifest, with no side folder left."""
+    import os
+
+    import primafacie.io as pio
+
+    out = tmp_path / "out"
+    with pio.atomic_output_dir(out, owner="audit") as stage:
+        (stage / "tables").mkdir()
+        (stage / "tables" / "a.csv").write_text("v1\n")
+        (stage / "report.html").write_text("v1\n")
+    (out / "mine.txt").write_text("user\n")
+    before = _files(out)
+    calls = {"n": 0}
+    real = os.replace
+
+    def flaky(src, dst):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(28, "No space left on device", str(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(pio.os, "replace", flaky)
+    with pytest.raises(OSError, match="No space left"):
+        with pio.atomic_output_dir(out, owner="audit") as stage:
+            (stage / "tables").mkdir()
+            (stage / "tables" / "b.csv").write_text("v2\n")
+            (stage / "report.html").write_text("v2\n")
+    monkeypatch.setattr(pio.os, "replace", real)
+    assert calls["n"] >= 3
+    assert _files(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_a_failed_swap_into_a_new_folder_leaves_no_folder(tmp_path, monkeypatch):
+    import os
+
+    import primafacie.io as pio
+
+    real = os.replace
+
+    def broken(src, dst):
+        if str(dst).endswith("b.csv"):
+            raise OSError(5, "I/O error", str(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(pio.os, "replace", broken)
+    with pytest.raises(OSError):
+        with pio.atomic_output_dir(tmp_path / "new", owner="x") as stage:
+            (stage / "a.csv").write_text("1\n")
+            (stage / "sub").mkdir()
+            (stage / "sub" / "b.csv").write_text("2\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stale_staging_of_a_dead_run_is_removed_and_a_live_one_kept(tmp_path):
+    from primafacie.io import atomic_output_dir
+
+    out = tmp_path / "out"
+    dead = tmp_path / f".out.staging-{_dead_pid()}-abc123"
+    dead.mkdir()
+    (dead / "report.html").write_text("half\n")
+    live = tmp_path / ".out.staging-1-def456"  # pid 1 is always alive
+    live.mkdir()
+    other = tmp_path / ".output.staging-999999999-x"  # another folder's: not ours to touch
+    other.mkdir()
+    with atomic_output_dir(out, owner="demo") as stage:
+        (stage / "report.html").write_text("v1\n")
+    assert not dead.exists() and live.exists() and other.exists()
+    assert (out / "report.html").read_text() == "v1\n"
+
+
+def test_a_backup_left_by_a_run_killed_mid_swap_is_restored(tmp_path):
+    from primafacie.io import clean_stale_staging
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.html").write_text("new, beside old tables\n")
+    backup = tmp_path / f".out.backup-{_dead_pid()}-zz"
+    (backup / "tables").mkdir(parents=True)
+    (backup / "report.html").write_text("old\n")
+    (backup / "tables" / "t.csv").write_text("old\n")
+    assert clean_stale_staging(out) == [backup]
+    assert _files(out) == {"report.html": b"old\n", "tables/t.csv": b"old\n"}
+    assert not backup.exists()
+
+
+def test_out_dot_stages_beside_the_folder(tmp_path, monkeypatch):
+    from primafacie.io import atomic_output_dir
+
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    seen = []
+    with atomic_output_dir(".", owner="x") as stage:
+        seen.append(stage.name)
+        (stage / "a.txt").write_text("1\n")
+    assert seen[0].startswith(".work.staging-")
+    assert (work / "a.txt").read_text() == "1\n"
+
+
+@pytest.mark.parametrize(
+    "make, inputs, message",
+    [
+        (lambda t: (t / "f.txt").write_text("x"), ["f.txt"], "is the input file"),
+        (lambda t: (t / "f.txt").write_text("x"), [], "is an existing file"),
+        (lambda t: None, [], None),
+    ],
+)
+def test_check_output_dir(tmp_path, make, inputs, message):
+    from primafacie.errors import InputError
+    from primafacie.io import check_output_dir
+
+    make(tmp_path)
+    target = tmp_path / "f.txt"
+    if message is None:
+        assert check_output_dir(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
+        assert not (tmp_path / "new").exists()  # a check creates nothing
+        return
+    with pytest.raises(InputError, match=message):
+        check_output_dir(target, [tmp_path / i for i in inputs])
+    with pytest.raises(InputError, match="is a file, so the folder cannot be created"):
+        check_output_dir(target / "sub")

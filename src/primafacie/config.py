@@ -28,7 +28,7 @@ import pandas as pd
 import yaml
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
-from .data import AuditData, read_table
+from .data import MAX_LEVELS, AuditData, read_table
 from .decisions import ModelDecider, Rule, load_model
 from .errors import InputError
 
@@ -124,6 +124,7 @@ class AuditConfig(_Strict):
     analyses: AnalysesSpec = Field(default_factory=AnalysesSpec)
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
     seed: int = 0
+    max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
     base_dir: Path = Field(default=Path("."), exclude=True)
 
     @model_validator(mode="after")
@@ -192,11 +193,11 @@ class AuditConfig(_Strict):
         if self.decision.rule is not None:
             return Rule(self.decision.rule)
         if self.decision.model is not None:
-            return ModelDecider(
-                load_model(self.resolve(self.decision.model)),
-                features=None,
-                favorable=self.favorable,
-            )
+            path = self.resolve(self.decision.model)
+            try:
+                return ModelDecider(load_model(path), features=None, favorable=self.favorable)
+            except InputError as exc:
+                raise InputError(_with_source(exc, path)) from None
         return None
 
     def decision_makers(self) -> dict[str, Any]:
@@ -226,9 +227,15 @@ class AuditConfig(_Strict):
         decider = self.decider()
         if decider is not None:
             frame = frame.copy()
-            if isinstance(decider, ModelDecider) and decider.features is None:
-                decider.features = list(self.features)
-            frame[self.decision_column] = np.asarray(decider.predict(frame), dtype=np.int8)
+            try:
+                if isinstance(decider, ModelDecider):
+                    decider.check_columns(list(frame.columns), declared=list(self.features))
+                    if decider.features is None:
+                        decider.features = list(self.features)
+                frame[self.decision_column] = np.asarray(decider.predict(frame), dtype=np.int8)
+            except InputError as exc:
+                source = self.resolve(self.decision.model) if self.decision.model else None
+                raise InputError(_with_source(exc, source)) from None
             favorable = 1
         return AuditData(
             frame,
@@ -239,11 +246,50 @@ class AuditConfig(_Strict):
             outcome=self.outcome,
             outcome_favorable=self.outcome_favorable,
             id_column=self.id,
+            max_levels=self.max_levels,
         )
 
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
         return self.model_dump(mode="json")
+
+
+def _with_source(exc: InputError, path: Path | None) -> str:
+    """The message of ``exc`` prefixed with the model file (``decision.model``) when known."""
+    msg = str(exc)
+    if path is None or str(path) in msg:
+        return msg
+    return f"decision.model {path}: {msg}"
+
+
+#: Deepest nesting of mappings and lists accepted in audit.yaml (the schema needs 5).
+MAX_YAML_DEPTH = 20
+#: Most values (counting every use of a YAML alias) accepted in audit.yaml.
+MAX_YAML_NODES = 100_000
+
+
+def _check_shape(doc: Any, source: Path) -> None:
+    """Depth and size limits, walked without recursion and stopping at the first excess (so a
+    "billion laughs" of aliases costs nothing)."""
+    stack = [(doc, 1)]
+    seen = 0
+    while stack:
+        node, depth = stack.pop()
+        seen += 1
+        if depth > MAX_YAML_DEPTH:
+            raise InputError(
+                f"{source}: the configuration nests deeper than {MAX_YAML_DEPTH} levels; "
+                "audit.yaml needs at most a few"
+            )
+        if seen > MAX_YAML_NODES:
+            raise InputError(
+                f"{source}: the configuration has more than {MAX_YAML_NODES:,} values (counting "
+                "every use of a YAML alias)"
+            )
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
 
 
 # ---------------------------------------------------------------------- YAML with line numbers
@@ -356,21 +402,36 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
         message names the key, its line and the closest valid key.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"configuration file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    if not path.is_file():
+        raise InputError(f"configuration {path} is not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "save the configuration as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise InputError(f"cannot read configuration {path}: {exc.strerror or exc}") from None
     loader = _LineLoader(text)
     loader._key_lines = {}  # type: ignore[attr-defined]
     try:
         doc = loader.get_single_data()
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: not valid YAML: {exc}") from None
+    except RecursionError:
+        raise InputError(
+            f"{path}: the configuration nests deeper than {MAX_YAML_DEPTH} levels"
+        ) from None
     except InputError as exc:  # a duplicated key: say which file
         raise InputError(f"{path}: {exc}") from None
     finally:
         loader.dispose()
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the configuration must be a mapping of keys")
+    _check_shape(doc, path)
     try:
         cfg = AuditConfig.model_validate({**doc, "base_dir": path.resolve().parent})
     except ValidationError as exc:
@@ -394,6 +455,8 @@ KEY_DESCRIPTIONS = {
     "AuditConfig.analyses": "Which analyses to run; a missing section is not run.",
     "AuditConfig.compute": "Execution backend (local or dask).",
     "AuditConfig.seed": "Seed of every random step (same input and seed give identical outputs).",
+    "AuditConfig.max_levels": "Largest number of distinct values of a categorical feature "
+    "(default 1000; more is usually an id or a number read as text); null allows any.",
     "DecisionSpec.column": "Column holding recorded decisions.",
     "DecisionSpec.model": "Fitted scikit-learn estimator saved with joblib (unpickled because "
     "you named it: only files you trust).",

@@ -13,7 +13,16 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["AuditData", "FeatureSpec", "read_table", "sniff_delimiter", "to_pandas"]
+__all__ = [
+    "AuditData",
+    "FeatureSpec",
+    "MAX_LEVELS",
+    "check_listed_values",
+    "check_spellings",
+    "read_table",
+    "sniff_delimiter",
+    "to_pandas",
+]
 
 FEATURE_KINDS = ("numeric", "categorical", "ordinal")
 
@@ -70,7 +79,7 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
     Parameters
     ----------
     path
-        ``.csv`` (any of ``, ; | tab`` as delimiter, detected when ``sep`` is None) or
+        ``.csv`` (any of ``, ; | tab`` as delimiter, detected when ``sep`` is None; UTF-8) or
         ``.parquet``.
     sep
         The CSV delimiter, when detection should not be used.
@@ -79,17 +88,92 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         The table; the file itself is never modified.
+
+    Raises
+    ------
+    InputError
+        The file is missing, unreadable, not UTF-8, has a column name twice (pandas would
+        silently rename the second to ``name.1``) or a column of numbers written with thousands
+        separators (``1,234``: the value and its row are named).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("income;income\\n1;2\\n")
+    >>> read_table(p)
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: ...t.csv: column name 'income' appears 2 times in the header...
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"data file not found: {path}")
+    if not path.is_file():
+        raise InputError(f"data file {path} is not a file")
     suffix = path.suffix.lower()
     try:
         if suffix in {".parquet", ".pq"}:
-            return pd.read_parquet(path)
-        return pd.read_csv(path, sep=sep or sniff_delimiter(path), skipinitialspace=True)
+            frame = pd.read_parquet(path)
+        else:
+            sep = sep or sniff_delimiter(path)
+            _check_header(path, sep)
+            frame = pd.read_csv(path, sep=sep, skipinitialspace=True, encoding="utf-8")
+    except InputError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"cannot read {path}: it is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+            f"offset {exc.start}); save it as UTF-8"
+        ) from exc
     except Exception as exc:  # pandas raises many types; the user needs the file name
-        raise InputError(f"cannot read {path}: {exc}") from exc
+        raise InputError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
+    _check_thousands(frame, path)
+    return frame
+
+
+def _check_header(path: Path, sep: str) -> None:
+    """Duplicated header names are an error: pandas would rename the second to ``name.1``."""
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep, skipinitialspace=True), [])
+    names = [h.strip() for h in header]
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    dup = [n for n, c in seen.items() if c > 1]
+    if dup:
+        raise InputError(
+            f"{path}: column name {dup[0]!r} appears {seen[dup[0]]} times in the header "
+            f"(duplicated: {dup}); rename the columns so each is unique"
+        )
+
+
+#: A number written with thousands separators (``1,234``, ``1.234.567,5``, ``1 234``, ``1'234``).
+_THOUSANDS = r"[+-]?\d{1,3}(?:([,.' \u00a0])\d{3})(?:\1\d{3})*(?:[.,]\d+)?"
+_PLAIN = r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)"
+
+
+def _check_thousands(frame: pd.DataFrame, path: Path) -> None:
+    """A text column whose every value is a number, some with thousands separators, is an
+    error: read as text, it would become a categorical feature with one level per amount."""
+    for col in frame.columns:
+        values = frame[col]
+        if not _is_text_column(values) or isinstance(values.dtype, pd.CategoricalDtype):
+            continue
+        text = values.dropna().astype(str).str.strip()
+        if text.empty:
+            continue
+        sep_hit = text.str.fullmatch(_THOUSANDS)
+        if not sep_hit.any() or not (sep_hit | text.str.fullmatch(_PLAIN)).all():
+            continue
+        row = int(np.flatnonzero(values.index.isin(text.index[sep_hit.to_numpy()]))[0])
+        raise InputError(
+            f"{path}: column {col!r} holds numbers written with thousands separators, e.g. "
+            f"{values.iloc[row]!r} in data row {row + 1} (line {row + 2} of the file); write "
+            "plain numbers (1234.5) or use a different delimiter than the separator"
+        )
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -122,13 +206,128 @@ def _parse_feature(name: str, spec: Any) -> FeatureSpec:
     )
 
 
-def _matches(values: pd.Series, targets: tuple) -> np.ndarray:
-    """Membership test that also matches '1' to 1 (CSV round-trips change dtypes)."""
-    mask = values.isin(list(targets)).to_numpy()
+def _value_mask(values: pd.Series, target: Any) -> np.ndarray:
+    """Rows equal to ``target``; '1' also matches 1 (CSV round-trips change dtypes)."""
+    mask = values.isin([target]).to_numpy()
     if not mask.any():
-        as_str = values.astype(str)
-        mask = as_str.isin([str(t) for t in targets]).to_numpy()
+        mask = (values.astype(str) == str(target)).to_numpy()
     return mask
+
+
+def _matches(values: pd.Series, targets: tuple) -> np.ndarray:
+    """Rows equal to any of ``targets`` (each matched as in :func:`_value_mask`)."""
+    mask = np.zeros(len(values), dtype=bool)
+    for target in targets:
+        mask |= _value_mask(values, target)
+    return mask
+
+
+#: Words YAML 1.1 reads as booleans when they are not quoted.
+YAML_BOOL_WORDS = frozenset(
+    "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF".split()
+)
+
+
+def _norm(value: Any) -> str:
+    return str(value).strip().casefold()
+
+
+def _counts(col: pd.Series) -> dict[str, int]:
+    return {str(k): int(v) for k, v in col.value_counts(dropna=True).items()}
+
+
+def _is_text_column(col: pd.Series) -> bool:
+    """Object, string (pandas 3's default for text) or categorical columns."""
+    return (
+        col.dtype == object
+        or pd.api.types.is_string_dtype(col.dtype)
+        or isinstance(col.dtype, pd.CategoricalDtype)
+    )
+
+
+def check_spellings(col: pd.Series, name: str, role: str) -> None:
+    """A text column holding two spellings of one value (``female`` and ``Female ``) is an
+    error naming both spellings and their row counts: they would form two groups."""
+    if not _is_text_column(col):
+        return
+    counts = col.value_counts(dropna=True)
+    spelled = pd.Series(counts.to_numpy(), index=counts.index.astype(str))
+    if spelled.index.duplicated().any():  # e.g. 1 and "1" in one object column
+        value = spelled.index[spelled.index.duplicated()][0]
+        kinds = [f"{v!r} ({int(c)} rows)" for v, c in counts.items() if str(v) == value]
+        raise InputError(
+            f"{role} column {name!r} holds the value {value} both as text and as a number: "
+            f"{', '.join(kinds)}; they would count as different values"
+        )
+    norm = pd.Series(spelled.index.str.strip().str.casefold(), index=spelled.index)
+    clash = norm[norm.duplicated(keep=False)]
+    if clash.empty:
+        return
+    same = sorted(clash.index[clash == clash.iloc[0]])
+    listed = ", ".join(f"{v!r} ({int(spelled[v])} rows)" for v in same)
+    raise InputError(
+        f"{role} column {name!r} spells one value in several ways: {listed}; they would "
+        "count as different values. Clean the column so each value has one spelling"
+    )
+
+
+def check_listed_values(col: pd.Series, name: str, values: tuple, role: str, key: str) -> None:
+    """Every value listed for ``col`` must occur in it, spelled exactly as in the data.
+
+    Parameters
+    ----------
+    col
+        The data column.
+    name
+        Its name.
+    values
+        The listed values (protected values, favourable values).
+    role
+        What the column is, for the message (``"protected"``, ``"decision"``...).
+    key
+        Where the values were given, for the message (``"protected value"``...).
+
+    Raises
+    ------
+    InputError
+        For a value that does not occur: when it matches only after case-folding or
+        stripping spaces, both spellings and their row counts are named; otherwise the
+        closest values present are suggested, and a YAML boolean (from an unquoted
+        ``yes``/``no``/``on``/``off``) is pointed out with a suggestion to quote it.
+    """
+    import difflib
+
+    counts = _counts(col)
+    present = list(counts)
+    for value in values:
+        if _value_mask(col, value).any():
+            continue
+        near = [v for v in present if _norm(v) == _norm(value)]
+        if near:
+            listed = ", ".join(f"{v!r} ({counts[v]} rows)" for v in near)
+            raise InputError(
+                f"{key} {value!r} of {role} column {name!r} does not occur as written; the data "
+                f"spell it {listed}. Give the exact spelling (or clean the data)"
+            )
+        words = sorted(v for v in present if v in YAML_BOOL_WORDS)
+        if isinstance(value, bool) and words:
+            raise InputError(
+                f"{key} {value!r} of {role} column {name!r} is a boolean, but the column holds "
+                f"the words {words}: YAML reads unquoted yes/no/on/off/true/false as booleans. "
+                f"Quote the value in audit.yaml, e.g. '{words[0]}'"
+            )
+        close = difflib.get_close_matches(str(value), present, n=3, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        shown = sorted(present)[:10]
+        more = f" and {len(present) - 10} more" if len(present) > 10 else ""
+        raise InputError(
+            f"{key} {value!r} of {role} column {name!r} never occurs{hint}; values present: "
+            f"{shown}{more}"
+        )
+
+
+#: Default largest number of levels of a categorical feature (see ``AuditData(max_levels=)``).
+MAX_LEVELS = 1000
 
 
 class AuditData:
@@ -155,6 +354,15 @@ class AuditData:
         Value (or values) of ``outcome`` that mean the favourable truth.
     id_column
         Optional column of row identifiers; the row position is used otherwise.
+    max_levels
+        Largest number of distinct values of a categorical feature (default
+        :data:`MAX_LEVELS` = 1000); more is an error, since such a column is usually an id or
+        a number read as text. ``None`` allows any number (``max_levels:`` in ``audit.yaml``).
+
+    Every listed protected value and favourable value must occur in the data, spelled exactly
+    as there: a value that matches only after case-folding or stripping spaces, a column
+    holding two spellings of one value, an absent value (with a did-you-mean) and a YAML
+    boolean from an unquoted ``yes``/``no`` are errors naming the column and the values.
 
     Examples
     --------
@@ -179,6 +387,7 @@ class AuditData:
         outcome: str | None = None,
         outcome_favorable: Any = 1,
         id_column: str | None = None,
+        max_levels: int | None = MAX_LEVELS,
     ) -> None:
         frame = to_pandas(data)
         if frame.columns.duplicated().any():
@@ -193,6 +402,9 @@ class AuditData:
         self.outcome = outcome
         self.outcome_favorable = _as_tuple(outcome_favorable)
         self.id_column = id_column
+        if max_levels is not None and (isinstance(max_levels, bool) or int(max_levels) < 1):
+            raise InputError(f"max_levels must be a positive integer or None, got {max_levels!r}")
+        self.max_levels = max_levels
         roles = set(self.protected) | {c for c in (decision, outcome, id_column) if c}
         if features is None:
             features = {
@@ -249,6 +461,15 @@ class AuditData:
                     f"feature {name!r} is declared numeric but holds non-numeric values "
                     f"such as {col.iloc[0]!r}; declare it categorical or ordinal"
                 )
+            if spec.kind == "categorical" and self.max_levels is not None:
+                levels = int(col.nunique())
+                if levels > self.max_levels:
+                    raise InputError(
+                        f"categorical feature {name!r} has {levels} distinct values, more than "
+                        f"max_levels={self.max_levels}; a column with that many levels is "
+                        "usually an id or a number read as text. Declare it numeric, bin it, "
+                        "or raise the limit (max_levels: in audit.yaml, AuditData(max_levels=))"
+                    )
             if spec.kind == "ordinal":
                 if spec.order is None and not pd.api.types.is_numeric_dtype(col):
                     raise InputError(
@@ -273,12 +494,9 @@ class AuditData:
             col = self.frame[attr]
             if col.isna().any():
                 raise InputError(f"protected attribute {attr!r} has missing values")
+            check_spellings(col, attr, "protected")
+            check_listed_values(col, attr, values, "protected", "protected value")
             mask = _matches(col, values)
-            if not mask.any():
-                raise InputError(
-                    f"protected value(s) {list(values)} of {attr!r} never occur; values present: "
-                    f"{sorted(map(str, col.unique()))[:10]}"
-                )
             if mask.all():
                 raise InputError(
                     f"every row of {attr!r} is protected ({list(values)}): there is no "
@@ -291,7 +509,15 @@ class AuditData:
             if col is None:
                 continue
             self._require_column(col, role)
+            user_column = not (col.startswith("__") and col.endswith("__"))
+            if user_column:  # two spellings first: they would also make the column non-binary
+                check_spellings(self.frame[col], col, role)
             self.binary_array(col, fav, role)
+            if user_column:
+                check_listed_values(
+                    self.frame[col], col, fav, role,
+                    "favourable value" if role == "decision" else "outcome_favorable value",
+                )  # fmt: skip
         if self.id_column is not None:
             self._require_column(self.id_column, "id")
             if self.frame[self.id_column].duplicated().any():
@@ -334,6 +560,9 @@ class AuditData:
             )
         fav = tuple(favorable)
         mask = _matches(col, fav)
+        if len(values) == 2 and not mask.any():
+            key = "outcome_favorable value" if role == "outcome" else "favourable value"
+            check_listed_values(col, column, fav, role, key)
         if len(values) == 2 and (mask.all() or not mask.any()):
             raise InputError(
                 f"favourable value(s) {list(fav)} of {role} column {column!r} do not match its "
@@ -430,6 +659,7 @@ class AuditData:
             outcome=self.outcome,
             outcome_favorable=self.outcome_favorable,
             id_column=self.id_column,
+            max_levels=self.max_levels,
         )
         kwargs.update(roles)
         return AuditData(**kwargs)

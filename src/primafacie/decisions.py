@@ -8,6 +8,7 @@ operators, column names and literal numbers/strings only. Nothing is ever passed
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import os
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["Rule", "ModelDecider", "as_decider", "load_model", "predict_binary"]
+__all__ = ["Rule", "ModelDecider", "as_decider", "check_fitted", "load_model", "predict_binary"]
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -45,6 +46,41 @@ _UNARY: dict[type, Callable[[Any], Any]] = {
 }
 
 
+#: Longest rule expression accepted, in characters.
+MAX_RULE_LENGTH = 10_000
+#: Deepest nesting of a rule's syntax tree (``a + b + c`` nests one level per term).
+MAX_RULE_DEPTH = 200
+#: Largest integer a rule's constant arithmetic may produce, in bits (about 1e77).
+MAX_INT_BITS = 256
+#: Largest exponent of an integer power between constants.
+MAX_EXPONENT = 1_000
+
+
+def _is_text(value: Any) -> bool:
+    """A string constant or an array of strings (a text column)."""
+    if isinstance(value, str):
+        return True
+    arr = value if isinstance(value, np.ndarray) else None
+    if arr is None or arr.size == 0:
+        return False
+    if arr.dtype.kind in "US":
+        return True
+    return arr.dtype.kind == "O" and isinstance(arr.flat[0], str)
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+
+
+def _as_number(value: Any) -> Any:
+    """Booleans count as 0/1 in arithmetic, as in Python (numpy would OR two bool arrays)."""
+    if isinstance(value, np.ndarray) and value.dtype == bool:
+        return value.astype(np.int64)
+    return value
+
+
 class Rule:
     """A decision rule over named columns, parsed without ``eval``.
 
@@ -55,6 +91,17 @@ class Rule:
         strings (for equality tests), column names, ``+ - * / // % **``, comparisons
         (chains too), ``and``/``or``/``not`` and parentheses. Function calls, attribute
         access, subscripts and everything else are rejected with a message naming them.
+
+    Notes
+    -----
+    Limits that keep a rule from hanging or exhausting the machine, checked when the rule is
+    built (so when ``audit.yaml`` is loaded): at most :data:`MAX_RULE_LENGTH` characters and
+    :data:`MAX_RULE_DEPTH` levels of nesting; arithmetic between constants is computed once,
+    with integer powers up to :data:`MAX_EXPONENT` and integers up to :data:`MAX_INT_BITS`
+    bits; a quoted string may only be compared, never used in arithmetic (no repetition).
+    Booleans in arithmetic count as 0/1 as in Python: ``(a == 'x') + (b >= 1) >= 2`` holds
+    when both tests do. Comparing a text column with a number (or a numeric column with a
+    quoted string) is an :class:`~primafacie.errors.InputError` naming the column.
 
     Examples
     --------
@@ -70,16 +117,113 @@ class Rule:
         if not isinstance(expression, str) or not expression.strip():
             raise InputError("a rule must be a non-empty expression string")
         self.expression = expression
+        if len(expression) > MAX_RULE_LENGTH:
+            raise InputError(
+                f"rule {self._short()} is {len(expression):,} characters long, more than the "
+                f"limit of {MAX_RULE_LENGTH:,}; simplify it or compute the decision into a column"
+            )
         try:
             self._tree = ast.parse(expression.strip(), mode="eval")
         except SyntaxError as exc:
-            raise InputError(f"rule {expression!r} is not a valid expression: {exc.msg}") from exc
+            hint = f" (at most {MAX_RULE_DEPTH} levels)" if "nested" in str(exc.msg) else ""
+            raise InputError(
+                f"rule {self._short()} is not a valid expression: {exc.msg}{hint}"
+            ) from exc
+        except (RecursionError, MemoryError) as exc:
+            raise InputError(
+                f"rule {self._short()} nests too deeply (limit {MAX_RULE_DEPTH} levels)"
+            ) from exc
+        self._check_depth()
         names: set[str] = set()
         for node in ast.walk(self._tree):
             self._check(node, names)
         if not names:
-            raise InputError(f"rule {expression!r} uses no column")
+            raise InputError(f"rule {self._short()} uses no column")
         self.columns = tuple(sorted(names))
+        self._tree = ast.Expression(body=self._fold(self._tree.body))
+
+    def _short(self) -> str:
+        text = self.expression
+        return repr(text if len(text) <= 80 else text[:60] + " ... " + text[-15:])
+
+    def _check_depth(self) -> None:
+        """Depth of the syntax tree, measured without recursion; over the limit is an error."""
+        stack = [(self._tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_RULE_DEPTH:
+                raise InputError(
+                    f"rule {self._short()} nests more than {MAX_RULE_DEPTH} levels deep (a long "
+                    "chain of + or * counts one level per term); simplify it or compute the "
+                    "decision into a column"
+                )
+            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+    def _fold(self, node: ast.AST) -> ast.AST:
+        """Compute arithmetic between constants once, within bounds (see the class notes)."""
+        if isinstance(node, ast.BinOp):
+            left, right = self._fold(node.left), self._fold(node.right)
+            if isinstance(left, ast.Constant) and isinstance(right, ast.Constant):
+                value = self._const_binop(node.op, left.value, right.value)
+                return ast.copy_location(ast.Constant(value), node)
+            return ast.copy_location(ast.BinOp(left, node.op, right), node)
+        if isinstance(node, ast.UnaryOp):
+            operand = self._fold(node.operand)
+            if isinstance(operand, ast.Constant) and not isinstance(node.op, ast.Not):
+                if isinstance(operand.value, str):
+                    self._text_arithmetic()
+                value = _UNARY[type(node.op)](operand.value)
+                return ast.copy_location(ast.Constant(value), node)
+            return ast.copy_location(ast.UnaryOp(node.op, operand), node)
+        if isinstance(node, ast.BoolOp):
+            return ast.copy_location(
+                ast.BoolOp(node.op, [self._fold(v) for v in node.values]), node
+            )
+        if isinstance(node, ast.Compare):
+            return ast.copy_location(
+                ast.Compare(
+                    self._fold(node.left), node.ops, [self._fold(c) for c in node.comparators]
+                ),
+                node,
+            )
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            self._check_int(node.value)
+        return node
+
+    def _text_arithmetic(self) -> None:
+        raise InputError(
+            f"rule {self._short()}: a quoted string can only be compared (== or !=) with a "
+            "column, not used in arithmetic"
+        )
+
+    def _check_int(self, value: Any) -> None:
+        if isinstance(value, int) and abs(value).bit_length() > MAX_INT_BITS:
+            raise InputError(
+                f"rule {self._short()}: a constant has more than {MAX_INT_BITS} bits (about "
+                "1e77); use a smaller number"
+            )
+
+    def _const_binop(self, op: ast.operator, a: Any, b: Any) -> Any:
+        if isinstance(a, str) or isinstance(b, str):
+            self._text_arithmetic()
+        if isinstance(op, ast.Pow) and isinstance(a, int) and isinstance(b, int):
+            # bits of a**b: b * log2|a| (0 and 1 stay small whatever b)
+            bits = b * math.log2(abs(a)) if abs(a) > 1 and b > 0 else 0
+            if b > MAX_EXPONENT or bits > MAX_INT_BITS:
+                raise InputError(
+                    f"rule {self._short()}: the power {a}**{b} is too large (integers up to "
+                    f"{MAX_INT_BITS} bits, exponents up to {MAX_EXPONENT}); use a smaller number"
+                )
+        try:
+            value = _BINOPS[type(op)](a, b)
+        except (ArithmeticError, ValueError) as exc:
+            raise InputError(
+                f"rule {self._short()}: cannot compute {a!r} {type(op).__name__} {b!r}: {exc}"
+            ) from exc
+        if isinstance(value, complex):
+            raise InputError(f"rule {self._short()}: {a!r} ** {b!r} is not a real number")
+        self._check_int(value)
+        return value
 
     def _check(self, node: ast.AST, names: set[str]) -> None:
         allowed = (
@@ -111,9 +255,26 @@ class Rule:
         if isinstance(node, ast.Name):
             return env(node.id)
         if isinstance(node, ast.BinOp):
-            return _BINOPS[type(node.op)](self._eval(node.left, env), self._eval(node.right, env))
+            left, right = self._eval(node.left, env), self._eval(node.right, env)
+            for side, value in ((node.left, left), (node.right, right)):
+                if _is_text(value):
+                    what = f"text column {side.id!r}" if isinstance(side, ast.Name) else "text"
+                    raise InputError(
+                        f"rule {self._short()}: {what} cannot be used in arithmetic; compare it "
+                        "with a quoted value instead, e.g. region == 'north'"
+                    )
+            with np.errstate(all="ignore"):
+                return _BINOPS[type(node.op)](_as_number(left), _as_number(right))
         if isinstance(node, ast.UnaryOp):
-            return _UNARY[type(node.op)](self._eval(node.operand, env))
+            value = self._eval(node.operand, env)
+            if isinstance(node.op, ast.Not):
+                return np.logical_not(value)
+            if _is_text(value):
+                raise InputError(
+                    f"rule {self._short()}: text cannot be negated; compare it with a quoted "
+                    "value instead"
+                )
+            return _UNARY[type(node.op)](_as_number(value))
         if isinstance(node, ast.BoolOp):
             combine = np.logical_and if isinstance(node.op, ast.And) else np.logical_or
             values = [np.asarray(self._eval(v, env), dtype=bool) for v in node.values]
@@ -124,12 +285,32 @@ class Rule:
         if isinstance(node, ast.Compare):
             left = self._eval(node.left, env)
             result: Any = True
+            left_node = node.left
             for op, comp in zip(node.ops, node.comparators, strict=True):
                 right = self._eval(comp, env)
+                self._check_comparable(left_node, left, comp, right)
                 result = np.logical_and(result, _CMPOPS[type(op)](left, right))
-                left = right
+                left, left_node = right, comp
             return result
         raise InputError(f"rule {self.expression!r}: cannot evaluate {type(node).__name__}")
+
+    def _check_comparable(self, a_node: ast.AST, a: Any, b_node: ast.AST, b: Any) -> None:
+        """Text against a number would be silently False everywhere (or a TypeError)."""
+        for text_node, text, num_node, num in ((a_node, a, b_node, b), (b_node, b, a_node, a)):
+            if not (_is_text(text) and _is_number(num)):
+                continue
+            if isinstance(text_node, ast.Name):
+                shown = num_node.value if isinstance(num_node, ast.Constant) else "the value"
+                raise InputError(
+                    f"rule {self._short()}: column {text_node.id!r} holds text but is compared "
+                    f"with a number; quote the value, e.g. {text_node.id} == '{shown}'"
+                )
+            if isinstance(num_node, ast.Name):
+                raise InputError(
+                    f"rule {self._short()}: column {num_node.id!r} is numeric but is compared "
+                    f"with the text {text!r}; write the number without quotes"
+                )
+            raise InputError(f"rule {self._short()}: compares text with a number")
 
     def evaluate(self, data: pd.DataFrame | dict[str, Any]) -> np.ndarray:
         """Value of the expression on every row (numeric or boolean array)."""
@@ -144,7 +325,15 @@ class Rule:
             return values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
 
         n = len(data) if isinstance(data, pd.DataFrame) else len(np.asarray(data[self.columns[0]]))
-        out = np.asarray(self._eval(self._tree, env))
+        try:
+            out = np.asarray(self._eval(self._tree, env))
+        except (TypeError, ValueError) as exc:  # numpy's message, with the rule named
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(
+                f"rule {self._short()} cannot be evaluated on columns {list(self.columns)}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
         return np.broadcast_to(out, (n,)).copy() if out.ndim == 0 else out
 
     def predict(self, data: pd.DataFrame | dict[str, Any]) -> np.ndarray:
@@ -221,24 +410,94 @@ class ModelDecider:
                 f"the model {type(estimator).__name__} has no predict() method; give a fitted "
                 "scikit-learn style estimator"
             )
+        check_fitted(estimator, f"the model {type(estimator).__name__}")
         self.estimator = estimator
         if features is None and hasattr(estimator, "feature_names_in_"):
             features = list(estimator.feature_names_in_)
         self.features = None if features is None else list(features)
         self.favorable = _model_label(estimator, favorable)
 
+    def check_columns(self, data_columns: Sequence[str], declared: Sequence[str] = ()) -> None:
+        """Check the model was fitted on columns the data has, before any prediction.
+
+        Parameters
+        ----------
+        data_columns
+            Columns of the data the model will see.
+        declared
+            The audit's declared features: those the model was not fitted on are named as
+            the "extra" columns when some of the model's are missing.
+
+        Raises
+        ------
+        InputError
+            When columns the model was fitted on are absent (naming the missing ones and the
+            declared features the model does not know), or, for a model fitted on an unnamed
+            array, when its number of inputs differs from the number of features.
+        """
+        names = getattr(self.estimator, "feature_names_in_", None)
+        if names is not None:
+            model_cols = [str(c) for c in names]
+            missing = [c for c in model_cols if c not in set(map(str, data_columns))]
+            if missing:
+                extra = [c for c in declared if c not in set(model_cols)]
+                also = f"; the audit's features it was not fitted on: {extra}" if extra else ""
+                raise InputError(
+                    f"the model was fitted on other columns: missing from the data: {missing}"
+                    f"{also} (the model's columns: {model_cols[:20]})"
+                )
+            return
+        n_in = getattr(self.estimator, "n_features_in_", None)
+        cols = self.features if self.features is not None else list(declared)
+        if n_in is not None and cols and int(n_in) != len(cols):
+            raise InputError(
+                f"the model was fitted on {int(n_in)} unnamed columns but is given {len(cols)} "
+                f"features {list(cols)[:20]}; refit it on a DataFrame with these columns"
+            )
+
     def predict(self, data: pd.DataFrame) -> np.ndarray:
-        """Favourable indicator (int8 0/1) of the estimator's predictions on ``data``."""
+        """Favourable indicator (int8 0/1) of the estimator's predictions on ``data``.
+
+        Raises
+        ------
+        InputError
+            When columns the model needs are missing, its ``predict`` fails, or it returns
+            anything but one label per row (e.g. probabilities).
+        """
         X = data
         if self.features is not None:
+            self.check_columns(list(data.columns))
             missing = [c for c in self.features if c not in data]
             if missing:
                 raise InputError(f"the model needs column(s) {missing} that are not in the data")
             X = data[self.features]
-        raw = np.asarray(self.estimator.predict(X))
-        if raw.shape[0] != len(data):
+        try:
+            raw = np.asarray(self.estimator.predict(X))
+        except Exception as exc:  # the estimator's own error; the user needs to know which
+            cols = [str(c) for c in X.columns][:20]
+            hint = (
+                ""
+                if hasattr(self.estimator, "feature_names_in_")
+                else " (fit the model on a DataFrame so it records feature_names_in_, or pass "
+                "features=[...])"
+            )
+            raise InputError(
+                f"predict() failed on columns {cols}: {type(exc).__name__}: {exc}{hint}"
+            ) from exc
+        if raw.ndim == 1 and raw.shape[0] != len(data):
             raise InputError(f"the model returned {raw.shape[0]} predictions for {len(data)} rows")
+        if raw.ndim != 1:
+            raise InputError(
+                f"the model's predict() returned shape {raw.shape} for {len(data)} rows; it must "
+                "return one label per row (a 2-D result looks like probabilities)"
+            )
         values = np.unique(raw)
+        if raw.dtype.kind == "f" and np.any((values > 0) & (values < 1)):
+            raise InputError(
+                "the model's predict() returns probabilities (values such as "
+                f"{values[(values > 0) & (values < 1)][:3].tolist()}), not labels; save a "
+                "classifier whose predict() gives the decision, or a rule with a threshold"
+            )
         if len(values) > 2:
             raise InputError(
                 f"the model's predictions must be binary; got {len(values)} distinct values "
@@ -269,10 +528,13 @@ def as_decider(obj: Any, features: Sequence[str] | None = None, favorable: Any =
 
 
 def predict_binary(decider: Any, data: pd.DataFrame) -> np.ndarray:
-    """Apply a decider and check the result is a 0/1 vector of the right length."""
-    out = np.asarray(
-        as_decider(decider).predict(data) if hasattr(decider, "predict") else decider(data)
-    )
+    """Apply a decider and check the result is a 0/1 vector of the right length.
+
+    ``decider`` is anything :func:`as_decider` accepts: a rule string, a :class:`Rule`, a
+    fitted estimator or a callable; anything else is an :class:`InputError`.
+    """
+    decider = as_decider(decider)
+    out = np.asarray(decider.predict(data) if hasattr(decider, "predict") else decider(data))
     if out.shape != (len(data),):
         raise InputError(f"the decision maker returned shape {out.shape} for {len(data)} rows")
     if not np.isin(out, (0, 1)).all():
@@ -309,4 +571,29 @@ def load_model(path: str | os.PathLike) -> Any:
         ) from exc
     if not hasattr(model, "predict"):
         raise InputError(f"the object in {path} ({type(model).__name__}) has no predict() method")
+    check_fitted(model, str(path))
     return model
+
+
+def check_fitted(model: Any, where: str = "the model") -> None:
+    """An unfitted scikit-learn estimator is an :class:`InputError` naming ``where``.
+
+    Objects that are not scikit-learn estimators are trusted to be usable.
+    """
+    try:
+        from sklearn.base import BaseEstimator
+        from sklearn.exceptions import NotFittedError
+        from sklearn.utils.validation import check_is_fitted
+    except ImportError:  # pragma: no cover - scikit-learn is a dependency
+        return
+    if not isinstance(model, BaseEstimator):
+        return
+    try:
+        check_is_fitted(model)
+    except NotFittedError as exc:
+        raise InputError(
+            f"{where}: the {type(model).__name__} in it is not fitted; call fit() before "
+            "saving it with joblib.dump"
+        ) from exc
+    except TypeError:  # not an estimator after all
+        return

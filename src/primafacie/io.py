@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -20,6 +21,8 @@ __all__ = [
     "atomic_write_csv",
     "atomic_write_json",
     "atomic_output_dir",
+    "check_output_dir",
+    "clean_stale_staging",
     "file_sha256",
 ]
 
@@ -106,16 +109,203 @@ def _stale_file(root: Path, rel: str, sha: str | None, keep: set[Path]) -> Path 
     return target if file_sha256(target) == sha else None
 
 
+#: Sibling folders of an output folder ``out``: ``.out.staging-<pid>-<random>`` receives the
+#: run's files, ``.out.backup-<pid>-<random>`` holds the replaced files during the swap.
+_SIDE_RE = r"\.{name}\.(staging|backup)-(\d+)-[A-Za-z0-9_]+"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+def _move_tree(src: Path, dst: Path) -> None:
+    """Move every file under ``src`` to the same place under ``dst`` (overwriting)."""
+    for item in sorted(src.rglob("*")):
+        if item.is_file() or item.is_symlink():
+            target = dst / item.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(item, target)
+
+
+def clean_stale_staging(path: str | os.PathLike) -> list[Path]:
+    """Remove the staging folders a killed run into ``path`` left beside it.
+
+    A folder ``.<name>.staging-<pid>-*`` whose process is gone is deleted. A
+    ``.<name>.backup-<pid>-*`` of a dead process means the run was killed while it swapped its
+    files in: the backed-up (previous) files are moved back first, so the folder returns to its
+    previous owned files as far as they were replaced. Folders of live processes (a concurrent
+    run) are left alone.
+
+    Returns
+    -------
+    list of Path
+        The folders removed.
+    """
+    path = Path(path)
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        return []
+    pattern = re.compile(_SIDE_RE.format(name=re.escape(path.resolve().name)) + r"\Z")
+    removed = []
+    for side in sorted(parent.iterdir()):
+        m = pattern.match(side.name)
+        if not m or not side.is_dir() or side.is_symlink() or _pid_alive(int(m.group(2))):
+            continue
+        if m.group(1) == "backup":
+            with contextlib.suppress(OSError):
+                _move_tree(side, path)
+        shutil.rmtree(side, ignore_errors=True)
+        removed.append(side)
+    return removed
+
+
+def check_output_dir(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> Path:
+    """Check that ``path`` can be an output folder, before any work is done.
+
+    Parameters
+    ----------
+    path
+        The output folder (``--out``); it may not exist yet.
+    inputs
+        The run's input files; none of them may be the output folder itself.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        When ``path`` is an input file of the run, an existing file (not a folder), or a
+        folder that cannot be created or written to; the message names the path.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_dir(d / "out") == d / "out"
+    True
+    >>> (d / "data.csv").write_text("a\\n1\\n")
+    4
+    >>> check_output_dir(d / "data.csv", inputs=[d / "data.csv"])
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: --out ... is the input file ...; choose a folder ...
+    """
+    from .errors import InputError
+
+    path = Path(path)
+    resolved = path.resolve()
+    for item in inputs:
+        if item is not None and Path(item).resolve() == resolved:
+            raise InputError(
+                f"--out {path} is the input file {item}; choose a folder for the outputs "
+                "(inputs are never overwritten)"
+            )
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--out {path} is an existing file, not a folder; choose a folder")
+    existing = resolved
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"--out {path}: {existing} is a file, so the folder cannot be created")
+    # the staging folder is created beside ``path``, so its parent must be writable too
+    for folder in {existing, resolved.parent if resolved.parent.exists() else existing}:
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError(f"--out {path}: the folder {folder} is not writable")
+    if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"--out {path}: the folder is not writable")
+    return path
+
+
+def _swap_in(
+    stage: Path, path: Path, written: list[str], stale: list[str], owner_manifest: Any
+) -> None:
+    """Replace the owned files of ``path`` by the staged ones, all or nothing.
+
+    The files about to be replaced or removed (and the manifest) are first moved into a
+    backup folder beside ``path``; then the staged files are moved in and the manifest
+    written. Any failure (including KeyboardInterrupt) moves everything back.
+    """
+    backup = Path(
+        tempfile.mkdtemp(
+            prefix=f".{path.resolve().name}.backup-{os.getpid()}-", dir=path.resolve().parent
+        )
+    )
+    existed = path.exists()
+    created: list[Path] = []
+    moved_in: list[Path] = []
+    moved_out: list[tuple[Path, Path]] = []
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        for rel in [*written, *stale, MANIFEST if owner_manifest is not None else None]:
+            if rel is None:
+                continue
+            old = path / rel
+            if old.is_file() or old.is_symlink():
+                dst = backup / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(old, dst)
+                moved_out.append((dst, old))
+        for rel in written:
+            target = path / rel
+            parent = target.parent
+            missing = []
+            while not parent.exists():
+                missing.append(parent)
+                parent = parent.parent
+            target.parent.mkdir(parents=True, exist_ok=True)
+            created.extend(reversed(missing))
+            os.replace(stage / rel, target)
+            moved_in.append(target)
+        if owner_manifest is not None:
+            atomic_write_text(
+                path / MANIFEST, json.dumps(owner_manifest, indent=1, sort_keys=True) + "\n"
+            )
+            moved_in.append(path / MANIFEST)
+    except BaseException:
+        for target in moved_in:
+            with contextlib.suppress(OSError):
+                target.unlink()
+        for dst, old in moved_out:
+            with contextlib.suppress(OSError):
+                os.replace(dst, old)
+        for folder in reversed(created):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if not existed:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        raise
+    finally:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def atomic_output_dir(
     path: str | os.PathLike,
     owner: str | None = None,
     keep: Iterable[str | os.PathLike] = (),
 ) -> Iterator[Path]:
-    """Yield a staging folder; on success its files are moved into ``path``.
+    """Yield a staging folder; on success its files replace the owned files of ``path`` at once.
 
-    On any exception the staging folder is removed and ``path`` is left as it was, so a
-    failed run never leaves a half-written output folder behind.
+    At entry ``path`` is checked with :func:`check_output_dir` (``keep`` are the inputs) and
+    staging folders a killed run left beside ``path`` are removed
+    (:func:`clean_stale_staging`). The run writes into ``.<name>.staging-<pid>-*`` beside
+    ``path``. On success every file that will be replaced or removed is moved into a backup
+    folder, then the staged files are moved in and the manifest written; a failure during
+    this swap moves the backup back. On any exception in the body the staging folder is
+    removed and ``path`` is left as it was, so a failed run never leaves a half-written
+    output folder behind (all or nothing).
 
     With ``owner`` (the command's name), the files written are listed in ``path``'s
     ``.primafacie-manifest.json`` under that owner, and files the same owner wrote on an
@@ -126,40 +316,39 @@ def atomic_output_dir(
     the files in ``keep`` (the run's inputs, e.g. a table it wrote before and now audits).
     """
     path = Path(path)
+    keep = [k for k in keep if k is not None]
+    check_output_dir(path, keep)
+    clean_stale_staging(path)
     parent = path.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=parent))
+    # named after the resolved folder, so "--out ." stages as ".<folder>.staging-*" too
+    stage = Path(
+        tempfile.mkdtemp(prefix=f".{path.resolve().name}.staging-{os.getpid()}-", dir=parent)
+    )
     os.chmod(stage, 0o777 & ~_UMASK)
     try:
         yield stage
-        path.mkdir(parents=True, exist_ok=True)
-        written = []
-        for item in sorted(stage.rglob("*")):
-            if item.is_file():
-                rel = item.relative_to(stage)
-                target = path / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(item, target)
-                written.append(rel.as_posix())
+        written = [
+            item.relative_to(stage).as_posix()
+            for item in sorted(stage.rglob("*"))
+            if item.is_file()
+        ]
+        manifest, stale = None, []
         if owner is not None:
             manifest = _read_manifest(path)
             root = path.resolve()
-            kept = {Path(k).resolve() for k in keep if k is not None}
-            hashes = {rel: file_sha256(path / rel) for rel in written}
+            kept = {Path(k).resolve() for k in keep}
+            hashes = {rel: file_sha256(stage / rel) for rel in written}
             for rel, sha in sorted(manifest.get(owner, {}).items()):
-                if rel not in hashes:
-                    old = _stale_file(root, rel, sha, kept)
-                    if old is not None:
-                        old.unlink()
+                if rel not in hashes and _stale_file(root, rel, sha, kept) is not None:
+                    stale.append(rel)
             # the last writer owns a file: another owner's rerun must not delete it
             for other, files in manifest.items():
                 if other != owner:
                     manifest[other] = {f: h for f, h in files.items() if f not in hashes}
             manifest[owner] = hashes
             manifest = {k: v for k, v in manifest.items() if v}
-            atomic_write_text(
-                path / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n"
-            )
+        _swap_in(stage, path, written, stale, manifest)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 

@@ -255,3 +255,20 @@ def test_ks_critical_value_formula():
     assert float(ks_critical_value(50, 200, 0.1)) == pytest.approx(
         np.sqrt(-np.log(0.05) * 250 / (2 * 50 * 200))
     )
+
+
+def test_dense_rank_orders_distinct_fractions_that_round_to_one_float():
+    """F45/F46 and F46/F47 (Fibonacci) differ by 1/(F46 F47) ~ 2e-19: one float, two values;
+    F45/F46 is the larger (even-indexed convergents of 1/phi lie above it)."""
+    from primafacie.recourse.metrics import exact_scores
+
+    f45, f46, f47 = 1134903170, 1836311903, 2971215073
+    assert f45 / f46 == f46 / f47
+    score = np.array([f46 / f47, f45 / f46, 0.7])
+    rank = dense_rank(score, exact=(np.array([f46, f45, 7]), np.array([f47, f46, 10])))
+    assert rank.tolist() == [3, 2, 1]
+    # a share that is not count / n keeps its float score (denominator 0)
+    num, den = exact_scores(np.array([[0.5, 0.123456789]]), np.array([[2, 3]]))
+    assert den.tolist() == [0]
+    # exact zero is Fair even when float noise leaves 1e-17
+    assert dense_rank(np.array([1e-17]), exact=(np.array([0]), np.array([1]))).tolist() == [0]

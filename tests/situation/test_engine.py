@@ -191,7 +191,7 @@ def test_attribute_must_be_named_when_several_are_protected(tiny):
 def test_bad_scm_messages(tiny):
     data, _ = tiny
     with pytest.raises(InputError, match="cycle|cyclic"):
-        SCM(edges=[("x", "y2"), ("y2", "x")])
+        SCM(edges=[("x", "y2"), ("y2", "x")]).fit(data)  # checked at fit, as in scikit-learn
     bad = SCM(edges=[("x", "a")])
     with pytest.raises(InputError, match="points into the protected attribute 'a'"):
         SituationTest(method="cst", k=2).run(data, scm=bad)

@@ -26,7 +26,7 @@ from typing import Any
 from ..analysis import AnalysisRun, Context
 from ..config import AuditConfig
 from ..errors import AnalysisError, InputError
-from ..io import atomic_output_dir
+from ..io import atomic_output_dir, check_output_dir
 from .inputs import data_info, input_files, versions
 from .progress import Stages
 from .registry import ANALYSES, requested
@@ -201,6 +201,7 @@ def run_audit(
     >>> res = run_audit(load_config("out/demo/audit.yaml"), "out/rerun")  # doctest: +SKIP
     >>> res.summary()[["analysis", "status"]]  # doctest: +SKIP
     """
+    check_output_dir(out_dir, (cfg.data_path,))  # before any analysis runs
     stages = Stages(stage_names(cfg), progress)
     with stages.running():
         result = compute_audit(cfg, keep_going=keep_going, stages=stages)
@@ -254,6 +255,7 @@ def run_demo(
     from ..datasets.credit_world import DEFAULT_N, write_demo_inputs
 
     n = DEFAULT_N if n is None else n
+    check_output_dir(out_dir)  # before the world is generated
     with atomic_output_dir(out_dir, owner="demo") as stage:
         t0 = time.perf_counter()
         cfg_path = write_demo_inputs(stage, n=n, seed=seed)

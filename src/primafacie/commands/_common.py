@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import signal
+import threading
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -24,17 +27,60 @@ EXIT_ANALYSIS = 1
 EXIT_INPUT = 2
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that staging folders are removed and nothing half-written
+    is left behind."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Within the block, SIGTERM raises :class:`Terminated` (a KeyboardInterrupt).
+
+    Only the main thread can install signal handlers; elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def guarded(fn: F) -> F:
-    """Run a command body and turn our exceptions into one-line messages and exit codes."""
+    """Run a command body and turn our exceptions into one-line messages and exit codes.
+
+    Exit codes: 2 bad input, 1 analysis failure or internal error, 130 Ctrl-C, 143 SIGTERM
+    (handled like Ctrl-C: the output folder is left as it was).
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with sigterm_as_interrupt():
+                return fn(*args, **kwargs)
         except typer.Exit:
             raise
+        except Terminated:
+            err_console.print("terminated; nothing was written")
+            raise typer.Exit(143) from None
         except (InputError, DataMissingError) as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
+            raise typer.Exit(EXIT_INPUT) from None
+        except OSError as exc:
+            if exc.filename is None:  # not about a file the user named: a real bug
+                return _internal_error(exc)
+            # an input that cannot be read or an output that cannot be written (permissions,
+            # a folder where a file was expected, a full disk) is the user's to fix
+            err_console.print(
+                f"[bold red]error:[/] cannot access {escape(str(exc.filename))}: "
+                f"{escape(exc.strerror or type(exc).__name__)}"
+            )
             raise typer.Exit(EXIT_INPUT) from None
         except AnalysisError as exc:
             err_console.print(f"[bold red]analysis failed:[/] {escape(str(exc))}")
@@ -43,15 +89,20 @@ def guarded(fn: F) -> F:
             err_console.print("interrupted; nothing was written")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - last line of defence: no bare traceback
-            if os.environ.get("PRIMAFACIE_DEBUG"):
-                traceback.print_exc()
-            err_console.print(
-                f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
-                "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)"
-            )
-            raise typer.Exit(EXIT_ANALYSIS) from None
+            return _internal_error(exc)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _internal_error(exc: BaseException) -> None:
+    """A real bug: one line, the traceback on request, exit 1."""
+    if os.environ.get("PRIMAFACIE_DEBUG"):
+        traceback.print_exception(exc)
+    err_console.print(
+        f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
+        "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)"
+    )
+    raise typer.Exit(EXIT_ANALYSIS) from None
 
 
 def parse_pairs(

@@ -43,8 +43,10 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         from ..audit import run_demo
+        from ..io import check_output_dir
         from .audit import print_summary
 
+        check_output_dir(out)  # before the world is generated
         result = run_demo(out, n=n, seed=seed, progress=progress, keep_going=True)
         print_summary(result)
         if result.failed:

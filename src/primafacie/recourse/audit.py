@@ -28,10 +28,12 @@ from .actions import ActionIndex, Feasibility, candidate_actions
 from .costs import CostModel, FeatureCost, delta_matrix
 from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets, unpack_bits
 from .metrics import (
+    COST_RTOL,
     RecourseTable,
     auto_budgets,
     dense_rank,
     difficulty,
+    exact_scores,
     fect,
     micro_from_flips,
     resolve_metric,
@@ -767,8 +769,17 @@ class RecourseAudit:
         else:
             d = difficulty(self.table_, spec.key, vp, param)
             score, against = unfairness(d, spec.higher_is_better)
-        return {"d": d, "score": score, "against": against, "rank": dense_rank(score),
+        return {"d": d, "score": score, "against": against, "rank": self._rank(spec.key, d, score),
                 "param": param, "viewpoint": vp, "spec": spec}  # fmt: skip
+
+    def _rank(self, key: str, d: np.ndarray, score: np.ndarray) -> np.ndarray:
+        """Dense rank where equal scores share a rank: shares of counts (EE, EEWB, FECT) and
+        counts (ECR) are compared as exact fractions; costs (ECE, ECMR) within 1e-9 relative."""
+        if key in ("EE", "EEWB", "FECT"):
+            return dense_rank(score, exact=exact_scores(d, self.table_.n))
+        if key == "ECR":
+            return dense_rank(score, exact=exact_scores(d, np.ones_like(self.table_.n)))
+        return dense_rank(score, rtol=COST_RTOL)
 
     def rank(
         self, metric: str, viewpoint: str | None = None, phi: float | None = None,

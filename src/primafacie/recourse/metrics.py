@@ -33,7 +33,9 @@ __all__ = [
     "difficulty",
     "unfairness",
     "fect",
+    "COST_RTOL",
     "dense_rank",
+    "exact_scores",
     "ks_critical_value",
     "auto_budgets",
     "conditional_mean_recourse",
@@ -431,21 +433,153 @@ def ks_critical_value(n0: np.ndarray, n1: np.ndarray, alpha: float = 0.05) -> np
     return np.sqrt(-np.log(alpha / 2.0) * (n0 + n1) / (2.0 * n0 * n1))
 
 
-def dense_rank(score: np.ndarray) -> np.ndarray:
+#: Relative tolerance of a tie between cost-based scores (ECE, ECMR), which are differences of
+#: float sums of feature costs rather than fractions of counts.
+COST_RTOL = 1e-9
+
+
+def exact_scores(d: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The score ``max_i d_i - min_i d_i`` of every subgroup as an exact fraction.
+
+    Each ``d[s, i]`` is a share ``count / n[s, i]`` of integer counts (EE, EEWB, FECT; ECR
+    counts with ``n = 1``); the counts are recovered as ``rint(d * n)`` and the score is
+    ``(c_max * n_min - c_min * n_max) / (n_max * n_min)``, reduced by the gcd.
+
+    Parameters
+    ----------
+    d
+        (S, K) shares.
+    n
+        (S, K) their integer denominators (group sizes).
+
+    Returns
+    -------
+    (numerator, denominator)
+        int64 arrays (S,); the denominator is 0 where the score is not such a fraction (a
+        non-finite share, an empty group, or a share that is not ``count / n``).
+
+    Examples
+    --------
+    >>> d = np.array([[25 / 28, 39 / 44], [32 / 33, 41 / 42]])  # 25/28 - 39/44 = 41/42 - 32/33
+    >>> n = np.array([[28, 44], [33, 42]])
+    >>> num, den = exact_scores(d, n)
+    >>> num.tolist(), den.tolist()
+    ([1, 1], [154, 154])
+    """
+    d = np.asarray(d, dtype=float)
+    n = np.asarray(n, dtype=np.int64)
+    rows = np.arange(d.shape[0])
+    with np.errstate(invalid="ignore"):
+        counts = np.rint(d * n)
+        ok = np.isfinite(d).all(axis=1) & (n > 0).all(axis=1)
+        # a share recomputed from the recovered count must be the share given (float noise of
+        # the caller's arithmetic is far below one count)
+        ok &= (np.abs(d * n - counts) < 1e-3).all(axis=1)
+    hi = np.argmax(np.where(np.isfinite(d), d, -np.inf), axis=1)
+    lo = np.argmin(np.where(np.isfinite(d), d, np.inf), axis=1)
+    c = np.where(np.isfinite(counts), counts, 0).astype(np.int64)
+    num = c[rows, hi] * n[rows, lo] - c[rows, lo] * n[rows, hi]
+    den = n[rows, hi] * n[rows, lo]
+    num = np.where(ok, num, 0)
+    den = np.where(ok, den, 0)
+    g = np.gcd(num, den)
+    g = np.where(g == 0, 1, g)
+    return num // g, den // g
+
+
+def dense_rank(
+    score: np.ndarray,
+    exact: tuple[np.ndarray, np.ndarray] | None = None,
+    rtol: float = 0.0,
+) -> np.ndarray:
     """Dense rank by decreasing score (+inf first); 0 for Fair (score 0 or NaN).
+
+    Equal scores share a rank. Scores are differences of fractions, so float noise (~1e-16)
+    could split two equal scores and shift every rank below by one; two remedies:
+
+    * ``exact`` (``numerator, denominator`` from :func:`exact_scores`): where the denominator
+      is positive, two scores tie exactly when their reduced fractions are equal, a score is
+      Fair exactly when its numerator is 0, and the order is that of the fractions (exact for
+      group sizes below 2**26; the other rows keep their float score);
+    * ``rtol`` (for cost-based scores, which are not fractions of counts): sorted scores
+      closer than ``rtol`` times their magnitude join the same rank (a chain rule).
+
+    Parameters
+    ----------
+    score
+        (S,) scores (NaN = Fair, +inf = recourse out of reach for one group).
+    exact
+        Optional exact fractions of the scores.
+    rtol
+        Relative tolerance of a tie when ``exact`` does not cover a score.
+
+    Returns
+    -------
+    ndarray (S,) int64
+        1 for the largest score, 0 for Fair.
 
     Examples
     --------
     >>> dense_rank(np.array([0.5, np.inf, 0.5, 0.0, 0.1])).tolist()
     [2, 1, 2, 0, 3]
+    >>> s = np.array([25 / 28 - 39 / 44, 41 / 42 - 32 / 33, 0.5])  # both exactly 1/154
+    >>> bool(s[0] == s[1])
+    False
+    >>> dense_rank(s).tolist()
+    [2, 3, 1]
+    >>> dense_rank(s, exact=(np.array([1, 1, 1]), np.array([154, 154, 2]))).tolist()
+    [2, 2, 1]
     """
     score = np.nan_to_num(np.asarray(score, dtype=float), nan=0.0, posinf=np.inf)
+    num = np.zeros(len(score), dtype=np.int64)
+    den = np.zeros(len(score), dtype=np.int64)
+    if exact is not None:
+        num = np.asarray(exact[0], dtype=np.int64)
+        den = np.asarray(exact[1], dtype=np.int64)
+        has = den > 0
+        # the value of the exact fraction: equal fractions give identical floats
+        score = np.where(has, num / np.where(has, den, 1), score)
+        score = np.where(has & (num == 0), 0.0, score)
     rank = np.zeros(len(score), dtype=np.int64)
-    live = score > 0
-    if live.any():
-        distinct = np.unique(score[live])[::-1]  # decreasing, inf first
-        rank[live] = np.searchsorted(-distinct, -score[live]) + 1
+    live = np.flatnonzero(score > 0)
+    if live.size == 0:
+        return rank
+    order = live[np.lexsort((den[live], num[live], -score[live]))]
+    v, nu, de = score[order], num[order], den[order]
+    new = np.ones(len(order), dtype=bool)
+    same_value = v[1:] == v[:-1]
+    if rtol > 0:
+        finite = np.isfinite(v[1:]) & np.isfinite(v[:-1])
+        with np.errstate(invalid="ignore"):  # inf - inf where two scores are +inf
+            close = np.abs(v[:-1] - v[1:]) <= rtol * np.maximum(np.abs(v[:-1]), np.abs(v[1:]))
+        same_value |= finite & close & (de[1:] == 0) & (de[:-1] == 0)
+    new[1:] = ~(same_value & (nu[1:] == nu[:-1]) & (de[1:] == de[:-1]))
+    new[1:] &= ~(same_value & (de[1:] == 0) & (de[:-1] == 0))
+    if exact is not None:
+        new, order = _order_float_collisions(order, new, v, nu, de)
+    rank[order] = np.cumsum(new)
     return rank
+
+
+def _order_float_collisions(
+    order: np.ndarray, new: np.ndarray, v: np.ndarray, nu: np.ndarray, de: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct fractions that round to the same float (only with huge denominators) are put
+    in exact decreasing order with Python fractions; the loop runs over those few only."""
+    from fractions import Fraction
+
+    clash = np.flatnonzero((v[1:] == v[:-1]) & new[1:] & (de[1:] > 0) & (de[:-1] > 0))
+    if clash.size == 0:
+        return new, order
+    order, new = order.copy(), new.copy()
+    for value in np.unique(v[clash]):
+        block = np.flatnonzero((v == value) & (de > 0))  # contiguous: v is sorted
+        fr = [Fraction(int(nu[i]), int(de[i])) for i in block]
+        perm = sorted(range(len(block)), key=lambda j: fr[j], reverse=True)
+        order[block] = order[block][perm]
+        fr = [fr[j] for j in perm]
+        new[block[1:]] = [a != b for a, b in zip(fr[1:], fr[:-1], strict=True)]
+    return new, order
 
 
 def auto_budgets(

@@ -1,4 +1,4 @@
-"""Tests for primafacie.causal.SCM: hand-computed counterfactuals, validation, paper values."""
+"""Tests for primafacie.causal.scm.SCM: hand-computed counterfactuals, validation, paper values."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from sklearn.tree import DecisionTreeRegressor
 from primafacie.causal import SCM
 from primafacie.data import AuditData
 from primafacie.errors import InputError
+from primafacie.validation import invalid_value
 
 # --------------------------------------------------------------------------- Appendix A example
 # X2 <- a X1 + U2 and X3 <- b1 X1 + b2 X2 + U3 with a = 2, b1 = 3, b2 = 0.5 and no intercepts.
@@ -158,18 +159,23 @@ def test_topological_order_and_relations():
 
 
 def test_cycle_named():
+    scm = SCM([("a", "b"), ("b", "c"), ("c", "d"), ("d", "b")])  # stored, not yet checked
+    df = pd.DataFrame({v: [0.0, 1.0, 2.0] for v in "abcd"})
     with pytest.raises(InputError, match=r"cycle: b -> c -> d -> b"):
-        SCM([("a", "b"), ("b", "c"), ("c", "d"), ("d", "b")])
+        scm.fit(df)
+    with pytest.raises(InputError, match=r"cycle: b -> c -> d -> b"):
+        scm.topological_order  # noqa: B018 - the graph queries check it too
 
 
 def test_self_loop():
     with pytest.raises(InputError, match="self-loop on node 'x'"):
-        SCM([("x", "x")])
+        SCM([("x", "x")]).fit(pd.DataFrame({"x": [1.0, 2.0]}))
 
 
 def test_edge_into_protected_argument():
+    df = pd.DataFrame({"x": [1.0, 2, 3, 4], "gender": [0, 1, 0, 1]})
     with pytest.raises(InputError, match="'x' -> 'gender'.*protected"):
-        SCM([("x", "gender")], protected=["gender"])
+        SCM([("x", "gender")], protected=["gender"]).fit(df)
 
 
 def test_edge_into_protected_from_auditdata():
@@ -206,9 +212,11 @@ def test_not_fitted(appx):
         ({"categorical": "drop"}, "categorical must be"),
     ],
 )
-def test_bad_settings(kwargs, match):
+def test_bad_settings(appx, kwargs, match):
+    scm = SCM(APPX_EDGES, **kwargs)  # scikit-learn convention: __init__ only stores
     with pytest.raises(InputError, match=match):
-        SCM(APPX_EDGES, **kwargs)
+        scm.fit(appx)
+    assert not scm.is_fitted
 
 
 def test_bad_rows(appx):
@@ -449,3 +457,141 @@ def test_law_intersectional_merge_matches_published(law, require_data):
         np.testing.assert_allclose(
             cf.loc[mask, ours].to_numpy(), published.loc[mask, theirs].to_numpy(), atol=1e-9
         )
+
+
+# --------------------------------------------------------------------------- package split
+def test_init_stores_parameters_verbatim_and_validates_nothing():
+    edges = [["X1", "X2"], ["X2", "X1"]]  # a cycle: only fit (or a graph query) says so
+    mech = {"nope": "cubic"}
+    scm = SCM(edges, mechanism=mech, categorical="drop", kinds={"X1": "odd"})
+    assert scm.edges is edges and scm.mechanism is mech
+    assert (scm.clip, scm.round, scm.protected) == (None, None, None)
+    assert scm.categorical == "drop" and not scm.is_fitted
+    assert "unfitted" in repr(scm)
+
+
+def test_generator_edges_are_read_once(appx):
+    scm = SCM(e for e in APPX_EDGES)
+    assert scm.edges == APPX_EDGES
+    assert scm.fit(appx).topological_order == ["X1", "X2", "X3"]
+
+
+def test_refit_uses_the_current_parameters(appx):
+    scm = SCM(APPX_EDGES).fit(appx)
+    scm.clip = {"X3": (None, 20.0)}  # set_params style: takes effect at the next fit
+    assert scm.counterfactual(appx, {"X1": 5})["X3"].max() > 20
+    np.testing.assert_allclose(
+        scm.fit(appx).counterfactual(appx, {"X1": 5})["X3"], [20.0, 18.5, 19.5, 20.0], atol=1e-9
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"clip": [("X2", 1)]}, r"SCM: clip must be None or a mapping \{node: \(lo, hi\)\}"),
+        ({"clip": {"X2": ("a", 1)}}, "clip for node 'X2' must be \\(lo, hi\\) numbers or None"),
+        ({"kinds": {"X2": "odd"}}, "kind of node 'X2' must be 'numeric' or 'categorical'"),
+        ({"protected": "X1"}, "SCM: protected must be None or a list of node names; got 'X1'"),
+        ({"mechanism": 3}, "SCM: mechanism must be one of 'linear', .* a scikit-learn estimator"),
+        ({"mechanism": {"X2": "cubic"}}, "mechanism for node 'X2' must be one of"),
+    ],
+)
+def test_more_bad_settings_at_fit(appx, kwargs, match):
+    with pytest.raises(InputError, match=match):
+        SCM(APPX_EDGES, **kwargs).fit(appx)
+
+
+def test_failed_refit_leaves_the_model_unfitted(appx):
+    scm = SCM(APPX_EDGES).fit(appx)
+    scm.round = {"X2": 0.5}
+    with pytest.raises(InputError, match="round for node 'X2' must be an integer, got 0.5"):
+        scm.fit(appx)
+    assert not scm.is_fitted
+
+
+class Broken(BaseEstimator):
+    def fit(self, X, y):
+        raise ValueError("singular")
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_estimator_failure_names_the_node(appx):
+    with pytest.raises(InputError, match="the mechanism for node 'X3' failed to fit: singular"):
+        SCM(APPX_EDGES, mechanism={"X3": Broken()}).fit(appx)
+
+
+def test_mechanisms_are_objects(appx, gendered):
+    from primafacie.causal import CategoricalCDF, EstimatorANM, LinearANM
+
+    scm = SCM(APPX_EDGES, mechanism={"X3": DecisionTreeRegressor(max_depth=1)}).fit(appx)
+    assert isinstance(scm.mechanisms_["X2"], LinearANM)
+    assert isinstance(scm.mechanisms_["X3"], EstimatorANM)
+    np.testing.assert_allclose(scm.mechanisms_["X2"].coef_, [0.0, 2.0], atol=1e-9)
+    df = pd.DataFrame({"A": [1, 1, 0, 0], "C": ["a", "b", "a", "a"]})
+    assert isinstance(SCM([("A", "C")]).fit(df).mechanisms_["C"], CategoricalCDF)
+
+
+def test_models_is_deprecated_but_still_works(appx):
+    scm = SCM(APPX_EDGES, mechanism={"X3": DecisionTreeRegressor(max_depth=1)}).fit(appx)
+    with pytest.warns(DeprecationWarning, match="mechanisms_"):
+        models = scm.models_
+    assert models["X2"][0] == "linear"
+    np.testing.assert_allclose(models["X2"][1], [0.0, 2.0], atol=1e-9)
+    assert models["X3"][0] == "estimator" and hasattr(models["X3"][1], "tree_")
+    df = pd.DataFrame({"A": [1, 1, 0, 0], "C": ["a", "a", "a", "a"], "D": [0, 1, 1, 0]})
+    fitted = SCM([("A", "C"), ("A", "D")]).fit(df)
+    with pytest.warns(DeprecationWarning):
+        models = fitted.models_
+    assert models["C"] == ("constant", 0, 1)
+    assert models["D"][0] == "classifier" and models["D"][2] == 2
+
+
+def test_ancestors(appx):
+    assert SCM(APPX_EDGES).ancestors("X3") == ["X1", "X2"]
+    assert SCM(APPX_EDGES).ancestors("X1") == []
+
+
+def test_to_dict_follows_the_one_json_convention(gendered):
+    # primafacie.jsonsafe: infinities are the strings "inf"/"-inf" (was null before 0.2).
+    scm = SCM([("gender", "salary")], clip={"salary": (float("-inf"), np.float64(30.0))})
+    assert scm.to_dict()["clip"]["salary"] == ["-inf", 30.0]
+    d = scm.fit(gendered).to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False))["clip"]["salary"] == ["-inf", 30.0]
+    assert d["mechanisms"] == {"gender": "exogenous", "salary": "linear"}
+    assert type(d["coefficients"]["salary"]["(intercept)"]) is float
+
+
+def test_to_dict_categorical_labels():
+    df = pd.DataFrame({"A": [1, 1, 0, 0], "C": ["a", "a", "a", "a"], "D": [0, 1, 1, 0]})
+    d = SCM([("A", "C"), ("A", "D")]).fit(df).to_dict()
+    assert d["mechanisms"]["C"] == "constant"
+    assert d["mechanisms"]["D"] == "classifier:StandardScaler+LogisticRegression"
+    assert d["categories"] == {"A": [0, 1], "C": ["a"], "D": [0, 1]}
+
+
+def test_repr_survives_invalid_edges():
+    assert repr(SCM([("a",)])).startswith("SCM([[('a',)]]")
+
+
+def test_parameter_constraints_common_check(appx):
+    # Every declared constraint rejects its invalid value at fit, in the one message format.
+    for name, constraints in SCM._parameter_constraints.items():
+        bad = invalid_value(constraints)
+        scm = SCM(APPX_EDGES)
+        setattr(scm, name, bad)
+        with pytest.raises(InputError, match=rf"^SCM: {name} must be .*; got "):
+            scm.fit(appx)
+
+
+def test_parameter_message_says_where_to_change_it(appx):
+    with pytest.raises(InputError) as err:
+        SCM(APPX_EDGES, mechanism="cubic").fit(appx)
+    assert str(err.value) == (
+        "SCM: mechanism must be one of 'linear', 'random_forest', 'gradient_boosting', "
+        "a scikit-learn estimator or a mapping {node: name or estimator}; got 'cubic' "
+        "(causal.mechanism)"
+    )
+    with pytest.raises(InputError, match=r"edges must be a list .*; got None \(--edge, causal"):
+        SCM(None).fit(appx)  # type: ignore[arg-type]

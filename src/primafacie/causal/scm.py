@@ -1,0 +1,702 @@
+"""The structural causal model: settings, fit, and the abduction → action → prediction loop.
+
+An :class:`SCM` holds a DAG over columns of a table (:mod:`.graph`) and one mechanism per
+node with parents (:mod:`.mechanisms`). Numeric nodes follow ``X_j = f_j(pa_j) + U_j``
+(additive noise, Pearl's three steps with the residual as the abducted noise, as in CST spec
+§3 D3 and the paper's Appendix A); categorical nodes follow a classifier and are abducted by
+the inverse-CDF rule of :class:`~.mechanisms.CategoricalCDF`. Mechanisms are fitted once on
+the factual data and never refitted on counterfactual data.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from ..data import AuditData, to_pandas
+from ..errors import InputError
+from ..jsonsafe import json_safe
+from ..validation import Options, Predicate, validate_params
+from . import encoding, frames
+from .graph import DAG
+from .graph import merge_nodes as merge_edges
+from .mechanisms import (
+    MECHANISMS,
+    CategoricalCDF,
+    EstimatorANM,
+    LinearANM,
+    Mechanism,
+    is_estimator,
+    make_mechanism,
+)
+
+__all__ = ["INTERCEPT", "MECHANISMS", "SCM"]
+
+INTERCEPT = "(intercept)"
+_CATEGORICAL_MODES = ("classifier", "error")
+
+
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
+
+
+def _estimator_name(est: Any) -> str:
+    if isinstance(est, str):
+        return est
+    return type(est).__name__
+
+
+class SCM:
+    """A structural causal model over columns of a table, with additive-noise mechanisms.
+
+    Each node with parents gets a structural equation fitted on the factual data; nodes
+    without parents are exogenous. Counterfactuals follow Pearl's three steps, vectorised
+    over rows: abduction ``û_j = x_j − f_j(pa_j)``, action ``do(A := a)``, prediction
+    ``x_j^CF = f_j(pa_j^CF) + û_j`` for every descendant of the intervened nodes in
+    topological order (CST spec §3 D3; paper Appendix A).
+
+    As in scikit-learn, the constructor only stores its arguments; they are validated by
+    :meth:`fit` (the graph also by the graph queries such as :attr:`topological_order`).
+
+    Parameters
+    ----------
+    edges
+        Directed edges ``(parent, child)`` of the DAG; the nodes are the edge endpoints.
+    mechanism
+        ``"linear"`` (ordinary least squares with an intercept, the default),
+        ``"random_forest"`` (``RandomForestRegressor(n_estimators=100, min_samples_leaf=5,
+        random_state=0)``), ``"gradient_boosting"`` (``HistGradientBoostingRegressor(
+        random_state=0)``, the one that scales to millions of rows), an unfitted scikit-learn
+        regressor (cloned for every numeric node with parents), or a mapping
+        ``{node: name | estimator}``; nodes missing from the mapping use ``"linear"``.
+        A categorical node uses the estimator given for it in the mapping when that estimator
+        has ``predict_proba``; otherwise the default classifier (standardised multinomial
+        ``LogisticRegression``). See :mod:`primafacie.causal.mechanisms`.
+    clip
+        ``{node: (lo, hi)}`` bounds applied to counterfactual values of that node (``None``
+        for an open side). Applied as soon as the node is predicted, so its children see the
+        clipped value.
+    round
+        ``{node: decimals}`` applied to counterfactual values of that node (after ``clip``),
+        also before its children are predicted.
+    categorical
+        How a categorical endogenous node (a node with parents whose values are non-numeric,
+        or binary 0/1 and not declared numeric) is handled:
+
+        ``"classifier"``
+            ``P(X_j = c_k | pa_j)`` is fitted by a classifier over the categories in a FIXED
+            order (sorted values, or the declared ordinal levels). Abduction takes the
+            factual value's cumulative-probability interval ``[F(k−1), F(k)]`` under the
+            factual parents and keeps its MIDPOINT ``u = (F(k−1) + F(k)) / 2`` (deterministic,
+            rather than a draw from the interval). Prediction returns the first category whose
+            cumulative probability under the counterfactual parents reaches ``u``. Rows whose
+            parents do not change keep their factual value.
+        ``"error"``
+            Raise :class:`~primafacie.errors.InputError` naming the node at ``fit``.
+    protected
+        Extra protected attributes (no edge may point into them). When fitting on an
+        :class:`~primafacie.data.AuditData`, its protected attributes are added.
+    kinds
+        Optional ``{node: "numeric" | "categorical"}`` overriding the inferred kind. By default
+        non-numeric and boolean columns are categorical, a numeric column holding only 0/1 is
+        categorical unless declared ``"numeric"`` in the AuditData features, and the rest
+        numeric. Ordinal features with declared levels are categorical in level order.
+
+    Attributes
+    ----------
+    nodes : list of str
+        Nodes in order of first appearance in ``edges``.
+    topological_order : list of str
+        A topological order, stable with respect to ``nodes``.
+    mechanisms_ : dict of str to Mechanism
+        After :meth:`fit`: the fitted mechanism of every node with parents.
+    kinds_, categories_, protected_, terms_ : dict, dict, list, dict
+        After :meth:`fit`: each node's kind, each categorical node's category order, the
+        protected attributes used, and each mechanism's design column names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "x": [1.0, 2.0, 4.0, 5.0]})
+    >>> scm = SCM(edges=[("a", "x")]).fit(df)
+    >>> scm.counterfactual(df, intervention={"a": 0})["x"].round(9).tolist()
+    [1.0, 2.0, 1.0, 2.0]
+    >>> scm.coefficients()["coef"].round(6).tolist()
+    [1.5, 3.0]
+    """
+
+    #: What each parameter accepts (checked by :meth:`fit` with
+    #: :func:`primafacie.validation.validate_params`). Checks that need the graph (unknown
+    #: nodes, cycles, bounds in order) follow in :meth:`_validate_settings` and name the node.
+    _parameter_constraints: ClassVar[dict[str, list]] = {
+        "edges": [Predicate(_is_list, "a list of (parent, child) pairs")],
+        "mechanism": [
+            Options(*MECHANISMS),
+            Predicate(is_estimator, "a scikit-learn estimator"),
+            Predicate(_is_mapping, "a mapping {node: name or estimator}"),
+        ],
+        "clip": [None, Predicate(_is_mapping, "a mapping {node: (lo, hi)}")],
+        "round": [None, Predicate(_is_mapping, "a mapping {node: decimals}")],
+        "categorical": [Options(*_CATEGORICAL_MODES)],
+        "protected": [None, Predicate(_is_list, "a list of node names")],
+        "kinds": [None, Predicate(_is_mapping, "a mapping {node: 'numeric' or 'categorical'}")],
+    }
+    #: Where a user of the CLI or audit.yaml sets each parameter (quoted in messages).
+    _parameter_where: ClassVar[dict[str, str]] = {
+        "edges": "--edge, causal.edges",
+        "mechanism": "causal.mechanism",
+        "clip": "causal.clip",
+        "round": "causal.round",
+    }
+
+    def __init__(
+        self,
+        edges: Iterable[Sequence[str]],
+        mechanism: Any = "linear",
+        clip: Mapping[str, tuple[float | None, float | None]] | None = None,
+        round: Mapping[str, int] | None = None,
+        categorical: str = "classifier",
+        protected: Iterable[str] | None = None,
+        kinds: Mapping[str, str] | None = None,
+    ) -> None:
+        # A one-shot iterator (a generator) is read once here, or the graph could not be
+        # read again; anything else is stored as given and checked at fit.
+        self.edges = list(edges) if isinstance(edges, Iterator) else edges
+        self.mechanism = mechanism
+        self.clip = clip
+        self.round = round
+        self.categorical = categorical
+        self.protected = protected
+        self.kinds = kinds
+        self._fitted = False
+
+    # ------------------------------------------------------------------ graph
+    @property
+    def _dag(self) -> DAG:
+        # The fitted graph once fitted (the model was fitted on it); otherwise the graph of
+        # the current ``edges``, rebuilt on each query because it is tiny and never stale.
+        if self._fitted:
+            return self.dag_
+        return DAG.from_edges(self.edges)
+
+    @property
+    def nodes(self) -> list[str]:
+        """Nodes in order of first appearance in ``edges``."""
+        return list(self._dag.nodes)
+
+    @property
+    def topological_order(self) -> list[str]:
+        """Nodes so that every parent precedes its children (stable w.r.t. ``nodes``)."""
+        return list(self._dag.order)
+
+    def parents(self, node: str) -> list[str]:
+        """Parents of ``node`` in edge order."""
+        dag = self._dag
+        dag.require(node, "parents()")
+        return list(dag.parents[node])
+
+    def children(self, node: str) -> list[str]:
+        """Children of ``node`` in edge order."""
+        dag = self._dag
+        dag.require(node, "children()")
+        return list(dag.children[node])
+
+    def descendants(self, node: str | Iterable[str]) -> list[str]:
+        """Strict descendants of ``node`` (or of any of several nodes), in topological order."""
+        return self._dag.descendants(node)
+
+    def ancestors(self, node: str | Iterable[str]) -> list[str]:
+        """Strict ancestors of ``node`` (or of any of several nodes), in topological order.
+
+        Examples
+        --------
+        >>> SCM([("a", "x"), ("x", "y"), ("b", "y")]).ancestors("y")
+        ['a', 'x', 'b']
+        """
+        return self._dag.ancestors(node)
+
+    # ------------------------------------------------------------------ settings
+    def _check_params(self) -> None:
+        """The declared constraints, one message format (called first by :meth:`fit`)."""
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
+        validate_params("SCM", self._parameter_constraints, params, self._parameter_where)
+
+    def _validate_settings(self, dag: DAG) -> None:
+        """Check the settings against the graph, naming the node (called by :meth:`fit`)."""
+        self._validate_mechanism(dag)
+        for node, bounds in dict(self.clip or {}).items():
+            dag.require(node, "clip")
+            if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+                raise InputError(f"clip for node {node!r} must be (lo, hi), got {bounds!r}")
+            lo, hi = bounds
+            for b in (lo, hi):
+                if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real)):
+                    raise InputError(
+                        f"clip for node {node!r} must be (lo, hi) numbers or None, got {bounds!r}"
+                    )
+            if lo is not None and hi is not None and lo > hi:
+                raise InputError(f"clip for node {node!r}: lower bound {lo} exceeds upper {hi}")
+        for node, dec in dict(self.round or {}).items():
+            dag.require(node, "round")
+            if not isinstance(dec, numbers.Integral) or isinstance(dec, bool):
+                raise InputError(f"round for node {node!r} must be an integer, got {dec!r}")
+        for node, kind in dict(self.kinds or {}).items():
+            dag.require(node, "kinds")
+            if kind not in ("numeric", "categorical"):
+                raise InputError(
+                    f"kind of node {node!r} must be 'numeric' or 'categorical', got {kind!r}"
+                )
+        _check_protected(dag, self._protected_list())
+
+    def _validate_mechanism(self, dag: DAG) -> None:
+        if not isinstance(self.mechanism, Mapping):
+            return  # a name or an estimator: the declared constraints checked it
+        for node, m in self.mechanism.items():
+            dag.require(node, "mechanism")
+            if not (m in MECHANISMS if isinstance(m, str) else is_estimator(m)):
+                raise InputError(
+                    f"mechanism for node {node!r} must be one of {list(MECHANISMS)} or a "
+                    f"scikit-learn estimator, got {m!r}"
+                )
+
+    def _protected_list(self) -> list[str]:
+        return [str(p) for p in (self.protected or [])]
+
+    def _mechanism_for(self, node: str) -> Any:
+        mech = self.mechanism
+        if isinstance(mech, Mapping):
+            return mech.get(node, "linear")
+        return mech
+
+    def categories(self, node: str) -> list:
+        """Fitted category order of a categorical node (its intervention domain).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"g": ["m", "f", "m", "f"], "s": [1.0, 3.0, 2.0, 4.0]})
+        >>> SCM([("g", "s")]).fit(df).categories("g")
+        ['f', 'm']
+        """
+        self._require_fitted()
+        self.dag_.require(node, "categories()")
+        if self.kinds_[node] != "categorical":
+            raise InputError(f"node {node!r} is numeric; it has no categories")
+        return list(self.categories_[node])
+
+    @property
+    def is_fitted(self) -> bool:
+        """Whether :meth:`fit` has run."""
+        return self._fitted
+
+    @property
+    def models_(self) -> dict[str, tuple]:
+        """Deprecated: the fitted mechanisms as the tagged tuples of primafacie 0.1.
+
+        ``("linear", coef)``, ``("estimator", model)``, ``("classifier", model, n_cat)`` or
+        ``("constant", code, n_cat)``. Use :attr:`mechanisms_` instead.
+        """
+        warnings.warn(
+            "SCM.models_ is deprecated and will be removed in the next release; use "
+            "SCM.mechanisms_ (Mechanism objects with fit/noise/evaluate)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self._require_fitted()
+        out: dict[str, tuple] = {}
+        for v, mech in self.mechanisms_.items():
+            if isinstance(mech, LinearANM):
+                out[v] = ("linear", mech.coef_)
+            elif isinstance(mech, EstimatorANM):
+                out[v] = ("estimator", mech.estimator_)
+            elif isinstance(mech, CategoricalCDF) and mech.classifier_ is None:
+                out[v] = ("constant", mech.constant_, mech.n_categories)
+            elif isinstance(mech, CategoricalCDF):
+                out[v] = ("classifier", mech.classifier_, mech.n_categories)
+        return out
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, data: AuditData | Any) -> SCM:
+        """Validate the settings and fit every structural equation on the factual data.
+
+        Parameters
+        ----------
+        data
+            :class:`~primafacie.data.AuditData` or a table (pandas/polars/pyarrow) holding one
+            column per node.
+
+        Returns
+        -------
+        SCM
+            ``self``, fitted.
+
+        Raises
+        ------
+        InputError
+            A bad graph (cycle, self-loop, duplicate edge) or setting, a node that is not a
+            column or has missing values, an edge into a protected attribute, or a
+            categorical node with parents while ``categorical="error"``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"g": ["f", "m", "f", "m"], "s": [1.0, 3.0, 2.0, 4.0]})
+        >>> SCM([("g", "s")]).fit(df).coefficients()["term"].tolist()
+        ['(intercept)', 'g[m]']
+        """
+        self._fitted = False  # a failed refit must not leave a half-updated model usable
+        self._check_params()
+        dag = DAG.from_edges(self.edges)
+        self._validate_settings(dag)
+        if isinstance(data, AuditData):
+            frame, features = data.frame, data.features
+            protected = list(dict.fromkeys(self._protected_list() + list(data.protected)))
+        else:
+            frame, features, protected = to_pandas(data), {}, self._protected_list()
+        _check_protected(dag, protected)
+        kinds, categories = self._kinds(dag, frame, features)
+        self.dag_ = dag
+        self.kinds_ = kinds
+        self.categories_ = categories
+        self.protected_ = protected
+        self.clip_ = dict(self.clip or {})
+        self.round_ = dict(self.round or {})
+        self.mechanisms_: dict[str, Mechanism] = {}
+        self.terms_: dict[str, list[str]] = {}
+        vals = {v: self._factual(frame, v, None) for v in dag.nodes}
+        for v in dag.order:
+            if not dag.parents[v]:
+                continue
+            self.terms_[v] = encoding.terms(dag.parents[v], categories)
+            mech = make_mechanism(self._mechanism_for(v), kinds[v], len(categories.get(v, ())))
+            try:
+                mech.fit(self._design(v, vals), vals[v])
+            except Exception as exc:  # the user's estimator: report which node it failed on
+                what = "classifier" if kinds[v] == "categorical" else "mechanism"
+                raise InputError(f"the {what} for node {v!r} failed to fit: {exc}") from exc
+            self.mechanisms_[v] = mech
+        self._fitted = True
+        return self
+
+    def _kinds(
+        self, dag: DAG, frame: pd.DataFrame, features: Mapping[str, Any]
+    ) -> tuple[dict[str, str], dict[str, list]]:
+        """Each node's kind and each categorical node's category order, checking the data."""
+        missing = [v for v in dag.nodes if v not in frame.columns]
+        if missing:
+            raise InputError(
+                f"unknown node {missing[0]!r}: not a column of the data; columns are: "
+                f"{', '.join(map(str, frame.columns))}"
+            )
+        if len(frame) < 2:
+            raise InputError("an SCM needs at least two rows to fit")
+        kinds, categories = encoding.infer_kinds(dag.nodes, frame, features, self.kinds or {})
+        for v in dag.nodes:
+            if dag.parents[v] and kinds[v] == "categorical" and self.categorical == "error":
+                raise InputError(
+                    f"node {v!r} is categorical and has parents {dag.parents[v]}; additive-noise "
+                    "abduction does not apply (CST spec §8.6). Use categorical='classifier' or "
+                    "declare it numeric"
+                )
+        return kinds, categories
+
+    # ------------------------------------------------------------------ encoding
+    def _design(self, node: str, vals: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Mechanism input of ``node`` from encoded parents (codes or floats)."""
+        return encoding.design(self.dag_.parents[node], vals, self.categories_)
+
+    def _factual(self, frame: pd.DataFrame, node: str, idx: np.ndarray | None) -> np.ndarray:
+        vals = frame[node].to_numpy()
+        if idx is not None and len(idx) != len(vals):
+            vals = vals[idx]
+        if node in self.categories_:
+            return encoding.codes(node, vals, self.categories_[node])
+        return np.asarray(vals, dtype=float)
+
+    # ------------------------------------------------------------------ counterfactuals
+    def _require_fitted(self) -> None:
+        if not self._fitted:
+            raise InputError("the SCM is not fitted: call .fit(data) first")
+
+    def _parse_intervention(self, intervention: Mapping[str, Any]) -> dict[str, Any]:
+        if not isinstance(intervention, Mapping) or not intervention:
+            raise InputError("intervention must be a non-empty mapping {node: value}")
+        out = {}
+        for node, value in intervention.items():
+            if node not in self.dag_.parents:
+                raise InputError(
+                    f"intervention on unknown node {node!r}; the graph's nodes are: "
+                    f"{', '.join(self.dag_.nodes)}"
+                )
+            out[node] = encoding.intervention_value(node, value, self.categories_.get(node))
+        return out
+
+    def abduct(self, data: AuditData | Any, rows: Any = None) -> pd.DataFrame:
+        """The abducted noise of every endogenous node, one row per selected row.
+
+        Numeric node: the residual ``û_j = x_j − f_j(pa_j)``. Categorical node: the midpoint
+        ``u ∈ (0, 1)`` of the factual category's cumulative-probability interval.
+
+        Parameters
+        ----------
+        data
+            Table or AuditData with the node columns.
+        rows
+            Boolean mask or integer positions; ``None`` for all rows.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per endogenous node (topological order), index = the selected positions.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "x": [1.0, 2.0, 4.0, 5.0]})
+        >>> SCM([("a", "x")]).fit(df).abduct(df)["x"].round(6).tolist()
+        [-0.5, 0.5, -0.5, 0.5]
+        """
+        self._require_fitted()
+        frame = data.frame if isinstance(data, AuditData) else to_pandas(data)
+        frames.require_columns(frame, self.dag_.nodes)
+        idx = frames.row_positions(rows, len(frame))
+        vals = {v: self._factual(frame, v, idx) for v in self.dag_.nodes}
+        out = {
+            v: mech.noise(self._design(v, vals), vals[v]) for v, mech in self.mechanisms_.items()
+        }
+        return pd.DataFrame(out, index=idx)
+
+    def counterfactual(
+        self,
+        frame: AuditData | Any,
+        intervention: Mapping[str, Any],
+        rows: Any = None,
+        noise: pd.DataFrame | None = None,
+    ) -> pd.DataFrame:
+        """Counterfactual table under ``do(intervention)``: abduction, action, prediction.
+
+        Parameters
+        ----------
+        frame
+            Table or AuditData holding the node columns (other columns are copied unchanged).
+        intervention
+            ``{node: value}``; a categorical node's value must be one of its fitted categories.
+        rows
+            Boolean mask or integer positions of the rows to change. Other rows are returned
+            exactly equal to their factual values (CST spec §8.10). ``None`` changes all rows.
+        noise
+            Optional abducted noise (as returned by :meth:`abduct`, indexed by row position)
+            used instead of abducting it again, e.g. rounded noise to mimic published files.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Same shape, columns and index as ``frame``. Intervened nodes take their value and
+            every descendant is recomputed in topological order; clip/round apply to the
+            recomputed values. A selected row whose parents of a node are unchanged keeps that
+            node's factual value exactly (no clip/round), unless ``noise`` is given.
+
+        Raises
+        ------
+        InputError
+            Not fitted, unknown intervened node, value outside the node's domain, bad rows.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": [0, 1], "x": [1.0, 4.0], "y": [2.0, 9.0]})
+        >>> scm = SCM([("a", "x"), ("x", "y")]).fit(df)
+        >>> scm.counterfactual(df, {"a": 0}, rows=[1]).round(6).to_dict("list")
+        {'a': [0, 0], 'x': [1.0, 1.0], 'y': [2.0, 2.0]}
+        """
+        self._require_fitted()
+        src = frame.frame if isinstance(frame, AuditData) else to_pandas(frame)
+        do = self._parse_intervention(intervention)
+        targets = [v for v in self.dag_.descendants(list(do)) if v not in do]
+        needed = set(do) | set(targets) | {p for v in targets for p in self.dag_.parents[v]}
+        frames.require_columns(src, [v for v in self.dag_.nodes if v in needed])
+        idx = frames.row_positions(rows, len(src))
+        if len(idx) == 0:
+            return src.copy()
+        given = None if noise is None else frames.align_noise(noise, targets, idx)
+        fact = {v: self._factual(src, v, idx) for v in needed}
+        cf = dict(fact)
+        for v, value in do.items():  # action
+            cf[v] = np.full(len(idx), value, dtype=np.int64 if v in self.categories_ else float)
+        for v in targets:  # abduction and prediction, parents before children
+            cf[v] = self._predict_node(v, fact, cf, given)
+        changed = {v: cf[v] for v in list(do) + targets}
+        return frames.write_back(src, idx, changed, self.categories_)
+
+    def _predict_node(
+        self,
+        node: str,
+        fact: Mapping[str, np.ndarray],
+        cf: Mapping[str, np.ndarray],
+        given: pd.DataFrame | None,
+    ) -> np.ndarray:
+        """One node's counterfactual values from its factual and counterfactual parents."""
+        mech = self.mechanisms_[node]
+        Xf, Xc = self._design(node, fact), self._design(node, cf)
+        same = np.all(Xf == Xc, axis=1)
+        if given is not None:
+            new = mech.evaluate(Xc, given[node].to_numpy(dtype=float))
+        else:
+            new = mech.counterfactual(Xf, fact[node], Xc)
+        if mech.kind == "categorical":
+            return np.where(same, fact[node], new)
+        if node in self.clip_:
+            lo, hi = self.clip_[node]
+            new = np.clip(new, -np.inf if lo is None else lo, np.inf if hi is None else hi)
+        if node in self.round_:
+            new = np.round(new, self.round_[node])
+        # Unchanged parents -> factual value exactly (x - f + f can differ by an ulp); given
+        # noise is the user's to apply to every selected row.
+        return np.where(same, fact[node], new) if given is None else new
+
+    # ------------------------------------------------------------------ reporting
+    def coefficients(self) -> pd.DataFrame:
+        """Coefficients of the linear mechanisms: columns ``node``, ``term``, ``coef``.
+
+        The intercept is the term ``"(intercept)"``; a categorical parent ``p`` contributes one
+        term ``"p[value]"`` per non-baseline category (drop-first, sorted order).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "x": [1.0, 2.0, 4.0, 5.0]})
+        >>> SCM([("a", "x")]).fit(df).coefficients().to_dict("list")["term"]
+        ['(intercept)', 'a[1]']
+        """
+        self._require_fitted()
+        rows = []
+        for v, mech in self.mechanisms_.items():
+            if not isinstance(mech, LinearANM):
+                continue
+            for term, c in zip([INTERCEPT] + self.terms_[v], mech.coef_, strict=True):
+                rows.append({"node": v, "term": term, "coef": float(c)})
+        return pd.DataFrame(rows, columns=["node", "term", "coef"])
+
+    def merge_nodes(self, nodes: Sequence[str], name: str) -> SCM:
+        """A new, unfitted SCM in which ``nodes`` are replaced by one node ``name``.
+
+        The merged node takes the union of their out-edges (and in-edges from outside the
+        group); edges among the merged nodes disappear. Used for intersectional
+        discrimination (CST spec §5, Def. 4.7): fit the result on data holding the column
+        ``name`` (e.g. ``1{race = non-white ∧ gender = female}``) so the equations are
+        re-estimated with that dummy.
+
+        Parameters
+        ----------
+        nodes
+            At least two existing nodes.
+        name
+            The new node's name (must not clash with another node).
+
+        Returns
+        -------
+        SCM
+
+        Examples
+        --------
+        >>> scm = SCM([("r", "x"), ("g", "x"), ("g", "y"), ("x", "y")])
+        >>> scm.merge_nodes(["r", "g"], "rg").edges
+        [('rg', 'x'), ('rg', 'y'), ('x', 'y')]
+        """
+        group = [str(v) for v in nodes]
+        edges = merge_edges(self._dag.edges, group, name)
+
+        def keep(setting: Any) -> Any:
+            return {k: x for k, x in dict(setting or {}).items() if k not in group}
+
+        mech = self.mechanism
+        if isinstance(mech, Mapping):
+            mech = keep(mech)
+        protected = [p for p in self._protected_list() if p not in group]
+        if any(p in group for p in self._protected_list()):
+            protected.append(name)
+        return SCM(
+            edges,
+            mechanism=mech,
+            clip=keep(self.clip),
+            round=keep(self.round),
+            categorical=self.categorical,
+            protected=protected,
+            kinds=keep(self.kinds),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe description: edges, order, mechanisms, kinds and (linear) coefficients.
+
+        Numbers follow :func:`primafacie.jsonsafe.json_safe` (NaN becomes ``None``, ±inf the
+        strings ``"inf"``/``"-inf"``); values without a JSON form become strings.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> SCM([("a", "x")]).to_dict()["edges"]
+        [['a', 'x']]
+        """
+        dag = self._dag
+        mechanisms: dict[str, str] = {}
+        for v in dag.order:
+            if not dag.parents[v]:
+                mechanisms[v] = "exogenous"
+            elif self._fitted:
+                mechanisms[v] = self.mechanisms_[v].label
+            else:
+                mechanisms[v] = _estimator_name(self._mechanism_for(v))
+        clip = self.clip_ if self._fitted else dict(self.clip or {})
+        rounding = self.round_ if self._fitted else dict(self.round or {})
+        out: dict[str, Any] = {
+            "edges": [list(e) for e in dag.edges],
+            "nodes": list(dag.nodes),
+            "topological_order": list(dag.order),
+            "mechanisms": mechanisms,
+            "categorical": self.categorical,
+            "clip": {k: list(b) for k, b in clip.items()},
+            "round": dict(rounding),
+            "protected": list(self.protected_ if self._fitted else self._protected_list()),
+            "fitted": self._fitted,
+        }
+        if self._fitted:
+            out["kinds"] = dict(self.kinds_)
+            out["categories"] = dict(self.categories_)
+            coefs: dict[str, dict[str, Any]] = {}
+            for rec in self.coefficients().to_dict("records"):
+                coefs.setdefault(rec["node"], {})[rec["term"]] = rec["coef"]
+            out["coefficients"] = coefs
+        return json_safe(out)
+
+    def __repr__(self) -> str:
+        try:
+            edges = ", ".join(f"{a}->{b}" for a, b in DAG.from_edges(self.edges).edges)
+        except InputError:  # repr must work on any stored settings, even invalid ones
+            edges = repr(self.edges)
+        state = "fitted" if self._fitted else "unfitted"
+        return f"SCM([{edges}], mechanism={_estimator_name(self.mechanism)!r}, {state})"
+
+
+def _check_protected(dag: DAG, protected: Iterable[str]) -> None:
+    for p in protected:
+        if dag.parents.get(p):
+            raise InputError(
+                f"edge {dag.parents[p][0]!r} -> {p!r} points into the protected attribute "
+                f"{p!r}; a protected attribute must have no parents"
+            )
