@@ -53,10 +53,11 @@ class MultipleResult(_Narrative):
     params
         Settings (attributes, alpha, per-test alpha, ...).
     n_protected
-        Denominator of every share: the rows protected on every attribute (whatever
-        complainant filter was applied).
+        The rows protected on every attribute (whatever complainant filter was applied);
+        every share's denominator is this minus the complainants not tested on every
+        attribute (``summary()`` columns ``untested`` and ``denominator``).
     n_complainants
-        Number of complainants tested.
+        Number of complainants (tested or not: see ``summary()["tested"]``).
     """
 
     table: pd.DataFrame

@@ -366,9 +366,10 @@ class SituationResult(_Narrative):
     params
         The settings of the run (methods, k, alpha, tau, direction, legacy, ties, ...).
     n_protected
-        Denominator of every share: the number of protected individuals.
+        The number of protected individuals; every share's denominator is this minus the
+        untested complainants (``summary()`` columns ``untested`` and ``denominator``).
     n_complainants
-        Number of complainants tested.
+        Number of complainants (tested or not: see ``summary()["tested"]``).
     ids
         Row identifiers of the data (to turn neighbour positions into ids).
     neighbors
