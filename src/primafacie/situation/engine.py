@@ -57,8 +57,9 @@ from ..decisions import predict_binary
 from ..errors import InputError
 from ..neighbors import TIE_RULES, GowerTransformer, knn
 from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, validate_params
+from .multiplicity import MULTIPLICITY, adjust_table
 from .results import SituationResult
-from .stats import ALPHA, INTERVALS, newcombe_interval, z_value
+from .stats import ALPHA, INTERVALS, newcombe_interval, test_p_values, z_value
 
 __all__ = ["SituationTest", "METHODS", "METHOD_LABELS", "PARAMETER_SOURCES", "DEFAULT_K"]
 
@@ -98,6 +99,7 @@ PARAMETER_SOURCES = {
     "interval": "--interval, analyses.situation.interval",
     "legacy": "--legacy, analyses.situation.legacy",
     "max_distance": "--max-distance, analyses.situation.max_distance",
+    "multiplicity": "analyses.situation.multiplicity",
 }
 
 
@@ -223,6 +225,11 @@ class SituationTest:
         actual, smaller group sizes instead.
     keep_neighbors
         Keep neighbour positions so that ``to_frame(neighbors=True)`` can list them.
+    multiplicity
+        Adjustment of the p-values across the complainants of each (method, k):
+        ``"none"``, ``"bonferroni"``, ``"holm"``, ``"bh"`` (default; the false discovery
+        rate at α) or ``"by"`` (see :mod:`primafacie.situation.multiplicity`). It adds the
+        columns ``p_adjusted`` and ``significant_adjusted``; ``significant`` is unchanged.
     chunk_size, algorithm, backend
         Passed to :func:`primafacie.neighbors.knn`: complainants are searched in chunks of
         ``chunk_size`` mapped over the :mod:`primafacie.compute` backend (local threads or
@@ -256,6 +263,7 @@ class SituationTest:
         "strict_k": [_BOOL],
         "keep_neighbors": [_BOOL],
         "chunk_size": [None, Interval(Integral, 1, None)],
+        "multiplicity": [Options(*MULTIPLICITY)],
     }
 
     def __init__(
@@ -278,7 +286,9 @@ class SituationTest:
         chunk_size: int | None = None,
         algorithm: str = "auto",
         backend: Any = None,
+        multiplicity: str = "bh",
     ) -> None:
+        self.multiplicity = multiplicity
         self.method = method
         self.k = k
         self.alpha = alpha
@@ -464,6 +474,7 @@ class SituationTest:
         space = self._search_space(data, plan, cf)
         lists = self._search(data, plan, space, cf)
         table, neighbours = self._statistics(data, plan, lists, ycf)
+        table = adjust_table(table, self.multiplicity, float(self.alpha))
         params = {
             "methods": plan.methods,
             "k": plan.ks,
@@ -478,6 +489,7 @@ class SituationTest:
             "attribute": plan.attribute,
             "n_attributes": space.divisor,
             "features": space.features,
+            "multiplicity": self.multiplicity,
         }
         return SituationResult(
             table=table,
@@ -708,6 +720,9 @@ class SituationTest:
         if method == "cf":
             frame["significant"] = cf_flag & frame["significant"].to_numpy()
             frame["discriminated"] = cf_flag
+            # a CF case is significant when its CST w/ test is: p of that test, 1 otherwise
+            p = frame["p_value"].to_numpy()
+            frame["p_value"] = np.where(np.isnan(p) | cf_flag, p, 1.0)
         frame.insert(0, "method", method)
         frame.insert(1, "k", k)
         frame.insert(2, "row", comp_rows)
@@ -788,6 +803,15 @@ class SituationTest:
         undefined = np.isnan(delta)
         flag = np.where(undefined, False, flag)
         sig = np.where(undefined, False, sig)
+        p_one, p_two = test_p_values(
+            {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t},
+            tau,
+            "wald" if self.interval == "wald" else "newcombe",
+            self.direction,
+            alpha,
+            sig,
+            (lo2, hi2),
+        )
         # an untested complainant (empty control or test group) has no interval at all, not a
         # half-open one: both one-sided bounds are undefined
         ci_low = np.where(undefined, np.nan, ci_low)
@@ -807,6 +831,8 @@ class SituationTest:
                 "ci2_high": hi2,
                 "discriminated": flag.astype(bool),
                 "significant": sig.astype(bool),
+                "p_value": p_one,
+                "p_value_two": p_two,
             }
         )
 

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from .multiplicity import MULTIPLICITY_NAMES
 
 __all__ = ["SituationResult", "summarize", "json_safe"]
 
@@ -38,6 +39,10 @@ _SUMMARY_COLUMNS = [
     "significant_share",
     "mean_delta_cases",
     "mean_delta_significant",
+    "expected_by_chance",
+    "multiplicity",
+    "n_significant_adjusted",
+    "significant_adjusted_share",
 ]
 
 
@@ -46,6 +51,8 @@ def summarize(
     denominator: int,
     methods: Any = None,
     ks: Any = None,
+    alpha: float | None = None,
+    multiplicity: str | None = None,
 ) -> pd.DataFrame:
     """Counts and shares of flagged and significant complainants by method and k.
 
@@ -61,13 +68,21 @@ def summarize(
     methods, ks
         The grid that was run; a (method, k) with no complainant (e.g. every protected row
         was accepted and only rejected ones were tested) gets a row with zero counts.
+    alpha
+        The run's α: ``expected_by_chance = α × tested``, the significant cases expected
+        from chance alone if no one were discriminated against (NaN when not given).
+    multiplicity
+        The adjustment behind the table's ``significant_adjusted`` column (see
+        :mod:`primafacie.situation.multiplicity`), recorded in the ``multiplicity`` column.
 
     Returns
     -------
     pandas.DataFrame
         method, k, complainants, tested (both groups non-empty), untested (Δp undefined),
         denominator (``denominator`` minus untested), cases, cases_share, n_significant,
-        significant_share, mean_delta_cases, mean_delta_significant. Counts are integers,
+        significant_share, mean_delta_cases, mean_delta_significant, expected_by_chance,
+        multiplicity, n_significant_adjusted (cases still significant after the adjustment
+        across the complainants of the (method, k)), significant_adjusted_share. Counts are integers,
         shares and means floats (NaN when undefined). The count of significant cases is
         ``n_significant`` (it was ``significant``, which in ``to_frame()`` is each
         complainant's boolean flag: a column name means one thing and one type).
@@ -91,6 +106,8 @@ def summarize(
     for (method, k), g in groups.items():
         flag = g["discriminated"].to_numpy(dtype=bool)
         sig = g["significant"].to_numpy(dtype=bool)
+        # a table without the column (built by hand) has no adjustment: NaN counts
+        adj = g["significant_adjusted"].to_numpy(dtype=bool) if "significant_adjusted" in g else None
         delta = g["delta"].to_numpy(dtype=float)
         untested = int(np.isnan(delta).sum())
         den = int(denominator) - untested
@@ -108,6 +125,12 @@ def summarize(
                 "significant_share": sig.sum() / den if den else np.nan,
                 "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
                 "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
+                "expected_by_chance": np.nan if alpha is None else alpha * (len(g) - untested),
+                "multiplicity": multiplicity,
+                "n_significant_adjusted": -1 if adj is None else int(adj.sum()),
+                "significant_adjusted_share": (
+                    adj.sum() / den if adj is not None and den else np.nan
+                ),
             }
         )
     out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
@@ -192,7 +215,9 @@ class _Narrative:
         >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
         ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
         significant cases of potential discrimination; 1 more could not be tested within
-        max_distance 0.12 and is left out.
+        max_distance 0.12 and is left out. Of 3 tests at α = 0.05, about 0.2 would be
+        significant by chance alone if no one were discriminated against; 1 is significant
+        before adjustment and 1 after Benjamini–Hochberg (false discovery rate 0.05).
         >>> res.summary()[["tested", "untested", "denominator", "n_significant"]].values.tolist()
         [[3, 1, 3, 1]]
         >>> len(res.caveats())  # untested, groups smaller than k, a zero-width Wald interval
@@ -218,7 +243,27 @@ class _Narrative:
                 f"; {untested:,} more could not be tested {self._why_untested()} and "
                 f"{_is(untested)} left out"
             )
-        return text + "."
+        return text + "." + self._chance(row)
+
+    def _chance(self, row: Any) -> str:
+        """The multiplicity sentence of the headline: tests, flags expected by chance, flags
+        before and after the adjustment across complainants (issue 15)."""
+        method = self.params.get("multiplicity")
+        if method is None or int(row["n_significant_adjusted"]) < 0:
+            return ""
+        tests, alpha = int(row["tested"]), float(self.params["alpha"])
+        sig, adj = int(row["n_significant"]), int(row["n_significant_adjusted"])
+        text = (
+            f" Of {tests:,} tests at α = {alpha:g}, about {alpha * tests:,.1f} would be "
+            "significant by chance alone if no one were discriminated against"
+        )
+        if method == "none":
+            return text + f"; {sig:,} {_is(sig)}, with no adjustment across complainants."
+        rate = "false discovery rate" if method in ("bh", "by") else "family-wise error rate"
+        return text + (
+            f"; {sig:,} {_is(sig)} significant before adjustment and {adj:,} after "
+            f"{MULTIPLICITY_NAMES[method]} ({rate} {alpha:g})."
+        )
 
     def scope(self) -> str:
         """Who was tested, with the denominators, and who was left out (and why).
@@ -409,7 +454,12 @@ class SituationResult(_Narrative):
         """Counts, shares and mean Δp by method and k (see :func:`summarize`): shares are of
         ``n_protected`` minus the untested complainants."""
         return summarize(
-            self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
+            self.table,
+            self.n_protected,
+            self.params.get("methods"),
+            self.params.get("k"),
+            alpha=self.params.get("alpha"),
+            multiplicity=self.params.get("multiplicity"),
         )
 
     def to_dict(self, neighbors: bool = False) -> dict:
