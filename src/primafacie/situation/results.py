@@ -107,7 +107,9 @@ def summarize(
         flag = g["discriminated"].to_numpy(dtype=bool)
         sig = g["significant"].to_numpy(dtype=bool)
         # a table without the column (built by hand) has no adjustment: NaN counts
-        adj = g["significant_adjusted"].to_numpy(dtype=bool) if "significant_adjusted" in g else None
+        adj = (
+            g["significant_adjusted"].to_numpy(dtype=bool) if "significant_adjusted" in g else None
+        )
         delta = g["delta"].to_numpy(dtype=float)
         untested = int(np.isnan(delta).sum())
         den = int(denominator) - untested

@@ -57,6 +57,10 @@ class SituationSpec(_Strict):
         "interval": "Confidence interval of the rate difference.",
         "max_distance": "Optional largest Gower distance of a neighbour.",
         "legacy": "Reproduce the authors' code conventions (published tables).",
+        "multiplicity": "Adjustment across complainants of each (method, k): none, "
+        "bonferroni, holm, bh (Benjamini-Hochberg, false discovery rate at alpha; default) "
+        "or by (Benjamini-Yekutieli, valid under any dependence). Adds p_adjusted and "
+        "significant_adjusted; the unadjusted columns are unchanged.",
     }
 
     k: list[int] = Field(default_factory=lambda: list(DEFAULT_K))
@@ -72,6 +76,7 @@ class SituationSpec(_Strict):
     interval: Literal["wald", "newcombe", "wilson"] = "wald"
     max_distance: Optional[float] = None
     legacy: bool = False
+    multiplicity: Literal["none", "bonferroni", "holm", "bh", "by"] = "bh"
 
     @field_validator("methods", mode="before")
     @classmethod
@@ -115,6 +120,7 @@ class SituationSpec(_Strict):
             interval={"wilson": "newcombe"}.get(self.interval, self.interval),
             legacy=self.legacy,
             max_distance=self.max_distance,
+            multiplicity=self.multiplicity,
         )
 
     def build(

@@ -292,8 +292,9 @@ def wald_p_value(
         se = np.sqrt(p_c * (1 - p_c) / n_c + p_t * (1 - p_t) / n_t)
         diff = p_c - p_t - tau
         # a point interval: Δp itself decides (the sign of Δp − τ, 0 at Δp = τ)
-        zstat = np.where(se > 0, diff / np.where(se > 0, se, 1.0), np.sign(diff) * np.inf)
-    zstat = np.where(np.isnan(diff), np.nan, zstat)
+        point = np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0))
+        zstat = np.where(se > 0, diff / np.where(se > 0, se, 1.0), point)
+    zstat = np.where(np.isnan(diff) | (n_c <= 0) | (n_t <= 0), np.nan, zstat)
     return np.asarray(_side_p(zstat, sided, direction), dtype=float)
 
 
@@ -372,7 +373,7 @@ def newcombe_p_value(
         hi = np.where(out, hi, mid)
     zstar = np.where(beyond(np.full(diff.shape, _Z_MAX)), np.inf, lo)
     zstat = np.where(diff == 0, 0.0, np.where(above, zstar, -zstar))
-    zstat = np.where(np.isnan(diff), np.nan, zstat)
+    zstat = np.where(np.isnan(diff) | (n_c <= 0) | (n_t <= 0), np.nan, zstat)
     return np.asarray(_side_p(zstat, sided, direction), dtype=float)
 
 
