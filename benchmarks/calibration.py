@@ -42,11 +42,13 @@ KS = [15, 30, 50]
 GAPS = [0.05, 0.10, 0.20]
 
 
-def run_world(world, alpha: float = 0.05, methods=METHODS, ks=KS) -> pd.DataFrame:
+def run_world(
+    world, alpha: float = 0.05, methods=METHODS, ks=KS, interval: str = "wald"
+) -> pd.DataFrame:
     """Per-(method, k) counts of one run: tested, significant before/after BH and BY."""
-    res = SituationTest(method=methods, k=ks, alpha=alpha, multiplicity="none").run(
-        world.data, counterfactuals=world.counterfactuals
-    )
+    res = SituationTest(
+        method=methods, k=ks, alpha=alpha, multiplicity="none", interval=interval
+    ).run(world.data, counterfactuals=world.counterfactuals)
     rows = []
     for (method, k), g in res.table.groupby(["method", "k"], sort=False):
         p = g["p_value"].to_numpy(dtype=float)
@@ -70,28 +72,40 @@ def binomial_band(alpha: float, n: int, z: float = 3.0) -> tuple[float, float]:
     return max(0.0, alpha - half), alpha + half
 
 
-def calibration(runs: int, n: int, alpha: float, seed: int) -> pd.DataFrame:
-    """The calibration table: one row per null world, method (ST, CST w/o, CST w/) and k."""
+def calibration(runs: int, n: int, alpha: float, seed: int, interval: str = "wald") -> pd.DataFrame:
+    """The calibration table: one row per null world, method (ST, CST w/o, CST w/) and k.
+
+    ``design effect`` is the variance of the per-run share over the binomial variance
+    ``α(1−α)/tests``: how much the overlap of neighbour groups inflates the spread (1 for
+    independent tests). The one-run band ``α ± 3·sqrt(deff·α(1−α)/tests)`` accounts for it.
+    """
     out = []
     for kind in NULL_KINDS:
         per_run = [
-            run_world(make_null_world(n=n, kind=kind, seed=seed + r), alpha).assign(run=r)
+            run_world(make_null_world(n=n, kind=kind, seed=seed + r), alpha, interval=interval)
             for r in range(runs)
         ]
         allruns = pd.concat(per_run)
         allruns = allruns[allruns["method"] != "cf"]  # CF never flags when ŷ^CF = ŷ
         for (method, k), g in allruns.groupby(["method", "k"], sort=False):
             tests = int(g["tested"].sum())
-            lo, hi = binomial_band(alpha, int(g["tested"].mean()))
+            per_test = int(g["tested"].mean())
+            share = g["significant"] / g["tested"]
+            deff = float(share.var(ddof=1) / (alpha * (1 - alpha) / per_test))
+            lo, hi = binomial_band(alpha, per_test)
             out.append(
                 {
                     "world": kind,
                     "method": NAMES[method],
                     "k": k,
-                    "tests/run": int(g["tested"].mean()),
+                    "tests/run": per_test,
                     "significant share": g["significant"].sum() / tests,
-                    "band (one run)": f"[{lo:.3f}, {hi:.3f}]",
-                    "max share in a run": float((g["significant"] / g["tested"]).max()),
+                    "binomial band (one run)": f"[{lo:.3f}, {hi:.3f}]",
+                    "design effect": deff,
+                    "band with deff": "[{:.3f}, {:.3f}]".format(
+                        *binomial_band(alpha, per_test / max(deff, 1.0))
+                    ),
+                    "max share in a run": float(share.max()),
                     "runs with a BH discovery": float((g["bh"] > 0).mean()),
                     "runs with a BY discovery": float((g["by"] > 0).mean()),
                 }
@@ -172,6 +186,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=3000)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--interval", default="wald", choices=["wald", "newcombe"])
     args = ap.parse_args()
     t0 = time.perf_counter()
     if args.power:
@@ -183,7 +198,8 @@ def main() -> None:
         if args.write:
             print("wrote", write_power_module(table, args.runs, args.n, args.alpha, args.seed))
     else:
-        print(markdown(calibration(args.runs, args.n, args.alpha, args.seed)))
+        table = calibration(args.runs, args.n, args.alpha, args.seed, args.interval)
+        print(markdown(table))
     print(
         f"\n{args.runs} runs of n = {args.n}, α = {args.alpha}, seed {args.seed}: "
         f"{time.perf_counter() - t0:.0f} s"

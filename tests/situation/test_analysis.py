@@ -98,3 +98,26 @@ def test_section_reads_only_the_results(two_attributes):
     titles = [b.get("title") for b in body["blocks"]]
     assert "Counts by test, method and k" in titles
     assert "Top complainants (a)" in titles and "Top complainants (b)" in titles
+
+
+def test_section_quotes_the_simulated_power_under_the_headlines():
+    from primafacie.analysis import Context
+    from primafacie.datasets.null_worlds import make_null_world
+    from primafacie.situation.analysis import run, section
+    from primafacie.situation.power import power_sentence
+    from primafacie.situation.spec import SituationSpec
+
+    data = make_null_world(n=400, seed=1).data
+    # the main test is ST at the largest k, 30: a simulated setting, quoted with BY
+    out = run(
+        SituationSpec(k=[15, 30], methods=["st"], multiplicity="by"),
+        Context(config=None, data=data),
+    )
+    blocks = section(out, data, {})["blocks"]
+    texts = [b.get("text", "") for b in blocks]
+    sentence = power_sentence("st", 30, 0.05, multiplicity="by")
+    assert "Benjamini–Yekutieli" in sentence and "detects a 20-point gap" in sentence
+    # right under the headlines (after the caveats when there are any), before the counts
+    where = texts.index(sentence)
+    assert where <= 1
+    assert where < [b.get("title") for b in blocks].index("Counts by test, method and k")

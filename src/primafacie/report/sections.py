@@ -210,11 +210,22 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
             {
                 "title": "Corrections for multiple testing",
                 "paragraphs": [
-                    "Situation testing runs one test per complainant. Individual intervals are "
-                    "not corrected for the number of complainants: each is evidence about one "
-                    "person. Multiple discrimination (a case on every protected attribute) uses "
-                    "the Bonferroni level α/q for q attributes. Counts of significant cases are "
-                    "therefore descriptive, not a family-wise claim."
+                    "Situation testing runs one test per complainant, so at level α about "
+                    "α × (number of tests) complainants are flagged by chance alone even when "
+                    "no one is discriminated against; each headline states that number. Every "
+                    "complainant gets a p-value dual to its interval (p ≤ α exactly when the "
+                    "interval excludes τ). The p-values of each method and k are then adjusted "
+                    "across complainants (analyses.situation.multiplicity: none, bonferroni, "
+                    "holm, bh or by; default bh, the Benjamini–Hochberg false discovery rate "
+                    "at α), and the headline gives the significant cases before and after the "
+                    "adjustment; the unadjusted columns are kept, so the published tables "
+                    "reproduce. Neighbour groups overlap, so the tests are dependent: "
+                    "docs/statistics.md measures how often BH and the conservative "
+                    "Benjamini–Yekutieli (by, valid under any dependence) report a discovery "
+                    "in worlds without discrimination. Multiple discrimination (a case on "
+                    "every protected attribute) tests each attribute at the Bonferroni level "
+                    "α/q for q attributes; its p-value is q times the largest of the "
+                    "attributes' p-values, adjusted across complainants in the same way."
                 ],
             },
             {

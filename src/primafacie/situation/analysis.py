@@ -15,6 +15,7 @@ from ..report import blocks as rb
 from ..report import plots
 from .engine import METHODS
 from .multi import MultipleResult
+from .power import power_sentence
 from .spec import SituationSpec
 
 __all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "summary_frame"]
@@ -197,10 +198,30 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     blocks: list[dict[str, Any] | None] = []
     if run.caveats:
         blocks.append(rb.text("Before quoting these numbers: " + " ".join(run.caveats)))
+    blocks += _power_blocks(results)
     blocks += _count_blocks(summary_frame(results))
     for label, res in results.items():
         blocks += _complaint_blocks(label, res, data)
     return rb.section(findings, blocks)
+
+
+def _power_blocks(results: Mapping[str, Any]) -> list[dict[str, Any] | None]:
+    """Under the headlines: the simulated power of the first test's main (method, k), so a
+    reader knows how many affected people a test of this size misses (issue 15)."""
+    if not results:
+        return []
+    res = next(iter(results.values()))
+    method, k = res.main_test()
+    p = res.params
+    text = power_sentence(
+        method,
+        k,
+        float(p.get("alpha", 0.05)),
+        float(p.get("tau", 0.0)),
+        str(p.get("interval", "wald")),
+        str(p.get("multiplicity", "none")),
+    )
+    return [rb.text(text)]
 
 
 def _named(label: str, text: str, n_tests: int) -> str:
