@@ -53,10 +53,14 @@ def test_gap_world_rejects_the_protected_gap_points_more_often():
     assert flipped.mean() == pytest.approx(0.1, abs=0.01) and (cf.y >= f.y).all()
 
 
+@pytest.mark.parametrize("interval", ["wald", "newcombe"])
 @pytest.mark.parametrize("kind", ["unaffected", "unused"])
-def test_significant_share_on_a_null_world_is_within_the_band_or_below(kind):
+def test_significant_share_on_a_null_world_is_within_the_band_or_below(kind, interval):
+    # The band is the binomial one of independent tests, α + 3·sqrt(α(1−α)/tests). Neighbour
+    # groups overlap, so over many seeds the share spreads wider (design effect 3–19 in
+    # docs/statistics.md); at this fixed seed it lies inside the strict band.
     world = make_null_world(n=3000, kind=kind, seed=2026)
-    s, res = _shares(world)
+    s, res = _shares(world, interval=interval)
     for method in ("st", "cst", "cst_centers"):
         for k in (15, 30):
             row = s.loc[(method, k)]

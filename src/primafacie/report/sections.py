@@ -215,7 +215,7 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
                     "no one is discriminated against; each headline states that number. Every "
                     "complainant gets a p-value dual to its interval (p ≤ α exactly when the "
                     "interval excludes τ). The p-values of each method and k are then adjusted "
-                    "across complainants (analyses.situation.multiplicity: none, bonferroni, "
+                    "across complainants (the analysis key multiplicity: none, bonferroni, "
                     "holm, bh or by; default bh, the Benjamini–Hochberg false discovery rate "
                     "at α), and the headline gives the significant cases before and after the "
                     "adjustment; the unadjusted columns are kept, so the published tables "
