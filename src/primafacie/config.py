@@ -21,14 +21,21 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 import numpy as np
 import pandas as pd
 import yaml
-from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    Field,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 
-from .data import MAX_LEVELS, AuditData, read_table
+from .data import KIND_SYNONYMS, MAX_LEVELS, AuditData, read_table
 from .decisions import ModelDecider, Rule, load_model
 from .errors import InputError
 
@@ -61,7 +68,18 @@ class OrdinalSpec(_Strict):
     ordinal: Optional[list[Scalar]] = None
 
 
-FeatureKind = Union[Literal["numeric", "categorical", "ordinal"], OrdinalSpec]
+def _canonical_kind(value: Any) -> Any:
+    """``nominal`` -> categorical, ``continuous`` -> numeric, ... (:data:`data.KIND_SYNONYMS`)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return KIND_SYNONYMS.get(text, text)
+    return value
+
+
+FeatureKind = Union[
+    Annotated[Literal["numeric", "categorical", "ordinal"], BeforeValidator(_canonical_kind)],
+    OrdinalSpec,
+]
 
 
 class CausalSpec(_Strict):
