@@ -236,6 +236,8 @@ def _embed(
         onehot[np.arange(n), X.codes[:, j]] = 0.5
         blocks.append(onehot)
     blocks += [weight * X.codes[:, [j]].astype(float) for j in coded]
+    if not any(b.shape[1] for b in blocks):
+        blocks.append(np.zeros((n, 1)))  # only wide columns: the tree of T = {} sees no part
     return np.ascontiguousarray(np.hstack(blocks), dtype=dtype)
 
 
