@@ -55,9 +55,11 @@ def tables(draw):
         block[np.arange(rows), rng.integers(0, onehot, rows)] = 0.5
         num = np.hstack([num, block])
     # Few distinct codes per column whatever its level count, so wide columns still tie.
-    codes = np.column_stack(
-        [rng.choice(rng.integers(0, v, size=3), size=rows) for v in levels]
-    ) if levels else np.zeros((rows, 0), dtype=np.int64)
+    codes = (
+        np.column_stack([rng.choice(rng.integers(0, v, size=3), size=rows) for v in levels])
+        if levels
+        else np.zeros((rows, 0), dtype=np.int64)
+    )
     dup = draw(st.booleans())
     if dup:  # duplicated rows, and queries equal to base rows
         src = rng.integers(0, rows, size=rows)

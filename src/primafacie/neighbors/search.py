@@ -32,6 +32,11 @@ _BLOCK_CELLS = 4_000_000
 _EXTRA = 8
 
 
+#: A group of rows sharing a query's keys is fetched whole when it has at most this many
+#: times k + 8 rows (cheaper than an index query).
+_GATHER = 4
+
+
 @dataclass(frozen=True)
 class AutoRule:
     """Thresholds of ``algorithm="auto"`` (measured by ``benchmarks/scale.py --calibrate``).
@@ -39,22 +44,19 @@ class AutoRule:
     Attributes
     ----------
     min_rows
-        Below this many base rows brute force is cheapest (no index to build).
-    narrow_levels
-        A categorical column with at most this many levels enters the tree as a one-hot block
-        (each level a dimension); a wider one is searched by code equality (one dimension,
-        one extra tree per subset of wide columns).
+        Up to this many base rows brute force is cheapest (no index to build).
+    max_keyed
+        The categorical columns with the most levels, up to this many, are searched by code
+        equality (strata of rows sharing the query's codes, ``2**keyed`` of them, most pruned);
+        the others enter the tree as one-hot blocks (one dimension per level).
     max_tree_dims
-        Largest tree dimension (numeric columns + narrow levels + 1) for which the KD-tree
+        Largest tree dimension (numeric columns + one-hot levels + 1 key) for which a KD-tree
         beats a flat scan.
-    max_wide
-        At most this many wide categorical columns for the tree (it runs ``2**wide`` searches).
     """
 
     min_rows: int = 2_000
-    narrow_levels: int = 4
+    max_keyed: int = 3
     max_tree_dims: int = 16
-    max_wide: int = 2
 
 
 AUTO_RULE = AutoRule()
@@ -72,12 +74,6 @@ class KnnResult:
     indices: np.ndarray
     distances: np.ndarray
     counts: np.ndarray
-
-
-def _split_levels(levels: tuple[int, ...], rule: AutoRule) -> tuple[list[int], list[int]]:
-    narrow = [j for j, v in enumerate(levels) if v <= rule.narrow_levels]
-    wide = [j for j, v in enumerate(levels) if v > rule.narrow_levels]
-    return narrow, wide
 
 
 def choose_algorithm(
@@ -123,16 +119,13 @@ def choose_algorithm(
     """
     if n <= rule.min_rows or k >= n // 2:
         return "brute"
-    narrow, wide = _split_levels(tuple(levels), rule)
-    dims = n_numeric + sum(levels[j] for j in narrow) + 1
-    if len(wide) <= rule.max_wide and dims <= rule.max_tree_dims:
+    _, onehot = _plan(tuple(levels), rule)
+    dims = n_numeric + sum(levels[j] for j in onehot) + 1
+    if dims <= rule.max_tree_dims:
         return "tree"
     if faiss is None:
         faiss = _faiss_available()
-    # faiss scans a dense float32 matrix: a wide column would need one column per level.
-    if faiss and not wide:
-        return "faiss"
-    return "brute"
+    return "faiss" if faiss else "brute"
 
 
 def _topk_block(d: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -204,50 +197,213 @@ def _brute(
     return _map_chunks(one, len(query), rows, backend)
 
 
-@dataclass(frozen=True)
-class _Searcher:
-    """One candidate index over an embedding of the rows whose L1 distance bounds Gower's.
+def _plan(levels: tuple[int, ...], rule: AutoRule) -> tuple[list[int], list[int]]:
+    """Categorical columns searched by code equality (``keyed``) and those one-hot encoded.
 
-    ``query(e, kq)`` returns ``(distances, indices)`` of the ``kq`` nearest base rows of the
-    embedded queries ``e``, ascending, each distance within ``tol(distance)`` of the exact L1
-    sum. ``radius(e, r)`` (or ``None``) lists every base row within ``r[i]`` of query ``i``.
+    The ``rule.max_keyed`` columns with the most levels are keyed (a 5,000-level postcode costs
+    one key, not 5,000 dimensions); any others enter the embedding as one-hot blocks.
     """
+    order = sorted(range(len(levels)), key=lambda j: (-levels[j], j))
+    return sorted(order[: rule.max_keyed]), sorted(order[rule.max_keyed :])
 
-    embed: Callable[[GowerMatrix], np.ndarray]
-    query: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
+
+def _embed(X: GowerMatrix, onehot: list[int], key: np.ndarray | None, weight: float) -> np.ndarray:
+    """Numeric columns, ``onehot`` categoricals as 0.5 cells, and ``weight·key`` if given.
+
+    Two rows that differ in a one-hot column differ by 0.5 in two cells: L1 adds exactly 1, the
+    overlap. The key column adds 0 when the keys agree and at least ``weight`` (more than any
+    other part of a distance) when they differ, so a query's nearest rows are those sharing its
+    key, ranked by the rest of the distance.
+    """
+    n = len(X)
+    blocks = [X.num]
+    for j in onehot:
+        block = np.zeros((n, X.levels[j]))
+        block[np.arange(n), X.codes[:, j]] = 0.5
+        blocks.append(block)
+    if key is not None:
+        blocks.append(weight * key[:, None].astype(float))
+    if not any(b.shape[1] for b in blocks):
+        blocks.append(np.zeros((n, 1)))  # only keyed columns and T = {}: every row ties at 0
+    return np.ascontiguousarray(np.hstack(blocks))
+
+
+def _keys(q: GowerMatrix, b: GowerMatrix, cols: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """One integer per row naming its codes on ``cols`` (equal keys iff equal codes)."""
+    if not cols:
+        return np.zeros(len(q), dtype=np.int64), np.zeros(len(b), dtype=np.int64)
+    if float(np.prod([float(b.levels[j]) for j in cols])) < 2.0**50:
+        mult = np.cumprod([1] + [b.levels[j] for j in cols[:-1]]).astype(np.int64)
+        return q.codes[:, list(cols)] @ mult, b.codes[:, list(cols)] @ mult
+    both = np.vstack([q.codes[:, list(cols)], b.codes[:, list(cols)]])
+    inv = np.unique(both, axis=0, return_inverse=True)[1].reshape(-1)
+    return inv[: len(q)], inv[len(q) :]
+
+
+@dataclass
+class _Index:
+    """A k-NN index over an embedding: ``search(e, kq)`` -> ascending (distances, indices),
+    each distance within ``tol(distance)`` of the exact L1 sum; ``radius(e, r)`` (or ``None``)
+    lists every row within ``r[i]`` of embedded query ``i``."""
+
+    search: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
     radius: Callable[[np.ndarray, np.ndarray], Any] | None
     tol: Callable[[np.ndarray], np.ndarray]
 
 
-def _embed(
-    X: GowerMatrix, narrow: list[int], coded: tuple[int, ...], weight: float, dtype: Any
-) -> np.ndarray:
-    """Numeric columns, narrow categoricals one-hot (0.5 a cell), ``coded`` ones as weight·code.
+def _tree_index(emb: np.ndarray, maxabs: float) -> _Index:
+    """scikit-learn KD-tree, Manhattan, float64 (error far below 1e-9 relative + D·eps·|x|)."""
+    from sklearn.neighbors import KDTree
 
-    Two rows that differ in a narrow column differ by 0.5 in two cells: L1 adds exactly 1, the
-    overlap. A coded column adds ``weight·|Δcode|``: 0 when the codes agree and at least
-    ``weight`` (more than any other part of the distance) when they differ, so the nearest rows
-    of a query are those sharing its codes, ranked by the rest of the distance.
+    tree = KDTree(emb, metric="manhattan")
+    floor = 64 * np.finfo(float).eps * emb.shape[1] * (1 + maxabs)
+    return _Index(
+        search=lambda e, kq: tree.query(e, k=kq),
+        radius=lambda e, r: tree.query_radius(e, r),
+        tol=lambda rho: 1e-9 * (1 + np.abs(rho)) + floor,
+    )
+
+
+def _faiss_index(emb: np.ndarray, maxabs: float) -> _Index:
+    """faiss exact flat L1 index, float32 (~6e-8 relative rounding per coordinate and sum)."""
+    import faiss
+
+    index = faiss.IndexFlat(emb.shape[1], faiss.METRIC_L1)
+    index.add(np.ascontiguousarray(emb, dtype=np.float32))
+    dims = emb.shape[1]
+    return _Index(
+        search=lambda e, kq: index.search(np.ascontiguousarray(e, dtype=np.float32), kq),
+        radius=None,
+        tol=lambda rho: 1e-6 * dims * (1 + maxabs + np.abs(rho)),
+    )
+
+
+@dataclass
+class _Stratum:
+    """Searches among the base rows sharing a query's codes on the keyed columns ``cols``.
+
+    ``mismatch`` = keyed columns outside ``cols``: a row whose codes agree with the query on
+    exactly ``cols`` is at least that far. Groups of at most ``gather`` rows are fetched whole;
+    larger ones are searched in ``index`` (over :func:`_embed` with the key as a column).
     """
-    blocks = [X.num]
-    n = len(X)
-    for j in narrow:
-        onehot = np.zeros((n, X.levels[j]))
-        onehot[np.arange(n), X.codes[:, j]] = 0.5
-        blocks.append(onehot)
-    blocks += [weight * X.codes[:, [j]].astype(float) for j in coded]
-    if not any(b.shape[1] for b in blocks):
-        blocks.append(np.zeros((n, 1)))  # only wide columns: the tree of T = {} sees no part
-    return np.ascontiguousarray(np.hstack(blocks), dtype=dtype)
+
+    mismatch: int
+    qkey: np.ndarray
+    order: np.ndarray
+    sorted_keys: np.ndarray
+    embed: Callable[[np.ndarray], np.ndarray]
+    index: _Index | None
+    limit: int
+
+
+def _strata(
+    query: GowerMatrix, base: GowerMatrix, kq: int, make_index: Callable, rule: AutoRule
+) -> list[_Stratum]:
+    """One stratum per subset of the keyed columns, fewest mismatches first."""
+    keyed, onehot = _plan(base.levels, rule)
+    both = np.vstack([query.num, base.num])
+    span = float((both.max(axis=0) - both.min(axis=0)).sum()) if both.size else 0.0
+    weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
+    maxabs = float(np.abs(both).max(initial=0.0))
+    out = []
+    for size in range(len(keyed), -1, -1):
+        for cols in combinations(keyed, size):
+            qkey, bkey = _keys(query, base, cols)
+            order = np.argsort(bkey, kind="stable")
+            sorted_keys = bkey[order]
+            big = np.diff(np.flatnonzero(np.r_[True, np.diff(sorted_keys) != 0, True])).max()
+            index, limit = None, _GATHER * kq
+            if big > limit:
+                key = bkey if cols else None
+                index = make_index(_embed(base, onehot, key, weight), maxabs)
+
+            def embed(rows: np.ndarray, c=cols, qk=qkey) -> np.ndarray:
+                return _embed(query[rows], onehot, qk[rows] if c else None, weight)
+
+            out.append(_Stratum(len(keyed) - size, qkey, order, sorted_keys, embed, index, limit))
+    return out
+
+
+def _gather(st: _Stratum, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query, base) pairs of whole small groups, without a loop (offsets from cumulative sizes).
+
+    Returns the pairs and the query rows whose group is too big to gather (searched instead).
+    """
+    key = st.qkey[rows]
+    lo = np.searchsorted(st.sorted_keys, key, "left")
+    size = np.searchsorted(st.sorted_keys, key, "right") - lo
+    small = size <= st.limit
+    size = np.where(small, size, 0)
+    starts = np.repeat(np.cumsum(size) - size, size)
+    pos = np.arange(int(size.sum())) - starts + np.repeat(lo, size)
+    return np.repeat(rows, size), st.order[pos], rows[~small]
+
+
+def _index_pairs(
+    st: _Stratum, rows: np.ndarray, k: int, kq: int, n: int, slack: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Certified candidates of ``rows`` from the stratum's index; rows it cannot certify.
+
+    With ``rho`` the k-th distance found, every base row of the query's group within ``rho +
+    margin`` (4 × the distance error + ``slack``) is fetched: by the ``k + 8`` nearest when the
+    last of them is farther, else by a radius search (or, without one, the row is returned as
+    uncertified and searched by brute force).
+    """
+    e = st.embed(rows)
+    dist, idx = st.index.search(e, kq)
+    dist = np.asarray(dist, dtype=float)
+    idx = np.asarray(idx, dtype=np.int64)
+    rho = dist[:, k - 1]
+    margin = 4 * st.index.tol(rho) + slack
+    ok = (dist[:, -1] > rho + margin) | (kq >= n)
+    ok &= (idx >= 0).all(axis=1) & np.isfinite(rho)
+    good, bad = np.flatnonzero(ok), np.flatnonzero(~ok)
+    qi, bi = [np.repeat(rows[good], kq)], [idx[good].ravel()]
+    if len(bad) and st.index.radius is None:
+        return qi[0], bi[0], rows[bad]
+    if len(bad):
+        lists = st.index.radius(e[bad], rho[bad] + margin[bad])
+        lens = np.fromiter((len(a) for a in lists), dtype=np.int64, count=len(lists))
+        qi.append(np.repeat(rows[bad], lens))
+        bi.append(np.concatenate(list(lists)).astype(np.int64))
+    return np.concatenate(qi), np.concatenate(bi), rows[:0]
 
 
 def _select(
     qi: np.ndarray, bi: np.ndarray, d: np.ndarray, m: int, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per query, the k candidate pairs with the smallest (distance, base row); duplicates once."""
-    order = np.lexsort((bi, d, qi))
+    """Per query, the k candidate pairs with the smallest (distance, base row); duplicates once.
+
+    Candidates are laid out as one padded row per query (``np.lexsort`` along rows: many small
+    sorts, much cheaper than one global three-key sort); a query with far more candidates than
+    the others (ties fetched by a radius search) would make the padding big, so that case is
+    sorted globally instead.
+    """
+    out_i = np.full((m, k), -1, dtype=np.int64)
+    out_d = np.full((m, k), np.inf)
+    if not len(qi):
+        return out_i, out_d
+    order = np.argsort(qi, kind="stable")
     qi, bi, d = qi[order], bi[order], d[order]
-    # The same pair found by two searches has bit-identical distances: it sorts next to itself.
+    counts = np.bincount(qi, minlength=m)
+    width = int(counts.max())
+    if m * width > 4 * len(qi) + 1024:
+        order = np.lexsort((bi, d, qi))
+        qi, bi, d = qi[order], bi[order], d[order]
+        width = 0
+    starts = np.cumsum(counts) - counts
+    col = np.arange(len(qi)) - starts[qi]
+    if width:
+        D = np.full((m, width), np.inf)
+        B = np.full((m, width), np.iinfo(np.int64).max)
+        D[qi, col], B[qi, col] = d, bi
+        o = np.lexsort((B, D), axis=-1)
+        D, B = np.take_along_axis(D, o, axis=1), np.take_along_axis(B, o, axis=1)
+        real = np.isfinite(D) | (B < np.iinfo(np.int64).max)
+        mask = real.ravel()
+        qi = np.repeat(np.arange(m), width)[mask]
+        d, bi = D.ravel()[mask], B.ravel()[mask]
+    # The same pair found twice has bit-identical distances: it now sits next to itself.
     dup = np.zeros(len(qi), dtype=bool)
     dup[1:] = (qi[1:] == qi[:-1]) & (bi[1:] == bi[:-1])
     qi, bi, d = qi[~dup], bi[~dup], d[~dup]
@@ -256,88 +412,73 @@ def _select(
     pos = np.arange(len(qi))
     rank = pos - np.maximum.accumulate(np.where(first, pos, 0))
     keep = rank < k
-    out_i = np.full((m, k), -1, dtype=np.int64)
-    out_d = np.full((m, k), np.inf)
     out_i[qi[keep], rank[keep]] = bi[keep]
     out_d[qi[keep], rank[keep]] = d[keep]
     return out_i, out_d
 
 
-# 62 lines: one chunk's candidate loop, certificate and fallback read best in one place.
-def _certified(
+# 63 lines: the loop over strata, its pruning bound and the merge read best in one place.
+def _stratified(
     query: GowerMatrix,
     base: GowerMatrix,
     k: int,
     chunk_size: int | None,
     divisor: float,
-    searchers: list[_Searcher],
+    make_index: Callable[[np.ndarray, float], _Index],
     backend: Any = None,
     decimals: int | None = None,
+    rule: AutoRule = AUTO_RULE,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Candidates from every searcher, certified complete, then ranked in canonical arithmetic.
+    """Exact k-NN: candidates stratum by stratum, ranked in the canonical arithmetic.
 
-    For each searcher, ``rho`` is the k-th candidate distance. Every base row that one of the
-    searchers proves could enter the exact top k lies within ``rho + margin`` of the query in
-    that searcher (``margin`` = 4 × the distance error + 2 rounding steps of ``decimals``): when
-    the last of the ``k + 8`` candidates is farther, all of them are already fetched, otherwise
-    a radius search fetches them (queries of a searcher without one fall back to brute force).
-    The candidates are then ranked by :func:`canonical_sums` and the tie rule, so the result is
-    the brute-force answer bit for bit. See the package docstring for why the union of the
-    searchers' candidates contains the exact top k.
+    Strata are visited by increasing number of keyed mismatches; a query skips a stratum once
+    its current k-th distance is below that stratum's mismatch count (minus float and rounding
+    margins): no row there can enter its top k. The package docstring proves that the union of
+    the candidates holds the exact top k; the ranking is :func:`canonical_sums` + the tie rule,
+    so the result is the brute-force answer bit for bit.
     """
     n = len(base)
     kq = min(k + _EXTRA, n)
-    slack = 0.0 if decimals is None else 2 * divisor * 10.0**-decimals
-    rows = chunk_size or max(1, _BLOCK_CELLS // (kq * len(searchers)))
+    step = 0.0 if decimals is None else 10.0**-decimals
+    slack = 2 * divisor * step
+    strata = _strata(query, base, kq, make_index, rule)
+    rows_per_chunk = chunk_size or max(1, _BLOCK_CELLS // (2 * kq + k))
 
     def one(sl: slice) -> tuple[np.ndarray, np.ndarray]:
-        q = query[sl]
-        m = len(q)
-        qs: list[np.ndarray] = []
-        bs: list[np.ndarray] = []
+        glob = np.arange(sl.start, sl.stop)
+        m = len(glob)
+        best_i = np.full((m, k), -1, dtype=np.int64)
+        best_d = np.full((m, k), np.inf)
         fallback = np.zeros(m, dtype=bool)
-        for s in searchers:
-            e = s.embed(q)
-            dist, idx = s.query(e, kq)
-            dist = np.asarray(dist, dtype=float)
-            idx = np.asarray(idx, dtype=np.int64)
-            rho = dist[:, k - 1]
-            margin = 4 * s.tol(rho) + slack
-            ok = (dist[:, -1] > rho + margin) | (kq >= n)
-            ok &= (idx >= 0).all(axis=1) & np.isfinite(rho)
-            good = np.flatnonzero(ok)
-            qs.append(np.repeat(good, kq))
-            bs.append(idx[good].ravel())
-            bad = np.flatnonzero(~ok)
-            if len(bad) and s.radius is None:
-                fallback[bad] = True
-            elif len(bad):
-                lists = s.radius(e[bad], rho[bad] + margin[bad])
-                lens = np.fromiter((len(a) for a in lists), dtype=np.int64, count=len(lists))
-                qs.append(np.repeat(bad, lens))
-                bs.append(np.concatenate(list(lists)).astype(np.int64))
-        qi, bi = np.concatenate(qs), np.concatenate(bs)
-        live = ~fallback[qi]
-        qi, bi = qi[live], bi[live]
-        d = _finish(canonical_sums(q, base, qi, bi), divisor, decimals)
-        out_i, out_d = _select(qi, bi, d, m, k)
+        for st in strata:
+            floor = (st.mismatch - 1e-9 * (1 + st.mismatch)) / divisor - 2 * step
+            need = np.flatnonzero(~fallback & ~(floor > best_d[:, -1]))
+            if not len(need):
+                continue
+            qi, bi, big = _gather(st, glob[need])
+            if len(big):
+                qi2, bi2, unsure = _index_pairs(st, big, k, kq, n, slack)
+                qi, bi = np.concatenate([qi, qi2]), np.concatenate([bi, bi2])
+                fallback[unsure - sl.start] = True
+            if not len(qi):
+                continue
+            d = _finish(canonical_sums(query, base, qi, bi), divisor, decimals)
+            # Merge with the best so far of the searched rows only (row r -> slot where[r]).
+            where = np.full(m, -1, dtype=np.int64)
+            where[need] = np.arange(len(need))
+            have = best_i[need] >= 0
+            qi = np.concatenate([np.nonzero(have)[0], where[qi - sl.start]])
+            bi = np.concatenate([best_i[need][have], bi])
+            d = np.concatenate([best_d[need][have], d])
+            best_i[need], best_d[need] = _select(qi, bi, d, len(need), k)
         fb = np.flatnonzero(fallback)
         if len(fb):
-            out_i[fb], out_d[fb] = _brute(q[fb], base, k, None, divisor, decimals=decimals)
-        return out_i, out_d
+            best_i[fb], best_d[fb] = _brute(
+                query[glob[fb]], base, k, None, divisor, decimals=decimals
+            )
+        return best_i, best_d
 
-    return _map_chunks(one, len(query), rows, backend)
-
-
-def _code_weight(query: GowerMatrix, base: GowerMatrix, narrow: list[int]) -> float:
-    """A weight larger than any numeric + narrow part of a query-base distance."""
-    both = np.vstack([query.num, base.num]) if query.num.shape[1] else np.zeros((1, 0))
-    span = float((both.max(axis=0) - both.min(axis=0)).sum()) if len(both) else 0.0
-    return 2.0 * (span + len(narrow)) + 2.0
-
-
-def _subsets(wide: list[int]) -> list[tuple[int, ...]]:
-    return [c for r in range(len(wide) + 1) for c in combinations(wide, r)]
+    return _map_chunks(one, len(query), rows_per_chunk, backend)
 
 
 def _knn_tree(
@@ -348,29 +489,9 @@ def _knn_tree(
     divisor: float,
     backend: Any = None,
     decimals: int | None = None,
-    rule: AutoRule = AUTO_RULE,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """scikit-learn KD-trees (Manhattan, float64), one per subset of wide columns; exact."""
-    from sklearn.neighbors import KDTree
-
-    narrow, wide = _split_levels(base.levels, rule)
-    weight = _code_weight(query, base, narrow)
-    maxabs = float(max(np.abs(query.num).max(initial=0), np.abs(base.num).max(initial=0)))
-    searchers = []
-    for coded in _subsets(wide):
-        emb = _embed(base, narrow, coded, weight, float)
-        tree = KDTree(emb, metric="manhattan")
-        # float64 sums of D terms: error far below 1e-9 relative plus D·eps of the magnitudes.
-        base_tol = 64 * np.finfo(float).eps * emb.shape[1] * (1 + maxabs)
-        searchers.append(
-            _Searcher(
-                embed=lambda X, c=coded: _embed(X, narrow, c, weight, float),
-                query=lambda e, kq, t=tree: t.query(e, k=kq),
-                radius=lambda e, r, t=tree: t.query_radius(e, r),
-                tol=lambda rho, b=base_tol: 1e-9 * (1 + np.abs(rho)) + b,
-            )
-        )
-    return _certified(query, base, k, chunk_size, divisor, searchers, backend, decimals)
+    """scikit-learn KD-trees (Manhattan, float64) per stratum of keyed columns; exact."""
+    return _stratified(query, base, k, chunk_size, divisor, _tree_index, backend, decimals)
 
 
 def _knn_faiss(
@@ -381,34 +502,15 @@ def _knn_faiss(
     divisor: float,
     backend: Any = None,
     decimals: int | None = None,
-    rule: AutoRule = AUTO_RULE,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """faiss exact flat L1 indexes (float32) per subset of wide columns; re-ranked exactly."""
+    """faiss flat L1 indexes (float32) per stratum of keyed columns; re-ranked exactly."""
     try:
-        import faiss
+        import faiss  # noqa: F401
     except ImportError as exc:
         raise InputError(
             "algorithm='faiss' needs the [fast] extra: pip install 'primafacie[fast]'"
         ) from exc
-    narrow, wide = _split_levels(base.levels, rule)
-    weight = _code_weight(query, base, narrow)
-    maxabs = float(max(np.abs(query.num).max(initial=0), np.abs(base.num).max(initial=0)))
-    searchers = []
-    for coded in _subsets(wide):
-        emb = _embed(base, narrow, coded, weight, np.float32)
-        index = faiss.IndexFlat(emb.shape[1], faiss.METRIC_L1)
-        index.add(emb)
-        dims = emb.shape[1]
-        searchers.append(
-            _Searcher(
-                embed=lambda X, c=coded: _embed(X, narrow, c, weight, np.float32),
-                query=lambda e, kq, ix=index: ix.search(e, kq),
-                radius=None,
-                # float32 rounding of every coordinate and of the sum: ~6e-8 relative each.
-                tol=lambda rho, d=dims: 1e-6 * d * (1 + maxabs + np.abs(rho)),
-            )
-        )
-    return _certified(query, base, k, chunk_size, divisor, searchers, backend, decimals)
+    return _stratified(query, base, k, chunk_size, divisor, _faiss_index, backend, decimals)
 
 
 def _check(
