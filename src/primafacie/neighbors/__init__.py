@@ -16,41 +16,42 @@ Backends
     compared for equality (a categorical column costs one column whatever its levels), and an
     ``np.partition`` top k per block with ties to the earlier row. Cost ∝ m·n·(p + c).
 ``tree``
-    scikit-learn KD-trees over an *embedding* whose L1 distance is exact: numeric columns,
-    *narrow* categoricals (≤ ``AutoRule.narrow_levels`` levels) as one-hot blocks of 0.5, and,
-    for a subset T of the *wide* categoricals, ``W·code`` with ``W`` larger than any other part
-    of a distance. One tree per subset T (``2**wide`` trees). Why their union contains the exact
-    top k: write ``d = d_low + #(wide columns that differ)``. Take a row x that matches the query
-    exactly on the wide columns T_x. In the tree of T_x its distance is ``d_low(x)``; if it was
-    not fetched, k fetched rows y have tree distance ``≤ rho < d_low(x) - margin < W``, so each
-    y matches on T_x and ``d(y) ≤ d_low(y) + |wide \\ T_x| < d(x)``: x is not in the top k.
-    A postcode with 5,000 levels is one more dimension and one more tree, not 5,000 columns.
+    scikit-learn KD-trees over an *embedding* whose L1 distance is exact: the numeric columns,
+    categoricals beyond the ``AutoRule.max_keyed`` with most levels as one-hot blocks of 0.5,
+    and the *keyed* categoricals (up to 3, e.g. a 5,000-level postcode) as codes. For every
+    subset T of the keyed columns (a *stratum*: rows sharing the query's codes on T) one tree
+    is built with one extra coordinate ``W·key_T`` (``key_T`` numbers the code combinations
+    on T; ``W`` exceeds any other part of a distance), so its nearest rows are the stratum's
+    rows ranked by the rest of the distance. A stratum whose group is small
+    (≤ 4·(k + 8) rows) is fetched whole instead.
 ``faiss``
-    The same certificate over faiss ``IndexFlat`` (METRIC_L1, float32, multi-threaded SIMD
-    scan); queries whose certificate fails are searched by brute force.
+    The same strata over faiss ``IndexFlat`` (METRIC_L1, float32, multi-threaded SIMD scan);
+    queries whose certificate fails (ties reaching past the k + 8 fetched) are searched by
+    brute force.
 
-Candidates are certified: with ``rho`` the k-th candidate distance, every row within ``rho +
-margin`` (4 × the float error bound + 2 rounding steps of ``decimals``) is fetched, by the
-``k + 8`` nearest or, when ties reach that far, by a radius search (never a per-query brute
-fallback on the tree, so data full of exact ties stay fast).
+Why the candidates hold the exact top k. Write ``d = d_low + #(keyed columns that differ)``
+(``d_low``: numeric and one-hot part). Take a row x whose codes agree with the query on
+exactly the keyed columns T_x. If the stratum T_x did not fetch x, it fetched k rows y whose
+embedded distance is ``≤ rho < d_low(x) - margin < W``: each y agrees on T_x, so ``d(y) ≤
+d_low(y) + |keyed \ T_x| < d(x) - margin``, and x cannot be among the k nearest, whatever the
+tie rule. Strata are visited by increasing ``|keyed \ T|``; once a query's current k-th
+distance is below that count (less a float and rounding margin) no later stratum can improve
+it and the query skips them: on the credit world nearly every query is answered by its own
+stratum (its own employment × region cell) and a postcode adds one gathered group.
+
+Candidates are certified: with ``rho`` the k-th candidate distance of a search, ``margin`` is 4
+× the float error bound + 2 rounding steps of ``decimals``; when ties reach past the ``k + 8``
+nearest, a radius search fetches every row within ``rho + margin`` (never a per-query brute
+fallback on the tree, so data full of exact ties stay fast). The union is ranked in the
+canonical arithmetic with the tie rule, so every backend returns the brute-force answer.
 
 The ``auto`` rule (:func:`choose_algorithm`, thresholds in :class:`AutoRule`)
 -------------------------------------------------------------------------------
-Measured by ``python benchmarks/scale.py --calibrate`` on the 2-core CI machine (seconds to find
-the 51 nearest of 20,000 queries among n rows; credit-world-like columns):
-
-======================================  ========  =======  ======  ========
-shape (numeric + categorical levels)     n         brute    tree    faiss
-======================================  ========  =======  ======  ========
-5 + (3, 3)            tree dims 12      2·10^4     7.4      0.9     2.9
-5 + (3, 3)                              10^5       37       1.6     14
-5 + (3, 3, 5000)      wide 1, 2 trees   10^5       42       3.5     —
-20 + ()               tree dims 21      10^5       120      55      26
-======================================  ========  =======  ======  ========
+CALIBRATION
 
 so: brute when ``n ≤ 2,000`` or ``k ≥ n/2`` (no index pays off); the tree when its dimension
-``numeric + narrow levels + 1 ≤ 16`` and at most 2 wide categoricals; faiss (if installed)
-for more dimensions without wide categoricals; brute otherwise.
+(numeric columns + one-hot levels + 1 key) is at most 16; else faiss when installed (its flat
+float32 scan is several times faster than numpy's), else brute.
 """
 
 from .gower import GowerMatrix, GowerTransformer, as_gower_matrix, gower_distances

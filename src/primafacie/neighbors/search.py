@@ -532,7 +532,7 @@ def _check(
     if q.levels != b.levels:
         # Queries and base may come from transformers fitted on different tables (legacy CST
         # refits on the counterfactuals); codes only need a common range.
-        levels = tuple(max(a, c) for a, c in zip(q.levels, b.levels))
+        levels = tuple(max(a, c) for a, c in zip(q.levels, b.levels, strict=True))
         q = GowerMatrix(q.num, q.codes, levels, q.layout)
         b = GowerMatrix(b.num, b.codes, levels, b.layout)
     if k < 1:
