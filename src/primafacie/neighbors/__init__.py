@@ -1,4 +1,4 @@
-"""Gower's distance and exact k-NN search whose backend is chosen by measured cost.
+r"""Gower's distance and exact k-NN search whose backend is chosen by measured cost.
 
 Gower's distance between two rows is the mean over the ``|X|`` attributes of ``|x - x'| /
 range`` (numeric, ordinal) and the overlap ``1{x != x'}`` (categorical).
