@@ -9,16 +9,27 @@ counted first, numeric columns added left to right, divided by ``|X|``, rounded 
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primafacie.neighbors import GowerMatrix, knn
+from primafacie.neighbors import GowerMatrix, knn, search
 
 faiss = pytest.importorskip("faiss", reason="faiss-cpu is in the [test] extra")
 
 BACKENDS = ["brute", "tree", "faiss", "auto"]
+
+#: Internal layouts of the tree and faiss backends, forced by lowering their thresholds:
+#: every group searched in its own index, or all groups in one index with the key as a column.
+LAYOUTS = {
+    "default": {},
+    "group-indexes": {"_GATHER": 1},
+    "one-index": {"_GATHER": 1, "_MAX_GROUP_INDEXES": 0},
+}
 
 
 def reference(q: GowerMatrix, b: GowerMatrix, k: int, ties: str, divisor: float, decimals):
@@ -76,10 +87,16 @@ def tables(draw):
     decimals=st.sampled_from([None, 12, 1, 0]),
     divisor=st.sampled_from([1.0, 3.0, 7.0]),
 )
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("algorithm", BACKENDS)
-def test_every_backend_is_brute_force(algorithm, data, ties, decimals, divisor):
+def test_every_backend_is_brute_force(algorithm, layout, data, ties, decimals, divisor):
+    if algorithm in ("brute", "auto") and layout != "default":
+        return
     q, b, k = data
-    got = knn(q, b, k, algorithm=algorithm, ties=ties, decimals=decimals, divisor=divisor)
+    with ExitStack() as stack:
+        for name, value in LAYOUTS[layout].items():
+            stack.enter_context(patch.object(search, name, value))
+        got = knn(q, b, k, algorithm=algorithm, ties=ties, decimals=decimals, divisor=divisor)
     kk = min(k, len(b))
     idx, dist = reference(q, b, kk, ties, divisor, decimals)
     assert np.array_equal(got.indices[:, :kk], idx)

@@ -187,7 +187,8 @@ def test_a_many_level_column_is_one_dimension_of_the_tree():
     # 2**3 subsets of the keyed columns, fewest mismatches first
     assert [s.mismatch for s in strata] == [0, 1, 1, 1, 2, 2, 2, 3]
     # 2 numeric + 2 one-hot cells of column 3 + 1 key column, whatever the 5,000 levels
-    assert strata[0].embed(np.arange(5)).shape == (5, 5)
+    assert strata[0].embed(np.arange(5), True).shape == (5, 5)
+    assert strata[0].embed(np.arange(5), False).shape == (5, 4)  # a group's own index: no key
 
 
 def test_keyed_search_by_hand():
