@@ -43,11 +43,17 @@ def test_gower_matrix_rows_len_shape_and_dense_form():
     assert X[np.array([True, False, True])].codes.ravel().tolist() == [0, 1]
     assert len(X[1]) == 1  # a single position stays a (1, p) matrix
     # The one-hot form of earlier releases: level cells of 0.5, in feature order.
-    assert np.asarray(X).tolist() == [
-        [0.5, 0.0, 0.0, 0.0],
-        [0.0, 0.0, 0.5, 0.25],
-        [0.0, 0.5, 0.0, 1.0],
-    ]
+    with pytest.warns(DeprecationWarning, match="to_dense"):
+        dense = np.asarray(X)
+    assert (
+        dense.tolist()
+        == X.to_dense().tolist()
+        == [
+            [0.5, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.5, 0.25],
+            [0.0, 0.5, 0.0, 1.0],
+        ]
+    )
 
 
 def test_distance_by_hand_with_codes():

@@ -130,6 +130,16 @@ class GowerMatrix:
         return np.ascontiguousarray(np.hstack(blocks)) if blocks else np.zeros((n, 0))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        import warnings
+
+        # Until 0.1 transform() returned this one-hot array; keep such code working a release.
+        warnings.warn(
+            "GowerTransformer.transform now returns a GowerMatrix (numeric columns + "
+            "categorical codes); converting it to the one-hot array is deprecated: call "
+            ".to_dense(), or pass the GowerMatrix itself to knn / gower_distances",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         out = self.to_dense()
         return out if dtype is None else out.astype(dtype)
 
