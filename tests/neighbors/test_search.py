@@ -161,18 +161,20 @@ def test_infinite_values_are_an_error_naming_the_feature():
 def test_auto_rule_follows_the_data_shape():
     from primafacie.neighbors import choose_algorithm
 
-    # few rows: brute; credit-world shape: tree (5 numeric + 3 keyed columns + 1 key <= 16)
+    # few rows: brute; credit-world shape: tree (5 numeric, both categoricals keyed: 5 dims)
     assert choose_algorithm(2_000, 5, (3, 3), k=50) == "brute"
-    assert choose_algorithm(10**5, 5, (3, 3), k=50) == "tree"
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, faiss=True) == "tree"
     assert choose_algorithm(10**5, 5, (3, 3), k=60_000) == "brute"  # k >= n/2
-    # a 5,000-level postcode is one key: still the tree
-    assert choose_algorithm(10**5, 5, (3, 3, 5000), k=50) == "tree"
+    # a 5,000-level postcode is one more key, not 5,000 dimensions: still the tree
+    assert choose_algorithm(10**5, 5, (3, 3, 5000), k=50, faiss=True) == "tree"
     # the three categoricals with most levels are keyed, a fourth is one-hot:
-    # 5 numeric + 3 levels + 1 key = 9 dimensions; 12 + 4 + 1 = 17 > 16
-    assert choose_algorithm(10**5, 5, (3, 3, 5000, 12), k=50) == "tree"
-    assert choose_algorithm(10**5, 12, (4, 4, 4, 4), k=50, faiss=True) == "faiss"
+    # 5 numeric + 3 levels = 8 dimensions: faiss when installed (> 6), else the tree (<= 12)
+    assert choose_algorithm(10**5, 5, (3, 3, 5000, 12), k=50, faiss=True) == "faiss"
+    assert choose_algorithm(10**5, 5, (3, 3, 5000, 12), k=50, faiss=False) == "tree"
+    # 12 numeric + 4 levels = 16 > 12: brute force without faiss
     assert choose_algorithm(10**5, 12, (4, 4, 4, 4), k=50, faiss=False) == "brute"
-    assert choose_algorithm(10**5, 30, (), k=50, faiss=False) == "brute"
+    assert choose_algorithm(10**5, 6, (), k=50, faiss=True) == "tree"
+    assert choose_algorithm(10**5, 7, (), k=50, faiss=True) == "faiss"
 
 
 def test_a_many_level_column_is_one_dimension_of_the_tree():
