@@ -25,6 +25,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import resource
 import subprocess
@@ -56,7 +57,13 @@ def _credit_data(n: int, postcode: bool):
         rng = np.random.default_rng(1)
         world["postcode"] = np.char.add("p", rng.integers(0, POSTCODE_LEVELS, n).astype(str))
         features["postcode"] = "categorical"
-    data = AuditData(world, features=features, protected={"gender": "female"}, decision="approved")
+    # Newer AuditData refuses more than max_levels (default 1,000) levels: raise it here.
+    limit = {"max_levels": 2 * POSTCODE_LEVELS}
+    if "max_levels" not in inspect.signature(AuditData).parameters:
+        limit = {}
+    data = AuditData(
+        world, features=features, protected={"gender": "female"}, decision="approved", **limit
+    )
     return data, rule
 
 
