@@ -16,7 +16,6 @@ import pandas as pd
 from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
-from ..report import plots
 from .params import FOUR_FIFTHS
 from .results import METRIC_LABELS
 from .spec import GroupsSpec
@@ -78,7 +77,7 @@ def _rate_cells(k: Any, n: Any, low: Any, high: Any) -> list[tuple[str, float]]:
     for ki, ni, lo, hi in zip(k, n, low, high, strict=True):
         ki, ni = int(ki), int(ni)
         if ni == 0:
-            cells.append((f"— (0 of 0)", float("nan")))
+            cells.append(("— (0 of 0)", float("nan")))
             continue
         cells.append((f"{100 * ki / ni:.1f}% ({ki} of {ni}) [{100 * lo:.1f}–{100 * hi:.1f}%]",
                       ki / ni))  # fmt: skip
@@ -184,7 +183,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             f"{FOUR_FIFTHS:g} = the four-fifths rule flags adverse impact."
             + (
                 " Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
-                f"intervals at half the level each (Bonferroni)."
+                "intervals at half the level each (Bonferroni)."
                 if res.has_outcome
                 else ""
             ),

@@ -25,10 +25,10 @@ import pandas as pd
 
 from ..data import AuditData, to_pandas
 from ..errors import InputError
-from .stats import katz_interval, newcombe_interval, wilson_interval, z_value
 from ..validation import validate_params
 from .params import DEFAULT_ALPHA, DEFAULT_MIN_GROUP, PARAMETER_CONSTRAINTS, WHERE
 from .results import GroupMetricsResult
+from .stats import katz_interval, newcombe_interval, wilson_interval, z_value
 
 __all__ = [
     "GroupMetrics",

@@ -8,7 +8,7 @@
 >>> check_value("min_group", 0, PARAMETER_CONSTRAINTS["min_group"])
 Traceback (most recent call last):
 ...
-ValueError: min_group must be an integer >= 1; got 0
+ValueError: min_group must be an integer ≥ 1; got 0
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
-from .stats import abs_interval, newcombe_interval
 from .params import FOUR_FIFTHS
+from .stats import abs_interval, newcombe_interval
 
 __all__ = ["GroupMetricsResult", "METRIC_LABELS"]
 

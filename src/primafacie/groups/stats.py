@@ -42,7 +42,7 @@ def katz_interval(k1: Any, n1: Any, k2: Any, n2: Any, z: float) -> tuple[np.ndar
     --------
     >>> r, lo, hi = katz_interval(2, 6, 4, 6, 1.959963984540054)
     >>> round(float(r), 4), round(float(lo), 4), round(float(hi), 4)
-    (0.5, 0.1463, 1.7089)
+    (0.5, 0.1411, 1.7718)
     """
     k1, n1, k2, n2 = (np.asarray(v, dtype=float) for v in (k1, n1, k2, n2))
     with np.errstate(divide="ignore", invalid="ignore"):
