@@ -180,8 +180,11 @@ class GroupMetricsResult:
             f"{_pct(worst['selection_k'], worst['selection_n'])} vs "
             f"{_pct(worst['reference_k'], worst['reference_n'])} for {worst['reference']}"
         )
-        if self.has_outcome and s["equalized_odds_diff"].notna().any():
-            e = s.loc[s["equalized_odds_diff"].idxmax()]
+        eo = s.dropna(subset=["equalized_odds_diff"]) if self.has_outcome else s.iloc[:0]
+        if len(eo):
+            big = eo[~eo["small"].astype(bool)]  # groups of at least min_group first
+            eo = big if len(big) else eo
+            e = eo.loc[eo["equalized_odds_diff"].idxmax()]
             text += (
                 f"; largest equalized-odds difference {e['equalized_odds_diff']:.3f} "
                 f"({e['attribute']} = {e['group']})"
