@@ -297,6 +297,11 @@ def test_alpha_message_names_the_yaml_key():
 def test_group_codes_cross_in_sorted_order():
     g, parts = group_codes([np.array([1, 0, 1, 1]), np.array([0, 2, 2, 0])], [2, 3])
     assert g.tolist() == [1, 0, 2, 1] and parts.tolist() == [[0, 2], [1, 0], [1, 2]]
+    # many possible combinations for few rows: the sorting path gives the same numbering
+    big = [np.array([1, 0, 1, 1]) * 999_999, np.array([0, 2, 2, 0]) * 499_999]
+    g2, parts2 = group_codes(big, [1_000_000, 1_000_000])
+    assert g2.tolist() == [1, 0, 2, 1]
+    assert parts2.tolist() == [[0, 999_998], [999_999, 0], [999_999, 999_998]]
 
 
 def test_mixed_type_values_are_ordered_by_their_text():

@@ -10,8 +10,8 @@ log interval, the four-fifths flag (selection-rate ratio < 0.8), the equal-oppor
 difference (TPR gap) and the equalized-odds difference (larger of the TPR and FPR gaps).
 
 Everything is counted with one ``np.bincount`` per count over integer group codes, so the cost
-is linear in the rows (about 0.2 s for 10^6 rows and two attributes; see
-``benchmarks/groups.py``).
+is linear in the rows (about 0.5 s for 10^6 rows, two attributes, their intersection and the
+outcome metrics, on one core; see ``benchmarks/groups.py``).
 """
 
 from __future__ import annotations
@@ -92,10 +92,22 @@ def group_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[np.n
     ([1, 0, 2, 1], [[0, 2], [1, 0], [1, 2]])
     """
     combined = np.zeros(len(codes[0]), dtype=np.int64)
-    # keep codes < rows after each step (np.unique), so the product never overflows int64
+    n_combined = 1
+    # renumber the observed combinations 0..G-1 after each step, so codes stay < rows and the
+    # product never overflows int64; a bincount does it in O(rows + span) while the span is
+    # small (the usual case), a sort (np.unique) otherwise
     for c, size in zip(codes, sizes, strict=True):
-        combined = np.unique(combined * int(size) + c, return_inverse=True)[1].astype(np.int64)
-    first = np.zeros(int(combined.max()) + 1, dtype=np.int64)
+        combined = combined * int(size) + c
+        span = n_combined * int(size)
+        if span <= 4 * len(combined) + 1024:
+            present = np.bincount(combined, minlength=span) > 0
+            combined = (np.cumsum(present) - 1)[combined]
+            n_combined = int(present.sum())
+        else:
+            uniq, combined = np.unique(combined, return_inverse=True)
+            n_combined = len(uniq)
+        combined = combined.astype(np.int64, copy=False)
+    first = np.zeros(n_combined, dtype=np.int64)
     first[combined[::-1]] = np.arange(len(combined))[::-1]  # first row of each group
     parts = np.stack([c[first] for c in codes], axis=1)
     return combined, parts
