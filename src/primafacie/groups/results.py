@@ -200,22 +200,24 @@ class GroupMetricsResult:
         >>> from primafacie.groups import GroupMetrics
         >>> df = pd.DataFrame({"sex": list("ffffmmmm"), "d": [1, 0, 0, 0, 1, 1, 0, 1]})
         >>> GroupMetrics(protected={"sex": "f"}, decision="d").run(df).scope()
-        'all 8 rows on 1 protected attribute(s) (sex) and 0 intersection(s): 2 groups; a selection rate is favourable decisions of d among the group’s members'
+        'all 8 rows on 1 protected attribute(s) (sex) and 0 intersection(s): 2 groups; a selection rate is the favourable decisions (d) among the group’s members'
         """
         sel = self.rates("selection_rate")
         groups = int((sel["group"] != "non-protected (pooled)").sum())
         n_int = sel["attribute"].nunique() - len(self.attributes)
+        # a model's or rule's decisions live in an internal column (__decision__): not named
+        internal = self.decision.startswith("__") and self.decision.endswith("__")
+        decision = "" if internal or not self.decision else f" ({self.decision})"
         text = (
             f"all {self.n} rows on {len(self.attributes)} protected attribute(s) "
             f"({', '.join(self.attributes)}) and {n_int} intersection(s): {groups} groups; "
-            f"a selection rate is favourable decisions of {self.decision} among the group’s "
-            "members"
+            f"a selection rate is the favourable decisions{decision} among the group’s members"
         )
         if self.has_outcome:
             text += (
-                f"; TPR and FNR are over the group’s rows with a favourable {self.outcome}, FPR "
-                "over those with an unfavourable one, PPV over its favourable decisions, "
-                "accuracy over all its members"
+                f"; TPR and FNR are over the group’s rows with a favourable outcome "
+                f"({self.outcome}), FPR over those with an unfavourable one, PPV over its "
+                "favourable decisions, accuracy over all its members"
             )
         return text
 
