@@ -200,6 +200,10 @@ def test_small_groups_are_flagged_not_dropped(res):
     text = " ".join(res.caveats())
     assert "fewer than 5 members" in text and "race = b (4)" in text
     assert "empty denominator" in text  # PPV of race = c
+    # groups of >= 5 members whose rates rest on < 5 rows: sex f and m (TPR 4, FPR 2, FNR 4,
+    # PPV 2 or 4 rows: 4 each) and the pooled race reference (8 members; FPR 3, PPV 4): 10
+    assert "10 rate(s) of groups that are not small rest on fewer than 5 rows" in text
+    assert "(e.g. tpr of sex = f: 1 of 4)" in text
 
 
 def test_without_outcome_only_selection_rates():

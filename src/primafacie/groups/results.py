@@ -233,6 +233,15 @@ class GroupMetricsResult:
                 f"‘small’ (kept, not dropped); their rates are imprecise: {'; '.join(names)}"
                 + (" …" if len(small) > 8 else "")
             )
+        thin = self.table[~self.table["small"] & (self.table["n"] > 0)
+                          & (self.table["n"] < self.min_group)]  # fmt: skip
+        if len(thin):
+            r = thin.iloc[0]
+            out.append(
+                f"{len(thin)} rate(s) of groups that are not small rest on fewer than "
+                f"{self.min_group} rows in their denominator (e.g. {r['metric']} of "
+                f"{r['attribute']} = {r['group']}: {r['k']} of {r['n']}); read their intervals"
+            )
         empty_ref = sel[(sel["role"] == "reference") & (sel["members"] == 0)]
         for r in empty_ref.itertuples():
             out.append(
