@@ -118,3 +118,13 @@ def test_audit_results_json_validates_with_the_section(tmp_path):
     html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert 'id="sec-groups"' in html and "Group metrics" in html
     assert res.summary()["status"].tolist() == ["ok"]
+
+
+def test_check_names_an_unknown_attribute_before_any_data():
+    from primafacie.errors import InputError
+    from primafacie.groups.analysis import check
+
+    check(GroupsSpec(protected=["sex"]), _config())
+    with pytest.raises(InputError, match=r"analyses.groups.protected: \['age'\] are not "
+                                         r"protected attributes; protected: \['sex'\]"):  # fmt: skip
+        check(GroupsSpec(protected=["age"]), _config())

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
+from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from .params import FOUR_FIFTHS
@@ -201,6 +202,16 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     return rb.section(findings, blocks)
 
 
+def check(spec: Any, config: Any) -> None:
+    """``analyses.groups.protected`` names protected attributes (checked before any data)."""
+    unknown = [a for a in spec.protected or () if a not in config.protected]
+    if unknown:
+        raise InputError(
+            f"analyses.groups.protected: {unknown} are not protected attributes; "
+            f"protected: {list(config.protected)}"
+        )
+
+
 def overview(run: AnalysisRun) -> Any:
     """The rates figure, for :meth:`AuditResult.plot`."""
     return run.results[LABEL].plot()
@@ -216,5 +227,6 @@ ANALYSIS = Analysis(
     description="Selection rates, four-fifths ratios and error-rate gaps per group "
     "(on by default; groups: null turns it off).",
     overview=overview,
+    check=check,
     default_on=True,
 )
