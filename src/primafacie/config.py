@@ -102,12 +102,22 @@ class CausalSpec(_Strict):
 
 
 #: Which analyses to run (one optional section per registered analysis); an absent section is
-#: not run. Built from the registry, so a new analysis needs no edit here.
+#: not run, except for a ``default_on`` analysis, which then runs with its spec's defaults
+#: (``name: null`` turns it off). Built from the registry, so a new analysis needs no edit here.
 AnalysesSpec = create_model(
     "AnalysesSpec",
     __base__=_Strict,
-    __doc__="Which analyses to run; an absent section is not run.",
-    **{a.name: (Optional[a.spec], Field(None, description=a.description)) for a in ANALYSES},
+    __doc__="Which analyses to run; an absent section is not run, except an analysis that is on "
+    "by default (it runs with its defaults; null turns it off).",
+    **{
+        a.name: (
+            Optional[a.spec],
+            Field(default_factory=a.spec, description=a.description)
+            if a.default_on
+            else Field(None, description=a.description),
+        )
+        for a in ANALYSES
+    },
 )
 
 
