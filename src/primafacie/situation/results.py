@@ -46,6 +46,38 @@ _SUMMARY_COLUMNS = [
 ]
 
 
+def _summary_row(
+    method: str, k: Any, g: pd.DataFrame, denominator: int, alpha: float | None, multiplicity: Any
+) -> dict[str, Any]:
+    """One row of :func:`summarize`: the counts of one (method, k)."""
+    flag = g["discriminated"].to_numpy(dtype=bool)
+    sig = g["significant"].to_numpy(dtype=bool)
+    # a table built without the adjustment (by hand) is unadjusted: the flags themselves
+    adjusted = "significant_adjusted" in g
+    adj = g["significant_adjusted"].to_numpy(dtype=bool) if adjusted else sig
+    delta = g["delta"].to_numpy(dtype=float)
+    untested = int(np.isnan(delta).sum())
+    den = denominator - untested
+    return {
+        "method": method,
+        "k": int(k),
+        "complainants": len(g),
+        "tested": len(g) - untested,
+        "untested": untested,
+        "denominator": den,
+        "cases": int(flag.sum()),
+        "cases_share": flag.sum() / den if den else np.nan,
+        "n_significant": int(sig.sum()),
+        "significant_share": sig.sum() / den if den else np.nan,
+        "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
+        "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
+        "expected_by_chance": np.nan if alpha is None else alpha * (len(g) - untested),
+        "multiplicity": multiplicity if adjusted else "none",
+        "n_significant_adjusted": int(adj.sum()),
+        "significant_adjusted_share": adj.sum() / den if den else np.nan,
+    }
+
+
 def summarize(
     table: pd.DataFrame,
     denominator: int,
@@ -73,7 +105,8 @@ def summarize(
         from chance alone if no one were discriminated against (NaN when not given).
     multiplicity
         The adjustment behind the table's ``significant_adjusted`` column (see
-        :mod:`primafacie.situation.multiplicity`), recorded in the ``multiplicity`` column.
+        :mod:`primafacie.situation.multiplicity`), recorded in the ``multiplicity`` column;
+        a table without that column counts as unadjusted (``"none"``).
 
     Returns
     -------
@@ -102,39 +135,10 @@ def summarize(
         for m in methods:
             for k in ks:
                 groups.setdefault((m, k), empty)
-    rows = []
-    for (method, k), g in groups.items():
-        flag = g["discriminated"].to_numpy(dtype=bool)
-        sig = g["significant"].to_numpy(dtype=bool)
-        # a table without the column (built by hand) has no adjustment: NaN counts
-        adj = (
-            g["significant_adjusted"].to_numpy(dtype=bool) if "significant_adjusted" in g else None
-        )
-        delta = g["delta"].to_numpy(dtype=float)
-        untested = int(np.isnan(delta).sum())
-        den = int(denominator) - untested
-        rows.append(
-            {
-                "method": method,
-                "k": int(k),
-                "complainants": len(g),
-                "tested": len(g) - untested,
-                "untested": untested,
-                "denominator": den,
-                "cases": int(flag.sum()),
-                "cases_share": flag.sum() / den if den else np.nan,
-                "n_significant": int(sig.sum()),
-                "significant_share": sig.sum() / den if den else np.nan,
-                "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
-                "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
-                "expected_by_chance": np.nan if alpha is None else alpha * (len(g) - untested),
-                "multiplicity": multiplicity,
-                "n_significant_adjusted": -1 if adj is None else int(adj.sum()),
-                "significant_adjusted_share": (
-                    adj.sum() / den if adj is not None and den else np.nan
-                ),
-            }
-        )
+    rows = [
+        _summary_row(method, k, g, int(denominator), alpha, multiplicity)
+        for (method, k), g in groups.items()
+    ]
     out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     if len(out):
         out = out.sort_values(
@@ -250,8 +254,8 @@ class _Narrative:
     def _chance(self, row: Any) -> str:
         """The multiplicity sentence of the headline: tests, flags expected by chance, flags
         before and after the adjustment across complainants (issue 15)."""
-        method = self.params.get("multiplicity")
-        if method is None or int(row["n_significant_adjusted"]) < 0:
+        method = row["multiplicity"]
+        if method is None or self.params.get("alpha") is None:
             return ""
         tests, alpha = int(row["tested"]), float(self.params["alpha"])
         sig, adj = int(row["n_significant"]), int(row["n_significant_adjusted"])
