@@ -256,16 +256,34 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
                 for a, b in zip(summary["n_significant"], summary["denominator"], strict=True)
             ],
             "mean Δp (cases)": summary["mean_delta_cases"],
+            "expected by chance": summary["expected_by_chance"].round(1),
+            "significant after adjustment": [
+                _named_cell(rb.rate_cell(a, b), m)
+                for a, b, m in zip(
+                    summary["n_significant_adjusted"],
+                    summary["denominator"],
+                    summary["multiplicity"],
+                    strict=True,
+                )
+            ],
         }
     )
     table = rb.table(
         disp,
         "Counts by test, method and k",
         "denominator: the protected individuals of the test minus the untested complainants "
-        "(no control or test neighbour), who are left out of every share.",
+        "(no control or test neighbour), who are left out of every share. expected by chance: "
+        "α × tested, the significant cases chance alone gives when no one is discriminated "
+        "against; significant after adjustment: across the complainants of the row's method "
+        "and k, with the adjustment named (none, bonferroni, holm, bh, by).",
         csv=table_path(ANALYSIS_NAME, "summary"),
     )
     return [figure, table]
+
+
+def _named_cell(cell: tuple[str, float], method: str) -> tuple[str, float]:
+    """A rate cell followed by the adjustment that produced it, e.g. "3.1% (12 of 388) (bh)"."""
+    return f"{cell[0]} ({method})", cell[1]
 
 
 def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | None]:
