@@ -77,7 +77,8 @@ def power_sentence(
     parts = []
     for gap in sorted(row, reverse=True):
         measured = row[gap]
-        text = f"a {100 * gap:.0f}-point gap in rejection rates for {measured[0]:.0%}"
+        unit = "" if parts else " in rejection rates"  # said once, on the first gap
+        text = f"a {100 * gap:.0f}-point gap{unit} for {measured[0]:.0%}"
         if col is not None:
             text += f" ({measured[col]:.0%} after {MULTIPLICITY_NAMES[multiplicity]})"
         parts.append(text)
