@@ -19,6 +19,7 @@ __all__ = [
     "MAX_LEVELS",
     "check_listed_values",
     "check_spellings",
+    "parquet_files",
     "read_table",
     "sniff_delimiter",
     "table_columns",
@@ -127,7 +128,7 @@ def _is_parquet(path: Path) -> bool:
     return path.is_dir() or path.suffix.lower() in PARQUET_SUFFIXES
 
 
-def _parquet_files(folder: Path) -> list[Path]:
+def parquet_files(folder: Path) -> list[Path]:
     """The Parquet files of a dataset folder, in sorted path order (the row order of the table).
 
     Names starting with ``.`` or ``_`` at any depth are skipped, as Spark and pyarrow do
@@ -160,7 +161,7 @@ def _parquet_dataset(path: Path) -> Any:
         ) from exc
     if not path.is_dir():
         return ds.dataset(str(path), format="parquet")
-    files = _parquet_files(path)
+    files = parquet_files(path)
     first = pq.read_schema(files[0])
     for f in files[1:]:  # footers only: cheap, and a clear message instead of pyarrow's
         schema = pq.read_schema(f)
