@@ -302,7 +302,9 @@ def test_read_table_parquet_folder_hive_partitions_become_columns(tmp_path):
 def test_read_table_parquet_folder_errors_name_the_folder_and_the_file(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(InputError, match="data folder .*empty holds no Parquet file"):
+    with pytest.raises(
+        InputError, match="data file .*empty is a folder that holds no Parquet file"
+    ):
         read_table(empty)
     mixed = tmp_path / "mixed"
     _write_parts(

@@ -143,8 +143,8 @@ def parquet_files(folder: Path) -> list[Path]:
     )
     if not files:
         raise InputError(
-            f"data folder {folder} holds no Parquet file (*.parquet, *.pq); give a CSV or Parquet "
-            "file, or a folder of Parquet files"
+            f"data file {folder} is a folder that holds no Parquet file (*.parquet, *.pq); give "
+            "a CSV or Parquet file, or a folder of Parquet files"
         )
     return files
 
