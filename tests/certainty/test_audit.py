@@ -201,3 +201,85 @@ def test_many_valued_categorical_protected_column_can_be_allowed():
         CertaintyAudit(protected="country").run(df, {"A": "A"})
     res = CertaintyAudit(protected="country", max_levels=None).run(df, {"A": "A"})
     assert res.counts_frame()["group"].nunique() == 25
+
+
+# ---------------------------------------------------------------------------- constraints
+def test_every_declared_constraint_rejects_an_invalid_value():
+    from primafacie.validation import invalid_value
+
+    constraints = CertaintyAudit._parameter_constraints
+    assert {"criterion", "on_empty", "ties", "ci_level", "epsilon", "max_levels"} <= set(
+        constraints
+    )
+    for name, cons in constraints.items():
+        bad = invalid_value(cons)
+        params = {"protected": "colour", name: bad}
+        with pytest.raises(InputError, match=rf"^CertaintyAudit: {name} must be .*; got "):
+            CertaintyAudit(**params).run(hiring_frame(), {"A": "A"})
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            {"criterion": "fairness"},
+            r"criterion must be one of 'statistical_parity', 'equal_opportunity', "
+            r"'predictive_parity' \(or sp, eo, pp\); got 'fairness' \(--criterion, "
+            r"analyses.certainty.criterion\)",
+        ),
+        (
+            {"on_empty": "drop"},
+            r"on_empty must be one of 'error', 'skip'; got 'drop' \(--on-empty, analyses.certainty.on_empty\)",
+        ),
+        ({"max_levels": 0}, r"max_levels must be None or an integer ≥ 1; got 0"),
+        (
+            {"epsilon": 1.0},
+            r"epsilon must be None or a number in \[0, 1\); got 1.0 \(--epsilon, analyses.certainty.epsilon\)",
+        ),
+        ({"tie_breaker": "speed"}, r"tie_breaker must be None, one of 'accuracy' or a mapping"),
+        ({"prior": (0, 1)}, r"prior must be a pair \(alpha0, beta0\) of finite numbers > 0"),
+    ],
+)
+def test_constraint_messages_name_value_and_flag(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        CertaintyAudit(protected="colour", **kwargs).run(hiring_frame(), {"A": "A"})
+
+
+def test_criterion_aliases_pass_the_constraint():
+    res = CertaintyAudit(protected="colour", criterion="sp").run(hiring_frame(), {"A": "A"})
+    assert res.criterion == "statistical_parity"
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        (
+            np.array([0.0, 0.5, 1.0, 0.0, 1.0, 1.0]),
+            r"the prediction vector of decision-maker 'h' must be binary \(two values\); got 3 "
+            r"distinct values such as \['0.0', '0.5', '1.0'\]",
+        ),
+        (
+            ["y", "n", "y", "n", "y", "?"],
+            r"the prediction vector of decision-maker 'h' must be binary \(two values\); got 3 "
+            r"distinct values such as \['\?', 'n', 'y'\]",
+        ),
+        (
+            np.array([0.0, 1.0, np.nan, 0.0, 1.0, 1.0]),
+            r"the prediction vector of decision-maker 'h' has missing values; a decision must "
+            "be given for every row",
+        ),
+        (
+            ["y", None, "y", "n", "y", "n"],
+            r"the prediction vector of decision-maker 'h' has missing values",
+        ),
+    ],
+)
+def test_binary_check_is_the_shared_one(values, message):
+    with pytest.raises(InputError, match=message):
+        CertaintyAudit(protected="colour").run(hiring_frame(), {"h": values})
+
+
+def test_default_decision_maker_name_is_one_constant():
+    from primafacie.certainty import DEFAULT_DECISION_MAKER
+
+    assert DEFAULT_DECISION_MAKER == "audited decision"

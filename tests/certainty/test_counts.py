@@ -6,6 +6,7 @@ import pytest
 
 from primafacie.certainty.counts import (
     canonical_criterion,
+    count_events,
     count_matrix,
     criterion_events,
     group_codes,
@@ -36,7 +37,7 @@ def test_predictive_parity_counts_by_hand():
     assert group_counts(Z, e1, e2) == {0: (2, 1), 1: (2, 1)}
 
 
-def test_count_matrix_matches_group_counts_for_all_criteria():
+def test_count_events_matches_group_counts_for_all_criteria():
     rng = np.random.default_rng(0)
     n_rows, m, g = 5000, 7, 6
     z = rng.integers(0, g, n_rows)
@@ -44,7 +45,7 @@ def test_count_matrix_matches_group_counts_for_all_criteria():
     preds = rng.integers(0, 2, (n_rows, m))
     for crit in ("statistical_parity", "equal_opportunity", "predictive_parity"):
         e1, e2 = criterion_events(crit, preds, y)
-        n, k = count_matrix(z, g, e1, e2, chunk_cells=777 * m)  # several blocks
+        k, n = count_events(z, g, e1, e2, chunk_cells=777 * m)  # several blocks
         for c in (0, 3, 6):
             a, b = criterion_events(crit, preds[:, c], y)
             ref = group_counts(z, a, b)
@@ -53,8 +54,8 @@ def test_count_matrix_matches_group_counts_for_all_criteria():
             )
 
 
-def test_count_matrix_reports_empty_group_as_zero():
-    n, k = count_matrix([0, 0, 2, 2], 3, [1, 0, 1, 1])
+def test_count_events_reports_empty_group_as_zero():
+    k, n = count_events([0, 0, 2, 2], 3, [1, 0, 1, 1])
     assert n.tolist() == [[2, 0, 2]] and k.tolist() == [[1, 0, 2]]
 
 
@@ -133,3 +134,9 @@ def test_column_value_pair_gets_a_hint():
     frame = pd.DataFrame({"gender": ["f", "m"], "y": [1, 0]})
     with pytest.raises(InputError, match="certainty takes a column name .*use 'gender'"):
         group_codes(frame, "gender=f")
+
+
+def test_count_matrix_is_deprecated_and_keeps_its_n_k_order():
+    with pytest.warns(DeprecationWarning, match="use count_events, which returns \\(k, n\\)"):
+        n, k = count_matrix([0, 0, 2, 2], 3, [1, 0, 1, 1])
+    assert n.tolist() == [[2, 0, 2]] and k.tolist() == [[1, 0, 2]]

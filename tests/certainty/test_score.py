@@ -1,6 +1,9 @@
 """Scoring from counts: Tables 1-2 and Table 3's published counts, grid facts."""
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from primafacie.certainty.audit import score_counts
@@ -14,7 +17,7 @@ def test_table3_rows_from_published_counts():
     names = list(counts)
     c = np.array([counts[m] for m in names])
     res = score_counts(
-        c[:, [0, 2]], c[:, [1, 3]], names=names, groups=["Asian", "Native American"],
+        c[:, [1, 3]], c[:, [0, 2]], names=names, groups=["Asian", "Native American"],
         accuracy=[0.72, 0.6681, 0.7110, 0.7020], tie_breaker="accuracy",
     )  # fmt: skip
     t = res.table.set_index("decision_maker")
@@ -42,16 +45,16 @@ def test_table3_rows_from_published_counts():
 def test_tie_breaker_decides_between_svm_and_rf():
     c = np.array([[6, 6, 4, 0], [6, 6, 4, 0]])
     res = score_counts(
-        c[:, [0, 2]], c[:, [1, 3]], names=["SVM", "RF"], accuracy=[0.7110, 0.7020],
+        c[:, [1, 3]], c[:, [0, 2]], names=["SVM", "RF"], accuracy=[0.7110, 0.7020],
         tie_breaker="accuracy",
     )  # fmt: skip
     assert res.best == ("SVM", "RF") and res.selected == ("SVM",)
-    plain = score_counts(c[:, [0, 2]], c[:, [1, 3]], names=["SVM", "RF"])
+    plain = score_counts(c[:, [1, 3]], c[:, [0, 2]], names=["SVM", "RF"])
     assert plain.selected == ("SVM", "RF")
 
 
 def test_score_pairs_demo_preference():
-    out = score_pairs([3, 6], [3, 0], [3, 6], [2, 1])
+    out = score_pairs(ki=[3, 0], ni=[3, 6], kj=[2, 1], nj=[3, 6])
     np.testing.assert_allclose(out["utility"], [0.210533, 0.544176], atol=1e-6)
     assert out["rank"].tolist() == [2, 1]
 
@@ -74,20 +77,68 @@ def test_synthetic_grid_facts():
 def test_non_integer_counts_are_rejected_not_truncated():
     # n = 2.5 used to be cast to 2 silently, and the table reported n_i = 2
     with pytest.raises(InputError, match="whole numbers"):
-        score_pairs([2.5], [1], [2], [1])
+        score_pairs([1], [2.5], [1], [2])
     with pytest.raises(InputError, match="whole numbers"):
-        score_counts([[2.5, 2]], [[1, 1]])
+        score_counts([[1, 1]], [[2.5, 2]])
     with pytest.raises(InputError, match="finite"):
-        score_counts([[np.inf, 2]], [[1, 1]])
+        score_counts([[1, 1]], [[np.inf, 2]])
 
 
 def test_single_nonempty_group_error_names_decision_maker():
     with pytest.raises(InputError, match="dm1"), pytest.warns(UserWarning, match="dm1: g1"):
-        score_counts([[3, 2], [3, 0]], [[1, 1], [1, 0]], names=["dm0", "dm1"])
+        score_counts([[1, 1], [1, 0]], [[3, 2], [3, 0]], names=["dm0", "dm1"])
 
 
 def test_accuracy_comes_with_count_and_denominator():
-    res = score_counts([[3, 3]], [[3, 0]], names=["A"], accuracy=[0.5],
+    res = score_counts([[3, 0]], [[3, 3]], names=["A"], accuracy=[0.5],
                        accuracy_counts=([3], [6]))  # fmt: skip
     row = res.table.iloc[0]
     assert (row["accuracy_k"], row["accuracy_n"], row["accuracy"]) == (3, 6, 0.5)
+
+
+def test_score_counts_takes_k_before_n_and_recognises_the_former_order():
+    k, n = [[3, 0], [1, 0]], [[3, 3], [1, 1]]
+    new = score_counts(k, n, names=["A", "B"])
+    assert new.table.set_index("decision_maker").loc[
+        "A", ["n_i", "k_i", "n_j", "k_j"]
+    ].tolist() == [3, 3, 3, 0]
+    with pytest.warns(DeprecationWarning, match=r"score_counts now takes counts as \(k, n\)"):
+        old = score_counts(n, k, names=["A", "B"])
+    pd.testing.assert_frame_equal(old.to_frame(), new.to_frame())
+    # keywords are unambiguous and never warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        kw = score_counts(n=n, k=k, names=["A", "B"])
+    pd.testing.assert_frame_equal(kw.to_frame(), new.to_frame())
+
+
+def test_score_counts_equal_k_and_n_is_not_taken_for_the_former_order():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        res = score_counts([[2, 2]], [[2, 2]])
+    assert res.table.loc[0, "disparity"] == 0
+
+
+def test_score_pairs_former_order_still_works_with_a_warning():
+    new = score_pairs([3, 0], [3, 6], [2, 1], [3, 6])
+    with pytest.warns(DeprecationWarning, match=r"\(ki, ni, kj, nj\)"):
+        old = score_pairs([3, 6], [3, 0], [3, 6], [2, 1])
+    for key in new:
+        np.testing.assert_array_equal(old[key], new[key])
+
+
+def test_a_mix_of_orders_is_an_error_not_a_swap():
+    # k > n in the first pair only while the second is valid: neither order is right
+    with pytest.raises(InputError, match="0 <= k <= n"):
+        score_pairs([4], [3], [1], [2])
+
+
+def test_score_counts_checks_its_settings_with_the_shared_constraints():
+    with pytest.raises(
+        InputError, match=r"^score_counts: ci_level must be a number in \(0, 1\); got 1"
+    ):
+        score_counts([[1, 0]], [[1, 1]], ci_level=1)
+    with pytest.raises(
+        InputError, match=r"^score_counts: ties must be one of 'first', 'most_uncertain'"
+    ):
+        score_counts([[1, 0]], [[1, 1]], ties="last")

@@ -169,3 +169,112 @@ def test_many_valued_protected_column_needs_max_levels(tmp_path, table):
     assert res.exit_code == 0, res.output
     counts = pd.read_csv(tmp_path / "o2" / "certainty_counts.csv")
     assert counts["group"].nunique() == 25
+
+
+# ---------------------------------------------------------------------------- parity
+def _demo_with(folder, certainty: dict):
+    """Demo inputs (small n) whose audit.yaml holds only the given certainty section."""
+    import yaml
+
+    from primafacie.datasets.credit_world import write_demo_inputs
+
+    path = write_demo_inputs(folder, n=300, seed=0)
+    cfg = yaml.safe_load(path.read_text())
+    cfg["analyses"] = {"certainty": certainty}
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def _assert_parity(path, tmp_path):
+    audit_out, cli_out = tmp_path / "audit", tmp_path / "cli"
+    res = runner.invoke(app, ["audit", str(path), "--out", str(audit_out), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["certainty", "--config", str(path), "--out", str(cli_out)])
+    assert res.exit_code == 0, res.output
+    tables = audit_out / "tables"
+    assert (cli_out / "certainty.csv").read_bytes() == (
+        tables / "certainty_ranking.csv"
+    ).read_bytes()
+    assert (cli_out / "certainty_counts.csv").read_bytes() == (
+        tables / "certainty_group_counts.csv"
+    ).read_bytes()
+    return pd.read_csv(cli_out / "certainty.csv")
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("demo_certainty")
+
+
+def test_config_equals_the_audit_byte_for_byte(demo_folder, tmp_path):
+    from primafacie.datasets.credit_world import demo_config
+
+    section = demo_config(300)["analyses"]["certainty"]  # four decision-makers
+    ranking = _assert_parity(_demo_with(demo_folder / "listed", section), tmp_path)
+    assert set(ranking["decision_maker"]) == set(section["decision_makers"])
+
+
+def test_config_without_decision_makers_ranks_the_audited_decision_as_the_audit(
+    demo_folder, tmp_path
+):
+    from primafacie.certainty import DEFAULT_DECISION_MAKER
+
+    path = _demo_with(demo_folder / "default", {"criterion": "statistical_parity"})
+    ranking = _assert_parity(path, tmp_path)
+    assert ranking["decision_maker"].tolist() == [DEFAULT_DECISION_MAKER]
+
+
+def test_config_refuses_flags_that_would_change_the_ranking(demo_folder, tmp_path):
+    from primafacie.datasets.credit_world import demo_config
+
+    path = _demo_with(demo_folder / "refuse", demo_config(300)["analyses"]["certainty"])
+    out = tmp_path / "o"
+    res = runner.invoke(
+        app, ["certainty", "--config", str(path), "--protected", "gender", "--epsilon", "0.1",
+              "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "drop --protected, --epsilon or set the keys of analyses.certainty" in text
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--on-empty", "drop"],
+         "on_empty must be one of 'error', 'skip'; got 'drop' (--on-empty, analyses.certainty.on_empty)"),
+        (["--epsilon", "1.5"], "epsilon must be None or a number in [0, 1); got 1.5"),
+        (["--criterion", "fairness"], "criterion must be one of 'statistical_parity'"),
+        (["--min-group-size", "0"], "min_group_size must be None or an integer ≥ 1; got 0"),
+    ],
+)  # fmt: skip
+def test_flags_are_checked_by_the_engine_constraints(tmp_path, table, extra, message):
+    path, _ = table
+    out = tmp_path / "o"
+    args = ["certainty", "--data", str(path), "--protected", "g", "--column", "c=clerk"]
+    res = runner.invoke(app, [*args, *extra, "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_criterion_alias_on_the_command_line(tmp_path, table):
+    path, _ = table
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["certainty", "--data", str(path), "--protected", "g",
+                              "--column", "c=clerk", "--criterion", "sp", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "certainty.json").read_text())["criterion"] == "statistical_parity"
+
+
+def test_typer_defaults_are_the_spec_defaults():
+    import typer.main
+
+    from primafacie.certainty.spec import CertaintySpec
+
+    command = typer.main.get_command(app).commands["certainty"]
+    defaults = {p.name: p.default for p in command.params}
+    spec = CertaintySpec()
+    for key in ("criterion", "utility", "disparity", "on_empty", "max_levels", "epsilon"):
+        assert defaults[key] == getattr(spec, key), key

@@ -171,3 +171,105 @@ def test_rerun_on_its_own_repaired_decisions_keeps_that_input(table, tmp_path):
     res = runner.invoke(app, [*args, "--decision", "S_repaired_def1", "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert repaired.read_bytes() == before
+
+
+# ---------------------------------------------------------------------------- parity
+def _demo_with(folder, principal: dict):
+    """Demo inputs (small n) whose audit.yaml holds only the given principal section; the
+    audit's tables folder."""
+    import yaml
+
+    from primafacie.datasets.credit_world import write_demo_inputs
+
+    path = write_demo_inputs(folder, n=300, seed=0)
+    cfg = yaml.safe_load(path.read_text())
+    cfg["analyses"] = {"principal": principal}
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    audit_out = folder / "audit_out"
+    res = runner.invoke(app, ["audit", str(path), "--out", str(audit_out), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    return path, audit_out / "tables"
+
+
+@pytest.fixture(scope="module")
+def demo_principal(tmp_path_factory):
+    """The demo's principal section (gender, definitions 1 and 2) with a bootstrap."""
+    from primafacie.datasets.credit_world import demo_config
+
+    section = demo_config(300)["analyses"]["principal"]
+    folder = tmp_path_factory.mktemp("demo_principal")
+    return _demo_with(folder, {**section, "n_boot": 20, "seed": 3})
+
+
+def test_config_equals_the_audit_byte_for_byte(demo_principal, tmp_path):
+    path, tables = demo_principal
+    out = tmp_path / "cli"
+    res = runner.invoke(app, ["principal", "--config", str(path), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "quantities.csv").read_bytes() == (
+        tables / "principal_evaluation.csv"
+    ).read_bytes()
+    assert (out / "summary.csv").read_bytes() == (
+        tables / "principal_evaluation_summary.csv"
+    ).read_bytes()
+    # the bootstrap of the configuration (n_boot, seed) reached both: its columns are filled
+    assert pd.read_csv(out / "summary.csv")["boot_share_violated"].notna().any()
+
+
+def test_config_without_protected_uses_the_audits_attribute(tmp_path):
+    # the demo declares gender and race: without analyses.principal.protected both commands
+    # evaluate the first one, gender
+    path, tables = _demo_with(tmp_path / "demo", {"definitions": [2]})
+    out = tmp_path / "cli"
+    res = runner.invoke(app, ["principal", "--config", str(path), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "summary.csv").read_bytes() == (
+        tables / "principal_evaluation_summary.csv"
+    ).read_bytes()
+    assert json.loads((out / "principal.json").read_text())["evaluation"]["protected"] == "gender"
+
+
+def test_config_refuses_flags_that_would_change_the_analysis(demo_principal, tmp_path):
+    path, _ = demo_principal
+    out = tmp_path / "o"
+    res = runner.invoke(
+        app, ["principal", "--config", str(path), "--n-boot", "5", "--joint", "tau1",
+              "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "drop --joint, --n-boot or set the keys of analyses.principal" in text
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--n-boot", "-1"), "n_boot must be an integer ≥ 0; got -1 (--n-boot, analyses.principal.n_boot)"),
+        (("--joint", "tau2"), "joint must be one of 'tau0', 'tau1'; got 'tau2' (--joint, analyses.principal.joint)"),
+        (("--definition", "1,x"), "definitions must be 1 or 2 (or a list of both); got [1, 'x']"),
+    ],
+)  # fmt: skip
+def test_flags_are_checked_by_the_engine_constraints(table, tmp_path, args, message):
+    out = tmp_path / "o"
+    res = runner.invoke(app, _args(table, out, *args))
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_typer_defaults_are_the_spec_defaults():
+    import typer.main
+
+    from primafacie.principal.spec import PrincipalSpec
+
+    command = typer.main.get_command(app).commands["principal"]
+    defaults = {p.name: p.default for p in command.params}
+    spec = PrincipalSpec()
+    assert defaults["definition"] == ",".join(map(str, spec.definitions))
+    assert (defaults["n_boot"], defaults["seed"], defaults["joint"], defaults["min_group"]) == (
+        spec.n_boot,
+        spec.seed,
+        spec.joint,
+        spec.min_group,
+    )

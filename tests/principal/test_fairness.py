@@ -1,4 +1,4 @@
-"""PrincipalFairness API: evaluate, repair, bootstrap, covariate cells and bad input."""
+"""PrincipalFairness API: run (AuditData or table), repair, bootstrap, covariate cells and bad input."""
 
 import json
 import warnings
@@ -36,7 +36,7 @@ def table4_data():
 
 
 def test_evaluate_table4_rows(table4_data):
-    res = PrincipalFairness(definition=[1, 2]).evaluate(table4_data)
+    res = PrincipalFairness(definition=[1, 2]).run(table4_data)
     assert res.a1 == "m" and res.a0 == "f"
     assert res.violated(1).tolist() == [True] and res.violated(2).tolist() == [True]
     np.testing.assert_allclose(res.values["eps_def2"][0], [0, 0, 0, 1 / 90], atol=1e-9)
@@ -83,7 +83,7 @@ def test_fair_by_construction_eps_zero_with_covariates():
     )
     df["s"] = (df.y.to_numpy() ^ (rng.random(n) < 0.1)).astype(int)  # depends on Y only
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
-    res = PrincipalFairness(definition=[1, 2], covariates=["x"]).evaluate(data)
+    res = PrincipalFairness(definition=[1, 2], covariates=["x"]).run(data)
     assert res.labels == ("x=a", "x=b", "x=c")
     for d in (1, 2):
         assert not res.violated(d).any()
@@ -93,8 +93,8 @@ def test_fair_by_construction_eps_zero_with_covariates():
 
 
 def test_bootstrap_seeded_and_reports_stability(table4_data):
-    a = PrincipalFairness(definition=2, n_boot=60, seed=1).evaluate(table4_data)
-    b = PrincipalFairness(definition=2, n_boot=60, seed=1).evaluate(table4_data)
+    a = PrincipalFairness(definition=2, n_boot=60, seed=1).run(table4_data)
+    b = PrincipalFairness(definition=2, n_boot=60, seed=1).run(table4_data)
     for key in a.boot:
         np.testing.assert_array_equal(a.boot[key], b.boot[key])
     lo, hi = a.boot["lp_tau_hi@lo"][0], a.boot["lp_tau_hi@hi"][0]
@@ -138,7 +138,7 @@ def test_non_binary_protected():
     df = _frame().assign(g=["f", "m", "x", "m"] * 5)
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
     with pytest.raises(InputError, match="'g' must be binary"):
-        PrincipalFairness().evaluate(data)
+        PrincipalFairness().run(data)
 
 
 def test_non_binary_outcome_and_decision():
@@ -163,7 +163,7 @@ def test_non_binary_outcome_and_decision():
 def test_missing_outcome_or_nan():
     data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s")
     with pytest.raises(InputError, match="no outcome"):
-        PrincipalFairness().evaluate(data)
+        PrincipalFairness().run(data)
     df = _frame().astype({"y": float})
     df.loc[3, "y"] = np.nan
     with pytest.raises(InputError, match="missing"):
@@ -172,7 +172,7 @@ def test_missing_outcome_or_nan():
     df.loc[2, "x"] = None
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
     with pytest.raises(InputError, match="covariate 'x' has missing"):
-        PrincipalFairness(covariates=["x"]).evaluate(data)
+        PrincipalFairness(covariates=["x"]).run(data)
 
 
 def test_empty_group_in_a_cell_error_or_skip():
@@ -180,10 +180,10 @@ def test_empty_group_in_a_cell_error_or_skip():
     df.loc[df.x == "b", "g"] = "m"
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
     with pytest.raises(InputError, match=r"'x=b' has no A=0 \(f\) rows"):
-        PrincipalFairness(covariates=["x"]).evaluate(data)
+        PrincipalFairness(covariates=["x"]).run(data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = PrincipalFairness(covariates=["x"], empty_cells="skip").evaluate(data)
+        res = PrincipalFairness(covariates=["x"], empty_cells="skip").run(data)
     assert any("skipped" in str(w.message) for w in caught)
     assert res.evaluated.tolist() == [True, False]
     assert res.summary().query("cell == 'x=b'").verdict.unique().tolist() == ["skipped"]
@@ -193,23 +193,23 @@ def test_empty_group_in_a_cell_error_or_skip():
 def test_covariate_with_one_value_per_row():
     data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
     with pytest.raises(InputError, match="'row' has a different value on every row"):
-        PrincipalFairness(covariates=["row"]).evaluate(data)
+        PrincipalFairness(covariates=["row"]).run(data)
 
 
 def test_bad_settings():
     data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
     with pytest.raises(InputError, match="definition must be 1 or 2"):
-        PrincipalFairness(definition=3).evaluate(data)
+        PrincipalFairness(definition=3).run(data)
     with pytest.raises(InputError, match="joint"):
-        PrincipalFairness(joint="x").evaluate(data)
+        PrincipalFairness(joint="x").run(data)
     with pytest.raises(InputError, match="cannot also be a covariate"):
-        PrincipalFairness(covariates=["g"]).evaluate(data)
+        PrincipalFairness(covariates=["g"]).run(data)
 
 
 def test_small_cells_flagged():
     data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
     with pytest.warns(UserWarning, match="fewer than 8"):
-        res = PrincipalFairness(covariates=["x"], min_group=8).evaluate(data)
+        res = PrincipalFairness(covariates=["x"], min_group=8).run(data)
     assert res.small.all()
     assert res.summary().note.str.contains("small cell").all()
 
@@ -221,11 +221,11 @@ def test_no_cell_with_both_groups():
     with pytest.raises(InputError, match="no covariate cell has both groups"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            PrincipalFairness(covariates=["x"], empty_cells="skip").evaluate(data)
+            PrincipalFairness(covariates=["x"], empty_cells="skip").run(data)
 
 
 def test_frame_reports_corollary1_checks(table4_data):
-    f = PrincipalFairness().evaluate(table4_data).to_frame().set_index("quantity")
+    f = PrincipalFairness().run(table4_data).to_frame().set_index("quantity")
     assert f.loc["cor1_eq2_upper_neg", "estimate"] == 1.0  # 0.03 + 0.53 < 0.57
     assert f.loc["cor1_eq1_lower_pos", "estimate"] == 0.0
     assert f.loc["prop1_d0", "estimate"] == pytest.approx(0.57)
@@ -238,7 +238,7 @@ def test_bootstrap_is_stratified_percentile_of_the_replicates(table4_data):
     from primafacie.principal.estimate import bootstrap_counts
     from primafacie.principal.evaluate import evaluate_margins
 
-    res = PrincipalFairness(definition=2, n_boot=40, seed=5, level=0.9).evaluate(table4_data)
+    res = PrincipalFairness(definition=2, n_boot=40, seed=5, level=0.9).run(table4_data)
     bc = bootstrap_counts(res.counts, 40, seed=5)
     assert (bc.sum(axis=(3, 4)) == res.counts.sum(axis=(2, 3))).all()  # stratified by A
     v = evaluate_margins((bc / bc.sum(axis=(3, 4), keepdims=True)).reshape(-1, 2, 2, 2), (2,))
@@ -260,6 +260,111 @@ def test_def4_undefined_when_no_y1_in_group_a0():
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        s = PrincipalFairness(definition=2).evaluate(data).summary()
+        s = PrincipalFairness(definition=2).run(data).summary()
     row = s[s.definition == 4].iloc[0]
     assert row.verdict.startswith("undefined") and "nan" not in row.evidence
+
+
+# ---------------------------------------------------------------------------- one verb
+def test_run_accepts_a_table_with_roles_from_the_constructor(table4_data):
+    frame = table4_data.frame
+    pf = PrincipalFairness(definition=[1, 2], protected={"g": "f"}, decision="s", outcome="y")
+    from_table = pf.run(frame)
+    from_data = PrincipalFairness(definition=[1, 2]).run(table4_data)
+    pd.testing.assert_frame_equal(from_table.summary(), from_data.summary())
+    np.testing.assert_array_equal(from_table.counts, from_data.counts)
+    assert from_table.decision == "s" and from_table.outcome == "y"
+    # the repair takes a table too
+    np.testing.assert_array_equal(pf.repair(frame).repaired, PrincipalFairness(
+        definition=[1, 2]).repair(table4_data).repaired)  # fmt: skip
+
+
+def test_run_on_a_table_with_string_favourable_values():
+    df = _frame().assign(s=lambda d: np.where(d.s == 1, "yes", "no"))
+    pf = PrincipalFairness(protected={"g": "f"}, decision="s", outcome="y", favorable="yes")
+    ref = PrincipalFairness(protected={"g": "f"}, decision="s", outcome="y").run(_frame())
+    np.testing.assert_array_equal(pf.run(df).counts, ref.counts)
+
+
+def test_constructor_roles_override_the_audit_data():
+    df = _frame().assign(s2=lambda d: 1 - d.s)
+    data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
+    res = PrincipalFairness(decision="s2").run(data)
+    # S and S2 are complements: counts n[c, a, s, y] swap along s
+    ref = PrincipalFairness().run(data)
+    np.testing.assert_array_equal(res.counts, ref.counts[:, :, ::-1, :])
+    # protected as a mapping with an AuditData replaces its protected attribute: m becomes A=0
+    swapped = PrincipalFairness(protected={"g": "m"}).run(data)
+    assert (swapped.a0, swapped.a1) == ("m", "f")
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({}, "with a table, give the roles"),
+        ({"protected": {"g": "f"}}, "give decision=COLUMN and outcome=COLUMN"),
+        ({"protected": {"g": "f"}, "decision": "s"}, "give outcome=COLUMN"),
+        ({"protected": "g", "decision": "s", "outcome": "y"}, "with a table, give the roles"),
+    ],
+)
+def test_run_on_a_table_without_roles_names_what_is_missing(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        PrincipalFairness(**kwargs).run(_frame())
+
+
+def test_run_refuses_what_is_not_a_table():
+    pf = PrincipalFairness(protected={"g": "f"}, decision="s", outcome="y")
+    with pytest.raises(InputError, match="data must be a pandas/polars/pyarrow table"):
+        pf.run(42)
+
+
+def test_evaluate_is_a_deprecated_alias_of_run(table4_data):
+    pf = PrincipalFairness(definition=2)
+    with pytest.warns(DeprecationWarning, match="use PrincipalFairness.run"):
+        old = pf.evaluate(table4_data)
+    pd.testing.assert_frame_equal(old.to_frame(), pf.run(table4_data).to_frame())
+
+
+# ---------------------------------------------------------------------------- constraints
+def test_every_declared_constraint_rejects_an_invalid_value(table4_data):
+    from primafacie.validation import invalid_value
+
+    constraints = PrincipalFairness._parameter_constraints
+    assert {"definition", "n_boot", "joint", "level", "empty_cells", "min_group"} <= set(
+        constraints
+    )
+    for name, cons in constraints.items():
+        bad = invalid_value(cons)
+        with pytest.raises(InputError, match=rf"^PrincipalFairness: {name} must be .*; got "):
+            PrincipalFairness(**{name: bad}).run(table4_data)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            {"n_boot": -1},
+            r"n_boot must be an integer ≥ 0; got -1 \(--n-boot, analyses.principal.n_boot\)",
+        ),
+        ({"level": 1.0}, r"level must be a number in \(0, 1\); got 1.0"),
+        ({"empty_cells": "drop"}, r"empty_cells must be one of 'error', 'skip'; got 'drop'"),
+        ({"definition": [1, 3]}, r"definition must be 1 or 2 \(or a list of both\); got \[1, 3\]"),
+        ({"definitions": []}, r"definitions must be None or 1 or 2"),
+        (
+            {"covariates": ["x", 2]},
+            r"covariates must be a column name or a list of them; got \['x', 2\]",
+        ),
+        ({"seed": -3}, r"seed must be None or an integer ≥ 0; got -3"),
+    ],
+)
+def test_constraint_messages_name_value_and_flag(table4_data, kwargs, message):
+    with pytest.raises(InputError, match=message):
+        PrincipalFairness(**kwargs).run(table4_data)
+
+
+def test_principal_arrays_checks_the_same_constraints():
+    a = np.array([0, 1] * 4)
+    with pytest.raises(InputError, match=r"^principal_arrays: n_boot must be an integer ≥ 0"):
+        principal_arrays(a, a, a, n_boot=-2)
+    with pytest.raises(InputError, match=r"^principal_arrays: level must be a number in \(0, 1\)"):
+        principal_arrays(a, a, a, level=0)

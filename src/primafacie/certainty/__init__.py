@@ -12,10 +12,11 @@ uncertainly fair > uncertainly unfair > certainly unfair" ranks them.
 -0.629
 """
 
-from .audit import CertaintyAudit, score_counts
+from .audit import DEFAULT_DECISION_MAKER, CertaintyAudit, score_counts
 from .counts import (
     CRITERIA,
     GroupCodes,
+    count_events,
     count_matrix,
     criterion_events,
     group_codes,
@@ -23,6 +24,7 @@ from .counts import (
 )
 from .posterior import (
     UNIFORM_PRIOR,
+    as_counts,
     beta_mean,
     beta_var,
     credible_interval,
@@ -51,14 +53,17 @@ from .utility import (
 
 __all__ = [
     "CRITERIA",
+    "DEFAULT_DECISION_MAKER",
     "UNIFORM_PRIOR",
     "AxiomCheck",
+    "as_counts",
     "CertaintyAudit",
     "CertaintyResult",
     "GroupCodes",
     "beta_mean",
     "beta_var",
     "check_trivial_preferences",
+    "count_events",
     "count_matrix",
     "credible_interval",
     "criterion_events",

@@ -12,12 +12,10 @@ from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text
+from .params import DEFAULT_DECISION_MAKER
 from .spec import CertaintySpec
 
 __all__ = ["ANALYSIS", "LEAD", "DEFAULT_DECISION_MAKER", "run", "section"]
-
-#: The name of the audited decision when the configuration lists no decision-makers.
-DEFAULT_DECISION_MAKER = "audited decision"
 
 LEAD = (
     "Several decision-makers (models, rules, people) are compared on the gap in "
@@ -28,20 +26,15 @@ LEAD = (
 
 
 def run(spec: Any, ctx: Context) -> AnalysisRun:
-    """Rank the decision-makers by how certainly fair they are."""
+    """Rank the decision-makers by how certainly fair they are.
+
+    The engine and the decision-makers come from the spec (as ``primafacie certainty
+    --config`` does); headline, scope and caveats are the Result's own.
+    """
     data = ctx.data
-    # Without a list, rank the audited decision alone under a readable name.
-    dms = ctx.config.decision_makers() or {DEFAULT_DECISION_MAKER: data.decision}
-    res = spec.build().run(data, decision_makers=dms)
+    dms = spec.decision_makers_of(ctx.config, data)
+    res = spec.build(data, ctx).run(data, decision_makers=dms)
     table = res.to_frame()
-    sel = ", ".join(res.selected)
-    top = table.iloc[0]
-    headline = (
-        f"Most certainly fair decision-maker ({spec.criterion.replace('_', ' ')}): {sel} — "
-        f"disparity {top['disparity']:.3f} between {top['most_privileged']} "
-        f"({int(top['k_i'])} of {int(top['n_i'])}) and {top['least_privileged']} "
-        f"({int(top['k_j'])} of {int(top['n_j'])}), uncertainty {top['uncertainty']:.4f}"
-    )
     numbers = {
         "selected": list(res.selected),
         "ranking": json_safe(
@@ -50,20 +43,16 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
             )
         ),
     }
-    scope = (
-        f"{len(table)} decision-makers ({', '.join(table['decision_maker'])}) on {data.n} people "
-        f"in {len(res.groups)} groups of {' × '.join(res.protected)}; criterion "
-        f"{res.criterion.replace('_', ' ')}"
-    )
     return AnalysisRun(
         "certainty",
         "ok",
-        scope=scope,
+        scope=res.scope(),
         results={"ranking": res},
         tables=result_tables("certainty", {"ranking": res})
         | {table_stem("certainty", "group_counts"): res.counts_frame()},
         numbers=numbers,
-        headline=headline,
+        headline=res.headline(),
+        caveats=tuple(res.caveats()),
     )
 
 
@@ -124,8 +113,8 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         rb.table(
             res.counts_frame()[["decision_maker", "group", "n", "k", "rate", "ci_low", "ci_high"]],
             "Favourable decisions per group",
-            "k favourable decisions of n in the group; ci = 95% credible interval of the rate "
-            "(Beta(1, 1) prior).",
+            f"k favourable decisions of n in the group; ci = {100 * res.ci_level:g}% credible "
+            f"interval of the rate (Beta({res.prior[0]:g}, {res.prior[1]:g}) prior).",
             csv=table_path("certainty", "group_counts"),
             max_rows=60,
         ),
@@ -135,9 +124,10 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
 
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     """The prior and the utility behind the ranking."""
+    utility = "TOPSIS" if spec.get("utility", "topsis") == "topsis" else "u_norm"
     return [
         "Certainty of fairness: each group's favourable rate has a uniform Beta(1, 1) prior; "
-        "the utility is TOPSIS (certainly fair ≻ uncertainly fair ≻ uncertainly unfair ≻ "
+        f"the utility is {utility} (certainly fair ≻ uncertainly fair ≻ uncertainly unfair ≻ "
         "certainly unfair)."
     ]
 

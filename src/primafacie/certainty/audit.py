@@ -12,20 +12,24 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..decisions import ModelDecider, Rule
 from ..errors import InputError
+from ..validation import check_binary, validate_params
 from .counts import (
+    E2_TEXT,
     MAX_PROTECTED_LEVELS,
     GroupCodes,
     canonical_criterion,
-    count_matrix,
+    count_events,
     criterion_events,
     group_codes,
 )
+from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
 from .posterior import (
     UNIFORM_PRIOR,
-    _as_counts,
+    as_counts,
     credible_interval,
     decision_maker_multigroup,
     group_normalized_var,
+    legacy_count_order,
     posterior,
     prob_disparity_exceeds,
     treatment,
@@ -35,13 +39,15 @@ from .score import pair_columns
 from .select import TIE_DECIMALS, rank, select_optimal
 from .utility import get_utility, u_norm
 
-__all__ = ["CertaintyAudit", "score_counts"]
+__all__ = [
+    "CertaintyAudit",
+    "score_counts",
+    "DEFAULT_DECISION_MAKER",
+    "PARAMETER_CONSTRAINTS",
+    "WHERE",
+]
 
-_E2_TEXT = {
-    "statistical_parity": "rows",
-    "equal_opportunity": "rows with a favourable true outcome",
-    "predictive_parity": "rows with a favourable decision",
-}
+_E2_TEXT = E2_TEXT
 
 
 class CertaintyAudit:
@@ -112,6 +118,8 @@ class CertaintyAudit:
     >>> res.selected
     ('B',)
     """
+
+    _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
 
     def __init__(
         self,
@@ -244,9 +252,9 @@ class CertaintyAudit:
         -------
         CertaintyResult
         """
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
+        validate_params("CertaintyAudit", self._parameter_constraints, params, WHERE)
         crit = canonical_criterion(self.criterion)
-        if self.on_empty not in ("error", "skip"):
-            raise InputError(f"on_empty must be 'error' or 'skip', got {self.on_empty!r}")
         audit, protected, favorable, outcome, out_fav = self._resolve_data(data)
         if decision_makers is None:
             if audit.decision is None:
@@ -266,7 +274,7 @@ class CertaintyAudit:
         if outcome is not None:
             y_true = audit.binary_array(outcome, out_fav, "outcome")
         e1, e2 = criterion_events(crit, preds, y_true)
-        n, k = count_matrix(groups.codes, groups.n_groups, e1, e2)
+        k, n = count_events(groups.codes, groups.n_groups, e1, e2)
         accuracy = np.full(len(names), np.nan)
         accuracy_counts = None
         if y_true is not None:
@@ -274,8 +282,8 @@ class CertaintyAudit:
             accuracy = correct / audit.n
             accuracy_counts = (correct, np.full(len(names), audit.n, dtype=np.int64))
         return score_counts(
-            n,
             k,
+            n,
             names=names,
             groups=groups,
             criterion=crit,
@@ -312,6 +320,10 @@ def _numeric_favourable(favorable: tuple) -> list[float] | None:
     return out
 
 
+def _what(role: str) -> str:
+    return f"the prediction vector of {role}"
+
+
 def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.ndarray:
     """Validate one decision-maker's predictions and return the 0/1 favourable indicator."""
     arr = np.asarray(values)
@@ -331,7 +343,7 @@ def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.n
         # fast path (no pandas copies): millions of rows x many decision-makers
         arr = np.ascontiguousarray(arr)  # a column of a row-major matrix is strided
         if arr.dtype.kind == "f" and np.isnan(arr).any():
-            raise InputError(f"{role}: predictions contain missing values")
+            check_binary(arr, _what(role))  # raises: the shared message for missing values
         lo, hi = arr.min(), arr.max()
         if arr.dtype.kind in "iu" and lo >= 0 and hi <= 1:
             # already 0/1: 1 is favourable unless only 0 is
@@ -339,12 +351,9 @@ def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.n
                 return arr.astype(np.int8)
             if 0.0 in fav_num and 1.0 not in fav_num:
                 return (arr == 0).view(np.int8)
+        # two reductions find a third value without sorting; check_binary then words it
         if lo != hi and ((arr != lo) & (arr != hi)).any():
-            sample = sorted(map(str, np.unique(arr[:100_000])))[:5]
-            raise InputError(
-                f"{role}: predictions must be binary; got more than 2 distinct values such as "
-                f"{sample}"
-            )
+            check_binary(arr, _what(role))
         fav = np.isin(arr, fav_num)
         if lo != hi and (fav.all() or not fav.any()):
             raise InputError(
@@ -352,15 +361,8 @@ def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.n
                 f"values {[str(lo), str(hi)]}"
             )
         return fav.view(np.int8)
+    uniq = check_binary(arr, _what(role))
     series = pd.Series(arr)
-    if series.isna().any():
-        raise InputError(f"{role}: predictions contain missing values")
-    uniq = pd.unique(series)
-    if len(uniq) > 2:
-        raise InputError(
-            f"{role}: predictions must be binary; got {len(uniq)} distinct values such as "
-            f"{sorted(map(str, uniq))[:5]}"
-        )
     fav = series.isin(list(favorable)).to_numpy()
     if not fav.any() and len(uniq) == 2:
         fav = series.astype(str).isin([str(f) for f in favorable]).to_numpy()
@@ -372,9 +374,10 @@ def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.n
     return fav.astype(np.int8)
 
 
+# over 80 lines only through its numpy-style docstring; the body is under 60
 def score_counts(
-    n,
     k,
+    n,
     names: Sequence[str] | None = None,
     groups: GroupCodes | Sequence[str] | None = None,
     criterion: str = "statistical_parity",
@@ -395,9 +398,10 @@ def score_counts(
 
     Parameters
     ----------
-    n, k
-        Counts of shape (m, G): m decision-makers over G groups (G = 2 for the pairwise
-        setting of Tables 1-2).
+    k, n
+        Successes and trials of shape (m, G): m decision-makers over G groups (G = 2 for the
+        pairwise setting of Tables 1-2). The former order ``(n, k)`` is recognised (it makes
+        k > n) and still works for one release with a DeprecationWarning.
     names
         Decision-maker names (default ``dm0, dm1, ...``).
     groups
@@ -417,106 +421,45 @@ def score_counts(
 
     Examples
     --------
-    >>> res = score_counts([[3, 3], [1, 1]], [[3, 0], [1, 0]], names=["A", "B"])
+    >>> res = score_counts([[3, 0], [1, 0]], [[3, 3], [1, 1]], names=["A", "B"])
     >>> res.selected, [round(u, 3) for u in res.table["utility"]]
     (('B',), [-0.414, -0.629])
     """
-    # validated before the int cast, which would silently truncate 2.5 to 2
-    n = np.atleast_2d(_as_counts(n).astype(np.int64))
-    k = np.atleast_2d(_as_counts(k).astype(np.int64))
-    if n.shape != k.shape:
-        raise InputError(f"n and k must have the same shape, got {n.shape} and {k.shape}")
+    validate_params(
+        "score_counts",
+        PARAMETER_CONSTRAINTS,
+        dict(utility=utility, disparity=disparity, prior=prior, ties=ties, on_empty=on_empty,
+             epsilon=epsilon, ci_level=ci_level, tie_breaker=tie_breaker),
+    )  # fmt: skip
+    k, n = _count_matrices(k, n)
     m, g = n.shape
-    names = [f"dm{i}" for i in range(m)] if names is None else [str(x) for x in names]
-    if len(names) != m:
-        raise InputError(f"{len(names)} names for {m} decision-makers")
-    if len(set(names)) != m:
-        raise InputError(f"decision-maker names repeat: {names}")
-    if isinstance(groups, GroupCodes):
-        labels, members, protected = list(groups.labels), groups.members, groups.columns
-    else:
-        labels = [f"g{i}" for i in range(g)] if groups is None else [str(x) for x in groups]
-        members, protected = np.full(g, np.nan), ()
-    if len(labels) != g:
-        raise InputError(f"{len(labels)} group labels for {g} groups of counts")
+    names, labels, members, protected = _names_and_labels(names, groups, m, g)
     crit = canonical_criterion(criterion)
     util_name, u = get_utility(utility)
-    notes: list[str] = []
-    empty = n == 0
-    if empty.any():
-        where = [f"{names[r]}: {labels[c]}" for r, c in zip(*np.nonzero(empty), strict=True)]
-        msg = (
-            f"{len(where)} group(s) have no {_E2_TEXT[crit]} (n = 0), so their rate is "
-            f"undefined: {'; '.join(where[:8])}{' ...' if len(where) > 8 else ''}"
-        )
-        if on_empty == "error":
-            raise InputError(msg + " — merge or drop these groups, or use on_empty='skip'")
-        warnings.warn(msg + "; skipped", stacklevel=2)
-        notes.append(msg + "; skipped")
-    too_few = (~empty).sum(axis=1) < 2
-    if too_few.any():
-        bad = [names[r] for r in np.flatnonzero(too_few)]
-        raise InputError(
-            f"decision-maker(s) {bad[:8]} have fewer than two groups with {_E2_TEXT[crit]} "
-            "(n > 0): a disparity needs at least two"
-        )
-    dm = decision_maker_multigroup(k, n, kind=disparity, prior=prior, ties=ties, warn_empty=False)
-    d, s, i_idx, j_idx = (np.atleast_1d(x) for x in dm)
-    util = np.asarray(u(d, s), dtype=float)
-    rows = np.arange(m)
-    ni, ki, nj, kj = n[rows, i_idx], k[rows, i_idx], n[rows, j_idx], k[rows, j_idx]
-    bayes = decision_maker_multigroup(
-        k, n, kind="bayesian", prior=prior, ties=ties, warn_empty=False
-    )
-    acc_k = pd.array([pd.NA] * m, dtype="Int64")
-    acc_n = pd.array([pd.NA] * m, dtype="Int64")
-    if accuracy_counts is not None:
-        ck, cn = (_as_counts(np.asarray(c).reshape(-1)).astype(np.int64) for c in accuracy_counts)
-        if ck.shape != (m,) or cn.shape != (m,) or (ck > cn).any() or (cn < 1).any():
-            raise InputError(
-                f"accuracy_counts must be (correct, total) with {m} values each, "
-                "0 <= correct <= total and total >= 1"
-            )
-        acc_k, acc_n = pd.array(ck, dtype="Int64"), pd.array(cn, dtype="Int64")
-        if accuracy is None:
-            accuracy = ck / cn
-    acc = np.full(m, np.nan) if accuracy is None else np.asarray(accuracy, dtype=float)
-    if acc.shape != (m,):
-        raise InputError(f"accuracy has {acc.size} values for {m} decision-makers")
+    notes = _empty_groups(n, names, labels, crit, on_empty)
+    cols = _dm_columns(k, n, labels, u, disparity, prior, ties, epsilon)
+    acc, acc_k, acc_n = _accuracy_columns(accuracy, accuracy_counts, m)
     tb_values, tb_name = _tie_values(tie_breaker, names, acc)
-    best, chosen = select_optimal(util, tb_values, tie_decimals)
-    order, ranks = rank(util, tie_decimals)
-    p_exceeds = np.full(m, np.nan)
-    if epsilon is not None:
-        p_exceeds = prob_disparity_exceeds(ki, ni, kj, nj, float(epsilon), prior)
-    lab = np.asarray(labels, dtype=object)
+    best, chosen = select_optimal(cols["utility"], tb_values, tie_decimals)
+    order, ranks = rank(cols["utility"], tie_decimals)
     rank_counts = np.bincount(ranks, minlength=ranks.max() + 1)
-    table = (
-        pd.DataFrame(
-            {
-                "decision_maker": names,
-                "rank": ranks,
-                "most_privileged": lab[i_idx],
-                "least_privileged": lab[j_idx],
-                **pair_columns(ni, ki, nj, kj, d, s, util),
-                "utility_norm": u_norm(d, s),
-                "bayesian_disparity": np.atleast_1d(bayes.disparity),
-                "accuracy": acc,
-                "accuracy_k": acc_k,
-                "accuracy_n": acc_n,
-                "p_exceeds": p_exceeds,
-                "tied": rank_counts[ranks] > 1,
-                "best": np.isin(rows, best),
-                "selected": np.isin(rows, chosen),
-            }
-        )
-        .iloc[order]
-        .reset_index(drop=True)
-    )
-    counts = _counts_frame(n, k, names, labels, members, prior, ci_level)
+    rows = np.arange(m)
+    table = pd.DataFrame(
+        {
+            "decision_maker": names,
+            "rank": ranks,
+            **cols,
+            "accuracy": acc,
+            "accuracy_k": acc_k,
+            "accuracy_n": acc_n,
+            "tied": rank_counts[ranks] > 1,
+            "best": np.isin(rows, best),
+            "selected": np.isin(rows, chosen),
+        }
+    )[list(TABLE_COLUMNS)]
     return CertaintyResult(
-        table=table,
-        counts=counts,
+        table=table.iloc[order].reset_index(drop=True),
+        counts=_counts_frame(k, n, names, labels, members, prior, ci_level),
         selected=tuple(names[i] for i in chosen),
         best=tuple(names[i] for i in best),
         criterion=crit,
@@ -534,28 +477,147 @@ def score_counts(
     )
 
 
+#: Columns of :attr:`CertaintyResult.table`, in order.
+TABLE_COLUMNS = (
+    "decision_maker", "rank", "most_privileged", "least_privileged", "n_i", "k_i", "n_j",
+    "k_j", "p_i", "p_j", "disparity", "uncertainty", "utility", "utility_norm",
+    "bayesian_disparity", "accuracy", "accuracy_k", "accuracy_n", "p_exceeds", "tied", "best",
+    "selected",
+)  # fmt: skip
+
+
+def _dm_columns(
+    k: np.ndarray,
+    n: np.ndarray,
+    labels: list[str],
+    u: Callable,
+    disparity: str,
+    prior: Sequence[float],
+    ties: str,
+    epsilon: float | None,
+) -> dict[str, Any]:
+    """Per decision-maker: the pair (i*, j*), its counts and rates, disparity, uncertainty,
+    utilities, the Bayesian disparity and P(disparity > epsilon)."""
+    dm = decision_maker_multigroup(k, n, kind=disparity, prior=prior, ties=ties, warn_empty=False)
+    d, s, i_idx, j_idx = (np.atleast_1d(x) for x in dm)
+    util = np.asarray(u(d, s), dtype=float)
+    rows = np.arange(k.shape[0])
+    ki, ni, kj, nj = k[rows, i_idx], n[rows, i_idx], k[rows, j_idx], n[rows, j_idx]
+    p_exceeds = np.full(k.shape[0], np.nan)
+    if epsilon is not None:
+        p_exceeds = prob_disparity_exceeds(ki, ni, kj, nj, float(epsilon), prior)
+    bayes = decision_maker_multigroup(
+        k, n, kind="bayesian", prior=prior, ties=ties, warn_empty=False
+    )
+    lab = np.asarray(labels, dtype=object)
+    return {
+        "most_privileged": lab[i_idx],
+        "least_privileged": lab[j_idx],
+        **pair_columns(ki, ni, kj, nj, d, s, util),
+        "utility_norm": u_norm(d, s),
+        "bayesian_disparity": np.atleast_1d(bayes.disparity),
+        "p_exceeds": p_exceeds,
+    }
+
+
+def _count_matrices(k: Any, n: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated int64 ``(k, n)`` of shape (m, G); the former ``(n, k)`` order is swapped."""
+    # validated before the int cast, which would silently truncate 2.5 to 2
+    k = np.atleast_2d(as_counts(k).astype(np.int64))
+    n = np.atleast_2d(as_counts(n).astype(np.int64))
+    if k.shape != n.shape:
+        raise InputError(f"k and n must have the same shape, got {k.shape} and {n.shape}")
+    if legacy_count_order([(k, n)], "score_counts", "(n, k)", "(k, n)"):
+        k, n = n, k
+    return k, n
+
+
+def _names_and_labels(
+    names: Sequence[str] | None, groups: GroupCodes | Sequence[str] | None, m: int, g: int
+) -> tuple[list[str], list[str], np.ndarray, tuple[str, ...]]:
+    """Decision-maker names, group labels, group members and protected columns, checked."""
+    names = [f"dm{i}" for i in range(m)] if names is None else [str(x) for x in names]
+    if len(names) != m:
+        raise InputError(f"{len(names)} names for {m} decision-makers")
+    if len(set(names)) != m:
+        raise InputError(f"decision-maker names repeat: {names}")
+    if isinstance(groups, GroupCodes):
+        labels, members, protected = list(groups.labels), groups.members, groups.columns
+    else:
+        labels = [f"g{i}" for i in range(g)] if groups is None else [str(x) for x in groups]
+        members, protected = np.full(g, np.nan), ()
+    if len(labels) != g:
+        raise InputError(f"{len(labels)} group labels for {g} groups of counts")
+    return names, labels, members, tuple(protected)
+
+
+def _empty_groups(
+    n: np.ndarray, names: list[str], labels: list[str], crit: str, on_empty: str
+) -> list[str]:
+    """Notes on groups with n = 0 (skipped, or an error); an error when fewer than two remain."""
+    notes: list[str] = []
+    empty = n == 0
+    if empty.any():
+        where = [f"{names[r]}: {labels[c]}" for r, c in zip(*np.nonzero(empty), strict=True)]
+        msg = (
+            f"{len(where)} group(s) have no {_E2_TEXT[crit]} (n = 0), so their rate is "
+            f"undefined: {'; '.join(where[:8])}{' ...' if len(where) > 8 else ''}"
+        )
+        if on_empty == "error":
+            raise InputError(msg + " — merge or drop these groups, or use on_empty='skip'")
+        warnings.warn(msg + "; skipped", stacklevel=3)  # the caller of score_counts
+        notes.append(msg + "; skipped")
+    too_few = (~empty).sum(axis=1) < 2
+    if too_few.any():
+        bad = [names[r] for r in np.flatnonzero(too_few)]
+        raise InputError(
+            f"decision-maker(s) {bad[:8]} have fewer than two groups with {_E2_TEXT[crit]} "
+            "(n > 0): a disparity needs at least two"
+        )
+    return notes
+
+
+def _accuracy_columns(accuracy: Any, accuracy_counts: Any, m: int) -> tuple[np.ndarray, Any, Any]:
+    """Accuracy per decision-maker with its count and denominator (``<NA>`` when unknown)."""
+    acc_k = pd.array([pd.NA] * m, dtype="Int64")
+    acc_n = pd.array([pd.NA] * m, dtype="Int64")
+    if accuracy_counts is not None:
+        ck, cn = (as_counts(np.asarray(c).reshape(-1)).astype(np.int64) for c in accuracy_counts)
+        if ck.shape != (m,) or cn.shape != (m,) or (ck > cn).any() or (cn < 1).any():
+            raise InputError(
+                f"accuracy_counts must be (correct, total) with {m} values each, "
+                "0 <= correct <= total and total >= 1"
+            )
+        acc_k, acc_n = pd.array(ck, dtype="Int64"), pd.array(cn, dtype="Int64")
+        if accuracy is None:
+            accuracy = ck / cn
+    acc = np.full(m, np.nan) if accuracy is None else np.asarray(accuracy, dtype=float)
+    if acc.shape != (m,):
+        raise InputError(f"accuracy has {acc.size} values for {m} decision-makers")
+    return acc, acc_k, acc_n
+
+
 def _tie_values(tie_breaker, names: list[str], accuracy: np.ndarray):
+    """Scores that break utility ties (higher is better) and their name; None without one.
+
+    ``tie_breaker`` has passed :data:`PARAMETER_CONSTRAINTS` (None, "accuracy" or a mapping).
+    """
     if tie_breaker is None:
         return None, None
-    if isinstance(tie_breaker, str):
-        if tie_breaker != "accuracy":
-            raise InputError(
-                f"unknown tie_breaker {tie_breaker!r}; use 'accuracy' or a mapping {{name: score}}"
-            )
-        if np.isnan(accuracy).all():
-            raise InputError(
-                "tie_breaker='accuracy' needs the true outcome (--outcome on the CLI, outcome: in audit.yaml, outcome=... in Python)"
-            )
-        return accuracy, "accuracy"
     if isinstance(tie_breaker, Mapping):
         missing = [nm for nm in names if nm not in tie_breaker]
         if missing:
             raise InputError(f"the tie-breaker has no score for decision-maker(s) {missing}")
         return np.array([float(tie_breaker[nm]) for nm in names]), "custom"
-    raise InputError(f"tie_breaker must be None, 'accuracy' or a mapping, got {tie_breaker!r}")
+    if np.isnan(accuracy).all():
+        raise InputError(
+            "tie_breaker='accuracy' needs the true outcome (--outcome on the CLI, outcome: in "
+            "audit.yaml, outcome=... in Python)"
+        )
+    return accuracy, "accuracy"
 
 
-def _counts_frame(n, k, names, labels, members, prior, ci_level) -> pd.DataFrame:
+def _counts_frame(k, n, names, labels, members, prior, ci_level) -> pd.DataFrame:
     m, g = n.shape
     nf, kf = n.reshape(-1), k.reshape(-1)
     alpha, beta = posterior(kf, nf, prior)

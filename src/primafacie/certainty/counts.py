@@ -24,14 +24,23 @@ from ..errors import InputError
 
 __all__ = [
     "CRITERIA",
+    "E2_TEXT",
     "GroupCodes",
     "group_codes",
     "criterion_events",
     "group_counts",
+    "count_events",
     "count_matrix",
 ]
 
 CRITERIA = ("statistical_parity", "equal_opportunity", "predictive_parity")
+
+#: Who a criterion's rates are computed over (the event E2, the denominator n), in words.
+E2_TEXT = {
+    "statistical_parity": "rows",
+    "equal_opportunity": "rows with a favourable true outcome",
+    "predictive_parity": "rows with a favourable decision",
+}
 _ALIASES = {
     "sp": "statistical_parity",
     "statistical_parity": "statistical_parity",
@@ -76,6 +85,7 @@ class GroupCodes:
 MAX_PROTECTED_LEVELS = 20
 
 
+# over 80 lines only through its numpy-style docstring; the body is under 60
 def group_codes(
     frame: pd.DataFrame,
     columns: str | Sequence[str],
@@ -168,34 +178,48 @@ def group_codes(
     inverse = inverse.reshape(-1).astype(np.int64)
     members = np.bincount(inverse, minlength=len(labels))
     if min_group_size is not None and min_group_size > 1:
-        small = members < min_group_size
-        if small.any() and (~small).any():
-            merged_label = "merged: " + ", ".join(np.asarray(labels)[small])
-            keep = np.flatnonzero(~small)
-            new_index = np.full(len(labels), len(keep), dtype=np.int64)
-            new_index[keep] = np.arange(len(keep))
-            inverse = new_index[inverse]
-            labels = [labels[i] for i in keep] + [merged_label]
-            values = [values[i] for i in keep] + [("merged",)]
-            members = np.bincount(inverse, minlength=len(labels))
-            if members[-1] < min_group_size:
-                warnings.warn(
-                    f"group {merged_label!r} has only {members[-1]} member(s) after merging, "
-                    f"still fewer than min_group_size={min_group_size}",
-                    stacklevel=2,
-                )
-        elif small.all():
-            warnings.warn(
-                f"every group has fewer than min_group_size={min_group_size} members; "
-                "nothing was merged",
-                stacklevel=2,
-            )
+        labels, values, inverse, members = _merge_small_groups(
+            labels, values, inverse, members, min_group_size
+        )
     if len(labels) < 2:
         raise InputError(
             f"protected attribute {' & '.join(cols)} has a single group ({labels[0]!r}): "
             "there is nothing to compare"
         )
     return GroupCodes(inverse, tuple(labels), tuple(values), members, tuple(cols))
+
+
+def _merge_small_groups(
+    labels: list[str],
+    values: list[tuple],
+    inverse: np.ndarray,
+    members: np.ndarray,
+    min_group_size: int,
+) -> tuple[list[str], list[tuple], np.ndarray, np.ndarray]:
+    """Pool the groups with fewer than ``min_group_size`` members into one, labelled last."""
+    small = members < min_group_size
+    if small.any() and (~small).any():
+        merged_label = "merged: " + ", ".join(np.asarray(labels)[small])
+        keep = np.flatnonzero(~small)
+        new_index = np.full(len(labels), len(keep), dtype=np.int64)
+        new_index[keep] = np.arange(len(keep))
+        inverse = new_index[inverse]
+        labels = [labels[i] for i in keep] + [merged_label]
+        values = [values[i] for i in keep] + [("merged",)]
+        members = np.bincount(inverse, minlength=len(labels))
+        if members[-1] < min_group_size:
+            warnings.warn(
+                f"group {merged_label!r} has only {members[-1]} member(s) after merging, "
+                f"still fewer than min_group_size={min_group_size}",
+                stacklevel=3,
+            )
+    elif small.all():
+        warnings.warn(
+            f"every group has fewer than min_group_size={min_group_size} members; "
+            "nothing was merged",
+            stacklevel=3,
+        )
+    return labels, values, inverse, members
 
 
 def _plain(value):
@@ -269,6 +293,9 @@ def criterion_events(criterion: str, y_pred, y_true=None) -> tuple[np.ndarray, n
 def group_counts(z, e1, e2=None) -> dict:
     """``{group: (n, k)}`` for one decision-maker from raw arrays (spec API).
 
+    The pair keeps the spec's ``(n, k)`` order (``specs/uncertain-fairness.md``); the array
+    functions, :func:`count_events` first, return and take ``(k, n)``.
+
     ``n = |{Z=i} ∩ E2|`` and ``k = |E1 ∩ {Z=i} ∩ E2|``; ``e2=None`` means Ω.
 
     Examples
@@ -293,7 +320,25 @@ def group_counts(z, e1, e2=None) -> dict:
 def count_matrix(
     codes, n_groups: int, e1, e2=None, chunk_cells: int = 1 << 22
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Counts for many decision-makers at once.
+    """Deprecated: :func:`count_events` returns the same counts in the package's ``(k, n)`` order.
+
+    Returns ``(n, k)`` as before, with a :class:`DeprecationWarning`.
+    """
+    warnings.warn(
+        "count_matrix is deprecated and will be removed in the next release; use "
+        "count_events, which returns (k, n) (successes before trials) like every function "
+        "of primafacie.certainty",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    k, n = count_events(codes, n_groups, e1, e2, chunk_cells)
+    return n, k
+
+
+def count_events(
+    codes, n_groups: int, e1, e2=None, chunk_cells: int = 1 << 22
+) -> tuple[np.ndarray, np.ndarray]:
+    """Counts ``(k, n)`` for many decision-makers at once.
 
     Each (row, decision-maker) cell gets a state — 0: not in E2, 1: in E2 only,
     2: in E1 and E2 — and one ``np.bincount`` over ``(dm * G + group) * 3 + state`` per block
@@ -314,14 +359,15 @@ def count_matrix(
 
     Returns
     -------
-    (n, k)
-        int64 arrays of shape (m, G).
+    (k, n)
+        int64 arrays of shape (m, G): ``k = |E1 ∩ E2 ∩ {Z=g}|`` (successes) and
+        ``n = |E2 ∩ {Z=g}|`` (trials).
 
     Examples
     --------
-    >>> n, k = count_matrix([0, 0, 1, 1], 2, [[1, 0], [1, 1], [0, 0], [1, 0]])
-    >>> n.tolist(), k.tolist()
-    ([[2, 2], [2, 2]], [[2, 1], [1, 0]])
+    >>> k, n = count_events([0, 0, 1, 1], 2, [[1, 0], [1, 1], [0, 0], [1, 0]])
+    >>> k.tolist(), n.tolist()
+    ([[2, 1], [1, 0]], [[2, 2], [2, 2]])
     """
     codes = np.asarray(codes).reshape(-1).astype(np.int64, copy=False)
     n_rows = codes.shape[0]
@@ -357,5 +403,5 @@ def count_matrix(
         total += np.bincount(idx.reshape(-1), minlength=size)
     total = total.reshape(m, n_groups, n_states)
     if e2 is None:
-        return total.sum(axis=2), total[:, :, 1].copy()
-    return total[:, :, 1] + total[:, :, 2], total[:, :, 2].copy()
+        return total[:, :, 1].copy(), total.sum(axis=2)
+    return total[:, :, 2].copy(), total[:, :, 1] + total[:, :, 2]

@@ -29,6 +29,9 @@ from ..errors import InputError
 
 __all__ = [
     "UNIFORM_PRIOR",
+    "as_counts",
+    "check_counts",
+    "check_prior",
     "posterior",
     "beta_mean",
     "beta_var",
@@ -49,7 +52,12 @@ __all__ = [
 UNIFORM_PRIOR: tuple[float, float] = (1.0, 1.0)
 
 
-def _check_prior(prior: Sequence[float]) -> tuple[float, float]:
+def check_prior(prior: Sequence[float]) -> tuple[float, float]:
+    """The prior ``(alpha0, beta0)`` as floats, or an InputError unless both are finite and > 0.
+
+    >>> check_prior([1, 1])
+    (1.0, 1.0)
+    """
     try:
         a0, b0 = (float(v) for v in prior)
     except (TypeError, ValueError):
@@ -59,8 +67,31 @@ def _check_prior(prior: Sequence[float]) -> tuple[float, float]:
     return a0, b0
 
 
-def _as_counts(x) -> np.ndarray:
-    """Counts as a float array; integrality is checked only when the input is not integer."""
+def as_counts(x) -> np.ndarray:
+    """Counts as a float array, or an InputError when they are not finite whole numbers.
+
+    Integrality is checked only when the input is not already integer, so integer arrays of
+    millions of counts cost one cast.
+
+    Parameters
+    ----------
+    x
+        Counts, array-like of any shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        The counts as floats (whole numbers).
+
+    Examples
+    --------
+    >>> as_counts([3, 1]).tolist()
+    [3.0, 1.0]
+    >>> as_counts([2.5])
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: counts k and n must be whole numbers
+    """
     arr = np.asarray(x)
     if arr.dtype.kind in "iub":
         return arr.astype(float)
@@ -76,8 +107,59 @@ def _as_counts(x) -> np.ndarray:
     return arr
 
 
-def _check_counts(k: np.ndarray, n: np.ndarray, allow_empty: bool = False) -> None:
-    """Counts must satisfy 0 <= k <= n (and n >= 1 unless ``allow_empty``)."""
+#: Former private name of :func:`as_counts` (kept for code that imported it).
+_as_counts = as_counts
+_check_prior = check_prior
+
+
+def legacy_count_order(
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]], owner: str, old: str, new: str
+) -> bool:
+    """Whether ``(k, n)`` pairs were passed in the former ``(n, k)`` order; warn if so.
+
+    Counts come as ``(k, n)`` (successes, trials) everywhere in :mod:`primafacie.certainty`.
+    A caller still using the former order passes first arrays that are >= the second ones
+    everywhere and larger somewhere, which is invalid for ``(k, n)`` (k <= n), so the old
+    order is recognised without ambiguity (when k == n everywhere the order does not matter).
+    It keeps working for one release with a :class:`DeprecationWarning`.
+
+    Parameters
+    ----------
+    pairs
+        ``[(first, second), ...]`` as given, validated by :func:`as_counts`.
+    owner, old, new
+        Function name and its former / new argument orders, for the warning.
+
+    Returns
+    -------
+    bool
+        True when the caller must swap each pair.
+    """
+    try:
+        ge = all(bool(np.all(a >= b)) for a, b in pairs)
+        gt = any(bool(np.any(a > b)) for a, b in pairs)
+    except ValueError:  # shapes that do not broadcast: let the caller's checks say so
+        return False
+    if ge and gt:
+        warnings.warn(
+            f"{owner} now takes counts as {new} (successes before trials); the arguments look "
+            f"like the former order {old} and were swapped. Pass {new} (or keywords): the "
+            "former order stops working in the next release",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return True
+    return False
+
+
+def check_counts(k: np.ndarray, n: np.ndarray, allow_empty: bool = False) -> None:
+    """Raise an InputError unless 0 <= k <= n (and n >= 1 unless ``allow_empty``).
+
+    >>> check_counts(np.array([1.0]), np.array([0.0]))
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: counts must satisfy 0 <= k <= n for every group
+    """
     if np.any(k < 0) or np.any(k > n):
         raise InputError("counts must satisfy 0 <= k <= n for every group")
     if not allow_empty and np.any(n < 1):
@@ -108,9 +190,9 @@ def posterior(k, n, prior: Sequence[float] = UNIFORM_PRIOR) -> tuple[np.ndarray,
     >>> float(a), float(b)
     (81.0, 21.0)
     """
-    a0, b0 = _check_prior(prior)
-    k, n = _as_counts(k), _as_counts(n)
-    _check_counts(k, n, allow_empty=True)
+    a0, b0 = check_prior(prior)
+    k, n = as_counts(k), as_counts(n)
+    check_counts(k, n, allow_empty=True)
     return a0 + k, b0 + n - k
 
 
@@ -161,7 +243,7 @@ def max_posterior_var(prior: tuple[float, float] = UNIFORM_PRIOR) -> float:
     >>> round(max_posterior_var((1.0, 1.0)) * 18, 12)
     1.0
     """
-    a0, b0 = _check_prior(prior)
+    a0, b0 = check_prior(prior)
     if max(a0, b0) > 1e6:  # its maximum would lie near n = max(a0, b0) / 2: a long search
         raise InputError(
             f"prior {prior!r} is too strong to renormalise the variance (a0 and b0 must be "
@@ -195,7 +277,7 @@ def normalized_var(alpha, beta, prior: Sequence[float] = UNIFORM_PRIOR) -> np.nd
     >>> float(normalized_var(2, 1)), round(float(normalized_var(2, 2)), 10)
     (1.0, 0.9)
     """
-    return beta_var(alpha, beta) / max_posterior_var(_check_prior(prior))
+    return beta_var(alpha, beta) / max_posterior_var(check_prior(prior))
 
 
 def group_normalized_var(k, n, prior: Sequence[float] = UNIFORM_PRIOR) -> np.ndarray:
@@ -210,9 +292,9 @@ def group_normalized_var(k, n, prior: Sequence[float] = UNIFORM_PRIOR) -> np.nda
     >>> round(float(group_normalized_var(80, 100)), 5)
     0.02857
     """
-    k, n = _as_counts(k), _as_counts(n)
-    _check_counts(k, n, allow_empty=True)
-    return _norm_var_unchecked(k, n, _check_prior(prior))
+    k, n = as_counts(k), as_counts(n)
+    check_counts(k, n, allow_empty=True)
+    return _norm_var_unchecked(k, n, check_prior(prior))
 
 
 def _norm_var_unchecked(k: np.ndarray, n: np.ndarray, prior: tuple[float, float]) -> np.ndarray:
@@ -235,7 +317,7 @@ def treatment(
     >>> float(treatment(8, 10)), float(treatment(8, 10, "bayesian"))
     (0.8, 0.75)
     """
-    k, n = _as_counts(k), _as_counts(n)
+    k, n = as_counts(k), as_counts(n)
     if kind == "frequentist":
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, k / np.where(n > 0, n, 1.0), np.nan)
@@ -273,9 +355,9 @@ def disparity(ki, ni, kj, nj, kind: str = "frequentist", prior: Sequence[float] 
     >>> round(float(disparity(80, 100, 8, 10, kind="bayesian")), 6)
     0.044118
     """
-    ki, ni, kj, nj = (_as_counts(v) for v in (ki, ni, kj, nj))
-    _check_counts(ki, ni)
-    _check_counts(kj, nj)
+    ki, ni, kj, nj = (as_counts(v) for v in (ki, ni, kj, nj))
+    check_counts(ki, ni)
+    check_counts(kj, nj)
     return _disparity_unchecked(ki, ni, kj, nj, kind, prior)
 
 
@@ -283,7 +365,7 @@ def _disparity_unchecked(ki, ni, kj, nj, kind, prior) -> np.ndarray:
     if kind == "frequentist":
         return np.abs(ki * nj - kj * ni) / (ni * nj)
     if kind == "bayesian":
-        a0, b0 = _check_prior(prior)
+        a0, b0 = check_prior(prior)
         s = a0 + b0
         return np.abs((ki + a0) * (nj + s) - (kj + a0) * (ni + s)) / ((ni + s) * (nj + s))
     raise InputError(f"kind must be 'frequentist' or 'bayesian', got {kind!r}")
@@ -302,10 +384,10 @@ def uncertainty(ki, ni, kj, nj, prior: Sequence[float] = UNIFORM_PRIOR) -> np.nd
     >>> round(float(uncertainty(3, 3, 0, 3)), 3)
     0.48
     """
-    ki, ni, kj, nj = (_as_counts(v) for v in (ki, ni, kj, nj))
-    _check_counts(ki, ni)
-    _check_counts(kj, nj)
-    p = _check_prior(prior)
+    ki, ni, kj, nj = (as_counts(v) for v in (ki, ni, kj, nj))
+    check_counts(ki, ni)
+    check_counts(kj, nj)
+    p = check_prior(prior)
     return (_norm_var_unchecked(ki, ni, p) + _norm_var_unchecked(kj, nj, p)) / 2.0
 
 
@@ -320,10 +402,10 @@ def decision_maker(
     >>> float(d), round(float(s), 3)
     (1.0, 0.48)
     """
-    ki, ni, kj, nj = (_as_counts(v) for v in (ki, ni, kj, nj))
-    _check_counts(ki, ni)
-    _check_counts(kj, nj)
-    p = _check_prior(prior)
+    ki, ni, kj, nj = (as_counts(v) for v in (ki, ni, kj, nj))
+    check_counts(ki, ni)
+    check_counts(kj, nj)
+    p = check_prior(prior)
     d = _disparity_unchecked(ki, ni, kj, nj, kind, p)
     return d, (_norm_var_unchecked(ki, ni, p) + _norm_var_unchecked(kj, nj, p)) / 2.0
 
@@ -389,14 +471,14 @@ def decision_maker_multigroup(
     """
     if ties not in ("first", "most_uncertain"):
         raise InputError(f"ties must be 'first' or 'most_uncertain', got {ties!r}")
-    k, n = _as_counts(k), _as_counts(n)
+    k, n = as_counts(k), as_counts(n)
     if k.shape != n.shape or k.ndim not in (1, 2):
         raise InputError(
             f"k and n must have the same shape (G,) or (m, G); got {k.shape}, {n.shape}"
         )
     one = k.ndim == 1
     k2, n2 = np.atleast_2d(k), np.atleast_2d(n)
-    _check_counts(k2, n2, allow_empty=True)
+    check_counts(k2, n2, allow_empty=True)
     nonempty = n2 > 0
     too_few = nonempty.sum(axis=1) < 2
     if too_few.any():
@@ -406,7 +488,7 @@ def decision_maker_multigroup(
         )
     if warn_empty and not nonempty.all():
         warnings.warn(f"{int((~nonempty).sum())} empty group(s) (n = 0) were skipped", stacklevel=2)
-    p = _check_prior(prior)
+    p = check_prior(prior)
     if kind not in ("frequentist", "bayesian"):
         raise InputError(f"kind must be 'frequentist' or 'bayesian', got {kind!r}")
     m = k2.shape[0]

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from .counts import E2_TEXT
 from .utility import indifference_curve
 
 __all__ = ["CertaintyResult", "json_safe", "plot_decision_makers"]
@@ -65,6 +66,106 @@ class CertaintyResult:
     def to_frame(self) -> pd.DataFrame:
         """The ranked decision-makers (a copy)."""
         return self.table.copy()
+
+    # ------------------------------------------------------------------ words
+    @property
+    def n_people(self) -> int | None:
+        """Rows scored (the group members of one decision-maker), None when built from counts."""
+        members = self.counts["members"].to_numpy(dtype=float)[: len(self.groups)]
+        return None if np.isnan(members).any() else int(members.sum())
+
+    def headline(self) -> str:
+        """One sentence: the selected decision-maker(s), with its disparity and uncertainty.
+
+        The rates are given as counts ``k of n`` so the reader sees the denominators.
+
+        Examples
+        --------
+        >>> from primafacie.certainty import score_counts
+        >>> res = score_counts([[3, 0], [1, 0]], [[3, 3], [1, 1]], names=["A", "B"],
+        ...                    groups=["yellow", "blue"])
+        >>> res.headline()
+        'Most certainly fair decision-maker (statistical parity): B — disparity 1.000 between yellow (1 of 1) and blue (0 of 1), uncertainty 1.0000'
+        """
+        row = self.table[self.table["decision_maker"] == self.selected[0]].iloc[0]
+        who = "decision-makers" if len(self.selected) > 1 else "decision-maker"
+        return (
+            f"Most certainly fair {who} ({self.criterion.replace('_', ' ')}): "
+            f"{', '.join(self.selected)} — disparity {row['disparity']:.3f} between "
+            f"{row['most_privileged']} ({int(row['k_i'])} of {int(row['n_i'])}) and "
+            f"{row['least_privileged']} ({int(row['k_j'])} of {int(row['n_j'])}), "
+            f"uncertainty {row['uncertainty']:.4f}"
+        )
+
+    def scope(self) -> str:
+        """Who was scored: decision-makers, people, groups, the rates' denominator, left-outs.
+
+        Examples
+        --------
+        >>> from primafacie.certainty import score_counts
+        >>> score_counts([[3, 0]], [[3, 3]], names=["A"], groups=["y", "b"]).scope()
+        '1 decision-maker(s) (A) in 2 groups (y, b); criterion statistical parity: each rate is k of n rows of a group'
+        """
+        names = self.table["decision_maker"].tolist()
+        shown = ", ".join(names[:10]) + (" …" if len(names) > 10 else "")
+        people = "" if self.n_people is None else f" on {self.n_people} people"
+        of = f" of {' × '.join(self.protected)}" if self.protected else ""
+        text = (
+            f"{len(names)} decision-maker(s) ({shown}){people} in {len(self.groups)} groups{of} "
+            f"({', '.join(self.groups[:10])}{' …' if len(self.groups) > 10 else ''}); "
+            f"criterion {self.criterion.replace('_', ' ')}: each rate is k of n "
+            f"{E2_TEXT[self.criterion]} of a group"
+        )
+        empty = self.counts[self.counts["n"] == 0]
+        if len(empty):
+            pairs = [f"{r.decision_maker}: {r.group}" for r in empty.head(5).itertuples()]
+            text += (
+                f"; left out: {len(empty)} empty group(s) with no {E2_TEXT[self.criterion]} "
+                f"({'; '.join(pairs)}{' …' if len(empty) > 5 else ''})"
+            )
+        merged = [g for g in self.groups if g.startswith("merged: ")]
+        if merged:
+            text += f"; small groups pooled as {merged[0]!r}"
+        return text
+
+    def caveats(self) -> list[str]:
+        """What limits the reading of the ranking: skipped groups, ties, many groups, extensions.
+
+        Examples
+        --------
+        >>> from primafacie.certainty import score_counts
+        >>> score_counts([[3, 0]], [[3, 3]], names=["A"]).caveats()
+        []
+        """
+        out = list(self.warnings)
+        if len(self.best) > 1:
+            if self.tie_breaker is None:
+                chosen = "no tie-breaker was given, so all are selected"
+            elif len(self.selected) > 1:
+                chosen = f"the {self.tie_breaker} tie-breaker ties as well: all are selected"
+            else:
+                chosen = f"the {self.tie_breaker} tie-breaker chose {self.selected[0]}"
+            out.append(
+                f"{len(self.best)} decision-makers share the best utility "
+                f"({', '.join(self.best)}); {chosen}"
+            )
+        if len(self.groups) > 2:
+            out.append(
+                f"with {len(self.groups)} groups the disparity is the gap between the most and "
+                "the least privileged group of each decision-maker; the other groups enter "
+                "neither the disparity nor its uncertainty (see the group counts table)"
+            )
+        if self.disparity_kind == "bayesian":
+            out.append(
+                "the disparity is the gap between posterior means (an extension; the paper uses "
+                "the frequentist rates)"
+            )
+        if tuple(self.prior) != (1.0, 1.0):
+            out.append(
+                f"prior Beta{tuple(self.prior)} instead of the paper's Beta(1, 1): the "
+                "uncertainty is renormalised by the largest variance this prior allows"
+            )
+        return out
 
     def counts_frame(self) -> pd.DataFrame:
         """Per-group counts, posteriors and credible intervals (a copy)."""

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .posterior import UNIFORM_PRIOR, _as_counts, decision_maker, treatment
+from .posterior import UNIFORM_PRIOR, as_counts, decision_maker, legacy_count_order, treatment
 from .select import TIE_DECIMALS, rank
 from .utility import get_utility
 
@@ -23,8 +23,12 @@ PAIR_COLUMNS = (
 )  # fmt: skip
 
 
-def pair_columns(ni, ki, nj, kj, disparity, uncertainty, utility) -> dict[str, np.ndarray]:
-    """The per-decision-maker columns shared by every certainty table: counts, rates, scores."""
+def pair_columns(ki, ni, kj, nj, disparity, uncertainty, utility) -> dict[str, np.ndarray]:
+    """The per-decision-maker columns shared by every certainty table: counts, rates, scores.
+
+    Counts come as ``(k, n)`` pairs like every function of the package; the table keeps its
+    published column order ``n_i, k_i, n_j, k_j``.
+    """
     return {
         "n_i": ni,
         "k_i": ki,
@@ -39,10 +43,10 @@ def pair_columns(ni, ki, nj, kj, disparity, uncertainty, utility) -> dict[str, n
 
 
 def score_pairs(
-    ni,
     ki,
-    nj,
+    ni,
     kj,
+    nj,
     kind: str = "frequentist",
     prior: Sequence[float] = UNIFORM_PRIOR,
     utility="topsis",
@@ -52,8 +56,10 @@ def score_pairs(
 
     Parameters
     ----------
-    ni, ki, nj, kj
-        Counts, 1-D arrays of equal length m (every n >= 1, 0 <= k <= n).
+    ki, ni, kj, nj
+        Counts ``(k, n)`` of groups i and j (successes, trials), 1-D arrays of equal length m
+        (every n >= 1, 0 <= k <= n). The former order ``(ni, ki, nj, kj)`` is recognised
+        (it makes k > n) and still works for one release with a DeprecationWarning.
     kind
         ``"frequentist"`` (paper) or ``"bayesian"`` disparity.
     prior
@@ -71,17 +77,21 @@ def score_pairs(
 
     Examples
     --------
-    >>> out = score_pairs([3, 1], [3, 1], [3, 1], [0, 0])
+    >>> out = score_pairs([3, 1], [3, 1], [0, 0], [3, 1])
     >>> out["rank"].tolist(), [round(float(u), 3) for u in out["utility"]]
     ([2, 1], [-0.629, -0.414])
     """
     # validated before the int cast, which would silently truncate 2.5 to 2
-    ni, ki, nj, kj = (_as_counts(v).astype(np.int64).reshape(-1) for v in (ni, ki, nj, kj))
+    ki, ni, kj, nj = (as_counts(v).astype(np.int64).reshape(-1) for v in (ki, ni, kj, nj))
+    if legacy_count_order(
+        [(ki, ni), (kj, nj)], "score_pairs", "(ni, ki, nj, kj)", "(ki, ni, kj, nj)"
+    ):
+        ki, ni, kj, nj = ni, ki, nj, kj
     _, u = get_utility(utility)
     d, s = decision_maker(ki, ni, kj, nj, kind, prior)
     util = np.asarray(u(d, s), dtype=float)
     order, ranks = rank(util, tie_decimals)
-    return {**pair_columns(ni, ki, nj, kj, d, s, util), "rank": ranks, "order": order}
+    return {**pair_columns(ki, ni, kj, nj, d, s, util), "rank": ranks, "order": order}
 
 
 def synthetic_grid(sizes: Sequence[int] = (1, 5, 10, 50)) -> pd.DataFrame:
@@ -109,7 +119,7 @@ def synthetic_grid(sizes: Sequence[int] = (1, 5, 10, 50)) -> pd.DataFrame:
     k_all = np.concatenate([p[1] for p in per_size])
     idx_i, idx_j = np.meshgrid(np.arange(n_all.size), np.arange(n_all.size), indexing="ij")
     idx_i, idx_j = idx_i.reshape(-1), idx_j.reshape(-1)
-    out = score_pairs(n_all[idx_i], k_all[idx_i], n_all[idx_j], k_all[idx_j])
+    out = score_pairs(k_all[idx_i], n_all[idx_i], k_all[idx_j], n_all[idx_j])
     order = out.pop("order")
     frame = pd.DataFrame({c: out[c] for c in PAIR_COLUMNS})
     return frame.iloc[order].reset_index(drop=True)

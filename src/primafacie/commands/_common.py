@@ -105,6 +105,56 @@ def _internal_error(exc: BaseException) -> None:
     raise typer.Exit(EXIT_ANALYSIS) from None
 
 
+def given_flags(ctx: typer.Context, params: dict[str, str]) -> list[str]:
+    """The flags among ``params`` (``{parameter: flag}``) typed on the command line.
+
+    With ``--config`` a command builds its analysis from the file alone, exactly as the audit
+    does; a flag that would change it is refused rather than silently mixed in.
+    """
+    # by name: typer may vendor its own click, whose ParameterSource is another enum
+    return [
+        flag
+        for name, flag in params.items()
+        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
+    ]
+
+
+def config_section(
+    ctx: typer.Context, config: Any, name: str, flags: dict[str, str]
+) -> tuple[Any, Any]:
+    """The configuration and its ``analyses.<name>`` spec, for a command's ``--config``.
+
+    ``flags`` (``{parameter: flag}``) would change the analysis; given with ``--config`` they
+    are refused, so the command builds exactly what ``primafacie audit`` builds.
+    """
+    from ..audit.registry import spec_of
+    from ..config import load_config
+
+    given = given_flags(ctx, flags)
+    if given:
+        raise InputError(
+            f"--config builds the analysis from {config} alone (as `primafacie audit` does); "
+            f"drop {', '.join(given)} or set the keys of analyses.{name} in the file"
+        )
+    cfg = load_config(config)
+    try:
+        return cfg, spec_of(cfg, name)
+    except InputError as exc:
+        raise InputError(f"{config}: {exc}") from None
+
+
+def spec_from_flags(spec_cls: type, **values: Any) -> Any:
+    """An ``analyses.<name>`` spec from command-line values; its errors become one InputError
+    (each names the flag and the audit.yaml key, through the engine's constraints)."""
+    from pydantic import ValidationError
+
+    try:
+        return spec_cls(**values)
+    except ValidationError as exc:
+        msgs = (str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        raise InputError("\n".join(dict.fromkeys(msgs))) from None
+
+
 def parse_pairs(
     values: list[str] | None, flag: str, what: str = "NAME=VALUE"
 ) -> list[tuple[str, str]]:

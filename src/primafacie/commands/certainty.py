@@ -1,4 +1,8 @@
-"""``primafacie certainty``: rank decision-makers by how certainly fair they are."""
+"""``primafacie certainty``: rank decision-makers by how certainly fair they are.
+
+parse (flags or ``--config``) -> build (:meth:`CertaintySpec.build`, as the audit) -> run ->
+write and print.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,16 @@ from typing import Any, Optional
 import typer
 from rich.markup import escape
 
+from ..certainty.spec import CertaintySpec
 from ..errors import InputError
-from ._common import console, err_console, guarded, parse_pairs
+from ._common import (
+    config_section,
+    console,
+    err_console,
+    guarded,
+    parse_pairs,
+    spec_from_flags,
+)
 
 HELP = """Rank decision-makers (models, rules, recorded human decisions) by how *certainly*
 fair they are and select the best (Duong & Conrad, ECAI 2024).
@@ -25,6 +37,9 @@ Example:
         --tie-breaker accuracy --out out/certainty
 
     primafacie certainty --config audit.yaml --out out/certainty
+
+With --config the ranking is built from the file exactly as `primafacie audit` builds it
+(without a decision_makers list, the audited decision is ranked alone).
 
 Writes certainty.csv (ranking), certainty_counts.csv (per group: n, k, posterior, credible
 interval), certainty.json and certainty.png into --out; nothing is written when the input is
@@ -44,7 +59,24 @@ def _scalar(text: Any) -> Any:
     return text
 
 
-def _from_flags(data, protected, models, columns, rules) -> tuple[Any, list[str], dict]:
+#: Typer defaults come from the spec, so the flags and audit.yaml cannot drift apart.
+_DEFAULT = CertaintySpec()
+
+#: Flags that set an ``analyses.certainty`` key ({parameter: flag}); refused with --config.
+_SPEC_FLAGS = {
+    "protected": "--protected", "criterion": "--criterion", "tie_breaker": "--tie-breaker",
+    "utility": "--utility", "disparity": "--disparity", "epsilon": "--epsilon",
+    "on_empty": "--on-empty", "min_group_size": "--min-group-size", "max_levels": "--max-levels",
+}  # fmt: skip
+#: Flags that give the data, roles and decision-makers; the configuration has its own.
+_DATA_FLAGS = {
+    "data": "--data", "model": "--model", "column": "--column", "rule": "--rule",
+    "favorable": "--favorable", "outcome": "--outcome", "outcome_favorable": "--outcome-favorable",
+}  # fmt: skip
+
+
+def _from_flags(data, protected, models, columns, rules) -> tuple[Any, dict]:
+    """The table and the decision-makers the flags name (models loaded, rules parsed)."""
     from ..data import read_table
     from ..decisions import Rule, load_model
 
@@ -66,33 +98,27 @@ def _from_flags(data, protected, models, columns, rules) -> tuple[Any, list[str]
                 dms[name] = value
     if not dms:
         raise InputError("name at least one decision-maker: --model, --column or --rule")
-    return frame, list(protected), dms
+    return frame, dms
 
 
-def _from_config(path: Path) -> tuple[Any, dict[str, Any], dict]:
-    from ..config import load_config
-
-    cfg = load_config(path)
-    spec = cfg.analyses.certainty
-    if spec is None:
-        raise InputError(f"{path}: the configuration has no analyses.certainty section")
+def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, Any, dict, list]:
+    """AuditData, engine, decision-makers and input files of ``--config``, as the audit's."""
+    cfg, spec = config_section(ctx, config, "certainty", {**_DATA_FLAGS, **_SPEC_FLAGS})
     data = cfg.audit_data()
-    dms = cfg.decision_makers()
-    kwargs = {
-        "criterion": spec.criterion,
-        "protected": spec.protected or list(cfg.protected),
-        "tie_breaker": spec.tie_breaker,
-        "max_levels": spec.max_levels,
-        "favorable": cfg.favorable,
-    }
-    if not dms:
-        dms = {"decision": data.decision}
-        if cfg.decider() is not None:
-            kwargs.pop("favorable")  # the computed decision column is already 1 = favourable
-    return data, kwargs, dms
+    return data, spec.build(data), spec.decision_makers_of(cfg, data), [config, cfg.data_path]
 
 
-def _print_summary(res) -> None:
+def _write(out: Path, res: Any, fig: Any, inputs: list) -> None:
+    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+
+    with atomic_output_dir(out, owner="certainty", keep=inputs) as stage:
+        atomic_write_csv(stage / "certainty.csv", res.to_frame(), index=False)
+        atomic_write_csv(stage / "certainty_counts.csv", res.counts_frame(), index=False)
+        atomic_write_json(stage / "certainty.json", res.to_dict())
+        fig.savefig(stage / "certainty.png", dpi=120, bbox_inches="tight")
+
+
+def _print_summary(res: Any, out: Path) -> None:
     import pandas as pd
     from rich.table import Table
 
@@ -114,99 +140,70 @@ def _print_summary(res) -> None:
         )  # fmt: skip
     console.print(table)
     console.print(f"selected: [bold]{', '.join(res.selected)}[/]")
-    for note in res.warnings:
-        err_console.print(f"[yellow]warning:[/] {escape(note)}")
+    console.print(escape(res.headline()))
+    console.print(escape(f"scope: {res.scope()}"))
+    for note in res.caveats():
+        err_console.print(f"[yellow]caveat:[/] {escape(note)}")
+    console.print(f"wrote {out}/certainty.csv, certainty_counts.csv, certainty.json, certainty.png")
+
+
+# parse -> build -> run -> print; the typer option declarations make up most of its length
+def certainty(
+    ctx: typer.Context,
+    data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
+    protected: Optional[list[str]] = typer.Option(
+        None, "--protected", help="Protected column; repeat for intersectional groups."),
+    model: Optional[list[str]] = typer.Option(
+        None, "--model", help="NAME=FILE: a fitted estimator (joblib/pickle)."),
+    column: Optional[list[str]] = typer.Option(
+        None, "--column", help="NAME=COL: a column of recorded decisions."),
+    rule: Optional[list[str]] = typer.Option(
+        None, "--rule", help='NAME=EXPR: a rule such as "salary > 50000".'),
+    criterion: str = typer.Option(_DEFAULT.criterion, "--criterion",
+        help="statistical_parity | equal_opportunity | predictive_parity."),
+    favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
+    outcome: Optional[str] = typer.Option(None, "--outcome", help="True-outcome column."),
+    outcome_favorable: str = typer.Option(
+        "1", "--outcome-favorable", help="Favourable true-outcome value."),
+    tie_breaker: Optional[str] = typer.Option(_DEFAULT.tie_breaker, "--tie-breaker",
+        help="'accuracy' (needs --outcome) to break utility ties."),
+    utility: str = typer.Option(_DEFAULT.utility, "--utility", help="topsis | norm."),
+    disparity: str = typer.Option(_DEFAULT.disparity, "--disparity",
+        help="frequentist (paper) | bayesian."),
+    epsilon: Optional[float] = typer.Option(_DEFAULT.epsilon, "--epsilon",
+        help="Also report P(disparity > epsilon | data)."),
+    on_empty: str = typer.Option(_DEFAULT.on_empty, "--on-empty",
+        help="A group with no row in E2: error | skip."),
+    min_group_size: Optional[int] = typer.Option(_DEFAULT.min_group_size, "--min-group-size",
+        help="Merge groups smaller than this into one."),
+    max_levels: int = typer.Option(_DEFAULT.max_levels, "--max-levels",
+        help="Most values a protected column may have (0: no limit)."),
+    config: Optional[Path] = typer.Option(
+        None, "--config", help="audit.yaml with an analyses.certainty section."),
+    out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
+) -> None:  # fmt: skip
+    """``primafacie certainty`` (the help text is :data:`HELP`)."""
+    if config is not None:
+        table, engine, dms, inputs = _from_config(ctx, config)
+    else:
+        table, dms = _from_flags(data, protected, model, column, rule)
+        spec = spec_from_flags(
+            CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
+            tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,
+            on_empty=on_empty, min_group_size=min_group_size, max_levels=max_levels or None,
+        )  # fmt: skip
+        engine = spec.build()
+        # the roles of a plain table (an AuditData from --config carries its own)
+        engine.favorable, engine.outcome = _scalar(favorable), outcome
+        engine.outcome_favorable = _scalar(outcome_favorable)
+        inputs = [data]
+    with err_console.status("scoring decision-makers ..."):
+        res = engine.run(table, dms)
+        fig = res.plot()
+    _write(out, res, fig, inputs)
+    _print_summary(res, out)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("certainty", help=HELP)
-    @guarded
-    def certainty(
-        data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
-        protected: Optional[list[str]] = typer.Option(
-            None, "--protected", help="Protected column; repeat for intersectional groups."
-        ),
-        model: Optional[list[str]] = typer.Option(
-            None, "--model", help="NAME=FILE: a fitted estimator (joblib/pickle)."
-        ),
-        column: Optional[list[str]] = typer.Option(
-            None, "--column", help="NAME=COL: a column of recorded decisions."
-        ),
-        rule: Optional[list[str]] = typer.Option(
-            None, "--rule", help='NAME=EXPR: a rule such as "salary > 50000".'
-        ),
-        criterion: str = typer.Option(
-            "statistical_parity",
-            "--criterion",
-            help="statistical_parity | equal_opportunity | predictive_parity.",
-        ),  # fmt: skip
-        favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
-        outcome: Optional[str] = typer.Option(None, "--outcome", help="True-outcome column."),
-        outcome_favorable: str = typer.Option(
-            "1", "--outcome-favorable", help="Favourable true-outcome value."
-        ),
-        tie_breaker: Optional[str] = typer.Option(
-            None, "--tie-breaker", help="'accuracy' (needs --outcome) to break utility ties."
-        ),
-        utility: str = typer.Option("topsis", "--utility", help="topsis | norm."),
-        disparity: str = typer.Option(
-            "frequentist", "--disparity", help="frequentist (paper) | bayesian."
-        ),
-        epsilon: Optional[float] = typer.Option(
-            None, "--epsilon", help="Also report P(disparity > epsilon | data)."
-        ),
-        on_empty: str = typer.Option(
-            "error", "--on-empty", help="A group with no row in E2: error | skip."
-        ),
-        min_group_size: Optional[int] = typer.Option(
-            None, "--min-group-size", help="Merge groups smaller than this into one."
-        ),
-        max_levels: int = typer.Option(
-            20, "--max-levels", help="Most values a protected column may have (0: no limit)."
-        ),
-        config: Optional[Path] = typer.Option(
-            None, "--config", help="audit.yaml with an analyses.certainty section."
-        ),
-        out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
-    ) -> None:
-        from ..certainty import CertaintyAudit
-        from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
-
-        kwargs: dict[str, Any] = {
-            "criterion": criterion,
-            "favorable": _scalar(favorable),
-            "outcome": outcome,
-            "outcome_favorable": _scalar(outcome_favorable),
-            "tie_breaker": tie_breaker,
-            "utility": utility,
-            "disparity": disparity,
-            "epsilon": epsilon,
-            "on_empty": on_empty,
-            "min_group_size": min_group_size,
-            "max_levels": max_levels or None,
-        }
-        with err_console.status("scoring decision-makers ..."):
-            if config is not None:
-                if data is not None or model or column or rule:
-                    raise InputError("--config replaces --data/--model/--column/--rule; give one")
-                table, from_cfg, dms = _from_config(config)
-                kwargs.update(from_cfg)
-                for key in ("outcome", "outcome_favorable"):
-                    kwargs.pop(key)  # taken from the AuditData the configuration builds
-                if protected:
-                    kwargs["protected"] = list(protected)
-            else:
-                table, prot, dms = _from_flags(data, protected, model, column, rule)
-                kwargs["protected"] = prot
-            res = CertaintyAudit(**kwargs).run(table, dms)
-            fig = res.plot()
-        inputs = [p for p in (config, data) if p is not None]
-        with atomic_output_dir(out, owner="certainty", keep=inputs) as stage:
-            atomic_write_csv(stage / "certainty.csv", res.to_frame(), index=False)
-            atomic_write_csv(stage / "certainty_counts.csv", res.counts_frame(), index=False)
-            atomic_write_json(stage / "certainty.json", res.to_dict())
-            fig.savefig(stage / "certainty.png", dpi=120, bbox_inches="tight")
-        _print_summary(res)
-        console.print(
-            f"wrote {out}/certainty.csv, certainty_counts.csv, certainty.json, certainty.png"
-        )
+    """Add ``primafacie certainty`` to ``app``."""
+    app.command("certainty", help=HELP)(guarded(certainty))

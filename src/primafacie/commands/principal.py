@@ -1,4 +1,8 @@
-"""``primafacie principal``: counterfactual fairness on principal strata from flags or a config."""
+"""``primafacie principal``: counterfactual fairness on principal strata from flags or a config.
+
+parse (flags or ``--config``) -> build (:meth:`PrincipalSpec.build`, as the audit) -> run ->
+write and print.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,9 @@ import pandas as pd
 import typer
 from rich.table import Table
 
-from ..data import AuditData, read_table
 from ..errors import InputError
-from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
-from ._common import console, err_console, guarded
+from ..principal.spec import PrincipalSpec
+from ._common import config_section, console, err_console, guarded, spec_from_flags
 
 HELP = """Principal-stratum counterfactual fairness of a binary decision S with respect to a binary
 protected attribute A and a binary true outcome Y (Definitions 1-2 of the principal-stratification
@@ -30,8 +33,29 @@ Example (A=0 is the protected group given after '='):
         --outcome top_third --decision predicted --covariates sex \\
         --definition 1,2 --n-boot 500 --repair --out out/pf
 
-or `primafacie principal --config audit.yaml --out out/pf` (section analyses.principal).
+or `primafacie principal --config audit.yaml --out out/pf` (section analyses.principal; the
+analysis is built from the file exactly as `primafacie audit` builds it).
 """
+
+#: Typer defaults come from the spec, so the flags and audit.yaml cannot drift apart.
+_DEFAULT = PrincipalSpec()
+
+#: Flags that set an ``analyses.principal`` key ({parameter: flag}); refused with --config.
+_SPEC_FLAGS = {
+    "definition": "--definition", "covariates": "--covariates", "joint": "--joint",
+    "n_boot": "--n-boot", "seed": "--seed", "min_group": "--min-group",
+    "skip_empty": "--skip-empty",
+}  # fmt: skip
+#: Flags that give the data and roles; the configuration has its own.
+_DATA_FLAGS = {
+    "data": "--data", "protected": "--protected", "outcome": "--outcome",
+    "outcome_favorable": "--outcome-favorable", "decision": "--decision",
+    "favorable": "--favorable", "rule": "--rule", "sep": "--sep",
+}  # fmt: skip
+
+
+def _parse_list(text: str | None) -> list[str]:
+    return [v.strip() for v in (text or "").split(",") if v.strip()]
 
 
 def _parse_protected(item: str) -> tuple[str, str]:
@@ -43,55 +67,49 @@ def _parse_protected(item: str) -> tuple[str, str]:
     return col.strip(), value
 
 
-def _parse_list(text: str | None) -> list[str]:
-    return [v.strip() for v in (text or "").split(",") if v.strip()]
+def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favorable, rule, sep):
+    """The AuditData the flags describe (S from a column or a rule)."""
+    from ..data import AuditData, read_table
+
+    missing = [f for f, v in (("--protected", protected), ("--outcome", outcome)) if v is None]
+    if missing:
+        raise InputError(f"missing {' and '.join(missing)}")
+    if (decision is None) == (rule is None):
+        raise InputError("give exactly one of --decision COL or --rule EXPR")
+    frame = pd.read_csv(data, sep=sep) if sep else read_table(data)
+    col, value = _parse_protected(protected)
+    fav: Any = favorable
+    if rule is not None:
+        from ..decisions import Rule
+
+        frame = frame.assign(__decision__=Rule(rule).predict(frame))
+        decision, fav = "__decision__", 1
+    return AuditData(frame, features={}, protected={col: value}, decision=decision,
+                     favorable=fav, outcome=outcome, outcome_favorable=outcome_favorable)  # fmt: skip
 
 
-def _parse_definitions(text: str) -> list[int]:
-    out = []
-    for v in _parse_list(text):
-        if v not in ("1", "2"):
-            raise InputError(f"--definition takes 1, 2 or 1,2; got {text!r}")
-        out.append(int(v))
-    if not out:
-        raise InputError("--definition takes 1, 2 or 1,2")
-    return out
+def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, PrincipalSpec, tuple]:
+    """AuditData, spec and input files of ``--config`` (the analysis flags are refused)."""
+    cfg, spec = config_section(ctx, config, "principal", {**_DATA_FLAGS, **_SPEC_FLAGS})
+    return cfg.audit_data(), spec, (config, cfg.data_path)
 
 
-def _summary_table(summary: pd.DataFrame, title: str) -> Table:
-    table = Table(title=title)
-    for col in ("cell", "n", "definition", "verdict", "evidence", "eps_sum", "boot_share_violated"):
-        table.add_column(col)
-    for r in summary.itertuples():
-        eps = "" if pd.isna(r.eps_sum) else f"{r.eps_sum:.4f}"
-        share = "" if pd.isna(r.boot_share_violated) else f"{r.boot_share_violated:.2f}"
-        verdict = f"[red]{r.verdict}[/]" if r.verdict == "violated" else r.verdict
-        table.add_row(
-            str(r.cell), str(r.n), str(r.definition), verdict, str(r.evidence), eps, share
-        )
-    return table
-
-
-def _run(
-    data: AuditData,
-    settings: dict[str, Any],
-    do_repair: bool,
-    out: Path,
-    inputs: tuple[Path, ...] = (),
-) -> None:
-    from ..principal import NOTE, PrincipalFairness
-
-    pf = PrincipalFairness(**settings)
+def _run(pf: Any, data: Any, do_repair: bool) -> tuple[Any, list]:
     label = "principal-stratum bounds" + (
-        f" + {settings['n_boot']} bootstrap replicates" if settings.get("n_boot") else ""
+        f" + {pf.n_boot} bootstrap replicates" if pf.n_boot else ""
     )
     with err_console.status(label + "…"):
-        result = pf.evaluate(data)
+        result = pf.run(data)
         repairs = [pf.repair(data, definition=d) for d in result.definitions] if do_repair else []
-    summary = result.summary()
+    return result, repairs
+
+
+def _write(out: Path, result: Any, repairs: list, inputs: tuple) -> None:
+    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+
     # inputs: a rerun on an earlier repaired_decisions.csv must not delete it as a stale output
     with atomic_output_dir(out, owner="principal", keep=inputs) as stage:
-        atomic_write_csv(stage / "summary.csv", summary)
+        atomic_write_csv(stage / "summary.csv", result.summary())
         atomic_write_csv(stage / "quantities.csv", result.to_frame())
         atomic_write_csv(stage / "counts.csv", result.counts_frame())
         payload: dict[str, Any] = {"evaluation": result.to_dict()}
@@ -103,114 +121,79 @@ def _run(
                 dec[f"S_repaired_def{r.definition}"] = r.repaired
             atomic_write_csv(stage / "repaired_decisions.csv", dec.drop(columns="S_repaired"))
         atomic_write_json(stage / "principal.json", payload)
-    console.print(
-        _summary_table(
-            summary, f"principal fairness: {result.protected} (A=1: {result.a1}, A=0: {result.a0})"
-        )
+
+
+def _print(result: Any, repairs: list, out: Path) -> None:
+    table = Table(
+        title=f"principal fairness: {result.protected} (A=1: {result.a1}, A=0: {result.a0})"
     )
-    console.print(NOTE)
+    for col in ("cell", "n", "definition", "verdict", "evidence", "eps_sum", "boot_share_violated"):
+        table.add_column(col)
+    for r in result.summary().itertuples():
+        eps = "" if pd.isna(r.eps_sum) else f"{r.eps_sum:.4f}"
+        share = "" if pd.isna(r.boot_share_violated) else f"{r.boot_share_violated:.2f}"
+        verdict = f"[red]{r.verdict}[/]" if r.verdict == "violated" else r.verdict
+        table.add_row(
+            str(r.cell), str(r.n), str(r.definition), verdict, str(r.evidence), eps, share
+        )
+    console.print(table)
+    console.print(result.headline())
+    console.print(f"scope: {result.scope()}")
+    for caveat in result.caveats():
+        console.print(caveat)
     console.print(
         f"wrote {out}/summary.csv, quantities.csv, counts.csv, principal.json"
         + (", repair.csv, repaired_decisions.csv" if repairs else "")
     )
 
 
+# parse -> build -> run -> print; the typer option declarations make up most of its length
+def principal(
+    ctx: typer.Context,
+    data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
+    protected: Optional[str] = typer.Option(None, "--protected", help="COL=VALUE; VALUE is coded A=0."),
+    outcome: Optional[str] = typer.Option(None, "--outcome", help="Ground-truth column Y."),
+    outcome_favorable: str = typer.Option("1", "--outcome-favorable", help="Value of Y meaning 1."),
+    decision: Optional[str] = typer.Option(None, "--decision", help="Decision column S."),
+    favorable: str = typer.Option("1", "--favorable", help="Favourable decision value (S=1)."),
+    rule: Optional[str] = typer.Option(None, "--rule", help="S from a rule expression instead."),
+    covariates: Optional[str] = typer.Option(None, "--covariates", help="Comma-separated X columns."),
+    definition: str = typer.Option(",".join(map(str, _DEFAULT.definitions)), "--definition",
+                                   help="1, 2 or 1,2 (repair programs)."),
+    joint: str = typer.Option(_DEFAULT.joint, "--joint", help="tau0 (fix tau0'=0; paper §4) or tau1."),
+    n_boot: int = typer.Option(_DEFAULT.n_boot, "--n-boot", help="Bootstrap replicates (extension; 0 = off)."),
+    seed: int = typer.Option(_DEFAULT.seed, "--seed", help="Seed of the bootstrap and the repair."),
+    min_group: int = typer.Option(_DEFAULT.min_group, "--min-group", help="Flag cells with a smaller arm."),
+    skip_empty: bool = typer.Option(_DEFAULT.empty_cells == "skip", "--skip-empty",
+                                    help="Skip cells lacking a group."),
+    do_repair: bool = typer.Option(False, "--repair", help="Also apply the randomised repair."),
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
+    config: Optional[Path] = typer.Option(None, "--config", help="audit.yaml instead of flags."),
+    out: Path = typer.Option(Path("out/principal"), "--out", help="Output folder."),
+) -> None:  # fmt: skip
+    """``primafacie principal`` (the help text is :data:`HELP`)."""
+    if config is not None:
+        audit, spec, inputs = _from_config(ctx, config)
+    elif data is None:
+        raise InputError(
+            "give --data FILE (with --protected, --outcome, --decision) or --config FILE"
+        )
+    else:
+        audit = _data_from_flags(
+            data, protected, outcome, outcome_favorable, decision, favorable, rule, sep
+        )
+        defs = [int(v) if v.isdigit() else v for v in _parse_list(definition)]
+        spec = spec_from_flags(
+            PrincipalSpec, definitions=defs, covariates=_parse_list(covariates), joint=joint,
+            n_boot=n_boot, seed=seed, min_group=min_group,
+            empty_cells="skip" if skip_empty else "error",
+        )  # fmt: skip
+        inputs = (data,)
+    result, repairs = _run(spec.build(audit), audit, do_repair)
+    _write(out, result, repairs, inputs)
+    _print(result, repairs, out)
+
+
 def register(app: typer.Typer) -> None:
-    @app.command("principal", help=HELP)
-    @guarded
-    def principal(
-        data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
-        protected: Optional[str] = typer.Option(
-            None, "--protected", help="COL=VALUE; VALUE is coded A=0."
-        ),
-        outcome: Optional[str] = typer.Option(None, "--outcome", help="Ground-truth column Y."),
-        outcome_favorable: str = typer.Option(
-            "1", "--outcome-favorable", help="Value of Y meaning 1."
-        ),
-        decision: Optional[str] = typer.Option(None, "--decision", help="Decision column S."),
-        favorable: str = typer.Option("1", "--favorable", help="Favourable decision value (S=1)."),
-        rule: Optional[str] = typer.Option(
-            None, "--rule", help="S from a rule expression instead."
-        ),
-        covariates: Optional[str] = typer.Option(
-            None, "--covariates", help="Comma-separated X columns."
-        ),
-        definition: str = typer.Option(
-            "1,2", "--definition", help="1, 2 or 1,2 (repair programs)."
-        ),
-        joint: str = typer.Option("tau0", "--joint", help="tau0 (fix tau0'=0; paper §4) or tau1."),
-        n_boot: int = typer.Option(
-            0, "--n-boot", help="Bootstrap replicates (extension; 0 = off)."
-        ),
-        seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and the repair."),
-        min_group: int = typer.Option(5, "--min-group", help="Flag cells with a smaller arm."),
-        skip_empty: bool = typer.Option(False, "--skip-empty", help="Skip cells lacking a group."),
-        do_repair: bool = typer.Option(False, "--repair", help="Also apply the randomised repair."),
-        sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
-        config: Optional[Path] = typer.Option(
-            None, "--config", help="audit.yaml instead of flags."
-        ),
-        out: Path = typer.Option(Path("out/principal"), "--out", help="Output folder."),
-    ) -> None:
-        common = dict(
-            joint=joint, min_group=min_group, empty_cells="skip" if skip_empty else "error"
-        )
-        if n_boot < 0:
-            raise InputError(f"--n-boot must be >= 0, got {n_boot}")
-        if config is not None:
-            if data is not None:
-                raise InputError("give either --config or --data, not both")
-            from ..config import load_config
-
-            cfg = load_config(config)
-            spec = cfg.analyses.principal
-            if spec is None:
-                raise InputError(f"{config}: the configuration has no analyses.principal section")
-            audit = cfg.audit_data()
-            settings = dict(
-                definition=list(spec.definitions),
-                covariates=list(spec.covariates),
-                n_boot=spec.n_boot,
-                seed=spec.seed,
-                protected=spec.protected,
-                **common,
-            )
-            _run(audit, settings, do_repair, out, (config, cfg.data_path))
-            return
-        if data is None:
-            raise InputError(
-                "give --data FILE (with --protected, --outcome, --decision) or --config FILE"
-            )
-        missing = [
-            flag for flag, v in (("--protected", protected), ("--outcome", outcome)) if v is None
-        ]
-        if missing:
-            raise InputError(f"missing {' and '.join(missing)}")
-        if (decision is None) == (rule is None):
-            raise InputError("give exactly one of --decision COL or --rule EXPR")
-        frame = pd.read_csv(data, sep=sep) if sep else read_table(data)
-        col, value = _parse_protected(protected)  # type: ignore[arg-type]
-        fav: Any = favorable
-        if rule is not None:
-            from ..decisions import Rule
-
-            frame = frame.copy()
-            frame["__decision__"] = Rule(rule).predict(frame)
-            decision, fav = "__decision__", 1
-        audit = AuditData(
-            frame,
-            features={},
-            protected={col: value},
-            decision=decision,
-            favorable=fav,
-            outcome=outcome,
-            outcome_favorable=outcome_favorable,
-        )
-        settings = dict(
-            definition=_parse_definitions(definition),
-            covariates=_parse_list(covariates),
-            n_boot=n_boot,
-            seed=seed,
-            **common,
-        )
-        _run(audit, settings, do_repair, out, (data,))
+    """Add ``primafacie principal`` to ``app``."""
+    app.command("principal", help=HELP)(guarded(principal))

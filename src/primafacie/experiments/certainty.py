@@ -71,7 +71,7 @@ def run_hiring(data_dir: Path | None, out_dir: Path, **options: Any) -> list[Pat
     names = list(HIRING_COUNTS)
     counts = np.array([HIRING_COUNTS[r] for r in names])
     res = score_counts(
-        counts[:, [0, 2]], counts[:, [1, 3]], names=names, groups=["yellow", "blue"],
+        counts[:, [1, 3]], counts[:, [0, 2]], names=names, groups=["yellow", "blue"],
         ties="first",
     )  # fmt: skip
     table = res.to_frame().set_index("decision_maker").loc[names].reset_index()

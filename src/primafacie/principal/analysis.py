@@ -26,42 +26,31 @@ LEAD = (
 
 
 def run(spec: Any, ctx: Context) -> AnalysisRun:
-    """Principal-stratum counterfactual fairness (Definitions 1 and 2) and the minimal repair."""
-    data = ctx.data
-    pf = spec.build(data)
-    attr = pf.protected
-    res = pf.evaluate(data)
-    results: dict[str, Any] = {"evaluation": res, "repair": pf.repair(data, seed=spec.seed)}
-    summ = res.summary()
-    main = summ[summ["definition"].isin(list(spec.definitions))]
-    viol = main[main["verdict"].astype(str).str.lower().str.startswith("violat")]
-    parts = []
-    for r in main.itertuples():
-        eps = "" if pd.isna(r.eps_sum) else f", minimal repair ε = {r.eps_sum:.4f}"
-        parts.append(f"Definition {r.definition} ({r.cell}): {r.verdict}{eps}")
-    headline = (
-        f"{len(viol)} of {len(main)} checks refute principal-stratum fairness for {attr} "
-        f"({int(main['n'].iloc[0]) if len(main) else 0} people) — " + "; ".join(parts)
-    )
-    n_prot = int(data.protected_mask(attr).sum())
-    scope = (
-        f"{attr}: {n_prot} protected and {data.n - n_prot} other people, true outcome "
-        f"{data.outcome!r}, definitions {', '.join(map(str, spec.definitions))}, "
-        f"{res.n_cells} covariate cell(s)"
-    )
+    """Principal-stratum counterfactual fairness (Definitions 1 and 2) and the minimal repair.
+
+    The engine is built by :meth:`PrincipalSpec.build` (as ``primafacie principal --config``
+    does); headline, scope and caveats are the Results' own.
+    """
+    pf = spec.build(ctx.data, ctx)
+    res = pf.run(ctx.data)
+    repair = pf.repair(ctx.data, seed=spec.seed)
+    results: dict[str, Any] = {"evaluation": res, "repair": repair}
+    checks = res.checks()
+    caveats = [*res.caveats(), *(c for c in repair.caveats() if c not in res.caveats())]
     return AnalysisRun(
         "principal",
         "ok",
-        scope=scope,
+        scope=res.scope(),
         results=results,
         tables=result_tables("principal", results),
         numbers={
-            "protected": attr,
-            "violations": int(len(viol)),
-            "checks": int(len(main)),
-            "verdicts": json_safe(main.to_dict(orient="records")),
+            "protected": res.protected,
+            "violations": int((checks["verdict"] == "violated").sum()),
+            "checks": int(len(checks)),
+            "verdicts": json_safe(checks.to_dict(orient="records")),
         },
-        headline=headline,
+        headline=res.headline(),
+        caveats=tuple(caveats),
     )
 
 
@@ -70,7 +59,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     res = run.results["evaluation"]
     summary = res.summary()
     frame = res.to_frame()
-    defs = [int(d) for d in cfg["analyses"]["principal"]["definitions"]]
+    defs = list(res.definitions)
     coding = f"A=1: {res.protected} = {res.a1}; A=0: {res.protected} = {res.a0}"
     findings = [f"Coding of the protected attribute: {coding}."]
     for r in summary[summary["definition"].isin(defs)].itertuples():

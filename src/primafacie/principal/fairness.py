@@ -3,35 +3,30 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData
+from ..data import AuditData, to_pandas
 from ..errors import InputError
+from ..validation import validate_params
 from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
 from .evaluate import DEFAULT_TOL, evaluate_margins
+from .params import _DEFINITIONS, PARAMETER_CONSTRAINTS, WHERE, _names
 from .repair import randomised_repair
 from .results import PrincipalResult, RepairResult
 
 __all__ = ["PrincipalFairness", "principal_arrays"]
 
-_EMPTY_POLICIES = ("error", "skip")
-
 
 def _as_definitions(definition: Any, definitions: Any) -> tuple[int, ...]:
+    """The validated definition(s) as a tuple without repeats, in the order given."""
     raw = definitions if definitions is not None else definition
+    validate_params("PrincipalFairness", {"definition": [_DEFINITIONS]}, {"definition": raw}, WHERE)
     vals = tuple(raw) if isinstance(raw, (list, tuple, set)) else (raw,)
-    if not vals:
-        raise InputError("definitions must list 1 and/or 2")
-    out = []
-    for d in vals:
-        if isinstance(d, bool) or d not in (1, 2):
-            raise InputError(f"definition must be 1 or 2, got {d!r}")
-        out.append(int(d))
-    return tuple(dict.fromkeys(out))
+    return tuple(dict.fromkeys(int(d) for d in vals))
 
 
 def _boot_summary(boot_vals: dict[str, np.ndarray], level: float) -> dict[str, np.ndarray]:
@@ -53,6 +48,48 @@ def _boot_summary(boot_vals: dict[str, np.ndarray], level: float) -> dict[str, n
     return out
 
 
+def _cells_to_evaluate(
+    cc: CellCounts, empty_cells: str, min_group: int, protected: str, a0: Any, a1: Any
+) -> np.ndarray:
+    """Indices of the cells with both groups; warn about (or refuse) the others and small ones."""
+    valid = cc.valid
+    if not valid.all():
+        bad = np.flatnonzero(~valid)
+        arm_sizes = cc.n_arm[bad[0]]
+        missing = f"A=0 ({a0})" if arm_sizes[0] == 0 else f"A=1 ({a1})"
+        msg = (
+            f"{len(bad)} covariate cell(s) lack one group of {protected!r}; first: "
+            f"{cc.labels[bad[0]]!r} has no {missing} rows (n(A=0)={arm_sizes[0]}, "
+            f"n(A=1)={arm_sizes[1]})"
+        )
+        if empty_cells == "error":
+            raise InputError(
+                msg + "; coarsen the covariates, or skip such cells (--skip-empty on the CLI, "
+                "empty_cells='skip' in Python)"
+            )
+        warnings.warn(msg + "; skipped", stacklevel=3)  # the caller of principal_arrays
+    if cc.small.any():
+        warnings.warn(
+            f"{int(cc.small.sum())} cell(s) have an arm with fewer than {min_group} people; "
+            "they are flagged 'small' in the results",
+            stacklevel=3,
+        )
+    idx = np.flatnonzero(valid)
+    if idx.size == 0:
+        raise InputError(
+            f"no covariate cell has both groups of {protected!r}; nothing can be compared"
+        )
+    return idx
+
+
+def _scatter(arr: np.ndarray, idx: np.ndarray, n_cells: int) -> np.ndarray:
+    """Values of the evaluated cells placed in an array over every cell (NaN / False elsewhere)."""
+    shape = (n_cells,) + arr.shape[1:]
+    out = np.zeros(shape, dtype=bool) if arr.dtype == bool else np.full(shape, np.nan)
+    out[idx] = arr
+    return out
+
+
 def _pct(arr: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     with warnings.catch_warnings():
         warnings.simplefilter(
@@ -63,6 +100,7 @@ def _pct(arr: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+# over 80 lines only through its numpy-style docstring; the body is under 60
 def principal_arrays(
     a: np.ndarray,
     s: np.ndarray,
@@ -82,8 +120,10 @@ def principal_arrays(
     a1: str = "1",
     a0: str = "0",
     covariates: Sequence[str] = (),
+    decision: str | None = None,
+    outcome: str | None = None,
 ) -> PrincipalResult:
-    """Evaluate the method on 0/1 arrays (the engine behind :meth:`PrincipalFairness.evaluate`).
+    """Evaluate the method on 0/1 arrays (the engine behind :meth:`PrincipalFairness.run`).
 
     Parameters
     ----------
@@ -93,8 +133,9 @@ def principal_arrays(
         Optional cell code per row and cell labels.
     definitions, joint, tol, min_group, empty_cells, n_boot, seed, level
         See :class:`PrincipalFairness`.
-    protected, a1, a0, covariates
-        Labels carried into the result.
+    protected, a1, a0, covariates, decision, outcome
+        Labels carried into the result (``decision`` / ``outcome``: the column names of S
+        and Y, shown in its scope).
 
     Returns
     -------
@@ -109,64 +150,34 @@ def principal_arrays(
     >>> bool(r.violated(2)[0]), float(r.values["eps_sum_def2"][0])
     (False, 0.0)
     """
-    if empty_cells not in _EMPTY_POLICIES:
-        raise InputError(f"empty_cells must be one of {_EMPTY_POLICIES}, got {empty_cells!r}")
-    if not 0.0 < level < 1.0:
-        raise InputError(f"level must be in (0, 1), got {level!r}")
-    if n_boot < 0:
-        raise InputError(f"n_boot must be >= 0, got {n_boot!r}")
+    validate_params(
+        "principal_arrays",
+        PARAMETER_CONSTRAINTS,
+        dict(
+            definitions=definitions,
+            joint=joint,
+            tol=tol,
+            min_group=min_group,
+            empty_cells=empty_cells,
+            n_boot=n_boot,
+            seed=seed,
+            level=level,
+        ),  # fmt: skip
+    )
     cc: CellCounts = count_cells(a, s, y, codes, labels, min_group=min_group)
-    valid = cc.valid
-    if not valid.all():
-        bad = np.flatnonzero(~valid)
-        arm_sizes = cc.n_arm[bad[0]]
-        missing = f"A=0 ({a0})" if arm_sizes[0] == 0 else f"A=1 ({a1})"
-        msg = (
-            f"{len(bad)} covariate cell(s) lack one group of {protected!r}; first: "
-            f"{cc.labels[bad[0]]!r} has no {missing} rows (n(A=0)={arm_sizes[0]}, "
-            f"n(A=1)={arm_sizes[1]})"
-        )
-        if empty_cells == "error":
-            raise InputError(
-                msg
-                + "; coarsen the covariates, or skip such cells (--skip-empty on the CLI, empty_cells='skip' in Python)"
-            )
-        warnings.warn(msg + "; skipped", stacklevel=2)
-    if cc.small.any():
-        warnings.warn(
-            f"{int(cc.small.sum())} cell(s) have an arm with fewer than {min_group} people; "
-            "they are flagged 'small' in the results",
-            stacklevel=2,
-        )
-    idx = np.flatnonzero(valid)
-    if idx.size == 0:
-        raise InputError(
-            f"no covariate cell has both groups of {protected!r}; nothing can be compared"
-        )
-    p = cc.p[idx]
-    vals = evaluate_margins(p, definitions=definitions, joint=joint, tol=tol)
-    full: dict[str, np.ndarray] = {}
-    for key, arr in vals.items():
-        shape = (cc.counts.shape[0],) + arr.shape[1:]
-        if arr.dtype == bool:
-            out = np.zeros(shape, dtype=bool)
-        else:
-            out = np.full(shape, np.nan)
-        out[idx] = arr
-        full[key] = out
+    idx = _cells_to_evaluate(cc, empty_cells, min_group, protected, a0, a1)
+    vals = evaluate_margins(cc.p[idx], definitions=definitions, joint=joint, tol=tol)
+    full = {key: _scatter(arr, idx, cc.counts.shape[0]) for key, arr in vals.items()}
     boot = None
-    if n_boot and idx.size:
+    if n_boot:
         bc = bootstrap_counts(cc.counts[idx], n_boot, seed)  # (B, C', 2, 2, 2)
         bp = bc / bc.sum(axis=(3, 4), keepdims=True)
         flat = bp.reshape(-1, 2, 2, 2)
         bv = evaluate_margins(flat, definitions=definitions, joint=joint, tol=tol)
         shaped = {k: v.reshape((n_boot, idx.size) + v.shape[1:]) for k, v in bv.items()}
         summ = _boot_summary(shaped, level)
-        boot = {}
-        for key, arr in summ.items():
-            out = np.full(cc.counts.shape[0], np.nan)
-            out[idx] = arr
-            boot[key] = out
+        boot = {key: _scatter(arr, idx, cc.counts.shape[0]) for key, arr in summ.items()}
+    valid = cc.valid
     return PrincipalResult(
         protected=protected,
         a1=str(a1),
@@ -185,6 +196,8 @@ def principal_arrays(
         n_boot=int(n_boot),
         level=level,
         seed=seed,
+        decision=decision,
+        outcome=outcome,
     )
 
 
@@ -219,7 +232,14 @@ class PrincipalFairness:
     level
         Bootstrap percentile interval level.
     protected
-        Which protected attribute of the AuditData to use when it has several.
+        With an AuditData: which of its protected attributes to use when it has several (a
+        name). With a table: ``{column: protected value(s)}`` (the protected group is A=0). A
+        mapping given with an AuditData replaces its protected attributes.
+    decision, outcome
+        Decision (S) and true-outcome (Y) columns; required with a table, and they override
+        the AuditData's roles when given.
+    favorable, outcome_favorable
+        Values of ``decision`` / ``outcome`` coded 1 (default: the AuditData's, else 1).
 
     Notes
     -----
@@ -236,10 +256,18 @@ class PrincipalFairness:
     >>> df = pd.DataFrame({"g": rng.choice(["f", "m"], 500), "y": rng.integers(0, 2, 500)})
     >>> df["s"] = df["y"]
     >>> data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
-    >>> res = PrincipalFairness(definition=2).evaluate(data)
+    >>> res = PrincipalFairness(definition=2).run(data)
     >>> res.summary().loc[1, "verdict"]
     'not refuted'
+
+    A table works as well, with the roles given to the constructor:
+
+    >>> pf = PrincipalFairness(definition=2, protected={"g": "f"}, decision="s", outcome="y")
+    >>> pf.run(df).summary().loc[1, "verdict"]
+    'not refuted'
     """
+
+    _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
 
     def __init__(
         self,
@@ -254,7 +282,11 @@ class PrincipalFairness:
         min_group: int = 5,
         empty_cells: str = "error",
         level: float = 0.95,
-        protected: str | None = None,
+        protected: str | Mapping[str, Any] | None = None,
+        decision: str | None = None,
+        outcome: str | None = None,
+        favorable: Any = None,
+        outcome_favorable: Any = None,
     ) -> None:
         self.definition = definition
         self.covariates = covariates
@@ -267,19 +299,50 @@ class PrincipalFairness:
         self.empty_cells = empty_cells
         self.level = level
         self.protected = protected
+        self.decision = decision
+        self.outcome = outcome
+        self.favorable = favorable
+        self.outcome_favorable = outcome_favorable
 
     # ------------------------------------------------------------------ helpers
+    def _validate(self) -> None:
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
+        validate_params("PrincipalFairness", self._parameter_constraints, params, WHERE)
+
     def _defs(self) -> tuple[int, ...]:
         return _as_definitions(self.definition, self.definitions)
 
-    def _arrays(self, data: AuditData) -> dict[str, Any]:
-        if not isinstance(data, AuditData):
-            raise InputError(f"data must be an AuditData, got {type(data).__name__}")
-        if self.joint not in ("tau0", "tau1"):
-            raise InputError(f"joint must be 'tau0' or 'tau1', got {self.joint!r}")
+    def _audit_data(self, data: Any) -> AuditData:
+        """The AuditData to evaluate: ``data`` itself, or with the constructor's roles applied."""
+        roles: dict[str, Any] = {
+            key: getattr(self, key)
+            for key in ("decision", "outcome", "favorable", "outcome_favorable")
+            if getattr(self, key) is not None
+        }
+        if isinstance(self.protected, Mapping):
+            roles["protected"] = dict(self.protected)
+        if isinstance(data, AuditData):
+            return data.replace(**roles) if roles else data
+        if not isinstance(roles.get("protected"), Mapping):
+            raise InputError(
+                "with a table, give the roles: PrincipalFairness(protected={column: protected "
+                "value}, decision=COLUMN, outcome=COLUMN), or pass an AuditData"
+            )
+        missing = [key for key in ("decision", "outcome") if key not in roles]
+        if missing:
+            raise InputError(
+                f"with a table, give {' and '.join(f'{m}=COLUMN' for m in missing)} to "
+                "PrincipalFairness (or pass an AuditData)"
+            )
+        return AuditData(to_pandas(data), features={}, **roles)
+
+    def _arrays(self, data: Any) -> dict[str, Any]:
+        self._validate()
+        data = self._audit_data(data)
         if not data.protected:
             raise InputError("the data has no protected attribute (protected={column: value})")
-        attr = data.protected_attribute(self.protected, how="pass protected=NAME")
+        name = self.protected if isinstance(self.protected, str) else None
+        attr = data.protected_attribute(name, how="pass protected=NAME")
         col = data.frame[attr]
         values = pd.unique(col)
         if len(values) != 2:
@@ -293,60 +356,101 @@ class PrincipalFairness:
         a1 = str(col[~mask].iloc[0])
         s = data.decision_array()
         y = data.outcome_array()
-        covs = list(self.covariates or ())
+        covs = _names(self.covariates)
         if attr in covs:
             raise InputError(f"the protected attribute {attr!r} cannot also be a covariate")
-        for role, name in (("decision", data.decision), ("outcome", data.outcome)):
-            if name in covs:
-                raise InputError(f"the {role} column {name!r} cannot also be a covariate")
+        for role, col_name in (("decision", data.decision), ("outcome", data.outcome)):
+            if col_name in covs:
+                raise InputError(f"the {role} column {col_name!r} cannot also be a covariate")
         codes, labels, _ = encode_cells(data.frame, covs)
         return dict(
-            a=a, s=s, y=y, codes=codes, labels=labels, protected=attr, a1=a1, a0=a0, covariates=covs
+            a=a,
+            s=s,
+            y=y,
+            codes=codes,
+            labels=labels,
+            protected=attr,
+            a1=a1,
+            a0=a0,
+            covariates=covs,
+            ids=data.ids,
+            decision=data.decision,
+            outcome=data.outcome,
         )
 
-    # ------------------------------------------------------------------ API
-    def evaluate(self, data: AuditData) -> PrincipalResult:
-        """Bounds, LP ranges, verdicts and eps* per covariate cell.
-
-        Parameters
-        ----------
-        data
-            AuditData with one binary protected attribute, ``decision`` and ``outcome`` set.
-
-        Returns
-        -------
-        PrincipalResult
-        """
-        arr = self._arrays(data)
+    def _evaluate_arrays(
+        self, arr: dict[str, Any], definitions: tuple[int, ...], s: np.ndarray, n_boot: int
+    ) -> PrincipalResult:
         return principal_arrays(
             arr["a"],
-            arr["s"],
+            s,
             arr["y"],
             arr["codes"],
             arr["labels"],
-            definitions=self._defs(),
+            definitions=definitions,
             joint=self.joint,
             tol=self.tol,
             min_group=self.min_group,
             empty_cells=self.empty_cells,
-            n_boot=int(self.n_boot),
+            n_boot=n_boot,
             seed=self.seed,
             level=self.level,
             protected=arr["protected"],
             a1=arr["a1"],
             a0=arr["a0"],
             covariates=arr["covariates"],
+            decision=arr["decision"],
+            outcome=arr["outcome"],
         )
 
+    # ------------------------------------------------------------------ API
+    def run(self, data: AuditData | pd.DataFrame | Any) -> PrincipalResult:
+        """Bounds, LP ranges, verdicts and eps* per covariate cell.
+
+        Parameters
+        ----------
+        data
+            An :class:`~primafacie.data.AuditData` with one binary protected attribute (or
+            ``protected=NAME``), ``decision`` and ``outcome`` set; or a DataFrame / polars /
+            pyarrow table, with ``protected={column: value}``, ``decision`` and ``outcome``
+            given to the constructor.
+
+        Returns
+        -------
+        PrincipalResult
+
+        Raises
+        ------
+        InputError
+            A parameter outside its constraints (the message names it, what it accepts and
+            the flag / ``audit.yaml`` key), a missing role, a non-binary column, or a cell
+            lacking a group with ``empty_cells="error"``.
+        """
+        arr = self._arrays(data)
+        return self._evaluate_arrays(arr, self._defs(), arr["s"], int(self.n_boot))
+
+    def evaluate(self, data: AuditData | pd.DataFrame | Any) -> PrincipalResult:
+        """Deprecated alias of :meth:`run` (every engine runs as ``.run(data)``)."""
+        warnings.warn(
+            "PrincipalFairness.evaluate is deprecated and will be removed in the next release; "
+            "use PrincipalFairness.run",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.run(data)
+
     def repair(
-        self, data: AuditData, definition: int | None = None, seed: int | None = None
+        self,
+        data: AuditData | pd.DataFrame | Any,
+        definition: int | None = None,
+        seed: int | None = None,
     ) -> RepairResult:
         """Solve for eps* and apply the seeded randomised intervention to the decisions.
 
         Parameters
         ----------
         data
-            As for :meth:`evaluate`.
+            As for :meth:`run`.
         definition
             Which definition to repair for (default: the first configured one).
         seed
@@ -356,54 +460,22 @@ class PrincipalFairness:
         -------
         RepairResult
             eps per cell, S' per row, the post-repair check on the estimated margins and the
-            evaluation of S' on the data (no bootstrap here: use :meth:`evaluate` for that).
+            evaluation of S' on the data (no bootstrap here: use :meth:`run` for that).
         """
         defs = self._defs()
         d = defs[0] if definition is None else _as_definitions(definition, None)[0]
         arr = self._arrays(data)
-        kw = dict(
-            joint=self.joint,
-            tol=self.tol,
-            min_group=self.min_group,
-            empty_cells=self.empty_cells,
-            protected=arr["protected"],
-            a1=arr["a1"],
-            a0=arr["a0"],
-            covariates=arr["covariates"],
-            level=self.level,
-        )
-        before = principal_arrays(
-            arr["a"],
-            arr["s"],
-            arr["y"],
-            arr["codes"],
-            arr["labels"],
-            definitions=(d,),
-            n_boot=0,
-            seed=self.seed,
-            **kw,
-        )
+        if seed is not None:
+            validate_params(
+                "PrincipalFairness.repair", {"seed": PARAMETER_CONSTRAINTS["seed"]}, {"seed": seed}
+            )
+        seed = self.seed if seed is None else seed
+        before = self._evaluate_arrays(arr, (d,), arr["s"], 0)
         eps = before.values[f"eps_def{d}"]
-        s_new = randomised_repair(
-            arr["s"],
-            arr["a"],
-            np.nan_to_num(eps),
-            arr["codes"],
-            self.seed if seed is None else seed,
-        )
+        s_new = randomised_repair(arr["s"], arr["a"], np.nan_to_num(eps), arr["codes"], seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # already warned for `before`
-            after = principal_arrays(
-                arr["a"],
-                s_new,
-                arr["y"],
-                arr["codes"],
-                arr["labels"],
-                definitions=(d,),
-                n_boot=0,
-                seed=self.seed,
-                **kw,
-            )
+            after = self._evaluate_arrays(arr, (d,), s_new, 0)
         return RepairResult(
             definition=d,
             evaluation=before,
@@ -412,13 +484,13 @@ class PrincipalFairness:
             repaired=s_new,
             a=arr["a"],
             cell_codes=arr["codes"],
-            ids=data.ids,
+            ids=arr["ids"],
             after=after,
-            seed=self.seed if seed is None else seed,
+            seed=seed,
         )
 
     def __repr__(self) -> str:
         return (
-            f"PrincipalFairness(definition={self.definition!r}, covariates={list(self.covariates)!r}, "
+            f"PrincipalFairness(definition={self.definition!r}, covariates={_names(self.covariates)!r}, "
             f"n_boot={self.n_boot!r}, seed={self.seed!r}, joint={self.joint!r})"
         )

@@ -76,12 +76,132 @@ class PrincipalResult:
     level: float = 0.95
     seed: int | None = 0
     note: str = field(default=NOTE)
+    decision: str | None = None
+    outcome: str | None = None
 
     # ------------------------------------------------------------------ accessors
     @property
     def n_cells(self) -> int:
         """Number of covariate cells."""
         return len(self.labels)
+
+    @property
+    def n_protected(self) -> int:
+        """People in the protected group (A=0), over every cell."""
+        return int(self.counts[:, 0].sum())
+
+    @property
+    def n_others(self) -> int:
+        """People in the other group (A=1), over every cell."""
+        return int(self.counts[:, 1].sum())
+
+    def checks(self) -> pd.DataFrame:
+        """The checks behind the headline: :meth:`summary` rows of the configured definitions
+        in evaluated cells (skipped cells are in :meth:`scope`)."""
+        summ = self.summary()
+        keep = summ["definition"].isin(list(self.definitions)) & summ["verdict"].ne("skipped")
+        return summ[keep]
+
+    # ------------------------------------------------------------------ words
+    def headline(self, max_items: int = 6) -> str:
+        """One sentence: how many checks refute fairness, then each check's verdict.
+
+        A check is one configured definition in one evaluated cell; skipped cells are not
+        counted (see :meth:`scope`). At most ``max_items`` checks are spelled out.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import principal_arrays
+        >>> a = np.array([0, 0, 1, 1] * 5); y = np.array([1, 0, 1, 0] * 5); s = y.copy()
+        >>> principal_arrays(a, s, y, protected="g").headline()
+        '0 of 1 checks refute principal-stratum fairness for g (20 people) — Definition 2 (all): not refuted'
+        """
+        main = self.checks()
+        n_viol = int((main["verdict"] == VIOLATED).sum())
+        parts = []
+        for r in main.head(max_items).itertuples():
+            # eps* is 0 when not refuted: only a violation's repair size is news
+            eps = "" if not r.eps_sum > 0 else f", minimal repair ε = {r.eps_sum:.4f}"
+            parts.append(f"Definition {r.definition} ({r.cell}): {r.verdict}{eps}")
+        if len(main) > max_items:
+            parts.append(f"… {len(main) - max_items} more in the summary table")
+        n_people = int(self.counts[self.evaluated].sum())
+        return (
+            f"{n_viol} of {len(main)} checks refute principal-stratum fairness for "
+            f"{self.protected} ({n_people} people) — " + "; ".join(parts)
+        )
+
+    def scope(self) -> str:
+        """Who was evaluated (protected / other people, cells, definitions) and who was left out.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import principal_arrays
+        >>> a = np.array([0, 0, 1, 1] * 5); y = np.array([1, 0, 1, 0] * 5); s = y.copy()
+        >>> principal_arrays(a, s, y, protected="g", a0="f", a1="m").scope()
+        'g: 10 protected (f, A=0) and 10 other people (m, A=1); definitions 2; 1 of 1 covariate cell(s) evaluated'
+        """
+        roles = []
+        if self.decision is not None:
+            roles.append(f"decision {self.decision!r}")
+        if self.outcome is not None:
+            roles.append(f"true outcome {self.outcome!r}")
+        text = (
+            f"{self.protected}: {self.n_protected} protected ({self.a0}, A=0) and "
+            f"{self.n_others} other people ({self.a1}, A=1)"
+            + (f"; {', '.join(roles)}" if roles else "")
+            + f"; definitions {', '.join(map(str, self.definitions))}; "
+            f"{int(self.evaluated.sum())} of {self.n_cells} covariate cell(s) evaluated"
+            + (f" (cells of {', '.join(self.covariates)})" if self.covariates else "")
+        )
+        skipped = np.flatnonzero(~self.evaluated)
+        if skipped.size:
+            people = int(self.counts[skipped].sum())
+            names = ", ".join(self.labels[c] for c in skipped[:5])
+            more = " …" if skipped.size > 5 else ""
+            text += (
+                f"; left out: {skipped.size} cell(s) lacking one group ({people} people: "
+                f"{names}{more})"
+            )
+        return text
+
+    def caveats(self) -> list[str]:
+        """What limits the reading of the verdicts, most important first.
+
+        Always the refute-only :data:`NOTE`; then small cells, skipped cells, the bootstrap.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import principal_arrays
+        >>> a = np.array([0, 0, 1, 1] * 5); y = np.array([1, 0, 1, 0] * 5); s = y.copy()
+        >>> principal_arrays(a, s, y).caveats() == [NOTE]
+        True
+        """
+        out = [self.note]
+        small = np.flatnonzero(self.small & self.evaluated)
+        if small.size:
+            out.append(
+                f"{small.size} of {int(self.evaluated.sum())} evaluated cell(s) have a group "
+                f"with fewer than {self.min_group} people, so their estimates are unreliable: "
+                + ", ".join(self.labels[c] for c in small[:5])
+                + (" …" if small.size > 5 else "")
+            )
+        skipped = int((~self.evaluated).sum())
+        if skipped:
+            out.append(
+                f"{skipped} cell(s) lacking one group were skipped: no verdict covers their "
+                f"{int(self.counts[~self.evaluated].sum())} people"
+            )
+        if self.n_boot:
+            out.append(
+                f"bootstrap intervals ({self.n_boot} replicates, level {self.level:g}, seed "
+                f"{self.seed}) are an extension, not from the paper: percentile intervals of a "
+                "bootstrap stratified by cell and group"
+            )
+        return out
 
     def violated(self, definition: int) -> np.ndarray:
         """Boolean per cell: Definition 1 or 2 refuted (False in skipped cells)."""
@@ -138,10 +258,19 @@ class PrincipalResult:
         the four Corollary 1 checks ``cor1_*`` (estimate 1 when the inequality holds) and
         ``prop1_d1`` / ``prop1_d0`` (smallest possible stratum sizes).
         """
-        v = self.values
-        tol = self.tol
         n_arm = self.counts.sum(axis=(2, 3))
         rows: list[dict[str, Any]] = []
+        for c, label in enumerate(self.labels):
+            base = self._cell_base(c, label, n_arm)
+            rows.extend(self._quantity_row(base, c, *spec) for spec in self._cell_quantities(c))
+        return pd.DataFrame(rows)
+
+    def _cell_quantities(self, c: int) -> list[tuple]:
+        """``(definition, name, estimate, lower, upper, feasible, boot keys, verdict)`` of a cell,
+        in the order of :meth:`to_frame`."""
+        v = self.values
+        nan = np.nan
+        specs: list[tuple] = []
         interval_specs = [
             ("1", "prop1_tau1", "prop1_tau1", None),
             ("1", "prop1_tau0", "prop1_tau0", None),
@@ -151,91 +280,84 @@ class PrincipalResult:
             ("2", "lp_tau'", "lp_tau", None),
             ("4", "def4_gap", "def4", None),
         ]
-        for c, label in enumerate(self.labels):
-            base = self._cell_base(c, label, n_arm)
-            ok = bool(self.evaluated[c])
+        for d, name, key, feas_key in interval_specs:
+            feas = bool(v[feas_key][c]) if feas_key else True
+            specs.append((
+                d, name, nan, _f(v[f"{key}_lo"][c]), _f(v[f"{key}_hi"][c]), feas,
+                (None, f"{key}_lo", f"{key}_hi"),
+                None if feas else "infeasible: Definition 1 violated",
+            ))  # fmt: skip
+        ok = bool(self.evaluated[c])
+        for j, name in enumerate(COR1_NAMES):
+            fired = bool(v["cor1"][c, j]) if ok else False
+            verdict = "holds: Definition 1 violated" if fired else "does not hold"
+            specs.append(("1", name, float(fired), nan, nan, True, (None,) * 3, verdict))
+        for name, key, stratum in (("prop1_d1", "d1", "(1,1)"), ("prop1_d0", "d0", "(0,0)")):
+            specs.append((
+                "1", name, _f(v[key][c]), nan, nan, True, (None,) * 3,
+                f"smallest size of stratum {stratum}",
+            ))  # fmt: skip
+        specs.append(
+            ("3", "def3_gap", _f(v["def3_gap"][c]), nan, nan, True, ("def3_gap", None, None), None)
+        )
+        for d in self.definitions:
+            if f"eps_def{d}" not in v:
+                continue
+            specs.append((
+                str(d), "eps_sum", _f(v[f"eps_sum_def{d}"][c]), nan, nan, True,
+                (f"eps_sum_def{d}", None, None), None,
+            ))  # fmt: skip
+            for j, ab in enumerate(("00", "01", "10", "11")):
+                specs.append((
+                    str(d), f"eps_{ab}", _f(v[f"eps_def{d}"][c, j]), nan, nan, True,
+                    (f"eps_def{d}_{ab}", None, None), None,
+                ))  # fmt: skip
+            lo = _f(v[f"post_def{d}_lo"][c])
+            specs.append((
+                str(d), "post_repair", nan, lo, _f(v[f"post_def{d}_hi"][c]), not np.isnan(lo),
+                (None,) * 3,
+                "gap closed" if v[f"post_def{d}_closed"][c] else "gap NOT closed",
+            ))  # fmt: skip
+        return specs
 
-            def add(
-                definition: str,
-                name: str,
-                est=np.nan,
-                lo=np.nan,
-                hi=np.nan,
-                feas=True,
-                key_est=None,
-                key_lo=None,
-                key_hi=None,
-                verdict=None,
-                base=base,
-                ok=ok,
-                c=c,
-            ) -> None:
-                if np.isnan(est):
-                    excl = (not feas) or lo > tol or hi < -tol  # NaN comparisons are False
-                else:
-                    excl = abs(est) > tol
-                row = dict(base)
-                row.update(
-                    definition=definition,
-                    quantity=name,
-                    estimate=est,
-                    lower=lo,
-                    upper=hi,
-                    feasible=bool(feas),
-                    excludes_zero=bool(excl) if ok else False,
-                )
-                for tag, key in (("estimate", key_est), ("lower", key_lo), ("upper", key_hi)):
-                    blo, bhi = self._boot(key, c) if key else (np.nan, np.nan)
-                    row[f"boot_{tag}_lo"], row[f"boot_{tag}_hi"] = blo, bhi
-                if not ok:
-                    row["verdict"] = "skipped: an arm of the cell is empty"
-                else:
-                    row["verdict"] = verdict or ("excludes 0" if excl else "covers 0")
-                rows.append(row)
-
-            for d, name, key, feas_key in interval_specs:
-                feas = bool(v[feas_key][c]) if feas_key else True
-                add(
-                    d,
-                    name,
-                    lo=_f(v[f"{key}_lo"][c]),
-                    hi=_f(v[f"{key}_hi"][c]),
-                    feas=feas,
-                    key_lo=f"{key}_lo",
-                    key_hi=f"{key}_hi",
-                    verdict=None if feas else "infeasible: Definition 1 violated",
-                )
-            for j, name in enumerate(COR1_NAMES):
-                fired = bool(v["cor1"][c, j]) if ok else False
-                add(
-                    "1",
-                    name,
-                    est=float(fired),
-                    verdict="holds: Definition 1 violated" if fired else "does not hold",
-                )
-            add("1", "prop1_d1", est=_f(v["d1"][c]), verdict="smallest size of stratum (1,1)")
-            add("1", "prop1_d0", est=_f(v["d0"][c]), verdict="smallest size of stratum (0,0)")
-            add("3", "def3_gap", est=_f(v["def3_gap"][c]), key_est="def3_gap")
-            for d in self.definitions:
-                if f"eps_def{d}" not in v:
-                    continue
-                add(str(d), "eps_sum", est=_f(v[f"eps_sum_def{d}"][c]), key_est=f"eps_sum_def{d}")
-                for j, ab in enumerate(("00", "01", "10", "11")):
-                    add(
-                        str(d),
-                        f"eps_{ab}",
-                        est=_f(v[f"eps_def{d}"][c, j]),
-                        key_est=f"eps_def{d}_{ab}",
-                    )
-                add(
-                    str(d),
-                    "post_repair",
-                    lo=_f(v[f"post_def{d}_lo"][c]),
-                    hi=_f(v[f"post_def{d}_hi"][c]),
-                    feas=not np.isnan(v[f"post_def{d}_lo"][c]),
-                    verdict="gap closed" if v[f"post_def{d}_closed"][c] else "gap NOT closed",
-                )
-        return pd.DataFrame(rows)
+    def _quantity_row(
+        self,
+        base: dict[str, Any],
+        c: int,
+        definition: str,
+        name: str,
+        est: float,
+        lo: float,
+        hi: float,
+        feas: bool,
+        boot_keys: tuple,
+        verdict: str | None,
+    ) -> dict[str, Any]:
+        """One row of :meth:`to_frame`: the quantity, whether it excludes 0, its bootstrap."""
+        ok = bool(self.evaluated[c])
+        tol = self.tol
+        if np.isnan(est):
+            excl = (not feas) or lo > tol or hi < -tol  # NaN comparisons are False
+        else:
+            excl = abs(est) > tol
+        row = dict(base)
+        row.update(
+            definition=definition,
+            quantity=name,
+            estimate=est,
+            lower=lo,
+            upper=hi,
+            feasible=bool(feas),
+            excludes_zero=bool(excl) if ok else False,
+        )
+        for tag, key in zip(("estimate", "lower", "upper"), boot_keys, strict=True):
+            blo, bhi = self._boot(key, c) if key else (np.nan, np.nan)
+            row[f"boot_{tag}_lo"], row[f"boot_{tag}_hi"] = blo, bhi
+        if not ok:
+            row["verdict"] = "skipped: an arm of the cell is empty"
+        else:
+            row["verdict"] = verdict or ("excludes 0" if excl else "covers 0")
+        return row
 
     def summary(self) -> pd.DataFrame:
         """One row per cell and definition (1, 2; 3 and 4 for comparison) with the verdict.
@@ -243,8 +365,6 @@ class PrincipalResult:
         Columns: cell, n, n_a0, n_a1, small, definition, verdict, direction, evidence, eps_sum,
         boot_share_violated (share of bootstrap replicates that refute the definition), note.
         """
-        v = self.values
-        tol = self.tol
         n_arm = self.counts.sum(axis=(2, 3))
         rows = []
         for c, label in enumerate(self.labels):
@@ -262,76 +382,69 @@ class PrincipalResult:
                     )
                     rows.append(row)
                     continue
-                if d in (1, 2):
-                    bad = bool(v[f"violated_def{d}"][c])
-                    if d == 2:
-                        lo, hi = float(v["lp_tau_lo"][c]), float(v["lp_tau_hi"][c])
-                        ev = f"tau' in [{lo:.4f}, {hi:.4f}]"
-                    elif not v["cond_feasible"][c]:
-                        first = "tau0'" if self.joint == "tau0" else "tau1'"
-                        lo0, hi0 = (
-                            (v["lp_tau0_lo"][c], v["lp_tau0_hi"][c])
-                            if self.joint == "tau0"
-                            else (v["lp_tau1_lo"][c], v["lp_tau1_hi"][c])
-                        )
-                        lo, hi = float(lo0), float(hi0)
-                        ev = f"{first}=0 infeasible ({first} in [{lo:.4f}, {hi:.4f}])"
-                    else:
-                        lo, hi = float(v["lp_cond_lo"][c]), float(v["lp_cond_hi"][c])
-                        ev = f"{self._cond_name()[3:]} in [{lo:.4f}, {hi:.4f}]"
-                    direction = ""
-                    if bad:
-                        direction = (
-                            f"favours A=1 ({self.a1})" if lo > tol else f"favours A=0 ({self.a0})"
-                        )
-                    eps_sum = float(v[f"eps_sum_def{d}"][c]) if f"eps_sum_def{d}" in v else np.nan
-                    share = (
-                        float(self.boot[f"share_violated_def{d}"][c])
-                        if self.boot is not None
-                        else np.nan
-                    )
-                    row.update(
-                        verdict=VIOLATED if bad else NOT_REFUTED,
-                        direction=direction,
-                        evidence=ev,
-                        eps_sum=eps_sum,
-                        boot_share_violated=share,
-                        note=""
-                        if bad
-                        else "no evidence of violation; fairness cannot be confirmed",
-                    )
-                elif d == 3:
-                    g = float(v["def3_gap"][c])
-                    row.update(
-                        verdict=VIOLATED if abs(g) > tol else "holds (point-identified)",
-                        direction="",
-                        evidence=f"pr(S(1)=1)-pr(S(0)=1) = {g:.4f}",
-                        eps_sum=np.nan,
-                        boot_share_violated=np.nan,
-                        note="comparison only (Kusner et al.); plug-in estimate",
-                    )
-                else:
-                    lo, hi = float(v["def4_lo"][c]), float(v["def4_hi"][c])
-                    bad = lo > tol or hi < -tol
-                    undefined = np.isnan(lo)  # no Y=1 among A=0: pr(. | Y(0)=1) undefined
-                    row.update(
-                        verdict="undefined: no Y=1 in group A=0"
-                        if undefined
-                        else (VIOLATED if bad else NOT_REFUTED),
-                        direction="",
-                        evidence="pr(Y(0)=1) = 0"
-                        if undefined
-                        else f"gap in [{lo:.4f}, {hi:.4f}] (partially identified)",
-                        eps_sum=np.nan,
-                        boot_share_violated=np.nan,
-                        note="comparison only (Coston et al.)",
-                    )
+                row.update(self._verdict(c, d))
                 if self.small[c]:
                     row["note"] = (row["note"] + "; " if row["note"] else "") + (
                         f"small cell (an arm has < {self.min_group} people): estimate unreliable"
                     )
                 rows.append(row)
         return pd.DataFrame(rows)
+
+    def _verdict(self, c: int, d: int) -> dict[str, Any]:
+        """Verdict, direction, evidence, eps_sum, bootstrap share and note of an evaluated cell."""
+        v = self.values
+        tol = self.tol
+        if d == 3:
+            g = float(v["def3_gap"][c])
+            return dict(
+                verdict=VIOLATED if abs(g) > tol else "holds (point-identified)",
+                direction="",
+                evidence=f"pr(S(1)=1)-pr(S(0)=1) = {g:.4f}",
+                eps_sum=np.nan,
+                boot_share_violated=np.nan,
+                note="comparison only (Kusner et al.); plug-in estimate",
+            )
+        if d == 4:
+            lo, hi = float(v["def4_lo"][c]), float(v["def4_hi"][c])
+            bad = lo > tol or hi < -tol
+            undefined = np.isnan(lo)  # no Y=1 among A=0: pr(. | Y(0)=1) undefined
+            return dict(
+                verdict="undefined: no Y=1 in group A=0"
+                if undefined
+                else (VIOLATED if bad else NOT_REFUTED),
+                direction="",
+                evidence="pr(Y(0)=1) = 0"
+                if undefined
+                else f"gap in [{lo:.4f}, {hi:.4f}] (partially identified)",
+                eps_sum=np.nan,
+                boot_share_violated=np.nan,
+                note="comparison only (Coston et al.)",
+            )
+        bad = bool(v[f"violated_def{d}"][c])
+        if d == 2:
+            lo, hi = float(v["lp_tau_lo"][c]), float(v["lp_tau_hi"][c])
+            ev = f"tau' in [{lo:.4f}, {hi:.4f}]"
+        elif not v["cond_feasible"][c]:
+            first = "tau0'" if self.joint == "tau0" else "tau1'"
+            key = "lp_tau0" if self.joint == "tau0" else "lp_tau1"
+            lo, hi = float(v[f"{key}_lo"][c]), float(v[f"{key}_hi"][c])
+            ev = f"{first}=0 infeasible ({first} in [{lo:.4f}, {hi:.4f}])"
+        else:
+            lo, hi = float(v["lp_cond_lo"][c]), float(v["lp_cond_hi"][c])
+            ev = f"{self._cond_name()[3:]} in [{lo:.4f}, {hi:.4f}]"
+        direction = ""
+        if bad:
+            direction = f"favours A=1 ({self.a1})" if lo > tol else f"favours A=0 ({self.a0})"
+        return dict(
+            verdict=VIOLATED if bad else NOT_REFUTED,
+            direction=direction,
+            evidence=ev,
+            eps_sum=float(v[f"eps_sum_def{d}"][c]) if f"eps_sum_def{d}" in v else np.nan,
+            boot_share_violated=float(self.boot[f"share_violated_def{d}"][c])
+            if self.boot is not None
+            else np.nan,
+            note="" if bad else "no evidence of violation; fairness cannot be confirmed",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary: settings, note, counts, summary rows and quantity rows."""
@@ -438,6 +551,75 @@ class RepairResult:
     def eps_sum(self) -> np.ndarray:
         """Unfairness measure sum(eps*) per cell."""
         return self.eps.sum(axis=1)
+
+    @property
+    def n_changed(self) -> int:
+        """Decisions the seeded intervention changed (S' != S)."""
+        return int((self.repaired != self.decisions).sum())
+
+    def headline(self) -> str:
+        """One sentence: how much repair was needed and what it changed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from primafacie.principal import PrincipalFairness
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"g": ["f", "m"] * 10, "y": [1, 1, 0, 0] * 5})
+        >>> df["s"] = df["y"]
+        >>> pf = PrincipalFairness(protected={"g": "f"}, decision="s", outcome="y")
+        >>> pf.repair(df).headline()
+        'Minimal repair for Definition 2: none needed — the definition is not refuted in any of the 1 evaluated cell(s); 0 of 20 decisions changed'
+        """
+        d = self.definition
+        ok = self.evaluation.evaluated
+        n_eval = int(ok.sum())
+        total = len(self.decisions)
+        needed = np.flatnonzero(ok & (np.nan_to_num(self.eps_sum) > 0))
+        if needed.size == 0:
+            return (
+                f"Minimal repair for Definition {d}: none needed — the definition is not "
+                f"refuted in any of the {n_eval} evaluated cell(s); "
+                f"{self.n_changed} of {total} decisions changed"
+            )
+        worst = needed[np.argmax(self.eps_sum[needed])]
+        closed = np.asarray(self.evaluation.values[f"post_def{d}_closed"], dtype=bool)
+        return (
+            f"Minimal repair for Definition {d}: needed in {needed.size} of {n_eval} evaluated "
+            f"cell(s), largest sum(ε*) = {self.eps_sum[worst]:.4f} "
+            f"({self.evaluation.labels[worst]}); {self.n_changed} of {total} decisions "
+            f"changed (seed {self.seed}); the gap is closed on the estimated margins in "
+            f"{int((closed & ok).sum())} of {n_eval} cell(s)"
+        )
+
+    def scope(self) -> str:
+        """Who was repaired: the evaluation's scope, for the repaired definition."""
+        ev = self.evaluation
+        return (
+            f"Definition {self.definition} repaired over {len(self.decisions)} decisions; "
+            + ev.scope()
+        )
+
+    def caveats(self) -> list[str]:
+        """What limits the repair: randomised, in distribution only, and the empirical check.
+
+        The randomisation first; then S' still refuting on the data, if it does; then the
+        evaluation's caveats, the refute-only :data:`NOTE` last (see
+        ``tests/principal/test_results.py`` for worked examples).
+        """
+        out = [
+            "the repair is randomised (seed "
+            f"{self.seed}): it closes the gap in distribution, on the estimated margins; "
+            "another seed changes which individual decisions flip",
+        ]
+        bad = np.flatnonzero(self.after.violated(self.definition))
+        if bad.size:
+            out.append(
+                f"on the data, the repaired decisions S' still refute Definition "
+                f"{self.definition} in {bad.size} cell(s) (finite-sample noise of the "
+                "randomised intervention): " + ", ".join(self.after.labels[c] for c in bad[:5])
+            )
+        return out + self.evaluation.caveats()[1:] + [self.note]
 
     def to_frame(self) -> pd.DataFrame:
         """Per cell: eps_ab, eps_sum, the post-repair range on the estimated margins, the empirical

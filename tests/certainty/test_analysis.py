@@ -1,0 +1,61 @@
+"""The certainty analysis in an audit: run adapter (through the spec) and report section."""
+
+from types import SimpleNamespace
+
+import pandas as pd
+
+from primafacie.analysis import Context
+from primafacie.certainty import DEFAULT_DECISION_MAKER
+from primafacie.certainty.analysis import ANALYSIS, run, section
+from primafacie.certainty.spec import CertaintySpec
+from primafacie.data import AuditData
+
+
+def _data():
+    # Figure 1 of the paper: 3 of 3 yellow hired, 0 of 3 blue
+    df = pd.DataFrame({"colour": ["yellow"] * 3 + ["blue"] * 3, "A": [1, 1, 1, 0, 0, 0]})
+    return AuditData(df, features={}, protected={"colour": "blue"}, decision="A")
+
+
+def test_run_ranks_the_audited_decision_under_the_default_name():
+    ctx = Context(config=SimpleNamespace(decision_makers=lambda: {}), data=_data())
+    out = run(CertaintySpec(), ctx)
+    res = out.results["ranking"]
+    assert res.selected == (DEFAULT_DECISION_MAKER,)
+    # disparity 1 between yellow (3 of 3) and blue (0 of 3); uncertainty
+    # (18*4*1/(5^2*6) + 18*1*4/(5^2*6)) / 2 = 0.48
+    assert (
+        out.headline
+        == res.headline()
+        == (
+            "Most certainly fair decision-maker (statistical parity): audited decision — "
+            "disparity 1.000 between yellow (3 of 3) and blue (0 of 3), uncertainty 0.4800"
+        )
+    )
+    assert (
+        out.scope
+        == res.scope()
+        == (
+            "1 decision-maker(s) (audited decision) on 6 people in 2 groups of colour (blue, "
+            "yellow); criterion statistical parity: each rate is k of n rows of a group"
+        )
+    )
+    assert out.caveats == ()
+    assert set(out.tables) == {
+        "certainty_ranking",
+        "certainty_ranking_summary",
+        "certainty_group_counts",
+    }
+
+
+def test_section_reads_prior_and_level_from_the_result():
+    ctx = Context(config=SimpleNamespace(decision_makers=lambda: {}), data=_data())
+    out = run(CertaintySpec(), ctx)
+    sec = section(out, None, {})
+    text = str(sec["blocks"])
+    assert "ci = 95% credible interval of the rate (Beta(1, 1) prior)" in text
+    assert sec["findings"][-1].startswith("audited decision (rank 1)")
+
+
+def test_definition():
+    assert ANALYSIS.name == "certainty" and ANALYSIS.spec is CertaintySpec

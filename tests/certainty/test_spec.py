@@ -1,0 +1,61 @@
+"""CertaintySpec: keys checked by the engine's constraints; build() and the decision-makers."""
+
+from types import SimpleNamespace
+
+import pytest
+from pydantic import ValidationError
+
+from primafacie.certainty import DEFAULT_DECISION_MAKER
+from primafacie.certainty.params import PARAMETER_CONSTRAINTS
+from primafacie.certainty.spec import CertaintySpec
+from primafacie.validation import invalid_value
+
+
+def test_defaults_are_the_engines():
+    from primafacie.certainty import CertaintyAudit
+
+    built, engine = CertaintySpec().build(), CertaintyAudit()
+    for key in ("criterion", "protected", "tie_breaker", "max_levels", "utility", "disparity",
+                "epsilon", "on_empty", "min_group_size"):  # fmt: skip
+        assert getattr(built, key) == getattr(engine, key), key
+
+
+def test_build_passes_every_key_to_the_engine():
+    spec = CertaintySpec(criterion="eo", protected="race", tie_breaker="accuracy", max_levels=None,
+                         utility="norm", disparity="bayesian", epsilon=0.2, on_empty="skip",
+                         min_group_size=10)  # fmt: skip
+    e = spec.build()
+    assert (e.criterion, e.protected, e.tie_breaker, e.max_levels) == (
+        "equal_opportunity",
+        ["race"],
+        "accuracy",
+        None,
+    )
+    assert (e.utility, e.disparity, e.epsilon, e.on_empty, e.min_group_size) == (
+        "norm",
+        "bayesian",
+        0.2,
+        "skip",
+        10,
+    )
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["criterion", "protected", "tie_breaker", "max_levels", "utility", "disparity", "epsilon",
+     "on_empty", "min_group_size"],
+)  # fmt: skip
+def test_every_key_uses_the_engine_constraint_and_message(key):
+    bad = invalid_value(PARAMETER_CONSTRAINTS[key])
+    if key == "utility":
+        bad = "u_max"  # a callable is an engine-only form
+    with pytest.raises(ValidationError, match=rf"{key} must be .*; got "):
+        CertaintySpec(**{key: bad})
+
+
+def test_decision_makers_default_to_the_audited_decision():
+    data = SimpleNamespace(decision="approved")
+    none = SimpleNamespace(decision_makers=lambda: {})
+    listed = SimpleNamespace(decision_makers=lambda: {"lr": "lr_column"})
+    assert CertaintySpec().decision_makers_of(none, data) == {DEFAULT_DECISION_MAKER: "approved"}
+    assert CertaintySpec().decision_makers_of(listed, data) == {"lr": "lr_column"}
