@@ -118,3 +118,17 @@ def test_no_engine_imports_mlxtend():
         "out = {'mlxtend': [m for m in sys.modules if m.startswith('mlxtend')]}\n"
     )
     assert loaded_after(code)["mlxtend"] == []
+
+
+def test_flag_defaults_written_as_literals_equal_the_specs_defaults():
+    """The analysis commands take their defaults from light literals (commands/_defaults.py)
+    rather than from the specs, which import pandas; they must equal the specs' defaults."""
+    from primafacie.certainty.spec import CertaintySpec
+    from primafacie.commands._defaults import CERTAINTY, PRINCIPAL
+    from primafacie.principal.spec import PrincipalSpec
+
+    for literals, spec in ((PRINCIPAL, PrincipalSpec()), (CERTAINTY, CertaintySpec())):
+        for key, value in literals._asdict().items():
+            expected = getattr(spec, key)
+            expected = tuple(expected) if isinstance(expected, list) else expected
+            assert value == expected, (type(spec).__name__, key, value, expected)
