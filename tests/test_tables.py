@@ -170,11 +170,18 @@ def test_recourse_audit_fit_on_a_raw_table(loans, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_principal_fairness(loans, kind):
-    pf = PrincipalFairness(definitions=[1, 2])
-    ref = pf.evaluate(AuditData(loans, **ROLES)).to_frame()
-    got = pf.evaluate(AuditData(as_kind(loans, kind), **ROLES)).to_frame()
+def test_principal_fairness_run_and_repair(loans, kind):
+    pf = PrincipalFairness(definitions=[1, 2], covariates=["region"], min_group=1)
+    ref = pf.run(AuditData(loans, **ROLES)).to_frame()
+    got = pf.run(AuditData(as_kind(loans, kind), **ROLES)).to_frame()
     pd.testing.assert_frame_equal(got, ref)
+    raw = PrincipalFairness(
+        definitions=[1, 2], covariates=["region"], min_group=1, protected={"gender": "female"},
+        decision="LoanApproval", outcome="repaid",
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(raw.run(as_kind(loans, kind)).to_frame(), ref)
+    repaired = raw.repair(as_kind(loans, kind), definition=1).to_frame()
+    pd.testing.assert_frame_equal(repaired, raw.repair(loans, definition=1).to_frame())
 
 
 @pytest.mark.parametrize("kind", KINDS)
