@@ -262,10 +262,11 @@ class AuditConfig(_Strict):
                 named.extend(map(str, dm.features))
             elif getattr(dm, "feature_names_in_", None) is not None:  # a bare estimator
                 named.extend(map(str, dm.feature_names_in_))
-        if any(c not in set(present) for c in named):
+        known = set(present)
+        if any(c not in known for c in named):
             return None
         sections = [self.analyses.model_dump(), self.causal.model_dump() if self.causal else {}]
-        named_anywhere = _strings(sections) & set(present)
+        named_anywhere = _strings(sections) & known
         wanted = set(named) | named_anywhere
         return [c for c in present if c in wanted]
 

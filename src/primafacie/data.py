@@ -79,7 +79,7 @@ def to_pandas(table: Any) -> pd.DataFrame:
     >>> to_pandas([1, 2])
     Traceback (most recent call last):
     ...
-    primafacie.errors.InputError: data must be a pandas, polars or pyarrow table ..., got list
+    primafacie.errors.InputError: data must be a pandas/polars/pyarrow table or a mapping of columns, got list
     """
     if isinstance(table, pd.DataFrame):
         return table
@@ -95,8 +95,7 @@ def to_pandas(table: Any) -> pd.DataFrame:
     if isinstance(table, Mapping):
         return pd.DataFrame(table)
     raise InputError(
-        "data must be a pandas, polars or pyarrow table or a mapping of column name to values, "
-        f"got {type(table).__name__}"
+        f"data must be a pandas/polars/pyarrow table or a mapping of columns, got {type(table).__name__}"
     )
 
 
