@@ -32,4 +32,4 @@ def test_design_example_runs():
     frame = res.to_frame()
     assert len(frame) == int(data.protected_mask().sum())
     summary = res.summary()
-    assert {"cases", "significant"} <= set(summary.columns)
+    assert {"cases", "n_significant"} <= set(summary.columns)

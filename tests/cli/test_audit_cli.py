@@ -113,7 +113,7 @@ BAD = {
     ),
     "k not positive": (
         BASE + "  situation: {{k: [0, 5]}}\n",
-        ["analyses.situation.k", "k must be positive", "audit.yaml:9"],
+        ["analyses.situation.k", "k must be an integer ≥ 1", "audit.yaml:9"],
     ),
     "missing data file": (
         BASE.replace("data: {data}", "data: nowhere.csv"),

@@ -220,3 +220,83 @@ def test_ordinal_for_a_column_that_is_not_mined_exits_2(table, tmp_path):
     assert res.exit_code == 2
     assert "--ordinal names column(s) ['w'] that are not mined" in " ".join(res.output.split())
     assert not out.exists()
+
+
+def test_flag_defaults_come_from_the_config_model():
+    """One source of defaults: the typer options of `recourse` are analyses.recourse's."""
+    import inspect
+
+    from primafacie.commands import recourse as command
+    from primafacie.config import RecourseSpec
+
+    spec = RecourseSpec()
+    params = inspect.signature(command.recourse).parameters
+    assert params["support"].default == spec.support
+    assert params["phi"].default == list(spec.phi)
+    assert params["top"].default == spec.top
+    assert params["metrics"].default == spec.metrics
+
+
+def test_top_below_one_exits_2_with_the_shared_message(table, tmp_path):
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+                              "--top", "0", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert res.exit_code == 2
+    assert "top must be an integer ≥ 1; got 0 (--top, analyses.recourse.top)" in " ".join(
+        res.output.split()
+    )
+
+
+def test_summary_prints_headline_and_scope(table, tmp_path):
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected", "g",
+                              "--exclude", "label", "--support", "0.05", "--metrics", "EE",
+                              "--out", str(tmp_path / "o")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "recourse definitions rank first a subgroup" in text
+    assert "scope: rejected applicants by g:" in text
+
+
+@pytest.fixture(scope="module")
+def demo_world(tmp_path_factory):
+    """The demo world's audit.yaml (small n) run by `primafacie audit` and by
+    `primafacie recourse --config`."""
+    from primafacie.datasets.credit_world import write_demo_inputs
+
+    base = tmp_path_factory.mktemp("parity")
+    config = write_demo_inputs(base, n=300, seed=0)
+    audit = runner.invoke(app, ["audit", str(config), "--out", str(base / "audit")])
+    assert audit.exit_code == 0, audit.output
+    cli = runner.invoke(app, ["recourse", "--config", str(config), "--out", str(base / "cli")])
+    assert cli.exit_code == 0, cli.output
+    (base / "cli_stdout.txt").write_text(cli.stdout)
+    return base
+
+
+def test_config_parity_with_the_audit_byte_for_byte(demo_world):
+    """Issue 12: `recourse --config audit.yaml` builds and runs through the same spec and
+    analysis as `audit`, so its tables are the audit's recourse tables, byte for byte."""
+    audit_tables = sorted((demo_world / "audit" / "tables").glob("recourse_*.csv"))
+    cli_tables = sorted((demo_world / "cli" / "tables").glob("*.csv"))
+    assert [p.name for p in cli_tables] == [p.name for p in audit_tables]
+    assert len(audit_tables) > 10  # definitions, per-definition rankings, CSCs, curves
+    for a, c in zip(audit_tables, cli_tables, strict=True):
+        assert c.read_bytes() == a.read_bytes(), a.name
+    # the command's own files are the same frames under their own names
+    cli, audit = demo_world / "cli", demo_world / "audit" / "tables"
+    assert (cli / "rankings.csv").read_bytes() == (audit / "recourse_definitions.csv").read_bytes()
+    assert (cli / "summary.csv").read_bytes() == (
+        audit / "recourse_definitions_summary.csv"
+    ).read_bytes()
+    assert (cli / "ranking_EE.csv").read_bytes() == (audit / "recourse_rank_ee.csv").read_bytes()
+
+
+def test_config_headline_scope_and_caveats_match_the_audit(demo_world):
+    doc = json.loads((demo_world / "audit" / "results.json").read_text())["analyses"]["recourse"]
+    mine = json.loads((demo_world / "cli" / "recourse.json").read_text())["result"]
+    assert mine["scope"] == doc["results"]["definitions"]["scope"]
+    assert mine["scope"]["protected_values"] == ["female"]
+    printed = " ".join((demo_world / "cli_stdout.txt").read_text().split())
+    assert " ".join(doc["headline"].split()) in printed
+    assert "recourse definitions rank first a subgroup biased against the protected group " \
+        "(female) of gender" in doc["headline"]  # fmt: skip
+    assert doc["caveats"][0].startswith("Actions change only the features they name")

@@ -345,5 +345,52 @@ def test_ranking_analysis_share_is_used(fitted):
             assert row[f"top{100 * share:g}_against[{g}]"] == int(want.get(g, 0))
     full = res.ranking_analysis(1.0).set_index("metric").loc["EE"]
     assert sum(full[f"top100_against[{g}]"] for g in res.groups) == len(ranked)
-    with pytest.raises(InputError, match="share must be in"):
+    with pytest.raises(InputError, match=r"share must be a number in \(0, 1\]; got 0"):
         res.ranking_analysis(0)
+
+
+def test_run_is_fit_then_evaluate(fitted):
+    """One verb: run(data) gives the same tables as fit(data) + evaluate() (table or AuditData)."""
+    _, df, _ = fitted
+    kw = {"protected": "g", "support": 0.05, "features": KINDS, "feature_weights": {"x": 2}}
+    two = RecourseAudit(RULE, **kw).fit(df).evaluate(phi=(0.5,), budgets=[1.0])
+    one = RecourseAudit(RULE, **kw).run(df, phi=0.5, budgets=1.0)
+    assert list(one.rankings) == list(two.rankings)
+    for label in one.rankings:
+        pd.testing.assert_frame_equal(one.rankings[label].table, two.rankings[label].table)
+    assert one.stats == two.stats and one.budgets == two.budgets == (1.0,)
+    data = AuditData(df, features=KINDS, protected={"g": "b"})
+    three = RecourseAudit(RULE, support=0.05, feature_weights={"x": 2}).run(
+        data, phi=[0.5], budgets=[1.0]
+    )
+    pd.testing.assert_frame_equal(three.to_frame(), one.to_frame())
+    assert three.audited.protected_values == ("b",)
+
+
+def test_refit_forgets_the_previous_subgroups():
+    audit = RecourseAudit(RULE, protected="g", support=0.05, features=KINDS)
+    first = audit.fit(synthetic()).subgroup_labels()
+    audit.support = 0.3
+    second = audit.fit(synthetic()).subgroup_labels()
+    assert len(second) < len(first) == len(set(first))
+    assert second == [
+        "; ".join(f"{k}={v}" for k, v in audit.space_.describe(items).items())
+        for items in audit.sub_items_
+    ]
+    assert audit.subgroup_index(second[-1]) == len(second) - 1
+
+
+def test_fit_stages_are_short_functions():
+    """Issue 12: no function of the engine over 80 lines (the split of fit and _effectiveness)."""
+    import ast
+    import inspect
+
+    from primafacie.recourse import audit as module
+
+    tree = ast.parse(inspect.getsource(module))
+    long = [
+        (node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 80
+    ]
+    assert long == []

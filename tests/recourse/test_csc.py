@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from primafacie.recourse import CSCResult
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.decisions import Rule
+from primafacie.errors import InputError
+from primafacie.recourse import CSCResult, RecourseAudit
 
 
 def test_no_biased_subgroup_gives_text_columns_and_a_figure():
@@ -24,3 +30,27 @@ def test_no_biased_subgroup_gives_text_columns_and_a_figure():
     }
     fig = empty.plot()
     assert fig.axes and "No subgroup" in fig.axes[0].texts[0].get_text()
+
+
+def test_headline_and_plot_read_the_carried_curves():
+    """The CSC of the package docstring's world: a reaches edu=mid (cost 2), b needs edu=hi (4)."""
+    df = pd.DataFrame({"g": ["a", "b"] * 60, "edu": ["lo", "lo", "mid", "mid", "hi", "lo"] * 20,
+                       "job": ["x"] * 60 + ["y"] * 60})  # fmt: skip
+    audit = RecourseAudit(Rule("(edu == 'hi') or ((g == 'a') and (edu == 'mid'))"),
+                          protected="g", support=0.1, feature_weights={"edu": 2},
+                          features={"edu": {"ordinal": ["lo", "mid", "hi"]}, "job": "categorical"},
+                          ).fit(df)  # fmt: skip
+    csc = audit.csc("ECE", phi=0.5, top=1)
+    assert csc.headline() == (
+        "Equal Cost of Effectiveness (threshold = 0.5): 1 subgroup summarised; #1 'edu=lo' "
+        "against b (score 2)"
+    )
+    fig = csc.plot()
+    ys = [np.asarray(line.get_ydata(), dtype=float).tolist() for line in fig.axes[0].get_lines()]
+    assert ys == [[0.0, 100.0, 100.0], [0.0, 0.0, 100.0]]
+    same = audit.plot_cumulative("edu=lo")
+    assert [line.get_ydata().tolist() for line in same.axes[0].get_lines()] == ys
+    bare = CSCResult(csc.label, csc.title, records=csc.records)
+
+    with pytest.raises(InputError, match="no effectiveness curves"):
+        bare.plot()

@@ -341,13 +341,13 @@ def test_loan_k500_and_subset_claims_on_paper_data(loan_dir):
     ).run(case.data, counterfactuals=case.counterfactuals)
     s = res.summary().set_index(["method", "k"])
     # values at k=500 in the authors' k-analysis file (spec §7.1, Figures 4-5)
-    assert (s.loc[("st", 500), "cases"], s.loc[("st", 500), "significant"]) == (383, 330)
-    assert (s.loc[("cst", 500), "cases"], s.loc[("cst", 500), "significant"]) == (769, 748)
-    assert (s.loc[("cst_centers", 500), "cases"], s.loc[("cst_centers", 500), "significant"]) == (
+    assert (s.loc[("st", 500), "cases"], s.loc[("st", 500), "n_significant"]) == (383, 330)
+    assert (s.loc[("cst", 500), "cases"], s.loc[("cst", 500), "n_significant"]) == (769, 748)
+    assert (s.loc[("cst_centers", 500), "cases"], s.loc[("cst_centers", 500), "n_significant"]) == (
         769,
         748,
     )
-    assert (s.loc[("cf", 500), "cases"], s.loc[("cf", 500), "significant"]) == (376, 376)
+    assert (s.loc[("cf", 500), "cases"], s.loc[("cf", 500), "n_significant"]) == (376, 376)
     t = res.to_frame()
     flagged = {(m, k): set(g.id[g.discriminated]) for (m, k), g in t.groupby(["method", "k"])}
     # paper's data only: all 55 ST cases at k=15 are CST w/o cases; CF ⊆ CST w/

@@ -34,3 +34,67 @@ def test_composition_standardises_numeric_and_categorical_levels():
     assert out[("test", "color=g")] == pytest.approx(1.0)
     assert out[("test", "rejected")] == pytest.approx(1.0)  # rejected: (1 - 0.5) / 0.5
     assert out[("control", "rejected")] == pytest.approx(-1.0)
+
+
+@pytest.fixture()
+def two_attributes():
+    import pandas as pd
+
+    from primafacie.data import AuditData
+
+    # a: protected x = 0, 1, 2, 10 (the last one isolated); b: every other row
+    df = pd.DataFrame(
+        {
+            "x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
+            "a": [1] * 4 + [0] * 4,
+            "b": [1, 0] * 4,
+            "y": [0, 0, 1, 0, 1, 1, 0, 1],
+        }
+    )
+    return AuditData(df, features={"x": "numeric"}, protected={"a": 1, "b": 1}, decision="y")
+
+
+def test_run_takes_headline_scope_and_caveats_from_the_results(two_attributes):
+    from primafacie.analysis import Context
+    from primafacie.situation.analysis import run
+    from primafacie.situation.spec import SituationSpec
+
+    spec = SituationSpec(k=[1, 2], methods=["st"], max_distance=0.12)
+    ticks = []
+    out = run(spec, Context(config=None, data=two_attributes, tick=lambda *a: ticks.append(a)))
+    a, b = out.results["single_a"], out.results["single_b"]
+    assert ticks == [(0, 2, "a"), (1, 2, "b")]
+    assert out.headline == f"a: {a.headline()} b: {b.headline()}"
+    assert out.scope == f"a: {a.scope()} b: {b.scope()}"
+    assert out.caveats == tuple([f"a: {c}" for c in a.caveats()] + [f"b: {c}" for c in b.caveats()])
+    # a: row 3 (x = 10) has nobody within ε = 0.12 · 10 = 1.2: one untested of four
+    assert "1 more could not be tested within max_distance 0.12" in a.headline()
+    by_test = {(r["test"], r["k"]): r for r in out.numbers["by_test"]}
+    assert (by_test[("single_a", 2)]["tested"], by_test[("single_a", 2)]["untested"]) == (3, 1)
+    assert set(out.tables) == {
+        "situation_single_a",
+        "situation_single_a_summary",
+        "situation_single_b",
+        "situation_single_b_summary",
+        "situation_summary",
+    }
+
+
+def test_section_reads_only_the_results(two_attributes):
+    from primafacie.analysis import Context
+    from primafacie.situation.analysis import run, section
+    from primafacie.situation.spec import SituationSpec
+
+    spec = SituationSpec(k=[1, 2], methods=["st"], max_distance=0.12)
+    out = run(spec, Context(config=None, data=two_attributes))
+    body = section(out, two_attributes, {})  # no configuration: everything comes from run
+    assert body["findings"] == [
+        f"a: {out.results['single_a'].headline()}",
+        f"b: {out.results['single_b'].headline()}",
+    ]
+    first = body["blocks"][0]
+    assert first["kind"] == "text" and first["text"].startswith("Before quoting these numbers")
+    assert out.caveats[0] in first["text"]
+    titles = [b.get("title") for b in body["blocks"]]
+    assert "Counts by test, method and k" in titles
+    assert "Top complainants (a)" in titles and "Top complainants (b)" in titles

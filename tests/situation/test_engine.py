@@ -139,8 +139,8 @@ def test_k_larger_than_search_space(tiny):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"method": "foo"}, "unknown method 'foo'"),
-        ({"k": 0}, "k must be a positive integer"),
+        ({"method": "foo"}, r"SituationTest: method must be one of 'st', .*; got 'foo'"),
+        ({"k": 0}, "SituationTest: k must be an integer ≥ 1 or a non-empty list of them; got 0"),
         ({"alpha": 2}, "alpha"),
         ({"direction": "up"}, "direction"),
         ({"interval": "exact"}, "interval"),
@@ -368,3 +368,66 @@ def test_neg_counts_cumulative_with_pads():
     assert cneg.tolist() == [[0, 1, 2, 2], [0, 0, 0, 0]]
     assert csize.tolist() == [[0, 1, 2, 3], [0, 1, 1, 1]]
     assert cneg.dtype == np.int32 and csize.dtype == np.int32
+
+
+# ---------------------------------------------------------------- declared parameter constraints
+@pytest.mark.parametrize("name", sorted(SituationTest._parameter_constraints))
+def test_every_declared_constraint_rejects_an_invalid_value_in_one_format(tiny, name):
+    from primafacie.validation import describe, invalid_value
+
+    data, _ = tiny
+    constraints = SituationTest._parameter_constraints[name]
+    bad = invalid_value(constraints)
+    with pytest.raises(InputError) as err:
+        SituationTest(**{"method": "st", "k": 2, name: bad}).run(data)
+    assert str(err.value).startswith(
+        f"SituationTest: {name} must be {describe(constraints)}; got {bad!r}"
+    )
+
+
+def test_constraint_message_names_the_flag_and_the_config_key(tiny):
+    data, _ = tiny
+    with pytest.raises(InputError) as err:
+        SituationTest(method="st", k=2, alpha=1.5).run(data)
+    assert str(err.value) == (
+        "SituationTest: alpha must be a number in (0, 1); got 1.5 "
+        "(--alpha, analyses.situation.alpha)"
+    )
+    # several invalid parameters: one line each, in declaration order
+    with pytest.raises(InputError) as err:
+        SituationTest(method="st", k=[2, -1], tau=2).run(data)
+    lines = str(err.value).splitlines()
+    assert [line.split(" must ")[0] for line in lines] == ["SituationTest: k", "SituationTest: tau"]
+
+
+def test_valid_edge_values_are_accepted(tiny):
+    data, _ = tiny
+    # numpy scalars, case-insensitive methods and aliases, tau at the closed ends
+    res = SituationTest(method=["ST", "st"], k=np.int64(2), alpha=np.float64(0.1), tau=-1).run(data)
+    assert res.params["methods"] == ["st"] and res.params["k"] == [2]
+    with pytest.raises(InputError, match="legacy=True reproduces the authors' Wald interval"):
+        SituationTest(method="st", k=2, legacy=True, interval="newcombe").run(data)
+
+
+# ---------------------------------------------------------------- stages
+def test_one_search_per_centre_set_at_the_largest_k(tiny, monkeypatch):
+    import primafacie.situation.engine as engine
+
+    calls = []
+    real = engine.knn
+
+    def spy(centres, candidates, k, **opts):
+        calls.append((len(centres), len(candidates), k))
+        return real(centres, candidates, k, **opts)
+
+    monkeypatch.setattr(engine, "knn", spy)
+    data, cf = tiny
+    SituationTest(method=["st", "cst", "cst_centers", "cf"], k=[1, 3, 2]).run(
+        data, counterfactuals=cf
+    )
+    # control (k+1, complainant removed after), factual test (k), counterfactual test (k+1):
+    # 4 complainants searched among 4 protected and 4 non-protected rows, whatever the grid
+    assert calls == [(4, 4, 4), (4, 4, 3), (4, 4, 4)]
+    calls.clear()
+    SituationTest(method="st", k=[1, 2]).run(data)
+    assert calls == [(4, 4, 3), (4, 4, 2)]

@@ -130,3 +130,46 @@ def test_multiple_rows_carry_each_runs_groups_intervals_and_decisions(world):
     # ST runs carry no counterfactual decision; the CF flag column is still there (NA)
     st_only = MultipleSituationTest(method="st", k=5).run(data, scm=scm, decider=rule)
     assert "cf_flag" in st_only.to_frame().columns
+
+
+def test_settings_passed_on_are_checked_with_the_engines_constraints(world):
+    data, scm, rule = world
+    with pytest.raises(InputError) as err:
+        MultipleSituationTest(method="st", k=5, alpha=0).run(data)
+    assert str(err.value) == (
+        "MultipleSituationTest: alpha must be a number in (0, 1); got 0 "
+        "(--alpha, analyses.situation.alpha)"
+    )
+    with pytest.raises(InputError, match=r"MultipleSituationTest: correction must be one of "
+                       r"'bonferroni' or None; got 'holm'"):  # fmt: skip
+        MultipleSituationTest(method="st", k=5, correction="holm").run(data)
+    with pytest.raises(InputError, match=r"unknown setting\(s\) \['kk'\]"):
+        MultipleSituationTest(method="st", kk=5).run(data)
+    with pytest.raises(InputError, match="IntersectionalSituationTest: k must be an integer ≥ 1"):
+        IntersectionalSituationTest(method="st", k=0).run(data)
+    with pytest.raises(InputError, match="IntersectionalSituationTest: name must be None or a"):
+        IntersectionalSituationTest(method="st", k=5, name=3).run(data)
+
+
+def test_multiple_complainant_untested_on_one_attribute_is_untested(world):
+    data, scm, rule = world
+    res = MultipleSituationTest(method="st", k=5, max_distance=0.02).run(data)
+    t = res.to_frame()
+    one_missing = t.delta_g.isna() ^ t.delta_r.isna()
+    assert one_missing.any()  # ε = 0.02 empties some groups of one attribute only
+    # Δp is undefined unless every attribute was tested (not the mean of the others)
+    assert t.delta.isna().tolist() == (t.delta_g.isna() | t.delta_r.isna()).tolist()
+    s = res.summary().iloc[0]
+    untested = int((t.delta_g.isna() | t.delta_r.isna()).sum())
+    assert (s.untested, s.tested) == (untested, len(t) - untested)
+    assert s.denominator == res.n_protected - untested
+    assert s.significant_share == s.n_significant / s.denominator
+    head = res.headline()
+    assert head.startswith(
+        "ST, k=5 (α = 0.05, 0.025 per attribute (Bonferroni), τ = 0): "
+        f"{s.n_significant} of {s.denominator} tested individuals protected on every attribute "
+        "(g, r)"
+    )
+    assert f"; {untested} more could not be tested within max_distance 0.02" in head
+    assert any(c.startswith("A complainant is a case only when") for c in res.caveats())
+    assert res.to_dict()["headline"] == head

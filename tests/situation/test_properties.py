@@ -57,7 +57,7 @@ def test_ranges_subsets_and_shared_control(seed, discrete, legacy):
     flags = cf_rows.groupby("row").discriminated.nunique()
     assert (flags == 1).all()  # CF flags do not depend on k
     summ = res.summary()
-    assert (summ.significant <= summ.cases).all() and (summ.denominator == 25).all()
+    assert (summ.n_significant <= summ.cases).all() and (summ.denominator == 25).all()
 
 
 @SETTINGS

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from primafacie.data import AuditData
 from primafacie.situation import SituationTest
@@ -25,14 +26,102 @@ def _result():
 
 
 def test_summary_counts_shares_and_denominators():
+    # ε = 0.2 leaves every complainant of this table without a control group: all four are
+    # untested, so every share has an empty denominator (issue 11: they used to count as
+    # tested negatives, 0 of 4)
     res = _result()
     s = res.summary()
     t = res.to_frame()
     for row in s.itertuples():
         g = t[(t.method == row.method) & (t.k == row.k)]
-        assert row.cases == int(g.discriminated.sum()) and row.denominator == 4
-        assert row.cases_share == row.cases / 4
-        assert row.undefined == int(g.delta.isna().sum())
+        assert row.cases == int(g.discriminated.sum())
+        assert row.untested == int(g.delta.isna().sum()) == 4
+        assert row.tested == 0 and row.denominator == 4 - row.untested
+        assert np.isnan(row.cases_share)
+
+
+@pytest.fixture()
+def isolated():
+    # protected x = 0, 1, 2, 10 (y = 0, 0, 1, 0); non-protected x = 0.5, 1.5, 2.5, 3.5
+    # (y = 1, 1, 0, 1). Gower distance = |Δx| / 10; ε = 0.12 keeps neighbours within 1.2.
+    df = pd.DataFrame(
+        {
+            "x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
+            "a": [1] * 4 + [0] * 4,
+            "y": [0, 0, 1, 0, 1, 1, 0, 1],
+        }
+    )
+    return AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+
+
+def test_untested_complainants_leave_numerators_and_denominators_by_hand(isolated):
+    res = SituationTest(method="st", k=[1, 2], max_distance=0.12).run(isolated)
+    t = res.to_frame().query("k == 2").set_index("row")
+    # row 0: control {x=1: neg}, test {0.5: pos} -> Δp = 1 (groups of 1)
+    # row 1: control {0: neg, 2: pos}, test {0.5, 1.5: pos} -> Δp = 0.5
+    # row 2: control {1: neg}, test {1.5: pos, 2.5: neg} -> Δp = 1 - 0.5 = 0.5
+    # row 3 (x = 10): nobody within 1.2 -> untested
+    assert t.delta.tolist()[:3] == [1.0, 0.5, 0.5] and np.isnan(t.delta[3])
+    assert (t.k_c.tolist(), t.k_t.tolist()) == ([1, 2, 1, 0], [1, 2, 2, 0])
+    # Wald, z = 1.6449: rows 1 and 2 have w = z·sqrt(0.25/2) = 0.5816 > 0.5; row 0 has w = 0
+    assert t.significant.tolist() == [True, False, False, False]
+    s = res.summary().set_index("k")
+    assert s.loc[2, ["complainants", "tested", "untested", "denominator"]].tolist() == [4, 3, 1, 3]
+    assert s.loc[2, ["cases", "n_significant"]].tolist() == [3, 1]
+    assert s.loc[2, "cases_share"] == 1.0 and s.loc[2, "significant_share"] == 1 / 3
+    assert s.loc[2, "mean_delta_cases"] == pytest.approx(2 / 3)
+    # k = 1: every tested complainant has p_c = 1, p_t = 0 -> three significant of three
+    assert s.loc[1, ["tested", "n_significant", "denominator"]].tolist() == [3, 3, 3]
+
+
+def test_headline_scope_and_caveats_by_hand(isolated):
+    res = SituationTest(method="st", k=[1, 2], max_distance=0.12).run(isolated)
+    assert res.main_test() == ("st", 2)
+    assert res.headline() == (
+        "ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are "
+        "significant cases of potential discrimination; 1 more could not be tested within "
+        "max_distance 0.12 and is left out."
+    )
+    assert res.scope() == (
+        "4 individuals protected on 'a', all of them complainants; 3 tested with every "
+        "method; 1 could not be tested within max_distance 0.12 and is left out of every "
+        "numerator and denominator. Methods ST; k = 1, 2; α = 0.05, τ = 0."
+    )
+    caveats = res.caveats()
+    assert len(caveats) == 3
+    assert caveats[0].startswith("1 of 4 complainants could not be tested within max_distance")
+    # rows 0 and 2 have a control group of 1 < k = 2
+    assert caveats[1].startswith("2 tested complainants (ST, k=2) had fewer than k neighbours")
+    # row 0 is significant with p_c = 1, p_t = 0: a zero-width Wald interval
+    assert caveats[2].startswith("1 significant case (ST, k=2) rests on a zero-width Wald")
+    d = res.to_dict()
+    assert (d["headline"], d["scope"], d["caveats"]) == (res.headline(), res.scope(), caveats)
+    # Newcombe intervals are never zero-width, and without ε nothing is left out
+    plain = SituationTest(method="st", k=2, interval="newcombe").run(isolated)
+    assert plain.caveats() == []
+    assert plain.summary()[["tested", "untested", "denominator"]].values.tolist() == [[4, 0, 4]]
+    assert "could not be tested" not in plain.headline() + plain.scope()
+
+
+def test_rejected_complainants_keep_the_protected_denominator(isolated):
+    res = SituationTest(method="st", k=1, complainants="rejected", max_distance=0.12).run(isolated)
+    # rejected protected rows 0, 1, 3; row 3 untested; row 2 (accepted) needs no test
+    s = res.summary().iloc[0]
+    assert (s.complainants, s.tested, s.untested, s.denominator) == (3, 2, 1, 3)
+    assert "1 of them" not in res.scope() and "the other 1 need no test" in res.scope()
+    assert "rejected ones tested, the others need no test" in res.headline()
+    assert any(c.startswith("Only complainants with an unfavourable") for c in res.caveats())
+
+
+def test_summary_and_frame_columns_have_the_same_type(isolated):
+    res = SituationTest(method="st", k=[1, 2], max_distance=0.12).run(isolated)
+    s, t = res.summary(), res.to_frame()
+    shared = sorted(set(s.columns) & set(t.columns))
+    assert shared == ["k", "method"]  # significant (a flag) is n_significant (a count) here
+    for col in shared:
+        assert s[col].dtype == t[col].dtype
+    ints = ["complainants", "tested", "untested", "denominator", "cases"]
+    assert all(s[c].dtype.kind == "i" for c in ints)
 
 
 def test_to_dict_is_json_safe():
@@ -72,7 +161,7 @@ def test_summary_with_no_complainants_lists_every_method_and_k_with_zero_counts(
     res = SituationTest(method="st", k=[1, 2], complainants="rejected").run(data)
     assert res.n_complainants == 0 and len(res.to_frame()) == 0
     s = res.summary()
-    assert s[["method", "k", "complainants", "cases", "significant"]].values.tolist() == [
+    assert s[["method", "k", "complainants", "cases", "n_significant"]].values.tolist() == [
         ["st", 1, 0, 0, 0],
         ["st", 2, 0, 0, 0],
     ]

@@ -136,3 +136,29 @@ def test_empty_group_gives_nan_intervals():
     assert np.isnan(lo).all() and np.isnan(hi).all()
     lo, _ = wald_interval(np.nan, 0.0, 0, 3)
     assert np.isnan(lo).all()
+
+
+def test_counts_come_as_negatives_then_size_and_old_keywords_warn():
+    # newcombe_interval(x_c, n_c, x_t, n_t): Newcombe (1998) Table II, 56/70 vs 48/80
+    expected = newcombe_interval(56, 70, 48, 80, 0.05, "two")
+    assert newcombe_interval(x_c=56, n_c=70, x_t=48, n_t=80, sided="two") == expected
+    with pytest.warns(
+        DeprecationWarning, match=r"k_c=\.\.\., k_t=\.\.\.\) is deprecated; call it n_c=\.\.\., n_t"
+    ):
+        old = newcombe_interval(x_c=56, k_c=70, x_t=48, k_t=80, sided="two")
+    assert old == expected
+    with pytest.warns(DeprecationWarning):
+        lo, _ = wald_interval(13 / 16, 0.0, k_c=16, k_t=16, legacy=True)
+    assert round(float(lo), 3) == round(13 / 16 - 1.645 * math.sqrt(13 / 16 * 3 / 16 / 16), 3)
+
+
+def test_alpha_is_checked_with_the_one_constraint():
+    from primafacie.situation import SituationTest
+    from primafacie.situation.stats import ALPHA
+
+    assert SituationTest._parameter_constraints["alpha"] is ALPHA
+    with pytest.raises(InputError) as err:
+        z_value(0)
+    assert str(err.value) == "z_value: alpha must be a number in (0, 1); got 0"
+    with pytest.raises(InputError, match="bonferroni: q must be an integer ≥ 1; got 0"):
+        bonferroni(0.05, 0)

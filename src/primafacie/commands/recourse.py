@@ -1,24 +1,28 @@
-"""``primafacie recourse``: FACTS subgroup fairness of recourse from flags or a config."""
+"""``primafacie recourse``: FACTS subgroup fairness of recourse from flags or a config.
+
+Module-level steps, each short: :func:`recourse` (the typer command) parses the flags into a
+:class:`FlagInputs`, :func:`build_from_flags` turns them into a table and a
+:class:`~primafacie.recourse.RecourseAudit`, :func:`run_facts` runs it with progress bars,
+:func:`write_outputs` writes the files all-or-nothing and :func:`print_summary` prints the table.
+Defaults of the flags are those of ``analyses.recourse`` (one source).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 import pandas as pd
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..data import read_table
 from ..errors import InputError
 from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
+from ..recourse.audit import STAGES
+from ..recourse.spec import RecourseSpec
 from ._common import console, err_console, guarded, parse_pairs
 
 HELP = """FACTS (Fairness-Aware Counterfactuals for Subgroups): find subgroups of the rows that got
@@ -29,8 +33,9 @@ predict(); with --model the file is unpickled because you named it (only load fi
 Writes to --out: rankings.csv (all definitions, long format), ranking_LABEL.csv (one per
 definition, with per-group coverage and difficulty), csc_LABEL.txt (Comparative Subgroup
 Counterfactuals of the top subgroups), summary.csv (rank-1 ties, top-10% bias tallies),
-aggregated_rankings.csv, stats.csv (mining counts and budgets) and recourse.json; the stage
-seconds are printed, not written, so the same input gives byte-identical files.
+aggregated_rankings.csv, stats.csv (mining counts and budgets) and recourse.json; with --config
+also tables/recourse_*.csv, the very tables `primafacie audit` writes. The stage seconds are
+printed, not written, so the same input gives byte-identical files.
 
 Example (Adult test split with a fitted scikit-learn pipeline):
 
@@ -48,7 +53,88 @@ the label and other decisions). A numeric column with more than 10 distinct valu
 5 quantile bins unless --bins sets its bins; actions move values between bins linearly.
 """
 
+#: Defaults of the flags: those of ``analyses.recourse`` in audit.yaml.
+DEFAULTS = RecourseSpec()
 
+OUTPUTS = (
+    "rankings.csv, ranking_LABEL.csv, csc_LABEL.txt, summary.csv, aggregated_rankings.csv, "
+    "stats.csv, recourse.json"
+)
+
+_Repeat = Optional[list[str]]
+DataOpt = Annotated[Optional[Path], typer.Option("--data", help="CSV or Parquet audit table.")]
+ModelOpt = Annotated[
+    Optional[Path], typer.Option("--model", help="Fitted estimator (joblib/pickle) with predict().")
+]
+RuleOpt = Annotated[Optional[str], typer.Option("--rule", help="Decision rule expression.")]
+ProtectedOpt = Annotated[Optional[str], typer.Option("--protected", help="Protected column.")]
+FavorableOpt = Annotated[str, typer.Option("--favorable", help="Model's favourable label.")]
+SupportOpt = Annotated[float, typer.Option("--support", help="Minimum support in (0, 1].")]
+PhiOpt = Annotated[
+    list[float], typer.Option("--phi", help="Effectiveness threshold in [0, 1] (repeat).")
+]
+BudgetOpt = Annotated[
+    Optional[list[float]],
+    typer.Option("--budget", help="EEWB budget (repeat; default: automatic rule)."),
+]
+MetricsOpt = Annotated[str, typer.Option("--metrics", help="all or e.g. EE,ECE,FECT.")]
+WeightOpt = Annotated[_Repeat, typer.Option("--weight", help="COL=W (repeat).")]
+ImmutableOpt = Annotated[
+    _Repeat, typer.Option("--immutable", help="Column that may not change (repeat).")
+]
+MonotoneOpt = Annotated[
+    _Repeat, typer.Option("--monotone", help="Column that may not decrease (repeat).")
+]
+MaxStepOpt = Annotated[
+    _Repeat, typer.Option("--max-step", help="COL=K: largest increase in ranks (repeat).")
+]
+BinsOpt = Annotated[
+    _Repeat, typer.Option("--bins", help="COL=Q quantile bins or COL=e0,e1,... edges (repeat).")
+]
+OrdinalOpt = Annotated[
+    _Repeat, typer.Option("--ordinal", help="COL=low,mid,high: ordered levels (repeat).")
+]
+ExcludeOpt = Annotated[
+    _Repeat, typer.Option("--exclude", help="Column that is no feature, e.g. the label (repeat).")
+]
+LooseOpt = Annotated[bool, typer.Option("--loose", help="Actions over any subset of features.")]
+LegacyOpt = Annotated[bool, typer.Option("--legacy", help="Reference code's FECT lists.")]
+TopOpt = Annotated[int, typer.Option("--top", help="Subgroups per CSC file.")]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="audit.yaml instead.")]
+OutOpt = Annotated[Path, typer.Option("--out", help="Output folder.")]
+
+
+@dataclass
+class FlagInputs:
+    """The flags of one ``primafacie recourse`` run, as typed (nothing read yet)."""
+
+    data: Path
+    model: Path | None
+    rule: str | None
+    protected: str
+    favorable: str
+    support: float
+    phi: list[float]
+    budgets: list[float] | str
+    metrics: list[str] | str
+    top: int
+    weights: dict[str, float] = field(default_factory=dict)
+    immutable: list[str] | None = None
+    monotone: list[str] = field(default_factory=list)
+    max_step: dict[str, float] = field(default_factory=dict)
+    bins: dict[str, Any] = field(default_factory=dict)
+    ordinal: dict[str, list[str]] = field(default_factory=dict)
+    exclude: list[str] = field(default_factory=list)
+    loose: bool = False
+    legacy: bool = False
+
+    @property
+    def inputs(self) -> tuple[Path, ...]:
+        """Input files, kept out of an output folder that would replace them."""
+        return tuple(p for p in (self.data, self.model) if p)
+
+
+# ---------------------------------------------------------------------------------- parse
 def _kv(items: list[str] | None, flag: str) -> dict[str, str]:
     return dict(parse_pairs(items, flag, "COL=VALUE"))
 
@@ -74,37 +160,118 @@ def _bins(items: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def _summary_table(result: Any) -> Table:
-    table = Table(title=f"FACTS: {result.protected} ({', '.join(result.groups)})")
-    for col in ("metric", "definition", "subgroups", "fair", "rank1"):
-        table.add_column(col)
-    for g in result.groups:
-        table.add_column(f"top10 against {g}")
-    for r in result.ranking_analysis().itertuples(index=False):
-        row = list(r)
-        table.add_row(*[str(v) for v in row])
-    return table
+def parse_metrics(text: str) -> list[str] | str:
+    """``all`` or the comma-separated names (``EE,ECE``)."""
+    if text.strip().lower() == "all":
+        return "all"
+    return [m.strip() for m in text.split(",") if m.strip()]
 
 
-def _param_kwargs(ranking: Any) -> dict[str, Any]:
-    if ranking.metric in ("ECR", "ECE"):
-        return {"phi": ranking.param}
-    if ranking.metric == "EEWB":
-        return {"budget": ranking.param}
-    return {}
+def parse_flags(data: Path | None, model: Path | None, rule: str | None,
+                protected: str | None, **flags: Any) -> FlagInputs:  # fmt: skip
+    """Check the flags that must come together and convert the repeated ``COL=VALUE`` ones."""
+    if data is None:
+        raise InputError("give --data FILE with --model FILE or --rule EXPR, or --config FILE")
+    if (model is None) == (rule is None):
+        raise InputError("give exactly one of --model FILE or --rule EXPR")
+    if protected is None:
+        raise InputError("missing --protected COLUMN")
+    return FlagInputs(
+        data=data, model=model, rule=rule, protected=protected, favorable=flags["favorable"],
+        support=flags["support"], phi=list(flags["phi"]),
+        budgets=list(flags["budget"]) if flags["budget"] else "auto",
+        metrics=parse_metrics(flags["metrics"]), top=flags["top"],
+        weights={k: _number(v, "--weight") for k, v in _kv(flags["weight"], "--weight").items()},
+        immutable=list(flags["immutable"]) if flags["immutable"] else None,
+        monotone=list(flags["monotone"] or []),
+        max_step={k: _number(v, "--max-step")
+                  for k, v in _kv(flags["max_step"], "--max-step").items()},
+        bins=_bins(flags["bins"]),
+        ordinal={c: [v.strip() for v in levels.split(",")]
+                 for c, levels in _kv(flags["ordinal"], "--ordinal").items()},
+        exclude=list(flags["exclude"] or []), loose=flags["loose"], legacy=flags["legacy"],
+    )  # fmt: skip
 
 
-STAGES = {
-    "mining": "FACTS: frequent itemsets (groups, unaffected)",
-    "actions": "FACTS: valid actions (subgroups)",
-    "effectiveness": "FACTS: testing actions (subgroups)",
-    "scoring": "FACTS: scoring definitions",
-    "csc": "FACTS: counterfactual summaries",
-}
+# ---------------------------------------------------------------------------------- build
+def _decider(args: FlagInputs) -> Any:
+    if args.model is not None:
+        from ..decisions import ModelDecider, load_model
+
+        return ModelDecider(load_model(args.model), favorable=args.favorable)
+    from ..decisions import Rule
+
+    return Rule(args.rule)  # type: ignore[arg-type]
 
 
+def mined_kinds(frame: pd.DataFrame, args: FlagInputs, decider: Any) -> tuple[dict[str, Any], bool]:
+    """Kinds of the mined columns, and whether they are the model's own inputs.
+
+    Subgroups and actions range over the model's inputs when the model names them
+    (scikit-learn's ``feature_names_in_``): a label or another decision-maker's column in the
+    file is not something a person can change to get recourse.
+    """
+    unknown = [c for c in args.exclude if c not in frame.columns]
+    if unknown:
+        raise InputError(f"--exclude names unknown column(s) {unknown}")
+    model_cols = getattr(getattr(decider, "estimator", None), "feature_names_in_", None)
+    candidates = list(frame.columns) if model_cols is None else list(model_cols)
+    absent = [c for c in candidates if c not in frame.columns]
+    if absent:
+        raise InputError(f"the model needs column(s) {absent} that are not in --data")
+    kinds: dict[str, Any] = {}
+    for c in candidates:
+        if c == args.protected or c in args.exclude:
+            continue
+        if c in args.ordinal:
+            kinds[c] = {"ordinal": args.ordinal[c]}
+        elif pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]):
+            kinds[c] = "numeric"
+        else:
+            kinds[c] = "categorical"
+    bad = [c for c in args.ordinal if c not in frame.columns]
+    if bad:
+        raise InputError(f"--ordinal names unknown column(s) {bad}")
+    unused = [c for c in args.ordinal if c not in kinds]
+    if unused:
+        raise InputError(
+            f"--ordinal names column(s) {unused} that are not mined (mined: {', '.join(kinds)})"
+        )
+    return kinds, model_cols is not None
+
+
+def build_from_flags(args: FlagInputs) -> tuple[Any, pd.DataFrame]:
+    """Read the table and the model; the configured (not yet fitted) audit and the table."""
+    from ..data import read_table
+    from ..recourse import RecourseAudit
+    from ..recourse.items import default_bins
+
+    frame = read_table(args.data)
+    decider = _decider(args)
+    kinds, own_inputs = mined_kinds(frame, args, decider)
+    err_console.print(
+        f"mining {len(kinds)} column(s): {', '.join(kinds)}"
+        + (" (the model's inputs)" if own_inputs else ""),
+        soft_wrap=True,
+        markup=False,
+    )
+    audit = RecourseAudit(
+        decider, protected=args.protected, support=args.support,
+        feature_weights=args.weights or None, immutable=args.immutable,
+        monotone=args.monotone or None, max_step=args.max_step or None,
+        bins=default_bins(frame, kinds, args.bins) or None, features=kinds,
+        legacy=args.legacy, exact_features=not args.loose,
+    )  # fmt: skip
+    return audit, frame
+
+
+# ---------------------------------------------------------------------------------- run
 class StageBars:
-    """``progress(stage, done, total)`` callback drawing one rich bar per FACTS stage."""
+    """``progress(stage, done, total)`` callback drawing one rich bar per FACTS stage.
+
+    A stage is an engine stage key (``"mining"``) or already its note (the audit's
+    ``tick(done, total, note)`` passes the words of :data:`STAGES`).
+    """
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
@@ -115,6 +282,10 @@ class StageBars:
         if stage not in self.tasks:
             self.tasks[stage] = self.progress.add_task(STAGES.get(stage, stage), total=total)
         self.progress.update(self.tasks[stage], completed=min(int(done), total), total=total)
+
+    def tick(self, done: int, total: int, note: str) -> None:
+        """The audit's ``tick(done, total, note)`` signature."""
+        self(note, done, total)
 
 
 def stage_progress() -> Progress:
@@ -128,30 +299,29 @@ def stage_progress() -> Progress:
     )
 
 
-def _run(
-    audit: Any,
-    data: Any,
-    phi: list[float],
-    budgets: Any,
-    metrics: Any,
-    top: int,
-    out: Path,
-    keep: tuple = (),
-):
+def run_facts(audit: Any, data: Any, phi: Any, budgets: Any, metrics: Any,
+              top: int) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+    """Fit, score every definition and draw the CSCs of the ``top`` subgroups, with bars."""
     with stage_progress() as progress:
         bars = StageBars(progress)
-        audit.fit(data, progress=bars)
-        result = audit.evaluate(phi=phi, budgets=budgets, metrics=metrics, progress=bars)
+        result = audit.run(data, phi=phi, budgets=budgets, metrics=metrics, progress=bars)
         cscs = {}
-        n_csc = len(result.rankings)
-        bars("csc", 0, n_csc)
+        bars("csc", 0, len(result.rankings))
         for done, (label, ranking) in enumerate(result.rankings.items(), start=1):
-            cscs[label] = audit.csc(ranking.metric, ranking.viewpoint, top=top,
-                                    **_param_kwargs(ranking))  # fmt: skip
-            bars("csc", done, n_csc)
+            cscs[label] = audit.csc(**ranking.definition(), top=top)
+            bars("csc", done, len(result.rankings))
+    return result, cscs
+
+
+# ---------------------------------------------------------------------------------- print
+def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = (),
+                  tables: Mapping[str, pd.DataFrame] | None = None) -> None:  # fmt: skip
+    """Every file of :data:`OUTPUTS` (and ``tables/<stem>.csv`` of the audit's tables, with
+    ``--config``), swapped into ``out`` in one step."""
     with atomic_output_dir(out, owner="recourse", keep=keep) as stage:
-        long = result.to_frame()
-        atomic_write_csv(stage / "rankings.csv", long, index=False)
+        for stem, frame in (tables or {}).items():
+            atomic_write_csv(stage / f"tables/{stem}.csv", frame)  # as the audit writes them
+        atomic_write_csv(stage / "rankings.csv", result.to_frame(), index=False)
         for label, ranking in result.rankings.items():
             atomic_write_csv(stage / f"ranking_{label}.csv", ranking.to_frame(), index=False)
             atomic_write_text(stage / f"csc_{label}.txt", cscs[label].text)
@@ -162,170 +332,103 @@ def _run(
             stage / "recourse.json",
             {"result": result.to_dict(), "csc": {k: v.to_dict() for k, v in cscs.items()}},
         )
-    console.print(_summary_table(result))
+
+
+def summary_table(result: Any) -> Table:
+    """Rich table: one row per definition (subgroups, Fair, rank-1 ties, top-10% tallies)."""
+    table = Table(title=f"FACTS: {result.protected} ({', '.join(result.groups)})")
+    for col in ("metric", "definition", "subgroups", "fair", "rank1"):
+        table.add_column(col)
+    for g in result.groups:
+        table.add_column(f"top10 against {g}")
+    for r in result.ranking_analysis().itertuples(index=False):
+        table.add_row(*[str(v) for v in r])
+    return table
+
+
+def print_summary(result: Any, out: Path) -> None:
+    """Headline, scope, the summary table, stage seconds and where the files went."""
+    console.print(summary_table(result))
+    for line in (result.headline(), f"scope: {result.scope()}"):
+        console.print(line, soft_wrap=True, markup=False)
     secs = ", ".join(f"{k} {v:.1f} s" for k, v in result.timings.items())
     console.print(f"stages: {secs}", soft_wrap=True, markup=False)
-    console.print(
-        f"wrote {out}/rankings.csv, ranking_LABEL.csv, csc_LABEL.txt, summary.csv, "
-        "aggregated_rankings.csv, stats.csv, recourse.json",
-        soft_wrap=True,
-        markup=False,
-    )
+    console.print(f"wrote {out}/{OUTPUTS}", soft_wrap=True, markup=False)
+
+
+# ---------------------------------------------------------------------------------- commands
+def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: bool) -> None:
+    """``--config audit.yaml``: ``analyses.recourse`` built and run exactly as the audit does
+    (:meth:`RecourseSpec.build`, the analysis' ``run``); writes the audit's recourse tables
+    under ``tables/`` too. ``--legacy``/``--loose`` adjust the built engine."""
+    from ..analysis import Context
+    from ..config import load_config
+    from ..recourse.analysis import run as run_analysis
+    from ..recourse.csc import CSCResult
+
+    if flags_given:
+        raise InputError("give either --config or --data/--model/--rule, not both")
+    cfg = load_config(config)
+    spec = cfg.analyses.recourse
+    if spec is None:
+        raise InputError(f"{config}: the configuration has no analyses.recourse section")
+    with stage_progress() as progress:
+        bars = StageBars(progress)
+        data = cfg.audit_data()
+        ctx = Context(config=cfg, data=data, decider=cfg.decider(), tick=bars.tick)
+        audit = spec.build(data, ctx)
+        audit.legacy, audit.exact_features = legacy, not loose
+        run = run_analysis(spec, ctx, audit=audit)
+    result = run.results["definitions"]
+    cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
+            for label, r in result.rankings.items()}  # fmt: skip
+    write_outputs(result, cscs, out, keep=(config, cfg.data_path), tables=run.tables)
+    print_summary(result, out)
+
+
+def recourse(
+    data: DataOpt = None,
+    model: ModelOpt = None,
+    rule: RuleOpt = None,
+    protected: ProtectedOpt = None,
+    favorable: FavorableOpt = "1",
+    support: SupportOpt = DEFAULTS.support,
+    phi: PhiOpt = list(DEFAULTS.phi),  # noqa: B006 - typer reads the default, never mutates it
+    budget: BudgetOpt = None,
+    metrics: MetricsOpt = "all" if DEFAULTS.metrics == "all" else ",".join(DEFAULTS.metrics),
+    weight: WeightOpt = None,
+    immutable: ImmutableOpt = None,
+    monotone: MonotoneOpt = None,
+    max_step: MaxStepOpt = None,
+    bins: BinsOpt = None,
+    ordinal: OrdinalOpt = None,
+    exclude: ExcludeOpt = None,
+    loose: LooseOpt = False,
+    legacy: LegacyOpt = False,
+    top: TopOpt = DEFAULTS.top,
+    config: ConfigOpt = None,
+    out: OutOpt = Path("out/recourse"),
+) -> None:
+    """Parse -> build -> run -> print (see the module docstring)."""
+    from ..recourse.params import PARAM_WHERE, RUN_CONSTRAINTS
+    from ..validation import validate_params
+
+    validate_params("recourse", {"top": RUN_CONSTRAINTS["top"]}, {"top": top}, PARAM_WHERE)
+    if config is not None:
+        run_config(config, out, legacy, loose, any(v is not None for v in (data, model, rule)))
+        return
+    args = parse_flags(
+        data, model, rule, protected, favorable=favorable, support=support, phi=phi,
+        budget=budget, metrics=metrics, weight=weight, immutable=immutable, monotone=monotone,
+        max_step=max_step, bins=bins, ordinal=ordinal, exclude=exclude, loose=loose,
+        legacy=legacy, top=top,
+    )  # fmt: skip
+    audit, frame = build_from_flags(args)
+    result, cscs = run_facts(audit, frame, args.phi, args.budgets, args.metrics, args.top)
+    write_outputs(result, cscs, out, keep=args.inputs)
+    print_summary(result, out)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("recourse", help=HELP)
-    @guarded
-    def recourse(
-        data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet audit table."),
-        model: Optional[Path] = typer.Option(
-            None, "--model", help="Fitted estimator (joblib/pickle) with predict()."
-        ),
-        rule: Optional[str] = typer.Option(None, "--rule", help="Decision rule expression."),
-        protected: Optional[str] = typer.Option(None, "--protected", help="Protected column."),
-        favorable: str = typer.Option("1", "--favorable", help="Model's favourable label."),
-        support: float = typer.Option(0.01, "--support", help="Minimum support in (0, 1]."),
-        phi: Optional[list[float]] = typer.Option(
-            None, "--phi", help="Effectiveness threshold (repeat; default 0.3 and 0.7)."
-        ),
-        budget: Optional[list[float]] = typer.Option(
-            None, "--budget", help="EEWB budget (repeat; default: automatic rule)."
-        ),
-        metrics: str = typer.Option("all", "--metrics", help="all or e.g. EE,ECE,FECT."),
-        weight: Optional[list[str]] = typer.Option(None, "--weight", help="COL=W (repeat)."),
-        immutable: Optional[list[str]] = typer.Option(
-            None, "--immutable", help="Column that may not change (repeat)."
-        ),
-        monotone: Optional[list[str]] = typer.Option(
-            None, "--monotone", help="Column that may not decrease (repeat)."
-        ),
-        max_step: Optional[list[str]] = typer.Option(
-            None, "--max-step", help="COL=K: largest increase in ranks (repeat)."
-        ),
-        bins: Optional[list[str]] = typer.Option(
-            None, "--bins", help="COL=Q quantile bins or COL=e0,e1,... edges (repeat)."
-        ),
-        ordinal: Optional[list[str]] = typer.Option(
-            None, "--ordinal", help="COL=low,mid,high: ordered levels (repeat)."
-        ),
-        exclude: Optional[list[str]] = typer.Option(
-            None, "--exclude", help="Column that is no feature, e.g. the label (repeat)."
-        ),
-        loose: bool = typer.Option(False, "--loose", help="Actions over any subset of features."),
-        legacy: bool = typer.Option(False, "--legacy", help="Reference code's FECT lists."),
-        top: int = typer.Option(10, "--top", help="Subgroups per CSC file."),
-        config: Optional[Path] = typer.Option(None, "--config", help="audit.yaml instead."),
-        out: Path = typer.Option(Path("out/recourse"), "--out", help="Output folder."),
-    ) -> None:
-        from ..recourse import RecourseAudit
-
-        if top < 1:
-            raise InputError(f"--top must be >= 1, got {top}")
-        metric_list: Any = (
-            "all"
-            if metrics.strip().lower() == "all"
-            else [m.strip() for m in metrics.split(",") if m.strip()]
-        )
-        if config is not None:
-            if data is not None or model is not None or rule is not None:
-                raise InputError("give either --config or --data/--model/--rule, not both")
-            from ..config import load_config
-
-            cfg = load_config(config)
-            spec = cfg.analyses.recourse
-            if spec is None:
-                raise InputError(f"{config}: the configuration has no analyses.recourse section")
-            decider = cfg.decider()
-            if decider is None:
-                raise InputError(
-                    f"{config}: recourse needs decision: {{model: ...}} or {{rule: ...}} to test "
-                    "actions; a recorded decision column cannot be re-run"
-                )
-            from ..recourse.items import default_bins
-
-            audit_data = cfg.audit_data()
-            attr = spec.protected or next(iter(audit_data.protected))
-            audit = RecourseAudit(
-                decider, protected=attr, support=spec.support,
-                feature_weights=dict(spec.feature_weights) or None,
-                immutable=list(dict.fromkeys([*spec.immutable, *audit_data.protected])),
-                monotone=list(spec.monotone) or None,
-                bins=default_bins(audit_data.frame, {n: f.kind for n, f in
-                                                     audit_data.features.items()}, spec.bins)
-                or None,
-                legacy=legacy, exact_features=not loose,
-            )  # fmt: skip
-            _run(audit, audit_data, list(spec.phi), "auto", spec.metrics, spec.top, out,
-                 keep=(config, cfg.data_path))  # fmt: skip
-            return
-        if data is None:
-            raise InputError("give --data FILE with --model FILE or --rule EXPR, or --config FILE")
-        if (model is None) == (rule is None):
-            raise InputError("give exactly one of --model FILE or --rule EXPR")
-        if protected is None:
-            raise InputError("missing --protected COLUMN")
-        frame = read_table(data)
-        excluded = list(exclude or [])
-        unknown = [c for c in excluded if c not in frame.columns]
-        if unknown:
-            raise InputError(f"--exclude names unknown column(s) {unknown}")
-        if model is not None:
-            from ..decisions import ModelDecider, load_model
-
-            est = load_model(model)
-            decider: Any = ModelDecider(est, favorable=favorable)
-        else:
-            from ..decisions import Rule
-
-            decider = Rule(rule)  # type: ignore[arg-type]
-        orders = {c: [v.strip() for v in levels.split(",")] for c, levels in
-                  _kv(ordinal, "--ordinal").items()}  # fmt: skip
-        # Subgroups and actions range over the model's own inputs when the model names them
-        # (scikit-learn's feature_names_in_): a label or another decision-maker's column in the
-        # file is not something a person can change to get recourse.
-        model_cols = getattr(getattr(decider, "estimator", None), "feature_names_in_", None)
-        candidates = list(frame.columns) if model_cols is None else list(model_cols)
-        absent = [c for c in candidates if c not in frame.columns]
-        if absent:
-            raise InputError(f"the model needs column(s) {absent} that are not in --data")
-        kinds: dict[str, Any] = {}
-        for c in candidates:
-            if c == protected or c in excluded:
-                continue
-            if c in orders:
-                kinds[c] = {"ordinal": orders[c]}
-            elif pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(
-                frame[c]
-            ):
-                kinds[c] = "numeric"
-            else:
-                kinds[c] = "categorical"
-        bad = [c for c in orders if c not in frame.columns]
-        if bad:
-            raise InputError(f"--ordinal names unknown column(s) {bad}")
-        unused = [c for c in orders if c not in kinds]
-        if unused:
-            raise InputError(
-                f"--ordinal names column(s) {unused} that are not mined (mined: {', '.join(kinds)})"
-            )
-        from ..recourse.items import default_bins
-
-        bin_spec = default_bins(frame, kinds, _bins(bins))
-        err_console.print(
-            f"mining {len(kinds)} column(s): {', '.join(kinds)}"
-            + (" (the model's inputs)" if model_cols is not None else ""),
-            soft_wrap=True,
-            markup=False,
-        )
-        audit = RecourseAudit(
-            decider, protected=protected, support=support,
-            feature_weights={k: _number(v, "--weight") for k, v in _kv(weight, "--weight").items()}
-            or None,
-            immutable=list(immutable) if immutable else None,
-            monotone=list(monotone or []) or None,
-            max_step={k: _number(v, "--max-step") for k, v in _kv(max_step, "--max-step").items()}
-            or None,
-            bins=bin_spec or None, features=kinds, legacy=legacy, exact_features=not loose,
-        )  # fmt: skip
-        _run(audit, frame, list(phi or [0.3, 0.7]), list(budget) if budget else "auto",
-             metric_list, top, out, keep=tuple(p for p in (data, model) if p))  # fmt: skip
+    """Add ``primafacie recourse`` to the app."""
+    app.command("recourse", help=HELP)(guarded(recourse))

@@ -1,4 +1,11 @@
-"""``primafacie situation``: situation testing (ST, CST w/o, CST w/, CF) from flags or a config."""
+"""``primafacie situation``: situation testing (ST, CST w/o, CST w/, CF) from flags or a config.
+
+Module-level functions in the order a run goes: parse (:func:`parse_flags`,
+:func:`spec_from_flags`, :func:`causal_from_flags`) → build and run (:func:`run_tests`, or
+:func:`from_config`, which runs exactly what ``primafacie audit`` runs for
+``analyses.situation``) → write and print (:func:`write_and_print`). Every engine is built by
+:meth:`~primafacie.situation.spec.SituationSpec.tests`, and the option defaults are the spec's.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +15,15 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 import typer
+from pydantic import ValidationError
 from rich.table import Table
 
+from ..config import CausalSpec
 from ..data import AuditData, read_table
 from ..decisions import ModelDecider, Rule, load_model
 from ..errors import InputError
 from ..io import atomic_output_dir, atomic_write_csv
+from ..situation.spec import SituationSpec
 from ._common import console, err_console, guarded
 
 HELP = """Situation testing of individual decisions: k-NN situation testing (st), counterfactual
@@ -29,9 +39,11 @@ Example (the CST paper's loan data):
         --rule "AnnualSalary + 5 * AccountBalance > 225000" \\
         --edge Gender:AnnualSalary --edge Gender:AccountBalance \\
         --edge AnnualSalary:AccountBalance \\
-        --k 15,30 --method st,cst,cst_centers,cf --out out/situation
+        --k 15,30,50 --method st,cst,cst_centers,cf --out out/situation
 
-or `primafacie situation --config audit.yaml --out out/situation`. `--counterfactuals FILE`
+or `primafacie situation --config audit.yaml --out out/situation`, which runs exactly what
+`primafacie audit` runs for analyses.situation (same SCM with clip/round, compute backend and
+checks). `--counterfactuals FILE`
 replaces `--edge` with a precomputed counterfactual table (same rows, same order). `--model
 FILE` unpickles a fitted estimator for b(): only use a file you trust. `--legacy` reproduces
 the CST authors' code conventions (z-scores refitted on the counterfactuals, ties to the larger
@@ -139,32 +151,188 @@ def _read(path: Path, sep: str | None) -> pd.DataFrame:
         raise InputError(f"cannot read {path}: {exc}") from exc
 
 
+# ---------------------------------------------------------------------- parse
+#: The option a spec field comes from, for messages about a flag.
+_FLAGS = {
+    "k": "--k",
+    "methods": "--method",
+    "dimensions": "--dimension",
+    "alpha": "--alpha",
+    "tau": "--tau",
+    "direction": "--direction",
+    "interval": "--interval",
+    "max_distance": "--max-distance",
+    "legacy": "--legacy",
+}
+
+
+def spec_from_flags(
+    k: str,
+    method: str,
+    dimension: str,
+    alpha: float,
+    tau: float,
+    direction: str,
+    interval: str,
+    max_distance: float | None,
+    legacy: bool,
+) -> SituationSpec:
+    """The :class:`SituationSpec` the flags describe (validated like ``audit.yaml``)."""
+    values = dict(
+        k=_parse_list(k, int, "--k"),
+        methods=_parse_list(method, str, "--method"),
+        dimensions=_parse_list(dimension, str, "--dimension"),
+        alpha=alpha,
+        tau=tau,
+        direction=direction,
+        interval=interval,
+        max_distance=max_distance,
+        legacy=legacy,
+    )
+    try:
+        return SituationSpec(**values)
+    except ValidationError as exc:
+        lines = [
+            f"{_FLAGS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
+        ]
+        raise InputError("\n".join(dict.fromkeys(lines))) from None
+
+
+def parse_flags(
+    data: Path | None,
+    sep: str | None,
+    protected: list[str],
+    feature: list[str],
+    decision: str | None,
+    favorable: str,
+    rule: str | None,
+    model: Path | None,
+) -> tuple[AuditData, Any]:
+    """The audited data and b() (a rule, a model or None) from the flags."""
+    if data is None:
+        raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
+    frame = _read(data, sep)
+    if not protected:
+        raise InputError("give at least one --protected COL=VALUE")
+    prot = _coerce_values(frame, _parse_protected(protected))
+    if rule is not None and model is not None:
+        raise InputError("give --rule or --model, not both")
+    decider: Any = None
+    if rule is not None:
+        decider = Rule(rule)
+    elif model is not None:
+        est = load_model(model)
+        decider = ModelDecider(
+            est,
+            features=list(_parse_features(feature) or []) or None,
+            favorable=_model_label(est, favorable, model),
+        )
+    fav: Any = favorable
+    if decision is None:
+        if decider is None:
+            raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
+        decision = "decision"
+        if decision in frame.columns:
+            raise InputError("column 'decision' exists: name it with --decision")
+        frame = frame.assign(decision=np.asarray(decider.predict(frame), dtype=np.int8))
+        fav = 1
+    elif decision in frame.columns and pd.api.types.is_numeric_dtype(frame[decision]):
+        fav = _coerce_values(frame, {decision: favorable})[decision]
+    audit = AuditData(
+        frame, features=_parse_features(feature), protected=prot, decision=decision, favorable=fav
+    )
+    return audit, decider
+
+
+def causal_from_flags(
+    audit: AuditData, edge: list[str], counterfactuals: Path | None, sep: str | None
+) -> tuple[Any, pd.DataFrame | None]:
+    """The fitted SCM of ``--edge`` (built like ``audit.yaml``'s causal section) or the
+    ``--counterfactuals`` table; at most one of them."""
+    if edge and counterfactuals is not None:
+        raise InputError("give --edge (an SCM) or --counterfactuals, not both")
+    if edge:
+        return CausalSpec(edges=_parse_edges(edge)).build().fit(audit), None
+    if counterfactuals is not None:
+        return None, _read(counterfactuals, sep)
+    return None, None
+
+
+# ---------------------------------------------------------------------- build and run
+def run_tests(
+    spec: SituationSpec,
+    audit: AuditData,
+    scm: Any = None,
+    counterfactuals: pd.DataFrame | None = None,
+    decider: Any = None,
+) -> dict[str, Any]:
+    """Every test of ``spec`` (built by :meth:`SituationSpec.tests`) run on ``audit``."""
+    if counterfactuals is not None and "multiple" in spec.dimensions:
+        raise InputError("--dimension multiple needs --edge (an SCM), not --counterfactuals")
+    engines = spec.tests(list(audit.protected))
+    with err_console.status("situation testing…"):
+        return {
+            label: engine.run(audit, scm=scm, counterfactuals=counterfactuals, decider=decider)
+            for label, engine in engines.items()
+        }
+
+
+def from_config(path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
+    """Run exactly what ``primafacie audit`` runs for ``analyses.situation`` (the same
+    :func:`~primafacie.audit.compute_audit`, with the other analyses switched off).
+
+    Returns the Results by test label and the input files the output folder must keep.
+    """
+    from ..audit import compute_audit
+    from ..audit.registry import ANALYSES
+    from ..config import load_config
+    from ..situation.analysis import ANALYSIS
+
+    cfg = load_config(path)
+    if getattr(cfg.analyses, ANALYSIS.name) is None:
+        raise InputError(f"{path}: the configuration has no analyses.{ANALYSIS.name} section")
+    others = {a.name: None for a in ANALYSES if a.name != ANALYSIS.name}
+    only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
+    with err_console.status("situation testing…"):
+        result = compute_audit(only)
+    return dict(result.runs[ANALYSIS.name].results), (path, cfg.data_path)
+
+
+# ---------------------------------------------------------------------- write and print
 def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     table = Table(title=title)
-    for col in ("method", "k", "cases", "significant", "denominator"):
+    for col in ("method", "k", "cases", "significant", "denominator", "untested"):
         table.add_column(col, justify="right" if col != "method" else "left")
     for row in summary.itertuples(index=False):
         table.add_row(
             str(row.method),
             str(row.k),
             f"{row.cases} ({row.cases_share:.1%})",
-            f"{row.significant} ({row.significant_share:.1%})",
+            f"{row.n_significant} ({row.significant_share:.1%})",
             str(row.denominator),
+            str(row.untested),
         )
     return table
 
 
-def _write(out: Path, results: dict[str, Any], keep: tuple = ()) -> None:
-    frames, summaries = [], []
-    for dim, res in results.items():
-        # Multiple results list every run's neighbours as control_ids_<attr>/test_ids_<attr>.
-        f = res.to_frame(neighbors=True)
-        for col in [c for c in f.columns if c.startswith(("control_ids", "test_ids"))]:
-            f[col] = f[col].map(
-                lambda ids: " ".join(map(str, ids)) if isinstance(ids, list) else ""
-            )
-        frames.append(f.assign(dimension=dim))
-        summaries.append(res.summary().assign(dimension=dim))
+def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
+    """Neighbour id lists as space-separated text (a multiple result has one per attribute),
+    and integer columns as nullable integers, so that stacking tests whose columns differ
+    (``k_c`` vs ``k_c_<attr>``) writes 5, not 5.0, as the audit's tables do."""
+    for col in [c for c in frame.columns if c.startswith(("control_ids", "test_ids"))]:
+        frame[col] = frame[col].map(
+            lambda ids: " ".join(map(str, ids)) if isinstance(ids, list) else ""
+        )
+    ints = [c for c in frame.columns if pd.api.types.is_integer_dtype(frame[c])]
+    return frame.astype(dict.fromkeys(ints, "Int64"))
+
+
+def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> None:
+    """Write complainants.csv and summary.csv (column ``dimension`` = the test's label)
+    atomically, then print every test's counts, headline and caveats."""
+    frames = [_flat_ids(r.to_frame(neighbors=True)).assign(dimension=d) for d, r in results.items()]
+    summaries = [r.summary().assign(dimension=d) for d, r in results.items()]
     comp = pd.concat(frames, ignore_index=True)
     summ = pd.concat(summaries, ignore_index=True)
     comp = comp[["dimension"] + [c for c in comp.columns if c != "dimension"]]
@@ -172,166 +340,70 @@ def _write(out: Path, results: dict[str, Any], keep: tuple = ()) -> None:
     with atomic_output_dir(out, owner="situation", keep=keep) as stage:
         atomic_write_csv(stage / "complainants.csv", comp)
         atomic_write_csv(stage / "summary.csv", summ)
-    for dim, s in zip(results, summaries, strict=True):
-        console.print(_summary_table(s, f"situation testing ({dim})"))
+    for (label, res), s in zip(results.items(), summaries, strict=True):
+        console.print(_summary_table(s, f"situation testing ({label})"))
+        console.print(res.headline())
+        for caveat in res.caveats():
+            console.print(f"  • {caveat}")
     console.print(f"wrote {out / 'complainants.csv'} and {out / 'summary.csv'}")
 
 
-def _run(
-    data: AuditData,
-    settings: dict[str, Any],
-    dimensions: list[str],
-    scm: Any,
-    counterfactuals: Any,
-    decider: Any,
-) -> dict[str, Any]:
-    from ..situation import IntersectionalSituationTest, MultipleSituationTest, SituationTest
+# ---------------------------------------------------------------------- the command
+_DEFAULT = SituationSpec()
 
-    results: dict[str, Any] = {}
-    with err_console.status("situation testing…"):
-        for dim in dimensions:
-            if dim == "single":
-                for attr in data.protected:
-                    key = "single" if len(data.protected) == 1 else f"single:{attr}"
-                    results[key] = SituationTest(**settings, attribute=attr).run(
-                        data, scm=scm, counterfactuals=counterfactuals, decider=decider
-                    )
-            elif dim == "multiple":
-                if counterfactuals is not None:
-                    raise InputError(
-                        "--dimension multiple needs --edge (an SCM), not --counterfactuals"
-                    )
-                results[dim] = MultipleSituationTest(**settings).run(data, scm=scm, decider=decider)
-            elif dim == "intersectional":
-                results[dim] = IntersectionalSituationTest(**settings).run(
-                    data, scm=scm, counterfactuals=counterfactuals, decider=decider
-                )
-            else:
-                raise InputError(
-                    f"unknown dimension {dim!r}; expected single, multiple or intersectional"
-                )
-    return results
+
+def _csv(values: Any) -> str:
+    return ",".join(map(str, values))
+
+
+# A typer command declares every option in its signature (23 options), hence the length.
+def situation(
+    data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
+    config: Optional[Path] = typer.Option(None, "--config", help="audit.yaml instead of flags."),
+    protected: list[str] = typer.Option([], "--protected", help="COL=VALUE (repeatable)."),
+    feature: list[str] = typer.Option([], "--feature", help="COL[:numeric|categorical|ordinal]."),
+    decision: Optional[str] = typer.Option(None, "--decision", help="Decision column ŷ."),
+    favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
+    rule: Optional[str] = typer.Option(None, "--rule", help="b() as an expression."),
+    model: Optional[Path] = typer.Option(None, "--model", help="b() as a fitted model file."),
+    edge: list[str] = typer.Option([], "--edge", help="SCM edge PARENT:CHILD (repeatable)."),
+    counterfactuals: Optional[Path] = typer.Option(
+        None, "--counterfactuals", help="Precomputed counterfactual table."
+    ),
+    k: str = typer.Option(_csv(_DEFAULT.k), "--k", help="Comma-separated k values."),
+    method: str = typer.Option(_csv(_DEFAULT.methods), "--method", help="Methods."),
+    dimension: str = typer.Option(
+        _csv(_DEFAULT.dimensions), "--dimension", help="single,multiple,intersectional."
+    ),
+    alpha: float = typer.Option(_DEFAULT.alpha, "--alpha", help="Significance level."),
+    tau: float = typer.Option(_DEFAULT.tau, "--tau", help="Tolerated Δp."),
+    direction: str = typer.Option(_DEFAULT.direction, "--direction", help="negative or positive."),
+    interval: str = typer.Option(
+        _DEFAULT.interval, "--interval", help="wald or newcombe (wilson)."
+    ),
+    max_distance: Optional[float] = typer.Option(
+        _DEFAULT.max_distance, "--max-distance", help="ε."
+    ),
+    legacy: bool = typer.Option(_DEFAULT.legacy, "--legacy", help="CST authors' conventions."),
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
+    out: Path = typer.Option(Path("out/situation"), "--out", help="Output folder."),
+) -> None:
+    """Parse the flags (or read ``--config``), build, run, write and print."""
+    if config is not None:
+        results, keep = from_config(config)
+    else:
+        audit, decider = parse_flags(
+            data, sep, protected, feature, decision, favorable, rule, model
+        )
+        spec = spec_from_flags(
+            k, method, dimension, alpha, tau, direction, interval, max_distance, legacy
+        )
+        scm, cf = causal_from_flags(audit, edge, counterfactuals, sep)
+        results = run_tests(spec, audit, scm=scm, counterfactuals=cf, decider=decider)
+        keep = tuple(p for p in (data, counterfactuals, model) if p)
+    write_and_print(out, results, keep)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("situation", help=HELP)
-    @guarded
-    def situation(
-        data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
-        config: Optional[Path] = typer.Option(
-            None, "--config", help="audit.yaml instead of flags."
-        ),
-        protected: list[str] = typer.Option([], "--protected", help="COL=VALUE (repeatable)."),
-        feature: list[str] = typer.Option(
-            [], "--feature", help="COL[:numeric|categorical|ordinal]."
-        ),
-        decision: Optional[str] = typer.Option(None, "--decision", help="Decision column ŷ."),
-        favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
-        rule: Optional[str] = typer.Option(None, "--rule", help="b() as an expression."),
-        model: Optional[Path] = typer.Option(None, "--model", help="b() as a fitted model file."),
-        edge: list[str] = typer.Option([], "--edge", help="SCM edge PARENT:CHILD (repeatable)."),
-        counterfactuals: Optional[Path] = typer.Option(
-            None, "--counterfactuals", help="Precomputed counterfactual table."
-        ),
-        k: str = typer.Option("15,30", "--k", help="Comma-separated k values."),
-        method: str = typer.Option("st,cst,cst_centers,cf", "--method", help="Methods."),
-        dimension: str = typer.Option(
-            "single", "--dimension", help="single,multiple,intersectional."
-        ),
-        alpha: float = typer.Option(0.05, "--alpha"),
-        tau: float = typer.Option(0.0, "--tau"),
-        direction: str = typer.Option("negative", "--direction", help="negative or positive."),
-        interval: str = typer.Option("wald", "--interval", help="wald or newcombe (wilson)."),
-        max_distance: Optional[float] = typer.Option(None, "--max-distance", help="ε."),
-        legacy: bool = typer.Option(False, "--legacy", help="CST authors' code conventions."),
-        sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
-        out: Path = typer.Option(Path("out/situation"), "--out", help="Output folder."),
-    ) -> None:
-        settings: dict[str, Any]
-        if config is not None:
-            from ..config import load_config
-
-            cfg = load_config(config)
-            spec = cfg.analyses.situation
-            if spec is None:
-                raise InputError(f"{config}: the configuration has no analyses.situation section")
-            audit = cfg.audit_data()
-            decider = cfg.decider()
-            scm = None
-            if cfg.causal is not None:
-                from ..causal import SCM
-
-                scm = SCM(edges=cfg.causal.edges, mechanism=cfg.causal.mechanism).fit(audit)
-            settings = dict(
-                method=spec.methods,
-                k=spec.k,
-                alpha=spec.alpha,
-                tau=spec.tau,
-                direction=spec.direction,
-                interval=spec.interval,
-                max_distance=spec.max_distance,
-                legacy=spec.legacy,
-            )
-            results = _run(audit, settings, list(spec.dimensions), scm, None, decider)
-            _write(out, results, keep=(config, cfg.data_path))
-            return
-        if data is None:
-            raise InputError(
-                "give --data FILE (with --protected, --decision, ...) or --config FILE"
-            )
-        frame = _read(data, sep)
-        if not protected:
-            raise InputError("give at least one --protected COL=VALUE")
-        prot = _coerce_values(frame, _parse_protected(protected))
-        decider: Any = None
-        if rule is not None and model is not None:
-            raise InputError("give --rule or --model, not both")
-        if rule is not None:
-            decider = Rule(rule)
-        elif model is not None:
-            feats = list(_parse_features(feature) or [])
-            est = load_model(model)
-            decider = ModelDecider(
-                est, features=feats or None, favorable=_model_label(est, favorable, model)
-            )
-        fav: Any = favorable
-        if decision is None:
-            if decider is None:
-                raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
-            decision = "decision"
-            if decision in frame.columns:
-                raise InputError("column 'decision' exists: name it with --decision")
-            frame = frame.assign(decision=np.asarray(decider.predict(frame), dtype=np.int8))
-            fav = 1
-        elif decision in frame.columns and pd.api.types.is_numeric_dtype(frame[decision]):
-            fav = _coerce_values(frame, {decision: favorable})[decision]
-        audit = AuditData(
-            frame,
-            features=_parse_features(feature),
-            protected=prot,
-            decision=decision,
-            favorable=fav,
-        )
-        scm = None
-        cf = None
-        if edge and counterfactuals is not None:
-            raise InputError("give --edge (an SCM) or --counterfactuals, not both")
-        if edge:
-            from ..causal import SCM
-
-            scm = SCM(edges=_parse_edges(edge)).fit(audit)
-        elif counterfactuals is not None:
-            cf = _read(counterfactuals, sep)
-        settings = dict(
-            method=_parse_list(method, str, "--method"),
-            k=_parse_list(k, int, "--k"),
-            alpha=alpha,
-            tau=tau,
-            direction=direction,
-            interval=interval,
-            max_distance=max_distance,
-            legacy=legacy,
-        )
-        dims = _parse_list(dimension, str, "--dimension")
-        results = _run(audit, settings, dims, scm, cf, decider)
-        _write(out, results, keep=tuple(p for p in (data, counterfactuals, model) if p))
+    """Add ``primafacie situation`` to ``app``."""
+    app.command("situation", help=HELP)(guarded(situation))

@@ -27,12 +27,14 @@ from .audit import RecourseAudit
 from .csc import CSCAction, CSCGroup, CSCRecord, CSCResult
 from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets
 from .metrics import METRICS, RecourseTable, auto_budgets, dense_rank, resolve_metric
-from .results import FactsResult, RankingResult
+from .results import EffectivenessCurves, FactsResult, FactsScope, RankingResult
 
 __all__ = [
     "RecourseAudit",
     "RankingResult",
     "FactsResult",
+    "FactsScope",
+    "EffectivenessCurves",
     "CSCResult",
     "CSCRecord",
     "CSCGroup",

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..decisions import as_decider, predict_binary
 from ..errors import InputError
+from ..validation import validate_params
 from .actions import ActionIndex, Feasibility, candidate_actions
 from .costs import CostModel, FeatureCost, delta_matrix
 from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets, unpack_bits
@@ -39,13 +41,27 @@ from .metrics import (
     resolve_metric,
     unfairness,
 )
+from .params import PARAM_WHERE, PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS, SCORE_PARAM
 
-__all__ = ["RecourseAudit", "DEFAULT_MISSING", "ProgressCallback"]
+if TYPE_CHECKING:  # results imports nothing from here at run time; keep it that way
+    from .results import EffectivenessCurves, FactsScope
+
+__all__ = ["RecourseAudit", "DEFAULT_MISSING", "ProgressCallback", "STAGES"]
 
 DEFAULT_MISSING = ("Unknown", "unknown", "?", "N/A", "NA", "")
 
+
 #: ``progress(stage, done, total)``: called as each stage advances (see :meth:`RecourseAudit.fit`).
 ProgressCallback = Callable[[str, int, int], None]
+
+#: What each progress stage does, in words (the CLI's bars and the audit's notes).
+STAGES = {
+    "mining": "FACTS: frequent itemsets (groups, unaffected)",
+    "actions": "FACTS: valid actions (subgroups)",
+    "effectiveness": "FACTS: testing actions (subgroups)",
+    "scoring": "FACTS: scoring definitions",
+    "csc": "FACTS: counterfactual summaries",
+}
 
 
 def _noop(stage: str, done: int, total: int) -> None:
@@ -58,6 +74,13 @@ def _names(obj: Any) -> list[str]:
     if isinstance(obj, str):
         return [obj]
     return [str(x) for x in obj]
+
+
+def _floats(obj: Any) -> list[float]:
+    """One number or a list of numbers as a list of floats (``phi=0.5`` or ``phi=[0.3, 0.7]``)."""
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [float(x) for x in obj]
+    return [float(obj)]
 
 
 class _PredictionCache:
@@ -114,6 +137,60 @@ class _PredictionCache:
         self.store_keys, self.store_vals = allk[order], allv[order]
 
 
+@dataclass(frozen=True)
+class _ChunkContext:
+    """What every predict chunk of :meth:`RecourseAudit._effectiveness` reads (never written)."""
+
+    frame: pd.DataFrame
+    space: ItemSpace
+    sub_items: Sequence[tuple[int, ...]]
+    sub_then: Sequence[np.ndarray]
+    members: Sequence[np.ndarray]
+    decoders: Mapping[str, Any]
+    raw_cols: Mapping[str, np.ndarray]
+    bin_cols: Mapping[str, int]
+    cache: _PredictionCache
+
+
+class _TableBuilder:
+    """Fills the :class:`RecourseTable` arrays one finished subgroup at a time (micro pass)."""
+
+    def __init__(self, groups: tuple, sub_cost: Sequence[np.ndarray], n_act: np.ndarray) -> None:
+        n_sub, K = len(sub_cost), len(groups)
+        self.groups = groups
+        self.sub_cost = sub_cost
+        self.starts = np.concatenate([[0], np.cumsum(n_act)])
+        P = int(self.starts[-1])
+        self.cost = np.concatenate(sub_cost)
+        self.n = np.zeros((n_sub, K), dtype=np.int64)
+        self.eff = np.zeros((P, K), np.int64)
+        self.cum = np.zeros((P, K), np.int64)
+        self.seq_order = np.zeros((P, K), np.int64)
+        self.seq_cum = np.zeros((P, K), np.int64)
+        self.n_rec = np.zeros((n_sub, K), np.int64)
+        self.rc_sum = np.zeros((n_sub, K), float)
+
+    def add(self, q: int, flips: np.ndarray, group_of_member: np.ndarray) -> None:
+        """Store subgroup ``q`` from its (actions × members) flip matrix."""
+        K = len(self.groups)
+        self.n[q] = np.bincount(group_of_member, minlength=K)
+        out = micro_from_flips(flips, group_of_member, K, self.sub_cost[q])
+        sl = slice(int(self.starts[q]), int(self.starts[q + 1]))
+        self.eff[sl] = out["eff"]
+        self.cum[sl] = out["cum"]
+        self.seq_order[sl] = out["seq_order"] + self.starts[q]
+        self.seq_cum[sl] = out["seq_cum"]
+        self.n_rec[q] = out["n_rec"]
+        self.rc_sum[q] = out["rc_sum"]
+
+    def table(self) -> RecourseTable:
+        return RecourseTable(
+            groups=self.groups, n=self.n, starts=self.starts, cost=self.cost, eff=self.eff,
+            cum=self.cum, n_rec=self.n_rec, rc_sum=self.rc_sum, seq_order=self.seq_order,
+            seq_cum=self.seq_cum,
+        )  # fmt: skip
+
+
 class RecourseAudit:
     """Subgroup fairness of recourse (FACTS, Kavouras et al. NeurIPS 2023).
 
@@ -168,16 +245,25 @@ class RecourseAudit:
         is split into blocks of its actions, so a batch holds at most ``max(chunk_rows, size of
         the largest subgroup)`` rows (a block has at least one action for all its members).
 
+    Notes
+    -----
+    One verb: :meth:`run` fits and scores every definition, returning a :class:`FactsResult`
+    (rankings, headline, scope, caveats, effectiveness curves). The advanced path is
+    :meth:`fit`, then :meth:`rank` / :meth:`evaluate` / :meth:`csc` on the fitted audit.
+    Parameters are stored as given and checked at ``fit``/``run`` against
+    :attr:`_parameter_constraints` (:mod:`primafacie.recourse.params`).
+
     Examples
     --------
-    >>> import pandas as pd
+    Parameters are stored as given; :meth:`run` and :meth:`fit` show an audit end to end.
+
     >>> from primafacie.decisions import Rule
-    >>> df = pd.DataFrame({"g": ["a", "b"] * 50, "x": ["lo", "hi", "lo", "lo"] * 25,
-    ...                    "y": ["u", "v"] * 50})
-    >>> audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(df)
-    >>> audit.stats_["affected"]
-    75
+    >>> audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1)
+    >>> audit.support, audit.method, hasattr(audit, "table_")
+    (0.1, 'bitset', False)
     """
+
+    _parameter_constraints = PARAMETER_CONSTRAINTS
 
     def __init__(
         self,
@@ -220,14 +306,14 @@ class RecourseAudit:
         self.chunk_rows = chunk_rows
 
     # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        s = self.support
-        if isinstance(s, bool) or not isinstance(s, (int, float, np.floating)) or not 0 < s <= 1:
-            raise InputError(f"support must be a number in (0, 1], got {s!r}")
-        if self.max_len is not None and int(self.max_len) < 1:
-            raise InputError(f"max_len must be >= 1, got {self.max_len!r}")
-        if int(self.chunk_rows) < 1:
-            raise InputError(f"chunk_rows must be positive, got {self.chunk_rows!r}")
+    def _validate(self) -> None:
+        """Check the constructor's parameters against :attr:`_parameter_constraints`."""
+        validate_params(
+            type(self).__name__,
+            self._parameter_constraints,
+            {name: getattr(self, name) for name in self._parameter_constraints},
+            where=PARAM_WHERE,
+        )
 
     def _resolve_data(self, data: Any) -> tuple[pd.DataFrame, str, dict[str, Any], list[str]]:
         """Frame, audited attribute, kinds of the mined columns, other protected attributes."""
@@ -246,8 +332,10 @@ class RecourseAudit:
                 kinds[p] = "categorical"
             skip = {c for c in (data.decision, data.outcome, data.id_column) if c}
             kinds = {k: v for k, v in kinds.items() if k not in skip and k != protected}
+            self.protected_values_ = tuple(str(v) for v in data.protected[protected])
             return frame, protected, kinds, others
         frame = to_pandas(data).reset_index(drop=True)
+        self.protected_values_ = ()  # a plain table does not say which group is protected
         if len(frame) == 0:
             raise InputError("the table has no rows")
         protected = self.protected
@@ -301,15 +389,6 @@ class RecourseAudit:
                 raise InputError(
                     f"{label} given for unknown column(s) {bad}; known columns: {', '.join(known)}"
                 )
-        for name, w in dict(self.feature_weights or {}).items():
-            try:
-                ok = float(w) >= 0 and np.isfinite(float(w))
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise InputError(
-                    f"feature weight for {name!r} must be a finite number >= 0, got {w!r}"
-                )
 
     # ------------------------------------------------------------------ fit
     def fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseAudit:
@@ -330,16 +409,77 @@ class RecourseAudit:
         -------
         RecourseAudit
             ``self``, with ``table_`` (:class:`RecourseTable`), ``stats_`` and ``timings_``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from primafacie.decisions import Rule
+        >>> table = pd.DataFrame({"g": list("ab" * 50), "x": list("lhll" * 25),
+        ...                       "y": list("uv" * 50)})
+        >>> stages = []
+        >>> audit = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.1).fit(
+        ...     table, progress=lambda stage, done, total: stages.append(stage))
+        >>> audit.subgroup_labels(), audit.n_affected_.tolist(), list(dict.fromkeys(stages))
+        (['x=l'], [50, 25], ['mining', 'actions', 'effectiveness'])
         """
-        self._check_params()
+        self._validate()
+        for cache in ("_labels", "_curves_cache"):  # from an earlier fit
+            self.__dict__.pop(cache, None)
         tick = progress or _noop
         t0 = time.perf_counter()
         frame, protected, kinds, others = self._resolve_data(data)
         self._check_names(list(kinds), protected)
+        frame, group_idx, unaffected = self._split(frame, protected, kinds)
+        space = self._item_space(frame, protected, kinds, others)
+        t_mine = time.perf_counter()
+        per_group, unaff_sets, common = self._mine(space, protected, unaffected, tick)
+        t_act = time.perf_counter()
+        sub_items, sub_then, sub_cost = self._actions(space, unaff_sets, common, tick)
+        t_eff = time.perf_counter()
+        eff_t, micro_t, n_pred = self._effectiveness(
+            sub_items, sub_then, sub_cost, frame, space, tick
+        )
+        self.sub_items_ = sub_items
+        self.sub_then_ = sub_then
+        self.stats_ = {
+            "rows": int(len(frame)),
+            "affected": int(len(self.affected_rows_)),
+            "unaffected": int(len(unaffected)),
+            **{
+                f"affected[{g}]": int(c)
+                for g, c in zip(self.groups_, self.n_affected_, strict=True)
+            },
+            **{f"subgroups[{g}]": len(f) for g, f in zip(self.groups_, per_group, strict=True)},
+            "actions": int(len(unaff_sets)),
+            "common_subgroups": int(len(common)),
+            "valid_pairs": int(self.table_.n_pairs),
+            "subgroups": int(self.table_.n_subgroups),
+            "pair_rows": int(self.pair_rows_),
+            "predicted_rows": int(n_pred),
+        }
+        self.timings_ = {
+            "mining": t_act - t_mine,
+            "actions": t_eff - t_act,
+            "effectiveness": eff_t,
+            "micro": micro_t,
+            "fit_total": time.perf_counter() - t0,
+        }
+        return self
+
+    def _split(
+        self, frame: pd.DataFrame, protected: str, kinds: Mapping[str, Any]
+    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+        """Drop rows of unknown group, decide every row, split affected / unaffected.
+
+        Sets ``groups_``, ``protected_``, ``frame_``, ``kinds_``, ``decider_``,
+        ``affected_rows_`` (sorted by group), ``affected_groups_``, ``n_affected_`` and
+        ``dropped_rows_``; returns the kept frame, each row's group index and the unaffected rows.
+        """
         decider = as_decider(self.model, favorable=self.favorable)
         groups_col = frame[protected]
         missing_set = {str(v) for v in self.missing_values}
         keep = ~(groups_col.isna() | groups_col.astype(str).isin(missing_set)).to_numpy()
+        self.dropped_rows_ = int(len(frame) - keep.sum())
         frame = frame.loc[keep].reset_index(drop=True)
         group_values = pd.unique(frame[protected])
         try:
@@ -356,23 +496,35 @@ class RecourseAudit:
         self.frame_ = frame
         self.kinds_ = kinds
         group_idx = pd.Categorical(frame[protected], categories=group_values).codes.astype(np.int64)
-
         yhat = predict_binary(decider, frame)
         self.decider_ = decider
         affected = np.flatnonzero(yhat == 0)
-        unaffected = np.flatnonzero(yhat == 1)
         if len(affected) == 0:
             raise InputError(
                 "the model decides favourably for every row: no affected individuals to audit"
             )
         counts_aff = np.bincount(group_idx[affected], minlength=len(group_values))
-        empty = [str(g) for g, c in zip(group_values, counts_aff, strict=False) if c == 0]
+        empty = [str(g) for g, c in zip(group_values, counts_aff, strict=True) if c == 0]
         if empty:
             raise InputError(
                 f"no affected (unfavourably decided) rows in group(s) {empty} of {protected!r}"
             )
+        # affected rows sorted by group: subgroup members come out grouped by protected value
+        aff_sorted = affected[np.argsort(group_idx[affected], kind="stable")]
+        self.affected_rows_ = aff_sorted
+        self.affected_groups_ = group_idx[aff_sorted]
+        self.n_affected_ = counts_aff.astype(np.int64)
+        self.n_unaffected_ = np.bincount(group_idx[yhat == 1], minlength=len(group_values)).astype(
+            np.int64
+        )
+        return frame, group_idx, np.flatnonzero(yhat == 1)
 
-        # --- items -------------------------------------------------------------------------
+    # --- items -------------------------------------------------------------------------------
+    def _item_space(
+        self, frame: pd.DataFrame, protected: str, kinds: Mapping[str, Any], others: Sequence[str]
+    ) -> ItemSpace:
+        """Items of the mined columns (numeric ones binned as asked) plus the protected column;
+        builds the cost model and the feasibility rules over them."""
         mined = list(kinds)
         bins = dict(self.bins or {})
         for col in bins:
@@ -386,22 +538,22 @@ class RecourseAudit:
             elif col in self.bin_specs_:
                 orders[col] = list(self.bin_specs_[col].labels)
         binned_frame[protected] = frame[protected].to_numpy()
-        columns = [*mined, protected]
-        space = ItemSpace(binned_frame, columns, orders)
+        space = ItemSpace(binned_frame, [*mined, protected], orders)
         self.space_ = space
         self._build_rules(space, kinds, protected, others, frame)
+        return space
 
-        # affected rows sorted by group: subgroup members come out grouped by protected value
-        aff_sorted = affected[np.argsort(group_idx[affected], kind="stable")]
-        aff_groups = group_idx[aff_sorted]
-        self.affected_rows_ = aff_sorted
-        self.affected_groups_ = aff_groups
-        self.n_affected_ = counts_aff.astype(np.int64)
-        t_mine = time.perf_counter()
+    def _mine(
+        self, space: ItemSpace, protected: str, unaffected: np.ndarray, tick: ProgressCallback
+    ) -> tuple[list[Any], Any, Any]:
+        """Frequent itemsets of each group's affected rows and of the unaffected; the
+        subgroups are the itemsets frequent in every group."""
+        n_groups = len(self.groups_)
+        aff_sorted, aff_groups = self.affected_rows_, self.affected_groups_
         per_group = []
-        n_mine = len(group_values) + 1
+        n_mine = n_groups + 1
         tick("mining", 0, n_mine)
-        for g in range(len(group_values)):
+        for g in range(n_groups):
             rows = aff_sorted[aff_groups == g]
             per_group.append(
                 frequent_itemsets(
@@ -414,16 +566,19 @@ class RecourseAudit:
             space, unaffected, self.support, max_len=self.max_len, method=self.method
         )
         tick("mining", n_mine, n_mine)
-        common = common_itemsets(per_group)
-        mining_s = time.perf_counter() - t_mine
+        return per_group, unaff_sets, common_itemsets(per_group)
 
-        # --- actions -----------------------------------------------------------------------
-        t_act = time.perf_counter()
+    # --- actions -----------------------------------------------------------------------------
+    def _actions(
+        self, space: ItemSpace, unaff_sets: Any, common: Any, tick: ProgressCallback
+    ) -> tuple[list[tuple[int, ...]], list[np.ndarray], list[np.ndarray]]:
+        """Feasible actions of every common subgroup (subgroups without one are dropped) and
+        their costs, in sorted itemset order."""
         index = ActionIndex(unaff_sets, space.item_col, space.item_code)
         sub_items: list[tuple[int, ...]] = []
         sub_then: list[np.ndarray] = []
         sub_cost: list[np.ndarray] = []
-        n_cols = len(mined)
+        n_cols = len(space.columns) - 1  # the protected column is never acted on
         n_common = len(common)
         tick("actions", 0, n_common)
         for q, items in enumerate(sorted(common)):
@@ -441,40 +596,12 @@ class RecourseAudit:
             sub_then.append(then)
             sub_cost.append(self.cost_model_.costs(cols, codes, then))
         tick("actions", n_common, n_common)
-        actions_s = time.perf_counter() - t_act
         if not sub_items:
             raise InputError(
                 "no subgroup has a valid action at this support; lower the support or relax the "
                 "feasibility rules"
             )
-
-        # --- effectiveness + micro pass ------------------------------------------------------
-        eff_t, micro_t, n_pred = self._effectiveness(
-            sub_items, sub_then, sub_cost, frame, space, tick
-        )
-        self.sub_items_ = sub_items
-        self.sub_then_ = sub_then
-        self.stats_ = {
-            "rows": int(len(frame)),
-            "affected": int(len(affected)),
-            "unaffected": int(len(unaffected)),
-            **{f"affected[{g}]": int(c) for g, c in zip(group_values, counts_aff, strict=False)},
-            **{f"subgroups[{g}]": len(f) for g, f in zip(group_values, per_group, strict=False)},
-            "actions": int(len(unaff_sets)),
-            "common_subgroups": int(len(common)),
-            "valid_pairs": int(self.table_.n_pairs),
-            "subgroups": int(self.table_.n_subgroups),
-            "pair_rows": int(self.pair_rows_),
-            "predicted_rows": int(n_pred),
-        }
-        self.timings_ = {
-            "mining": mining_s,
-            "actions": actions_s,
-            "effectiveness": eff_t,
-            "micro": micro_t,
-            "fit_total": time.perf_counter() - t0,
-        }
-        return self
+        return sub_items, sub_then, sub_cost
 
     def _build_rules(
         self, space: ItemSpace, kinds: Mapping[str, Any], protected: str, others: Sequence[str],
@@ -549,125 +676,138 @@ class RecourseAudit:
                 decoders[col] = ("object", pd.CategoricalDtype(list(vals)))
         return decoders
 
-    def _effectiveness(self, sub_items, sub_then, sub_cost, frame, space, tick=_noop):
-        K = len(self.groups_)
-        m = len(space.columns)
-        n_sub = len(sub_items)
-        aff = self.affected_rows_
-        aff_groups = self.affected_groups_
-        bits = space.packed(aff)
-        decoders = self._decode_columns(frame, space)
-        raw_cols = {c: frame[c].to_numpy() for c in frame.columns if c not in decoders}
-        bin_cols = {c: space.col_index[c] for c in self.bin_specs_}
+    def _members(self, sub_items: Sequence[tuple[int, ...]], space: ItemSpace) -> list[np.ndarray]:
+        """Positions (in ``affected_rows_``) of each subgroup's members: AND of item bitsets.
 
+        Also sets ``n_in_subgroups_``: per group, the rejected rows in at least one subgroup.
+        """
+        aff = self.affected_rows_
+        bits = space.packed(aff)
         members: list[np.ndarray] = []
+        union = np.zeros_like(bits[sub_items[0][0]])
         for items in sub_items:
             acc = bits[items[0]].copy()
             for it in items[1:]:
                 acc &= bits[it]
+            union |= acc
             members.append(np.flatnonzero(unpack_bits(acc, len(aff))))
-        sizes = np.array([len(r) for r in members], dtype=np.int64)
-        n_act = np.array([len(t) for t in sub_then], dtype=np.int64)
+        # rejected rows of each group that belong to at least one audited subgroup (scope)
+        self.n_in_subgroups_ = np.bincount(
+            self.affected_groups_[unpack_bits(union, len(aff))], minlength=len(self.groups_)
+        ).astype(np.int64)
+        return members
 
-        n = np.zeros((n_sub, K), dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(n_act)])
-        P = int(starts[-1])
-        cost = np.concatenate(sub_cost)
-        eff = np.zeros((P, K), np.int64)
-        cum = np.zeros((P, K), np.int64)
-        seq_order = np.zeros((P, K), np.int64)
-        seq_cum = np.zeros((P, K), np.int64)
-        n_rec = np.zeros((n_sub, K), np.int64)
-        rc_sum = np.zeros((n_sub, K), float)
-        eff_time = micro_time = 0.0
-        n_pred = n_pairs_rows = 0
-        cache = _PredictionCache(space, frame, decoders)
-
-        # work units: a subgroup's actions, split into blocks when one subgroup alone would
-        # exceed chunk_rows (member x action rows), so memory stays bounded by chunk_rows
+    def _work_units(self, sizes: np.ndarray, n_act: np.ndarray) -> list[tuple[int, int, int]]:
+        """``(subgroup, first action, end action)`` blocks: a subgroup's actions, split when one
+        subgroup alone would exceed ``chunk_rows`` (member × action) rows, so memory stays
+        bounded by ``chunk_rows``."""
         units: list[tuple[int, int, int]] = []
-        for q in range(n_sub):
+        for q in range(len(sizes)):
             G, A = int(sizes[q]), int(n_act[q])
             step = A if G * A <= self.chunk_rows else max(1, self.chunk_rows // max(G, 1))
             units.extend((q, a0, min(A, a0 + step)) for a0 in range(0, A, step))
-        u_load = [int(sizes[q]) * (a1 - a0) for q, a0, a1 in units]
-        pending: dict[int, list[np.ndarray]] = {}
-        done = 0
+        return units
 
-        tick("effectiveness", 0, n_sub)
+    def _chunks(self, loads: Sequence[int]) -> list[tuple[int, int]]:
+        """Consecutive ``[start, end)`` runs of work units holding at most ``chunk_rows`` rows
+        (a run has at least one unit)."""
+        out = []
         s = 0
-        while s < len(units):
-            e = s
-            total = 0
-            while e < len(units) and (e == s or total + u_load[e] <= self.chunk_rows):
-                total += u_load[e]
+        while s < len(loads):
+            e, total = s, 0
+            while e < len(loads) and (e == s or total + loads[e] <= self.chunk_rows):
+                total += loads[e]
                 e += 1
+            out.append((s, e))
+            s = e
+        return out
+
+    def _chunk_flips(
+        self, units: Sequence[tuple[int, int, int]], ctx: _ChunkContext
+    ) -> tuple[np.ndarray, int]:
+        """Decision of every (member, action) row of a chunk of work units, action-major within a
+        unit; and how many distinct rows were sent to the model."""
+        space = ctx.space
+        m = len(space.columns)
+        rows_l, pair_l = [], []
+        n_pairs_chunk = sum(a1 - a0 for _, a0, a1 in units)
+        targets = np.full((n_pairs_chunk, m), -1, dtype=np.int32)
+        key_and = np.zeros(n_pairs_chunk, dtype=np.uint64)
+        key_or = np.zeros(n_pairs_chunk, dtype=np.uint64)
+        off = 0
+        for q, a0, a1 in units:
+            r = self.affected_rows_[ctx.members[q]]
+            A = a1 - a0
+            then = ctx.sub_then[q][a0:a1]
+            rows_l.append(np.tile(r, A))
+            pair_l.append(np.repeat(np.arange(off, off + A, dtype=np.int64), len(r)))
+            cols = space.item_col[np.asarray(ctx.sub_items[q])]
+            targets[off : off + A][:, cols] = then
+            if ctx.cache.ok:
+                mask, bits_or = ctx.cache.action_bits(cols, then)
+                key_and[off : off + A] = ~mask
+                key_or[off : off + A] = bits_or
+            off += A
+        rows = np.concatenate(rows_l)
+        pairs = np.concatenate(pair_l)
+        if ctx.cache.ok:
+            keys = (ctx.cache.base[rows] & key_and[pairs]) | key_or[pairs]
+            return self._predict_keys(
+                ctx.frame, space, rows, targets, pairs, keys, ctx.decoders, ctx.raw_cols,
+                ctx.bin_cols, ctx.cache,
+            )  # fmt: skip
+        # codes too wide to pack: predict every (member, action) row
+        batch = self._batch_frame(
+            ctx.frame, space, rows, targets[pairs], ctx.decoders, ctx.raw_cols, ctx.bin_cols
+        )
+        return predict_binary(self.decider_, batch).astype(bool), len(rows)
+
+    def _effectiveness(self, sub_items, sub_then, sub_cost, frame, space, tick=_noop):
+        """Test every action on every member (batched ``predict``), then the micro pass.
+
+        Sets ``table_``, ``members_`` and ``pair_rows_``; returns the seconds spent predicting,
+        the seconds of the micro pass and the number of rows sent to the model.
+        """
+        n_sub = len(sub_items)
+        decoders = self._decode_columns(frame, space)
+        ctx = _ChunkContext(
+            frame=frame, space=space, sub_items=sub_items, sub_then=sub_then,
+            members=self._members(sub_items, space), decoders=decoders,
+            raw_cols={c: frame[c].to_numpy() for c in frame.columns if c not in decoders},
+            bin_cols={c: space.col_index[c] for c in self.bin_specs_},
+            cache=_PredictionCache(space, frame, decoders),
+        )  # fmt: skip
+        sizes = np.array([len(r) for r in ctx.members], dtype=np.int64)
+        n_act = np.array([len(t) for t in sub_then], dtype=np.int64)
+        builder = _TableBuilder(self.groups_, sub_cost, n_act)
+        units = self._work_units(sizes, n_act)
+        loads = [int(sizes[q]) * (a1 - a0) for q, a0, a1 in units]
+        pending: dict[int, list[np.ndarray]] = {}
+        eff_time = micro_time = 0.0
+        n_pred = n_pairs_rows = done = 0
+        tick("effectiveness", 0, n_sub)
+        for s, e in self._chunks(loads):
             t1 = time.perf_counter()
-            rows_l, pair_l = [], []
-            n_pairs_chunk = sum(a1 - a0 for _, a0, a1 in units[s:e])
-            targets = np.full((n_pairs_chunk, m), -1, dtype=np.int32)
-            key_and = np.zeros(n_pairs_chunk, dtype=np.uint64)
-            key_or = np.zeros(n_pairs_chunk, dtype=np.uint64)
-            off = 0
-            for q, a0, a1 in units[s:e]:
-                r = aff[members[q]]
-                A = a1 - a0
-                then = sub_then[q][a0:a1]
-                rows_l.append(np.tile(r, A))
-                pair_l.append(np.repeat(np.arange(off, off + A, dtype=np.int64), len(r)))
-                cols = space.item_col[np.asarray(sub_items[q])]
-                targets[off : off + A][:, cols] = then
-                if cache.ok:
-                    mask, bits_or = cache.action_bits(cols, then)
-                    key_and[off : off + A] = ~mask
-                    key_or[off : off + A] = bits_or
-                off += A
-            rows = np.concatenate(rows_l)
-            pairs = np.concatenate(pair_l)
-            if cache.ok:
-                keys = (cache.base[rows] & key_and[pairs]) | key_or[pairs]
-                flips, n_new = self._predict_keys(
-                    frame, space, rows, targets, pairs, keys, decoders, raw_cols, bin_cols, cache
-                )
-            else:  # codes too wide to pack: predict every (member, action) row
-                batch = self._batch_frame(
-                    frame, space, rows, targets[pairs], decoders, raw_cols, bin_cols
-                )
-                flips = predict_binary(self.decider_, batch).astype(bool)
-                n_new = len(rows)
+            flips, n_new = self._chunk_flips(units[s:e], ctx)
             n_pred += n_new
-            n_pairs_rows += len(rows)
+            n_pairs_rows += len(flips)
             t2 = time.perf_counter()
             eff_time += t2 - t1
             pos = 0
             for q, a0, a1 in units[s:e]:
-                G = int(sizes[q])
-                A = a1 - a0
+                G, A = int(sizes[q]), a1 - a0
                 pending.setdefault(q, []).append(flips[pos : pos + A * G].reshape(A, G))
                 pos += A * G
                 if a1 < int(n_act[q]):
-                    continue
+                    continue  # more action blocks of this subgroup come in the next chunk
                 blocks = pending.pop(q)
                 F = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=0)
-                grp = aff_groups[members[q]]
-                n[q] = np.bincount(grp, minlength=K)
-                out = micro_from_flips(F, grp, K, sub_cost[q])
-                sl = slice(int(starts[q]), int(starts[q + 1]))
-                eff[sl] = out["eff"]
-                cum[sl] = out["cum"]
-                seq_order[sl] = out["seq_order"] + starts[q]
-                seq_cum[sl] = out["seq_cum"]
-                n_rec[q] = out["n_rec"]
-                rc_sum[q] = out["rc_sum"]
+                builder.add(q, F, self.affected_groups_[ctx.members[q]])
                 done += 1
             micro_time += time.perf_counter() - t2
             tick("effectiveness", done, n_sub)
-            s = e
-        self.table_ = RecourseTable(
-            groups=self.groups_, n=n, starts=starts, cost=cost, eff=eff, cum=cum, n_rec=n_rec,
-            rc_sum=rc_sum, seq_order=seq_order, seq_cum=seq_cum,
-        )  # fmt: skip
-        self.members_ = members
+        self.table_ = builder.table()
+        self.members_ = ctx.members
         self.pair_rows_ = n_pairs_rows
         return eff_time, micro_time, n_pred
 
@@ -732,6 +872,64 @@ class RecourseAudit:
                 data[col] = raw_cols[col][rows]
         return pd.DataFrame(data, columns=frame.columns)
 
+    # ------------------------------------------------------------------ what the result carries
+    def _scope(self, labels: tuple[str, ...], auto_budgets: bool) -> FactsScope:
+        """Who this fit audited, with denominators (for :meth:`FactsResult.scope`)."""
+        from .results import FactsScope
+
+        t = self.table_
+        return FactsScope(
+            protected=str(self.protected_),
+            groups=tuple(map(str, self.groups_)),
+            protected_values=tuple(getattr(self, "protected_values_", ())),
+            rows=int(len(self.frame_)),
+            dropped_rows=int(self.dropped_rows_),
+            rejected=tuple(int(x) for x in self.n_affected_),
+            accepted=tuple(int(x) for x in self.n_unaffected_),
+            in_subgroups=tuple(int(x) for x in self.n_in_subgroups_),
+            support=float(self.support),
+            common_subgroups=int(self.stats_["common_subgroups"]),
+            subgroups=int(t.n_subgroups),
+            no_recourse=tuple(int(x) for x in (t.n_rec == 0).sum(axis=0)),
+            smallest=tuple(int(x) for x in t.n.min(axis=0)),
+            definitions=labels,
+            auto_budgets=bool(auto_budgets),
+            legacy=bool(self.legacy),
+            exact_features=bool(self.exact_features),
+        )
+
+    def curves(self) -> EffectivenessCurves:
+        """Micro cumulative effectiveness of every (subgroup, group), as typed read-only data.
+
+        The same object for every call after one fit; :class:`FactsResult` and
+        :class:`CSCResult` carry it, so they can draw curves without the engine.
+
+        Returns
+        -------
+        EffectivenessCurves
+        """
+        from .results import EffectivenessCurves
+
+        self._require_fit()
+        if hasattr(self, "_curves_cache"):
+            return self._curves_cache
+        t = self.table_
+
+        def frozen(a: np.ndarray) -> np.ndarray:
+            view = a.view()
+            view.flags.writeable = False
+            return view
+
+        self._curves_cache = EffectivenessCurves(
+            subgroups=tuple(self.subgroup_labels()),
+            groups=tuple(map(str, self.groups_)),
+            n=frozen(t.n),
+            starts=frozen(t.starts),
+            cost=frozen(t.cost),
+            cum=frozen(t.cum),
+        )
+        return self._curves_cache
+
     # ------------------------------------------------------------------ scoring
     def _require_fit(self) -> None:
         if not hasattr(self, "table_"):
@@ -762,8 +960,10 @@ class RecourseAudit:
         param = {"phi": phi, "budget": budget}.get(spec.param) if spec.param else None
         if spec.param and param is None:
             raise InputError(f"metric {spec.key} needs {spec.param}=...")
-        if spec.param == "phi" and not 0 <= float(param) <= 1:
-            raise InputError(f"phi must be in [0, 1], got {param!r}")
+        if spec.param:
+            validate_params(
+                f"{type(self).__name__}.scores", SCORE_PARAM, {spec.param: param}, PARAM_WHERE
+            )
         if spec.key == "FECT":
             score, against, d = fect(self.table_, vp, legacy=self.legacy and vp == "micro")
         else:
@@ -811,39 +1011,102 @@ class RecourseAudit:
         self.timings_["scoring"] = self.timings_.get("scoring", 0.0) + time.perf_counter() - t
         return res
 
-    def evaluate(
-        self, phi: Sequence[float] = (0.3, 0.7), budgets: Sequence[float] | str = "auto",
-        metrics: Sequence[str] | str = "all", progress: ProgressCallback | None = None,
+    def run(
+        self, data: Any, phi: Sequence[float] | float = (0.3, 0.7),
+        budgets: Sequence[float] | float | str = "auto", metrics: Sequence[str] | str = "all",
+        progress: ProgressCallback | None = None,
     ):  # fmt: skip
-        """Every definition × parameter of the paper's tables.
+        """Fit and evaluate in one call: every definition × parameter on ``data``.
 
-        ``progress(stage, done, total)``, if given, is called with stage ``"scoring"`` after each
-        definition × parameter.
+        The one-verb path (``fit`` then ``evaluate``); use :meth:`fit`, :meth:`evaluate`,
+        :meth:`rank` and :meth:`csc` separately to score single definitions or draw CSCs.
+
+        Parameters
+        ----------
+        data
+            :class:`~primafacie.data.AuditData` or a table (pandas/polars/pyarrow), as in
+            :meth:`fit`.
+        phi
+            Effectiveness thresholds of ECR/ECE (one number or a list, each in [0, 1]).
+        budgets
+            EEWB cost budgets (numbers ≥ 0) or ``"auto"`` (30/60/90th percentiles of the finite
+            micro ECE at φ = 0.5).
+        metrics
+            ``"all"`` or the definitions to score (``EE``, ``ECR``, ``EEWB``, ``ECE``, ``FECT``,
+            ``ECMR``; aliases accepted).
+        progress
+            ``progress(stage, done, total)`` for the fit stages and ``"scoring"``.
+
+        Returns
+        -------
+        FactsResult
+            Rankings, statistics, scope, caveats and effectiveness curves.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from primafacie.decisions import Rule
+        >>> df = pd.DataFrame({"g": ["a", "b"] * 50, "x": ["lo", "hi", "lo", "lo"] * 25,
+        ...                    "y": ["u", "v"] * 50})
+        >>> rule = Rule("(x == 'hi') and (g == 'b')")  # no action helps group a
+        >>> res = RecourseAudit(rule, protected="g", support=0.1).run(
+        ...     df, phi=0.5, metrics=["EE", "ECE"])
+        >>> list(res.rankings), res.rankings["EE"].to_frame()["score"].tolist()
+        (['Ma.5', 'EE', 'Mi.5'], [1.0])
+        >>> print(res.scope())
+        rejected applicants by g: 50 a, 25 b (of 100 rows); 1 subgroup (support ≥ 0.1 of every group's rejected) hold 50 of 50 (100%) a, 25 of 25 (100%) b of the rejected; 3 definitions
+        """
+        self._validate_run(phi=phi, budgets=budgets, metrics=metrics)
+        self.fit(data, progress=progress)
+        return self.evaluate(phi=phi, budgets=budgets, metrics=metrics, progress=progress)
+
+    def _validate_run(self, **params: Any) -> None:
+        validate_params(type(self).__name__, RUN_CONSTRAINTS, params, PARAM_WHERE)
+
+    def evaluate(
+        self, phi: Sequence[float] | float = (0.3, 0.7),
+        budgets: Sequence[float] | float | str = "auto", metrics: Sequence[str] | str = "all",
+        progress: ProgressCallback | None = None,
+    ):  # fmt: skip
+        """Every definition × parameter of the paper's tables, on the fitted audit.
+
+        Parameters
+        ----------
+        phi, budgets, metrics
+            As in :meth:`run`.
+        progress
+            ``progress("scoring", done, total)`` after each definition × parameter.
 
         Returns
         -------
         FactsResult
             Rankings keyed by column label (``Ma.3``, ``C.7``, ``EE``, ``B10``, ``Mi.3``,
-            ``MR``, ``KS``), the statistics and the budgets used.
+            ``MR``, ``KS``), the statistics and the budgets used, the scope (who was audited),
+            and the effectiveness curves of every subgroup.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from primafacie.decisions import Rule
+        >>> table = pd.DataFrame({"g": list("ab" * 30), "x": list("lhl" * 20),
+        ...                       "y": list("uvw" * 20)})
+        >>> fitted = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.2).fit(table)
+        >>> list(fitted.evaluate(phi=[0.5], budgets=[1.0], metrics=["ECE", "EEWB"]).rankings)
+        ['Ma.5', 'B1', 'Mi.5']
         """
         from .results import FactsResult
 
         self._require_fit()
-        if isinstance(budgets, str):
-            if budgets != "auto":
-                raise InputError(f"budgets must be 'auto' or a list of numbers, got {budgets!r}")
-            budgets = self.budgets()
+        self._validate_run(phi=phi, budgets=budgets, metrics=metrics)
+        auto = isinstance(budgets, str)
+        budget_list = self.budgets() if auto else _floats(budgets)
+        phis = _floats(phi)
         wanted = None if metrics == "all" else {resolve_metric(m)[0].key for m in _names(metrics)}
-        plan = []
-        for p in phi:
-            plan.append(("ECE", "macro", {"phi": p}))
-        for p in phi:
-            plan.append(("ECR", "macro", {"phi": p}))
+        plan = [("ECE", "macro", {"phi": p}) for p in phis]
+        plan += [("ECR", "macro", {"phi": p}) for p in phis]
         plan.append(("EE", "micro", {}))
-        for b in budgets:
-            plan.append(("EEWB", "micro", {"budget": b}))
-        for p in phi:
-            plan.append(("ECE", "micro", {"phi": p}))
+        plan += [("EEWB", "micro", {"budget": b}) for b in budget_list]
+        plan += [("ECE", "micro", {"phi": p}) for p in phis]
         plan.append(("ECMR", "micro", {}))
         plan.append(("FECT", "micro", {}))
         rankings = {}
@@ -858,9 +1121,11 @@ class RecourseAudit:
             groups=tuple(map(str, self.groups_)),
             protected=str(self.protected_),
             rankings=rankings,
-            budgets=tuple(float(b) for b in budgets),
+            budgets=tuple(float(b) for b in budget_list),
             stats=dict(self.stats_),
             timings=dict(self.timings_),
+            audited=self._scope(tuple(rankings), auto_budgets=auto),
+            curves=self.curves(),
         )
 
     def csc(
@@ -897,18 +1162,4 @@ class RecourseAudit:
 
     def subgroup_index(self, subgroup: str | int) -> int:
         """Index of a subgroup given by label (``a=x; b=y``, any order) or position."""
-        self._require_fit()
-        if isinstance(subgroup, (int, np.integer)):
-            if not 0 <= int(subgroup) < len(self.sub_items_):
-                raise InputError(f"subgroup index {subgroup} out of range")
-            return int(subgroup)
-        wanted = "; ".join(sorted(s.strip() for s in str(subgroup).split(";")))
-        labels = self.subgroup_labels()
-        if not hasattr(self, "_label_index"):
-            self._label_index = {
-                "; ".join(sorted(part.strip() for part in lab.split(";"))): i
-                for i, lab in enumerate(labels)
-            }
-        if wanted not in self._label_index:
-            raise InputError(f"subgroup {subgroup!r} is not among the audited subgroups")
-        return self._label_index[wanted]
+        return self.curves().index(subgroup)

@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .results import format_score, json_safe, make_ranking
+from ..validation import validate_params
+from .params import PARAM_WHERE, RUN_CONSTRAINTS
+from .results import EffectivenessCurves, format_score, json_safe, make_ranking
 
 __all__ = ["CSCAction", "CSCGroup", "CSCRecord", "CSCResult", "make_csc", "SHOW_MODES"]
 
@@ -104,12 +106,29 @@ class CSCResult:
         The definition.
     records
         One :class:`CSCRecord` per subgroup, in rank order.
+    curves
+        Effectiveness curves of the audit's subgroups (for :meth:`plot`), or ``None``.
     """
 
     label: str
     title: str
     records: tuple[CSCRecord, ...] = field(repr=False)
-    _audit: Any = field(default=None, repr=False, compare=False)
+    curves: EffectivenessCurves | None = field(default=None, repr=False, compare=False)
+
+    def headline(self) -> str:
+        """One sentence: how many subgroups are summarised and the first one's verdict.
+
+        >>> CSCResult("Ma.7", "ECE", records=()).headline()
+        'ECE: no subgroup is ranked as biased'
+        """
+        if not self.records:
+            return f"{self.title}: no subgroup is ranked as biased"
+        first = self.records[0]
+        n = len(self.records)
+        return (
+            f"{self.title}: {n} subgroup{'' if n == 1 else 's'} summarised; #{first.rank} "
+            f"'{first.label}' against {first.bias_against} (score {format_score(first.score)})"
+        )
 
     @property
     def text(self) -> str:
@@ -177,9 +196,12 @@ class CSCResult:
             ax.axis("off")
             ax.text(0.5, 0.5, self.text.strip(), ha="center", va="center", wrap=True)
             return fig
-        if self._audit is None:
-            raise InputError("this CSCResult carries no audit to plot from")
-        return self._audit.plot_cumulative(self.records[index].label)
+        if self.curves is None:
+            raise InputError("this CSCResult carries no effectiveness curves to plot")
+        from .plots import plot_curves
+
+        label = self.records[index].label
+        return plot_curves(self.curves.frame(label), label)
 
 
 def _changes(audit: Any, s: int, then: np.ndarray) -> dict[str, Any]:
@@ -197,8 +219,7 @@ def csc_record(
     audit: Any, s: int, metric_out: dict, label: str, title: str, show: str = "relevant"
 ) -> CSCRecord:
     """CSC of subgroup ``s`` (index) from :meth:`RecourseAudit.scores` output."""
-    if show not in SHOW_MODES:
-        raise InputError(f"show must be one of {SHOW_MODES}, got {show!r}")
+    validate_params("RecourseAudit.csc", {"show": RUN_CONSTRAINTS["show"]}, {"show": show})
     table = audit.table_
     spec = metric_out["spec"]
     vp = metric_out["viewpoint"]
@@ -270,14 +291,14 @@ def make_csc(
     top: int, show: str, subgroups: Sequence[str] | None,
 ) -> CSCResult:  # fmt: skip
     """CSCs of the ``top`` ranked subgroups (or of the given subgroups) under one definition."""
+    checked = {"show": show} if subgroups is not None else {"top": top, "show": show}
+    validate_params("RecourseAudit.csc", RUN_CONSTRAINTS, checked, PARAM_WHERE)
     out = audit.scores(metric, viewpoint, phi=phi, budget=budget)
     ranking = make_ranking(audit, out)
     if subgroups is not None:
         idx = [audit.subgroup_index(s) for s in subgroups]
     else:
-        if int(top) < 1:
-            raise InputError(f"top must be >= 1, got {top!r}")
         ranked = ranking.ranked().head(int(top))
         idx = [audit.subgroup_index(s) for s in ranked["subgroup"]]
     recs = tuple(csc_record(audit, s, out, ranking.label, ranking.title, show) for s in idx)
-    return CSCResult(label=ranking.label, title=ranking.title, records=recs, _audit=audit)
+    return CSCResult(label=ranking.label, title=ranking.title, records=recs, curves=audit.curves())

@@ -303,6 +303,13 @@ def frequent_itemsets(
         return _mine_mlxtend(space, rows, support, max_len, allowed)
     if method != "bitset":
         raise InputError(f"unknown mining method {method!r}; use 'bitset' or 'mlxtend'")
+    return _mine_bitset(space, rows, threshold, max_len, allowed)
+
+
+def _mine_bitset(
+    space: ItemSpace, rows: np.ndarray, threshold: int, max_len: int | None, allowed: np.ndarray
+) -> dict[tuple[int, ...], int]:
+    """Vectorised Eclat over packed row bitsets: depth first, one AND per candidate block."""
     bits = space.packed(rows)
     counts = np.bitwise_count(bits).sum(axis=1, dtype=np.int64)
     freq = np.flatnonzero((counts >= threshold) & allowed)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["ecd_steps", "plot_cumulative"]
+__all__ = ["ecd_steps", "plot_cumulative", "plot_curves"]
 
 
 def ecd_steps(audit: Any, s: int, group: int) -> tuple[np.ndarray, np.ndarray]:
@@ -17,11 +18,39 @@ def ecd_steps(audit: Any, s: int, group: int) -> tuple[np.ndarray, np.ndarray]:
     (costs, ecd)
         Increasing costs (starting at 0) and the share of the group with recourse cost <= c.
     """
-    t = audit.table_
-    lo, hi = int(t.starts[s]), int(t.starts[s + 1])
-    costs, first = np.unique(t.cost[lo:hi], return_index=True)
-    values = t.cum[lo:hi, group][first] / t.n[s, group]
-    return np.concatenate([[0.0], costs]), np.concatenate([[0.0], values])
+    return audit.curves().steps(s, group)
+
+
+def plot_curves(frame: pd.DataFrame, title: str):
+    """Matplotlib Figure of ``group, n, cost, effectiveness`` steps (one line per group).
+
+    Parameters
+    ----------
+    frame
+        As returned by :meth:`~primafacie.recourse.FactsResult.effectiveness_curves`.
+    title
+        The subgroup's label (cut at 90 characters).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for g, part in frame.groupby("group", sort=False):
+        n = int(part["n"].iloc[0])
+        ax.step(part["cost"], 100 * part["effectiveness"], where="post", label=f"{g} (n={n})")
+    ax.set_xlabel("Cost of change")
+    ax.set_ylabel("Effectiveness percentage")
+    ax.set_ylim(-2, 102)
+    ax.set_title(title[:90], fontsize=8)
+    ax.legend()
+    fig.tight_layout()
+    return fig
 
 
 def plot_cumulative(audit: Any, subgroup: str | int):
@@ -38,20 +67,5 @@ def plot_cumulative(audit: Any, subgroup: str | int):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     s = audit.subgroup_index(subgroup)
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for i, g in enumerate(audit.groups_):
-        x, y = ecd_steps(audit, s, i)
-        ax.step(x, 100 * y, where="post", label=f"{g} (n={int(audit.table_.n[s, i])})")
-    ax.set_xlabel("Cost of change")
-    ax.set_ylabel("Effectiveness percentage")
-    ax.set_ylim(-2, 102)
-    ax.set_title(audit.subgroup_labels()[s][:90], fontsize=8)
-    ax.legend()
-    fig.tight_layout()
-    return fig
+    return plot_curves(audit.curves().frame(s), audit.subgroup_labels()[s])

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -16,10 +18,13 @@ import pandas as pd
 
 from ..errors import InputError
 from ..jsonsafe import json_safe
+from ..validation import Interval, validate_params
 
 __all__ = [
     "RankingResult",
     "FactsResult",
+    "FactsScope",
+    "EffectivenessCurves",
     "make_ranking",
     "metric_label",
     "json_safe",
@@ -40,6 +45,35 @@ def format_score(x: float) -> str:
     if float(x).is_integer():
         return str(int(x))
     return f"{x:.3f}".rstrip("0").rstrip(".")
+
+
+#: Fewer rejected members of a group in a subgroup than this earn a caveat (shares in steps
+#: larger than 10%).
+SMALL_GROUP = 10
+
+_SHARE = {"share": [Interval(Real, 0, 1, closed="right")]}
+
+
+def _label_key(label: str) -> str:
+    """A subgroup label with its ``feature=value`` items sorted (labels match in any order)."""
+    return "; ".join(sorted(part.strip() for part in str(label).split(";")))
+
+
+def _score_text(score: float) -> str:
+    return (
+        "score ∞: recourse is out of reach for that group"
+        if math.isinf(float(score))
+        else f"score {float(score):.3g}"
+    )
+
+
+def _n(count: int, noun: str) -> str:
+    """``1 subgroup``, ``3 subgroups``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _share(k: int, n: int) -> str:
+    return f"{k} of {n} ({100 * k / n:.0f}%)" if n else f"{k} of {n}"
 
 
 def _fmt_param(x: float) -> str:
@@ -116,6 +150,21 @@ class RankingResult:
         """Copy of the ranked table."""
         return self.table.copy()
 
+    def definition(self) -> dict[str, Any]:
+        """``metric``, ``viewpoint`` and ``phi``/``budget``: this ranking's definition as
+        :meth:`RecourseAudit.rank` and :meth:`~RecourseAudit.csc` take it.
+
+        >>> t = pd.DataFrame(columns=["rank", "score", "bias_against", "subgroup"])
+        >>> RankingResult("ECE", "micro", 0.7, "Mi.7", "ECE", ("a", "b"), t).definition()
+        {'metric': 'ECE', 'viewpoint': 'micro', 'phi': 0.7}
+        """
+        out: dict[str, Any] = {"metric": self.metric, "viewpoint": self.viewpoint}
+        if self.metric in ("ECR", "ECE"):
+            out["phi"] = self.param
+        elif self.metric == "EEWB":
+            out["budget"] = self.param
+        return out
+
     def ranked(self) -> pd.DataFrame:
         """Only the non-Fair rows."""
         return self.table[self.table["rank"] > 0].copy()
@@ -136,8 +185,7 @@ class RankingResult:
 
         The tally columns are ``top{100·share}_against[group]`` (``top10_…`` by default).
         """
-        if not 0 < share <= 1:
-            raise InputError(f"share must be in (0, 1], got {share!r}")
+        validate_params("RankingResult.summary", _SHARE, {"share": share})
         row = {
             "metric": self.label,
             "definition": self.title,
@@ -148,6 +196,53 @@ class RankingResult:
         for g, c in self.top_bias_counts(share).items():
             row[f"top{100 * share:g}_against[{g}]"] = c
         return pd.DataFrame([row])
+
+    def headline(self) -> str:
+        """One sentence: how many subgroups differ and the most unfair one.
+
+        Examples
+        --------
+        >>> t = pd.DataFrame({"rank": [1, 0], "score": [2.0, 0.0], "bias_against": ["b", None],
+        ...                   "subgroup": ["x=lo", "x=mid"]})
+        >>> RankingResult("ECE", "macro", 0.5, "Ma.5", "ECE", ("a", "b"), t).headline()
+        "ECE: 1 of 2 subgroups differ between groups; first 'x=lo', against b (score 2)"
+        """
+        ranked = self.ranked()
+        head = f"{self.title}: {len(ranked)} of {len(self.table)} subgroups differ between groups"
+        if not len(ranked):
+            return head + " (every subgroup is Fair)"
+        top = ranked.iloc[0]
+        score = float(top["score"])
+        score_txt = "score ∞" if math.isinf(score) else f"score {format_score(score)}"
+        ties = self.rank1_count()
+        tie_txt = f", tied with {ties - 1} other(s)" if ties > 1 else ""
+        return (
+            f"{head}; first '{top['subgroup']}', against {top['bias_against']} "
+            f"({score_txt}{tie_txt})"
+        )
+
+    def scope(self) -> str:
+        """Which subgroups were ranked, with the denominator."""
+        fair = int((self.table["rank"] == 0).sum())
+        return (
+            f"{len(self.table)} subgroups scored under {self.title} "
+            f"({self.viewpoint} viewpoint); {fair} Fair (score 0, no rank), "
+            f"{len(self.table) - fair} ranked"
+        )
+
+    def caveats(self) -> list[str]:
+        """What a reader should keep in mind about this ranking."""
+        out = []
+        ties = self.rank1_count()
+        if ties > 1:
+            out.append(f"{ties} subgroups tie at rank 1 under {self.title}.")
+        n_inf = int(np.isinf(self.table["score"].to_numpy(dtype=float)).sum())
+        if n_inf:
+            out.append(
+                f"{n_inf} subgroup(s) score ∞: one group has no action meeting the definition, "
+                "so the score says 'out of reach', not how far."
+            )
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (see module docstring for the inf/NaN encoding)."""
@@ -231,6 +326,140 @@ def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
 
 
 @dataclass(frozen=True)
+class FactsScope:
+    """Who a FACTS audit covered, with the denominators (built by :meth:`RecourseAudit.evaluate`).
+
+    Attributes
+    ----------
+    protected, groups
+        The audited attribute and its groups (in the audit's order).
+    protected_values
+        The groups the data names as protected (empty when fitted on a plain table).
+    rows, dropped_rows
+        Rows audited; rows left out because their protected value is missing or unknown.
+    rejected, accepted
+        Per group: rows with the unfavourable (affected) and favourable decision.
+    in_subgroups
+        Per group: rejected rows that belong to at least one audited subgroup.
+    support
+        Minimum support: a subgroup holds at least this share of *every* group's rejected rows.
+    common_subgroups, subgroups
+        Subgroups frequent in every group; of them, those with a feasible action (audited).
+    no_recourse
+        Per group: audited subgroups in which no action helps any member of that group.
+    smallest
+        Per group: the fewest rejected members the group has in an audited subgroup.
+    definitions
+        Labels of the definitions scored.
+    auto_budgets, legacy, exact_features
+        How the EEWB budgets were chosen and which conventions were used.
+    """
+
+    protected: str
+    groups: tuple[str, ...]
+    protected_values: tuple[str, ...]
+    rows: int
+    dropped_rows: int
+    rejected: tuple[int, ...]
+    accepted: tuple[int, ...]
+    in_subgroups: tuple[int, ...]
+    support: float
+    common_subgroups: int
+    subgroups: int
+    no_recourse: tuple[int, ...]
+    smallest: tuple[int, ...]
+    definitions: tuple[str, ...]
+    auto_budgets: bool = True
+    legacy: bool = False
+    exact_features: bool = True
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per group: rejected, accepted, rejected in a subgroup (count and share) and
+        audited subgroups where the group has no recourse."""
+        rejected = np.asarray(self.rejected, dtype=np.int64)
+        inside = np.asarray(self.in_subgroups, dtype=np.int64)
+        return pd.DataFrame(
+            {
+                "group": list(self.groups),
+                "protected": [g in self.protected_values for g in self.groups],
+                "rejected": rejected,
+                "accepted": np.asarray(self.accepted, dtype=np.int64),
+                "rejected_in_subgroups": inside,
+                "share_in_subgroups": inside / np.maximum(rejected, 1),
+                "subgroups_without_recourse": np.asarray(self.no_recourse, dtype=np.int64),
+                "subgroups": self.subgroups,
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of every field."""
+        return json_safe({k: getattr(self, k) for k in self.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class EffectivenessCurves:
+    """Micro cumulative effectiveness (ecd) of every audited subgroup and group.
+
+    For subgroup ``s`` and group ``g``: the share of g's rejected members of s whose cheapest
+    effective action costs at most ``c``, as a step function of ``c`` (FACTS Fig. 1b). Built
+    from the fitted table at evaluate time; arrays are read-only.
+
+    Attributes
+    ----------
+    subgroups, groups
+        Subgroup labels (``a=x; b=y``) and group labels.
+    n
+        (S, K) rejected members of each group in each subgroup.
+    starts, cost, cum
+        The actions of subgroup ``s`` are ``starts[s]:starts[s+1]``, with their cost and, per
+        group, how many members have recourse at cost ≤ that action's cost.
+    """
+
+    subgroups: tuple[str, ...]
+    groups: tuple[str, ...]
+    n: np.ndarray = field(repr=False)
+    starts: np.ndarray = field(repr=False)
+    cost: np.ndarray = field(repr=False)
+    cum: np.ndarray = field(repr=False)
+
+    def index(self, subgroup: str | int) -> int:
+        """Position of a subgroup given by label (items in any order) or index."""
+        if isinstance(subgroup, (int, np.integer)) and not isinstance(subgroup, bool):
+            if not 0 <= int(subgroup) < len(self.subgroups):
+                raise InputError(
+                    f"subgroup index {subgroup} out of range (0..{len(self.subgroups) - 1})"
+                )
+            return int(subgroup)
+        key = _label_key(str(subgroup))
+        if key not in self._keys:
+            raise InputError(f"subgroup {subgroup!r} is not among the audited subgroups")
+        return self._keys[key]
+
+    @cached_property
+    def _keys(self) -> dict[str, int]:
+        return {_label_key(lab): i for i, lab in enumerate(self.subgroups)}
+
+    def steps(self, subgroup: str | int, group: int) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct action costs (starting at 0) and the ecd of ``group`` at each."""
+        s = self.index(subgroup)
+        lo, hi = int(self.starts[s]), int(self.starts[s + 1])
+        costs, first = np.unique(self.cost[lo:hi], return_index=True)
+        values = self.cum[lo:hi, group][first] / self.n[s, group]
+        return np.concatenate([[0.0], costs]), np.concatenate([[0.0], values])
+
+    def frame(self, subgroup: str | int) -> pd.DataFrame:
+        """Long table ``group, n, cost, effectiveness`` (one step per distinct cost and group)."""
+        s = self.index(subgroup)
+        parts = []
+        for gi, g in enumerate(self.groups):
+            x, y = self.steps(s, gi)
+            parts.append(
+                pd.DataFrame({"group": g, "n": int(self.n[s, gi]), "cost": x, "effectiveness": y})
+            )
+        return pd.concat(parts, ignore_index=True)
+
+
+@dataclass(frozen=True)
 class FactsResult:
     """Every definition of the paper's tables for one audit.
 
@@ -246,6 +475,10 @@ class FactsResult:
         Mining statistics (Table 12 layout) and counts.
     timings
         Seconds per stage.
+    audited
+        Who was audited (:class:`FactsScope`), or ``None`` for a result built by hand.
+    curves
+        Effectiveness curves of every subgroup (:class:`EffectivenessCurves`), or ``None``.
     """
 
     groups: tuple[str, ...]
@@ -254,6 +487,167 @@ class FactsResult:
     budgets: tuple[float, ...] = ()
     stats: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    audited: FactsScope | None = field(default=None, repr=False, compare=False)
+    curves: EffectivenessCurves | None = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ words about the result
+    def top_subgroups(self) -> pd.DataFrame:
+        """Per definition with a ranked subgroup: its first subgroup, bias and score.
+
+        Columns ``definition`` (label), ``title``, ``subgroup``, ``bias_against``, ``score``; in
+        the order of :attr:`rankings`. Definitions where every subgroup is Fair are left out.
+        """
+        rows = []
+        for label, ranking in self.rankings.items():
+            ranked = ranking.ranked()
+            if len(ranked):
+                top = ranked.iloc[0]
+                rows.append({"definition": label, "title": ranking.title,
+                             "subgroup": str(top["subgroup"]),
+                             "bias_against": top["bias_against"],
+                             "score": float(top["score"])})  # fmt: skip
+        return pd.DataFrame(
+            rows, columns=["definition", "title", "subgroup", "bias_against", "score"]
+        )
+
+    def headline(self) -> str:
+        """One sentence: in how many definitions the most unfair subgroup is biased against the
+        protected group (or, without protected values, against each group), with an example.
+        """
+        top = self.top_subgroups()
+        n_def = len(self.rankings)
+        if self.audited is not None:
+            n_sub = self.audited.subgroups
+        else:
+            n_sub = len(next(iter(self.rankings.values())).table) if self.rankings else 0
+        pv = list(self.audited.protected_values) if self.audited else []
+        if not len(top):
+            return (
+                f"no recourse definition finds a subgroup where recourse differs between the "
+                f"groups of {self.protected} ({_n(n_def, 'definition')}; {_n(n_sub, 'subgroup')} "
+                "audited)"
+            )
+        if pv:
+            n_against = int(top["bias_against"].isin(pv).sum())
+            head = (
+                f"{n_against} of {n_def} recourse definitions rank first a subgroup biased "
+                f"against the protected group ({', '.join(pv)}) of {self.protected}"
+            )
+        else:
+            counts = ", ".join(f"{g}: {int((top['bias_against'] == g).sum())}"
+                               for g in self.groups)  # fmt: skip
+            head = (
+                f"{len(top)} of {n_def} recourse definitions rank first a subgroup where "
+                f"recourse is harder for one group of {self.protected} (against {counts})"
+            )
+        first = top.iloc[0]
+        return (
+            f"{head}; {_n(n_sub, 'subgroup')} audited; e.g. {first['definition']}: "
+            f"'{first['subgroup']}' against {first['bias_against']} "
+            f"({_score_text(first['score'])})"
+        )
+
+    def scope(self) -> str:
+        """Who was audited, with denominators, and who was left out."""
+        a = self.audited
+        if a is None:
+            return f"{self.protected} ({', '.join(self.groups)}); {len(self.rankings)} definitions"
+        rejected = ", ".join(f"{n} {g}" for g, n in zip(a.groups, a.rejected, strict=True))
+        counts = zip(a.groups, a.in_subgroups, a.rejected, strict=True)
+        inside = ", ".join(f"{_share(k, n)} {g}" for g, k, n in counts)
+        text = f"rejected applicants by {a.protected}: {rejected} (of {a.rows} rows"
+        if a.dropped_rows:
+            text += f"; {_n(a.dropped_rows, 'row')} with a missing {a.protected} left out"
+        text += (
+            f"); {_n(a.subgroups, 'subgroup')} (support ≥ {a.support:g} of every group's rejected"
+        )
+        left = a.common_subgroups - a.subgroups
+        if left:
+            text += f"; {left} of {a.common_subgroups} without a feasible action left out"
+        text += f") hold {inside} of the rejected; {len(a.definitions)} definitions"
+        return text
+
+    def scope_frame(self) -> pd.DataFrame:
+        """Per group: rejected, accepted, rejected in a subgroup, subgroups without recourse."""
+        if self.audited is None:
+            raise InputError("this FactsResult carries no scope (built without an audit)")
+        return self.audited.to_frame()
+
+    def caveats(self) -> list[str]:
+        """What a reader must keep in mind before acting on these rankings."""
+        out = [
+            "Actions change only the features they name (FACTS is not causal): a change of "
+            "one feature does not move the features it would influence in the world."
+        ]
+        a = self.audited
+        if a is not None:
+            outside = [
+                f"{n - k} {g}"
+                for g, k, n in zip(a.groups, a.in_subgroups, a.rejected, strict=True)
+                if n > k
+            ]
+            if outside:
+                out.append(
+                    f"Rejected applicants in no audited subgroup ({', '.join(outside)}) are not "
+                    "covered by any ranking."
+                )
+            if a.common_subgroups > a.subgroups:
+                out.append(
+                    f"{a.common_subgroups - a.subgroups} frequent subgroup(s) have no feasible "
+                    "action and are not ranked."
+                )
+            if a.dropped_rows:
+                out.append(f"{a.dropped_rows} row(s) with a missing {a.protected} were left out.")
+            unreached = [f"{k} for {g}" for g, k in zip(a.groups, a.no_recourse, strict=True) if k]
+            if unreached:
+                out.append(
+                    "Subgroups where no action helps any rejected member of a group: "
+                    f"{', '.join(unreached)} (of {a.subgroups}). Where another group has "
+                    "recourse the score is ∞ under ECE and E(C)MR; where no group has any, the "
+                    "subgroup is Fair."
+                )
+            small = min(a.smallest) if a.smallest else 0
+            if 0 < small < SMALL_GROUP:
+                out.append(
+                    f"Some subgroups hold as few as {small} rejected member(s) of one group: "
+                    f"there an effectiveness share moves in steps of 1/{small} "
+                    f"({100 / small:.1f}%); read small subgroups with care."
+                )
+            if a.auto_budgets and any(r.metric == "EEWB" for r in self.rankings.values()):
+                out.append(
+                    "EEWB budgets were chosen from the data (30/60/90th percentiles of the "
+                    "finite micro ECE at φ = 0.5), not set by policy."
+                )
+            if a.legacy:
+                out.append("Legacy mode: FECT follows the reference code's index-by-index lists.")
+        if any(r.metric == "FECT" for r in self.rankings.values()) and len(self.groups) == 2:
+            out.append(
+                "The KS test of FECT (ks_reject[0.05]) is per subgroup at α = 0.05, not "
+                "corrected for testing many subgroups."
+            )
+        ties = [lab for lab, r in self.rankings.items() if r.rank1_count() > 1]
+        if ties:
+            out.append(f"Several subgroups tie at rank 1 under {', '.join(ties)}.")
+        return out
+
+    def effectiveness_curves(self, subgroup: str | int) -> pd.DataFrame:
+        """Cumulative effectiveness of one subgroup, per group: ``group, n, cost, effectiveness``.
+
+        ``effectiveness`` is the share of the group's rejected members of the subgroup who
+        obtain the favourable decision with an action costing at most ``cost`` (a step
+        function: each row holds until the next cost). Subgroup by label (any item order) or
+        index.
+        """
+        if self.curves is None:
+            raise InputError("this FactsResult carries no effectiveness curves")
+        return self.curves.frame(subgroup)
+
+    def plot_cumulative(self, subgroup: str | int):
+        """Step plot of :meth:`effectiveness_curves` (FACTS Fig. 1b)."""
+        from .plots import plot_curves
+
+        frame = self.effectiveness_curves(subgroup)
+        return plot_curves(frame, self.curves.subgroups[self.curves.index(subgroup)])
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: metric, viewpoint, param, rank, score, bias_against, subgroup (ranked rows)."""
@@ -271,6 +665,8 @@ class FactsResult:
 
     def ranking_analysis(self, share: float = 0.1) -> pd.DataFrame:
         """Rank-1 tie counts and top-share bias tallies per definition (Tables 15, 17, …)."""
+        if not self.rankings:
+            return pd.DataFrame(columns=["metric", "definition", "subgroups", "fair", "rank1"])
         return pd.concat([r.summary(share) for r in self.rankings.values()], ignore_index=True)
 
     def cross_table(self, subgroups: Sequence[str]) -> pd.DataFrame:
@@ -278,11 +674,10 @@ class FactsResult:
         rows = []
         for lab, r in self.rankings.items():
             t = r.table
-            key = {"; ".join(sorted(p.strip() for p in s.split(";"))): i
-                   for i, s in enumerate(t["subgroup"])}  # fmt: skip
+            key = {_label_key(s): i for i, s in enumerate(t["subgroup"])}
             row: dict[str, Any] = {"definition": r.title, "label": lab}
             for j, sg in enumerate(subgroups, start=1):
-                k = "; ".join(sorted(p.strip() for p in sg.split(";")))
+                k = _label_key(sg)
                 if k not in key:
                     raise InputError(f"subgroup {sg!r} is not among the audited subgroups")
                 rec = t.iloc[key[k]]
@@ -345,6 +740,7 @@ class FactsResult:
                 "budgets": list(self.budgets),
                 "stats": self.stats,
                 **({"timings": self.timings} if timings else {}),
+                **({"scope": self.audited.to_dict()} if self.audited is not None else {}),
                 "ranking_analysis": self.ranking_analysis().to_dict(orient="records"),
                 "aggregated_rankings": {
                     i: {j: agg.loc[i, j] for j in agg.columns} for i in agg.index

@@ -1,18 +1,48 @@
-"""``analyses.recourse`` of audit.yaml."""
+"""``analyses.recourse`` of audit.yaml: the one place where configuration becomes FACTS arguments.
+
+The keys reuse the engine's constraints (:mod:`primafacie.recourse.params`) through
+:func:`~primafacie.validation.check_value`, so ``support: 1.5`` in audit.yaml, ``--support 1.5``
+on the command line and ``RecourseAudit(support=1.5)`` are refused with the same words.
+:meth:`RecourseSpec.build` makes the engine and :meth:`RecourseSpec.run_kwargs` the arguments of
+:meth:`~primafacie.recourse.RecourseAudit.run`; the audit and ``primafacie recourse --config``
+both go through them.
+"""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, Optional, Union
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from ..configbase import Strict as _Strict
+from ..validation import check_value
+from .params import PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS
 
 __all__ = ["RecourseSpec"]
 
+#: audit.yaml key -> the engine's constraints it reuses (``None`` left out: a key of
+#: audit.yaml is never None, its default stands for "not set").
+_CHECKED = {
+    key: [c for c in {**PARAMETER_CONSTRAINTS, **RUN_CONSTRAINTS}[key] if c is not None]
+    for key in ("support", "feature_weights", "phi", "metrics", "top")
+}
+
 
 class RecourseSpec(_Strict):
-    """FACTS subgroup recourse audit."""
+    """FACTS subgroup recourse audit.
+
+    Examples
+    --------
+    >>> spec = RecourseSpec(support=0.05, phi=0.5)
+    >>> spec.phi, spec.run_kwargs()
+    ([0.5], {'phi': [0.5], 'budgets': 'auto', 'metrics': 'all'})
+    >>> RecourseSpec(support=1.5)
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for RecourseSpec
+    support
+      Value error, support must be a number in (0, 1]; got 1.5 ...
+    """
 
     #: What each key means (shown by editors through the audit.yaml schema).
     key_descriptions: ClassVar[dict[str, str]] = {
@@ -24,10 +54,11 @@ class RecourseSpec(_Strict):
         "monotone": "Features that may not decrease.",
         "bins": "Numeric bins per feature: a number of quantiles or a list of edges.",
         "protected": "Protected attribute audited (default: the only one).",
-        "top": "Comparative subgroup counterfactuals shown per definition.",
+        "top": "Comparative subgroup counterfactuals per definition (tables and CSC files; "
+        "the report shows the first).",
     }
 
-    support: float = Field(0.01, gt=0, le=1)
+    support: float = 0.01
     phi: list[float] = Field(default_factory=lambda: [0.3, 0.7])
     metrics: Union[Literal["all"], list[str]] = "all"
     feature_weights: dict[str, float] = Field(default_factory=dict)
@@ -35,39 +66,69 @@ class RecourseSpec(_Strict):
     monotone: list[str] = Field(default_factory=list)
     bins: dict[str, Union[int, list[float]]] = Field(default_factory=dict)
     protected: Optional[str] = None
-    top: int = Field(10, gt=0)
+    top: int = 10
 
-    def build(self, data: Any, decider: Any) -> Any:
-        """The :class:`~primafacie.recourse.RecourseAudit` this section configures for ``data``
-        and the decision model or rule ``decider``.
+    @field_validator("phi", mode="before")
+    @classmethod
+    def _phi_list(cls, v: Any) -> Any:
+        return [v] if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
-        Many-valued numeric features get quantile bins (:func:`~primafacie.recourse.items.
-        default_bins`) unless ``bins`` says otherwise; protected attributes are immutable.
+    @field_validator(*_CHECKED)
+    @classmethod
+    def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
+        return check_value(info.field_name, v, _CHECKED[info.field_name])
+
+    def build(self, data: Any, ctx: Any) -> Any:
+        """The :class:`~primafacie.recourse.RecourseAudit` this section configures.
+
+        Parameters
+        ----------
+        data
+            The audited :class:`~primafacie.data.AuditData`.
+        ctx
+            The audit's :class:`~primafacie.analysis.Context`; its ``decider`` (the decision
+            model or rule) is what FACTS re-runs on changed people.
+
+        Returns
+        -------
+        RecourseAudit
+            Not fitted. Many-valued numeric features get quantile bins
+            (:func:`~primafacie.recourse.items.default_bins`) unless ``bins`` says otherwise;
+            every protected attribute is immutable.
 
         Raises
         ------
         InputError
-            When ``decider`` is None (a recorded column cannot be re-run on changed people).
+            When the decision is a recorded column (it cannot be re-run on changed people) or
+            ``protected`` is not a protected attribute of the data.
         """
         from ..errors import InputError
         from .audit import RecourseAudit
         from .items import default_bins
 
-        if decider is None:
+        if ctx.decider is None:
             raise InputError(
                 "analyses.recourse needs the decision model or rule (decision: {model: ...} or "
                 "{rule: ...}) to test the effect of actions; a recorded column cannot be re-run"
             )
         attr = self.protected or next(iter(data.protected))
-        immutable = list(dict.fromkeys([*self.immutable, *data.protected]))
+        if attr not in data.protected:
+            raise InputError(
+                f"analyses.recourse.protected: {attr!r} is not a protected attribute; "
+                f"protected: {list(data.protected)}"
+            )
         features = {name: f.kind for name, f in data.features.items()}
         return RecourseAudit(
-            decider,
+            ctx.decider,
             protected=attr,
             support=self.support,
             feature_weights=dict(self.feature_weights) or None,
-            immutable=immutable,
+            immutable=list(dict.fromkeys([*self.immutable, *data.protected])),
             monotone=list(self.monotone) or None,
             bins=default_bins(data.frame, features, self.bins) or None,
             favorable=1,
         )
+
+    def run_kwargs(self) -> dict[str, Any]:
+        """The arguments of :meth:`RecourseAudit.run` this section sets (budgets: automatic)."""
+        return {"phi": list(self.phi), "budgets": "auto", "metrics": self.metrics}

@@ -4,7 +4,7 @@ Single-attribute runs use :class:`SituationTest`; multiple and intersectional di
 use :class:`MultipleSituationTest` and :class:`IntersectionalSituationTest`.
 """
 
-from .engine import METHOD_LABELS, METHODS, SituationTest
+from .engine import DEFAULT_K, METHOD_LABELS, METHODS, SituationTest
 from .multi import (
     IntersectionalSituationTest,
     MultipleResult,
@@ -22,4 +22,5 @@ __all__ = [
     "combine_multiple",
     "METHODS",
     "METHOD_LABELS",
+    "DEFAULT_K",
 ]

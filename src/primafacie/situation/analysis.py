@@ -8,17 +8,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
+from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path, table_stem
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from ..report import plots
-from ..report.html import rate_text
 from .engine import METHODS
-from .multi import IntersectionalSituationTest, MultipleSituationTest
+from .multi import MultipleResult
 from .spec import SituationSpec
 
-__all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "section", "summary_frame"]
+__all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "summary_frame"]
+
+#: The registry name (the ``analyses.situation`` key and the prefix of every table).
+ANALYSIS_NAME = "situation"
 
 METHOD_NAMES = {
     "st": "ST (k-NN situation testing)",
@@ -37,8 +39,6 @@ LEAD = (
     "difference Δp > τ is a case of potential discrimination; it is significant when its "
     "one-sided confidence interval excludes τ."
 )
-
-_MULTI = {"multiple": MultipleSituationTest, "intersectional": IntersectionalSituationTest}
 
 
 def needs_scm(spec: SituationSpec) -> bool:
@@ -80,60 +80,47 @@ def summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
-    """Situation testing for every protected attribute (single), and multiple/intersectional."""
-    data, tick = ctx.data, ctx.tick
+    """Situation testing for every protected attribute (single), and multiple/intersectional.
+
+    The engines come from :meth:`SituationSpec.tests` (as for ``primafacie situation``), and
+    the headline, scope and caveats from the Results themselves (:func:`collect`).
+    """
+    engines = spec.tests(list(ctx.data.protected), backend=ctx.backend)
     results: dict[str, Any] = {}
-    multi = [d for d in spec.dimensions if d != "single"]
-    total = len(multi) + (len(data.protected) if "single" in spec.dimensions else 0)
-    kwargs = dict(scm=ctx.scm, decider=ctx.decider)
-    if "single" in spec.dimensions:
-        for attr in data.protected:
-            tick(len(results), total, attr)
-            engine = spec.build(attribute=attr, backend=ctx.backend)
-            results[f"single_{attr}"] = engine.run(data, **kwargs)
-    for dim in multi:
-        tick(len(results), total, dim)
-        results[dim] = spec.build(dimension=dim, backend=ctx.backend).run(data, **kwargs)
+    for done, (label, engine) in enumerate(engines.items()):
+        ctx.tick(done, len(engines), _name(label))
+        results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
+    return collect(results)
+
+
+def _name(label: str) -> str:
+    """How a test is called in prose: the attribute of a single test, else its dimension."""
+    return label.removeprefix("single_")
+
+
+def collect(results: Mapping[str, Any]) -> AnalysisRun:
+    """The :class:`AnalysisRun` of some situation tests: tables, numbers and the words the
+    Results give about themselves (headline, scope and caveats, each test named when there
+    are several)."""
+    several = len(results) > 1
+
+    def named(label: str, text: str) -> str:
+        return f"{_name(label)}: {text}" if several else text
+
     summary = summary_frame(results)
-    numbers: dict[str, Any] = {"by_test": json_safe(summary.to_dict(orient="records"))}
-    headline = ""
+    tables = result_tables(ANALYSIS_NAME, results)
     if not summary.empty:
-        kmax = max(spec.k)
-        best = summary[(summary["k"] == kmax)]
-        main = best[best["method"] == ("cst" if "cst" in spec.methods else spec.methods[0])]
-        parts = [
-            f"{r.test.replace('single_', '')}: "
-            f"{rate_text(int(r.significant), int(r.denominator), ci=True)}"
-            for r in main.itertuples()
-        ]
-        method = main["method"].iloc[0] if len(main) else ""
-        kind = "positive discrimination" if spec.direction == "positive" else "discrimination"
-        headline = (
-            f"Significant cases of potential {kind} ({method}, k={kmax}, "
-            f"α={spec.alpha}, τ={spec.tau}), as a share of the protected individuals — "
-            + "; ".join(parts)
-        )
-    scope = ""
-    if not summary.empty:
-        per_test = summary.drop_duplicates("test")
-        scope = (
-            "; ".join(
-                f"{r.test.replace('single_', '')}: {int(r.complainants)} complainants"
-                for r in per_test.itertuples()
-            )
-            + f" — methods {', '.join(spec.methods)}; k = {', '.join(map(str, spec.k))}"
-        )
-    tables = result_tables("situation", results)
-    if not summary.empty:
-        tables["situation_summary"] = summary
+        tables[table_stem(ANALYSIS_NAME, "summary")] = summary
+    caveats = [named(label, c) for label, res in results.items() for c in res.caveats()]
     return AnalysisRun(
-        "situation",
+        ANALYSIS_NAME,
         "ok",
-        scope=scope,
-        results=results,
+        results=dict(results),
         tables=tables,
-        numbers=numbers,
-        headline=headline,
+        numbers={"by_test": json_safe(summary.to_dict(orient="records"))},
+        headline=" ".join(named(label, res.headline()) for label, res in results.items()),
+        scope=" ".join(named(label, res.scope()) for label, res in results.items()),
+        caveats=tuple(dict.fromkeys(caveats)),
     )
 
 
@@ -202,124 +189,137 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
 
 
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """The report section: counts by test, method and k; the strongest complaints."""
-    spec = cfg["analyses"]["situation"]
-    summary = summary_frame(run.results)
-    blocks: list[dict[str, Any]] = []
-    findings: list[str] = []
-    kmax = max(spec["k"])
-    if not summary.empty:
-        main = "cst" if "cst" in spec["methods"] else spec["methods"][0]
-        shown = summary[(summary["k"] == kmax) & summary["method"].isin([main, "st"])]
-        for r in shown.itertuples():
-            findings.append(
-                f"{r.test.replace('single_', '')} · {METHOD_NAMES.get(r.method, r.method)}, "
-                f"k={kmax}: {rate_text(int(r.cases), int(r.denominator))} of the protected "
-                f"individuals are cases of potential discrimination; "
-                f"{rate_text(int(r.significant), int(r.denominator), ci=True)} are significant."
-            )
-        counts = summary.assign(test=summary["test"].str.replace("single_", "", regex=False))
-        counts = counts.rename(columns={"test": "dimension"})
-        blocks.append(
-            rb.figure(
-                plots.situation_counts(counts),
-                "Cases by method and k",
-                "Light bars: cases (Δp > τ); dark bars: significant cases; both as a share of "
-                "the protected individuals of the test (counts and denominators in the table "
-                "below).",
-            )
-        )
-        disp = pd.DataFrame(
-            {
-                "test": summary["test"].str.replace("single_", "", regex=False),
-                "method": summary["method"],
-                "k": summary["k"],
-                "protected individuals": summary["denominator"],
-                "cases": [
-                    rb.rate_cell(a, b)
-                    for a, b in zip(summary["cases"], summary["denominator"], strict=True)
-                ],
-                "significant": [
-                    rb.rate_cell(a, b)
-                    for a, b in zip(summary["significant"], summary["denominator"], strict=True)
-                ],
-                "mean Δp (cases)": summary["mean_delta_cases"],
-            }
-        )
-        blocks.append(
-            rb.table(disp, "Counts by test, method and k", csv=table_path("situation", "summary"))
-        )
-    for label, res in run.results.items():
-        frame = res.to_frame()
-        if frame.empty:
-            continue
-        method = "cst" if "cst" in set(frame["method"]) else str(frame["method"].iloc[0])
-        k = int(frame["k"].max())
-        sub = frame[(frame["method"] == method) & (frame["k"] == k)]
-        keys = [c for c in ("delta", "ci_low") if c in sub.columns]
-        top = sub.sort_values(keys, ascending=False, kind="stable").head(20)
-        name = label.replace("single_", "")
-        blocks.append(rb.heading(f"{name}: the strongest complaints"))
-        blocks.append(
-            rb.figure(
-                plots.delta_intervals(top, top=20, tau=float(spec["tau"])),
-                f"Δp with intervals, top complainants ({name}, {METHOD_NAMES.get(method, method)}, k={k})",
-                f"Each row is one protected person: Δp is the share of the {k} most similar "
-                "protected people who were rejected minus the share of the "
-                f"{k} most similar non-protected people (for CST: similar to the person's "
-                "counterfactual) who were rejected. The grey line is the one-sided "
-                f"{100 * (1 - float(spec['alpha'])):.0f}% interval.",
-            )
-        )
-        if label == "multiple":
-            cols = [c for c in top.columns if c == "id" or c.startswith(("delta", "significant"))]
-            blocks.append(
-                rb.table(
-                    top[["method", "k", *cols]],
-                    "Top complainants (multiple)",
-                    "A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q "
-                    "for significance); delta is the mean of the per-attribute deltas.",
-                    csv=table_path("situation", label),
-                    max_rows=20,
-                )
-            )
-            continue
-        comp = _composition(data, res, method, k, top[top["significant"].astype(bool)])
-        blocks.append(
-            rb.figure(
-                plots.group_composition(comp),
-                f"Control vs test group composition ({name})",
-                "Average profile of the control groups (similar protected people) and test "
-                "groups (similar non-protected people) of the significant complainants above, in "
-                "standard deviations from the population mean; a categorical feature shows one "
-                "bar per frequent level (feature=level, the share holding it, standardised) and "
-                "'rejected' is the rejection indicator, standardised the same way. Similar "
-                "profiles with different rejection rates are the signature of discrimination.",
-            )
-        )
-        cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
-                            "delta", "ci_low", "significant") if c in top.columns]  # fmt: skip
-        blocks.append(
-            rb.table(
-                top[cols].rename(
-                    columns={
-                        "k_c": "control size",
-                        "neg_c": "control rejected",
-                        "k_t": "test size",
-                        "neg_t": "test rejected",
-                    }
-                ),
-                f"Top complainants ({name})",
-                "p_c = control rejected / control size; p_t = test rejected / test size.",
-                csv=table_path("situation", label),
-                max_rows=20,
-            )
-        )
+    """The report section: each test's headline and caveats, counts by test, method and k,
+    and the strongest complaints. Reads only ``run.results`` (and ``data`` for the group
+    composition), never the configuration."""
+    results = run.results
+    findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
+    blocks: list[dict[str, Any] | None] = []
+    if run.caveats:
+        blocks.append(rb.text("Before quoting these numbers: " + " ".join(run.caveats)))
+    blocks += _count_blocks(summary_frame(results))
+    for label, res in results.items():
+        blocks += _complaint_blocks(label, res, data)
     return rb.section(findings, blocks)
 
 
+def _named(label: str, text: str, n_tests: int) -> str:
+    return f"{_name(label)}: {text}" if n_tests > 1 else text
+
+
+def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
+    """The bar chart and the table of counts by test, method and k."""
+    if summary.empty:
+        return []
+    counts = summary.assign(dimension=summary["test"].map(_name)).drop(columns="test")
+    figure = rb.figure(
+        plots.situation_counts(counts),
+        "Cases by method and k",
+        "Light bars: cases (Δp > τ); dark bars: significant cases; both as a share of the "
+        "tested protected individuals of the test (counts, denominators and the untested in "
+        "the table below).",
+    )
+    disp = pd.DataFrame(
+        {
+            "test": counts["dimension"],
+            "method": summary["method"],
+            "k": summary["k"],
+            "denominator": summary["denominator"],
+            "untested": summary["untested"],
+            "cases": [
+                rb.rate_cell(a, b)
+                for a, b in zip(summary["cases"], summary["denominator"], strict=True)
+            ],
+            "significant": [
+                rb.rate_cell(a, b)
+                for a, b in zip(summary["n_significant"], summary["denominator"], strict=True)
+            ],
+            "mean Δp (cases)": summary["mean_delta_cases"],
+        }
+    )
+    table = rb.table(
+        disp,
+        "Counts by test, method and k",
+        "denominator: the protected individuals of the test minus the untested complainants "
+        "(no control or test neighbour), who are left out of every share.",
+        csv=table_path(ANALYSIS_NAME, "summary"),
+    )
+    return [figure, table]
+
+
+def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | None]:
+    """The strongest complaints of one test: Δp with intervals, group composition, table."""
+    frame = res.to_frame()
+    if frame.empty:
+        return []
+    method, k = res.main_test()
+    tau, alpha = float(res.params["tau"]), float(res.params["alpha"])
+    sub = frame[(frame["method"] == method) & (frame["k"] == k)]
+    keys = [c for c in ("delta", "ci_low") if c in sub.columns]
+    top = sub.sort_values(keys, ascending=False, kind="stable").head(20)
+    name, method_name = _name(label), METHOD_NAMES.get(method, method)
+    blocks: list[dict[str, Any] | None] = [
+        rb.heading(f"{name}: the strongest complaints"),
+        rb.figure(
+            plots.delta_intervals(top, top=20, tau=tau),
+            f"Δp with intervals, top complainants ({name}, {method_name}, k={k})",
+            f"Each row is one protected person: Δp is the share of the {k} most similar "
+            "protected people who were rejected minus the share of the "
+            f"{k} most similar non-protected people (for CST: similar to the person's "
+            "counterfactual) who were rejected. The grey line is the one-sided "
+            f"{100 * (1 - alpha):.0f}% interval.",
+        ),
+    ]
+    if isinstance(res, MultipleResult):  # one set of columns per attribute's run
+        cols = [c for c in top.columns if c == "id" or c.startswith(("delta", "significant"))]
+        blocks.append(
+            rb.table(
+                top[["method", "k", *cols]],
+                f"Top complainants ({name})",
+                "A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q "
+                "for significance); delta is the mean of the per-attribute deltas.",
+                csv=table_path(ANALYSIS_NAME, label),
+                max_rows=20,
+            )
+        )
+        return blocks
+    comp = _composition(data, res, method, k, top[top["significant"].astype(bool)])
+    blocks.append(
+        rb.figure(
+            plots.group_composition(comp),
+            f"Control vs test group composition ({name})",
+            "Average profile of the control groups (similar protected people) and test "
+            "groups (similar non-protected people) of the significant complainants above, in "
+            "standard deviations from the population mean; a categorical feature shows one "
+            "bar per frequent level (feature=level, the share holding it, standardised) and "
+            "'rejected' is the rejection indicator, standardised the same way. Similar "
+            "profiles with different rejection rates are the signature of discrimination.",
+        )
+    )
+    cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
+                        "delta", "ci_low", "significant") if c in top.columns]  # fmt: skip
+    blocks.append(
+        rb.table(
+            top[cols].rename(columns=_GROUP_COLUMNS),
+            f"Top complainants ({name})",
+            "p_c = control rejected / control size; p_t = test rejected / test size.",
+            csv=table_path(ANALYSIS_NAME, label),
+            max_rows=20,
+        )
+    )
+    return blocks
+
+
+_GROUP_COLUMNS = {
+    "k_c": "control size",
+    "neg_c": "control rejected",
+    "k_t": "test size",
+    "neg_t": "test rejected",
+}
+
+
 ANALYSIS = Analysis(
-    name="situation",
+    name=ANALYSIS_NAME,
     title="Situation testing",
     lead=LEAD,
     spec=SituationSpec,

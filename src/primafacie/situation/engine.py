@@ -45,6 +45,8 @@ Two conventions are offered:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -54,18 +56,49 @@ from ..data import AuditData, to_pandas
 from ..decisions import predict_binary
 from ..errors import InputError
 from ..neighbors import TIE_RULES, GowerTransformer, knn
+from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, validate_params
 from .results import SituationResult
-from .stats import INTERVALS, newcombe_interval, z_value
+from .stats import ALPHA, INTERVALS, newcombe_interval, z_value
 
-__all__ = ["SituationTest", "METHODS", "METHOD_LABELS"]
+__all__ = ["SituationTest", "METHODS", "METHOD_LABELS", "PARAMETER_SOURCES", "DEFAULT_K"]
 
 #: Methods in display order.
 METHODS = ("st", "cst", "cst_centers", "cf")
 #: Short labels used in the paper's tables (CST w/o, CST w/).
 METHOD_LABELS = {"st": "st", "cst": "cst_wo", "cst_centers": "cst_w", "cf": "cf"}
+#: The one default neighbourhood grid (engine, ``audit.yaml`` and ``--k``): the first three
+#: sizes of the paper's grid. A single k hides how much a verdict depends on k, and one
+#: search at the largest k serves the smaller ones as prefixes, so the grid costs little more.
+DEFAULT_K = (15, 30, 50)
 #: Corrected mode ranks distances rounded to this many decimals (see ``knn(decimals=...)``).
 _DISTANCE_DECIMALS = 12
 _ALIASES = {"cst_wo": "cst", "cst_w": "cst_centers", "cstwo": "cst", "cstwi": "cst_centers"}
+
+
+def _method_name(value: Any) -> str:
+    name = str(value).lower()
+    return _ALIASES.get(name, name)
+
+
+#: A method name (case-insensitive) or one of its aliases.
+_METHOD = Predicate(
+    lambda v: isinstance(v, str) and _method_name(v) in METHODS,
+    "one of " + ", ".join(map(repr, METHODS)) + " (aliases 'cst_wo', 'cst_w')",
+    bad="foo",
+)
+_BOOL = InstanceOf(bool, name="a boolean")
+
+#: Where a user of the CLI or of ``audit.yaml`` sets each parameter; appended to the message.
+PARAMETER_SOURCES = {
+    "method": "--method, analyses.situation.methods",
+    "k": "--k, analyses.situation.k",
+    "alpha": "--alpha, analyses.situation.alpha",
+    "tau": "--tau, analyses.situation.tau",
+    "direction": "--direction, analyses.situation.direction",
+    "interval": "--interval, analyses.situation.interval",
+    "legacy": "--legacy, analyses.situation.legacy",
+    "max_distance": "--max-distance, analyses.situation.max_distance",
+}
 
 
 def _as_list(value: Any) -> list:
@@ -88,6 +121,63 @@ def _neg_counts(groups: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.nda
     return cneg, csize
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """Stage 1: the resolved settings and who is tested against whom (row positions)."""
+
+    methods: list[str]
+    ks: list[int]
+    attribute: str
+    legacy: bool
+    ties: str
+    y: np.ndarray  # decisions of every row, 1 = favourable
+    prot: np.ndarray  # protected mask
+    comp_rows: np.ndarray  # complainants
+    ctrl_rows: np.ndarray  # control search space: the protected rows
+    test_rows: np.ndarray  # test search space: the non-protected rows
+
+    @property
+    def kmax(self) -> int:
+        return self.ks[-1]
+
+    @property
+    def need_cf(self) -> bool:
+        return any(m != "st" for m in self.methods)
+
+    @property
+    def need_centres(self) -> bool:
+        return any(m in ("cst_centers", "cf") for m in self.methods)
+
+
+@dataclass(frozen=True)
+class _Space:
+    """Stage 3: Gower coordinates of the rows and counterfactual centres, and knn options."""
+
+    X: np.ndarray
+    Xcf: np.ndarray | None
+    features: list[str]
+    divisor: float
+    opts: dict
+
+
+@dataclass
+class _Lists:
+    """Stage 4: neighbour lists at the largest k and cumulative (negatives, sizes) of their
+    prefixes (column j = the first j neighbours). ``ctrl_*`` is the control group (legacy:
+    the top k+1 protected rows, complainant included; corrected: the complainant removed),
+    ``st_*`` the factual test group, ``cf_*`` the test group of the counterfactual centres."""
+
+    self_pos: np.ndarray  # the complainant's position in the k+1 control list (k+2 if absent)
+    ctrl_counts: tuple[np.ndarray, np.ndarray]
+    ctrl_list: np.ndarray | None = None
+    st_counts: tuple[np.ndarray, np.ndarray] | None = None
+    st_list: np.ndarray | None = None
+    cf_counts: tuple[np.ndarray, np.ndarray] | None = None
+    cf_list: np.ndarray | None = None
+    cf_counts_cfneg: np.ndarray | None = None  # legacy CST w/: negatives read from D^CF
+    centre_rank: np.ndarray | None = None  # legacy CST w/: rank of the appended centre
+
+
 class SituationTest:
     """Situation testing (ST), counterfactual situation testing (CST) and counterfactual fairness.
 
@@ -98,7 +188,8 @@ class SituationTest:
         ``"cf"`` (counterfactual fairness with CST w/ intervals), or a list of them.
         ``"cst_wo"``/``"cst_w"`` are accepted aliases.
     k
-        Neighbourhood size, or a list (one search at the largest k serves them all).
+        Neighbourhood size, or a list (one search at the largest k serves them all);
+        default :data:`DEFAULT_K` = (15, 30, 50), as in ``audit.yaml`` and on the CLI.
     alpha
         Significance level of the one-sided interval (two-sided intervals use α/2 per tail).
     tau
@@ -148,10 +239,29 @@ class SituationTest:
     [['st', 2, 4, 4]]
     """
 
+    #: What every parameter accepts (checked at :meth:`run` by
+    #: :func:`primafacie.validation.validate_params`; ``audit.yaml`` reuses the same entries).
+    _parameter_constraints: dict[str, list] = {
+        "method": [ListOf(_METHOD, scalar=True)],
+        "k": [ListOf(Interval(Integral, 1, None), scalar=True)],
+        "alpha": ALPHA,
+        "tau": [Interval(Real, -1, 1)],
+        "direction": [Options("negative", "positive")],
+        "interval": [Options(*INTERVALS)],
+        "legacy": [_BOOL],
+        "ties": [None, Options(*TIE_RULES)],
+        "max_distance": [Interval(Real, 0, None, closed="neither"), None],
+        "complainants": [Options("all", "rejected")],
+        "n_attributes": [None, Interval(Integral, 1, None)],
+        "strict_k": [_BOOL],
+        "keep_neighbors": [_BOOL],
+        "chunk_size": [None, Interval(Integral, 1, None)],
+    }
+
     def __init__(
         self,
         method: str | Sequence[str] = "cst",
-        k: int | Sequence[int] = 30,
+        k: int | Sequence[int] = DEFAULT_K,
         alpha: float = 0.05,
         tau: float = 0.0,
         direction: str = "negative",
@@ -189,53 +299,26 @@ class SituationTest:
         self.backend = backend
 
     # ------------------------------------------------------------------ validation
-    def _methods(self) -> list[str]:
-        out = []
-        for m in _as_list(self.method):
-            name = _ALIASES.get(str(m).lower(), str(m).lower())
-            if name not in METHODS:
-                raise InputError(
-                    f"unknown method {m!r}; expected one of {', '.join(METHODS)} (aliases "
-                    "cst_wo, cst_w)"
-                )
-            if name not in out:
-                out.append(name)
-        return out
-
-    def _ks(self) -> list[int]:
-        ks = []
-        for k in _as_list(self.k):
-            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-                raise InputError(f"k must be a positive integer, got {k!r}")
-            if int(k) not in ks:
-                ks.append(int(k))
-        return sorted(ks)
-
-    def _validate(self) -> None:
-        for name in ("alpha", "tau", "max_distance"):
-            value = getattr(self, name)
-            if name == "max_distance" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-                raise InputError(f"{name} must be a number, got {value!r}")
-        if not 0 < float(self.alpha) < 1:
-            raise InputError(f"alpha must be in (0, 1), got {self.alpha}")
-        if not -1 <= float(self.tau) <= 1:
-            raise InputError(f"tau must be in [-1, 1], got {self.tau}")
-        if self.direction not in ("negative", "positive"):
-            raise InputError(f"direction must be 'negative' or 'positive', got {self.direction!r}")
-        if self.interval not in INTERVALS:
-            raise InputError(f"interval must be one of {INTERVALS}, got {self.interval!r}")
-        if self.ties is not None and self.ties not in TIE_RULES:
-            raise InputError(f"ties must be one of {TIE_RULES}, got {self.ties!r}")
-        if self.complainants not in ("all", "rejected"):
-            raise InputError(f"complainants must be 'all' or 'rejected', got {self.complainants!r}")
-        if self.max_distance is not None and not float(self.max_distance) > 0:
-            raise InputError(f"max_distance must be positive, got {self.max_distance}")
+    def _check_params(self) -> None:
+        """Validate every declared parameter (one message format), then the combinations."""
+        validate_params(
+            type(self).__name__,
+            self._parameter_constraints,
+            {name: getattr(self, name) for name in self._parameter_constraints},
+            where=PARAMETER_SOURCES,
+        )
         if self.legacy and self.interval != "wald":
             raise InputError(
                 "legacy=True reproduces the authors' Wald interval; use interval='wald'"
             )
+
+    def _methods(self) -> list[str]:
+        """The requested methods, aliases resolved, in the order given, without repeats."""
+        return list(dict.fromkeys(_method_name(m) for m in _as_list(self.method)))
+
+    def _ks(self) -> list[int]:
+        """The requested k, ascending, without repeats."""
+        return sorted({int(k) for k in _as_list(self.k)})
 
     # ------------------------------------------------------------------ inputs
     def _attribute(self, data: AuditData) -> str:
@@ -341,6 +424,11 @@ class SituationTest:
     ) -> SituationResult:
         """Test every complainant with every requested method and k.
 
+        The run has five stages: complainants (:meth:`_plan`) → counterfactuals
+        (:meth:`_counterfactual_stage`) → search spaces, fitted once (:meth:`_search_space`)
+        → one search per centre set at the largest k (:meth:`_search`, which calls the k-NN
+        backend in one place, :meth:`_knn`) → statistics for every k (:meth:`_statistics`).
+
         Parameters
         ----------
         data
@@ -370,11 +458,42 @@ class SituationTest:
         """
         if not isinstance(data, AuditData):
             raise InputError("data must be an AuditData (with features, protected and decision)")
-        self._validate()
+        self._check_params()
+        plan = self._plan(data, complainant_mask)
+        cf, ycf = self._counterfactual_stage(data, plan, scm, counterfactuals, decider)
+        space = self._search_space(data, plan, cf)
+        lists = self._search(data, plan, space, cf)
+        table, neighbours = self._statistics(data, plan, lists, ycf)
+        params = {
+            "methods": plan.methods,
+            "k": plan.ks,
+            "alpha": float(self.alpha),
+            "tau": float(self.tau),
+            "direction": self.direction,
+            "interval": self.interval,
+            "legacy": plan.legacy,
+            "ties": plan.ties,
+            "max_distance": self.max_distance,
+            "complainants": self.complainants,
+            "attribute": plan.attribute,
+            "n_attributes": space.divisor,
+            "features": space.features,
+        }
+        return SituationResult(
+            table=table,
+            params=params,
+            n_protected=int(plan.prot.sum()),
+            n_complainants=len(plan.comp_rows),
+            ids=np.asarray(data.ids),
+            neighbors=neighbours if self.keep_neighbors else {},
+        )
+
+    # ---- stage 1: complainants and search spaces' rows
+    def _plan(self, data: AuditData, complainant_mask: np.ndarray | None) -> _Plan:
+        """Resolve the settings and the complainant, control and test rows."""
         methods, ks = self._methods(), self._ks()
         attribute = self._attribute(data)
         legacy = bool(self.legacy)
-        ties = self.ties or ("last" if legacy else "first")
         y = data.decision_array().astype(np.int64)
         prot = data.protected_mask(attribute)
         comp = prot.copy()
@@ -385,259 +504,253 @@ class SituationTest:
             comp &= mask
         if self.complainants == "rejected":
             comp &= y == 0
-        comp_rows = np.flatnonzero(comp)
-        ctrl_rows = np.flatnonzero(prot)
-        test_rows = np.flatnonzero(~prot)
-        kmax = ks[-1]
+        plan = _Plan(
+            methods=methods,
+            ks=ks,
+            attribute=attribute,
+            legacy=legacy,
+            ties=self.ties or ("last" if legacy else "first"),
+            y=y,
+            prot=prot,
+            comp_rows=np.flatnonzero(comp),
+            ctrl_rows=np.flatnonzero(prot),
+            test_rows=np.flatnonzero(~prot),
+        )
         if self.strict_k:
-            if kmax > len(ctrl_rows) - 1:
-                raise InputError(
-                    f"k={kmax} is larger than the control search space: only "
-                    f"{len(ctrl_rows) - 1} other protected rows ({attribute!r}) besides the "
-                    "complainant; lower k (from Python, strict_k=False runs with the smaller groups)"
-                )
-            if kmax > len(test_rows):
-                raise InputError(
-                    f"k={kmax} is larger than the test search space: only {len(test_rows)} "
-                    f"non-protected rows ({attribute!r}); lower k (from Python, strict_k=False runs with the smaller groups)"
-                )
+            self._check_k(plan)
+        return plan
 
-        need_cf = any(m != "st" for m in methods)
-        cf = None
-        if need_cf:
-            if scm is None and counterfactuals is None:
-                raise InputError(
-                    f"method(s) {[m for m in methods if m != 'st']} need counterfactuals: pass "
-                    "scm=... (a fitted SCM) or counterfactuals=... (a precomputed table); on the CLI "
-                    "--edge or --counterfactuals, in audit.yaml a causal: section"
-                )
-            cf = self._counterfactuals(data, attribute, prot, scm, counterfactuals)
-            bad = cf.iloc[comp_rows][list(data.features)].isna().any()
-            if bad.any():
-                raise InputError(
-                    f"the counterfactual table has missing values in {list(bad[bad].index)} "
-                    "for complainant rows"
-                )
-        need_centres = any(m in ("cst_centers", "cf") for m in methods)
-        ycf = None
-        if need_centres:
-            which = "cf" if "cf" in methods else "cst_centers"
-            ycf_all = None
-            if legacy and data.decision in cf.columns:
-                ycf_all = self._cf_decisions(data, cf, np.arange(data.n), None, which)
-            ycf = (
-                ycf_all[comp_rows]
-                if ycf_all is not None
-                else self._cf_decisions(data, cf, comp_rows, decider, which).astype(np.int64)
+    @staticmethod
+    def _check_k(plan: _Plan) -> None:
+        """strict_k: the largest k must fit both search spaces (the complainant excluded)."""
+        kmax, attribute = plan.kmax, plan.attribute
+        hint = "lower k (from Python, strict_k=False runs with the smaller groups)"
+        if kmax > len(plan.ctrl_rows) - 1:
+            raise InputError(
+                f"k={kmax} is larger than the control search space: only "
+                f"{len(plan.ctrl_rows) - 1} other protected rows ({attribute!r}) besides the "
+                f"complainant; {hint}"
+            )
+        if kmax > len(plan.test_rows):
+            raise InputError(
+                f"k={kmax} is larger than the test search space: only {len(plan.test_rows)} "
+                f"non-protected rows ({attribute!r}); {hint}"
             )
 
-        # ---- distance space
+    # ---- stage 2: counterfactuals
+    def _counterfactual_stage(
+        self, data: AuditData, plan: _Plan, scm: Any, counterfactuals: Any, decider: Any
+    ) -> tuple[pd.DataFrame | None, np.ndarray | None]:
+        """The counterfactual table (None for ST alone) and ŷ^CF of the complainants (None
+        unless a method counts the counterfactual centres)."""
+        if not plan.need_cf:
+            return None, None
+        if scm is None and counterfactuals is None:
+            raise InputError(
+                f"method(s) {[m for m in plan.methods if m != 'st']} need counterfactuals: pass "
+                "scm=... (a fitted SCM) or counterfactuals=... (a precomputed table); on the CLI "
+                "--edge or --counterfactuals, in audit.yaml a causal: section"
+            )
+        cf = self._counterfactuals(data, plan.attribute, plan.prot, scm, counterfactuals)
+        bad = cf.iloc[plan.comp_rows][list(data.features)].isna().any()
+        if bad.any():
+            raise InputError(
+                f"the counterfactual table has missing values in {list(bad[bad].index)} "
+                "for complainant rows"
+            )
+        if not plan.need_centres:
+            return cf, None
+        which = "cf" if "cf" in plan.methods else "cst_centers"
+        if plan.legacy and data.decision in cf.columns:
+            return cf, self._cf_decisions(data, cf, np.arange(data.n), None, which)[plan.comp_rows]
+        return cf, self._cf_decisions(data, cf, plan.comp_rows, decider, which).astype(np.int64)
+
+    # ---- stage 3: search spaces, fitted once per run
+    def _search_space(self, data: AuditData, plan: _Plan, cf: pd.DataFrame | None) -> _Space:
+        """Gower coordinates of the factual rows and of the complainants' counterfactuals."""
         features = dict(data.features)
-        if legacy:
+        if plan.legacy:
             # The authors list nominal, then continuous, then ordinal attributes; the order
             # fixes the floating-point sums and therefore which distances tie.
             order = {"categorical": 0, "numeric": 1, "ordinal": 2}
             features = dict(sorted(features.items(), key=lambda kv: order[kv[1].kind]))
-        scale = "zscore" if legacy else "range"
-        extra = [cf.iloc[comp_rows]] if cf is not None else []
+        scale = "zscore" if plan.legacy else "range"
+        extra = [cf.iloc[plan.comp_rows]] if cf is not None else []
         tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
         tf.fit(data.frame, extra_categories=extra)
         X = tf.transform(data.frame)
         Xcf = None
         if cf is not None:
-            if legacy:
+            if plan.legacy:
                 # Legacy (b): the scaler is re-fitted on the whole counterfactual table.
                 tcf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
                 tcf.fit(cf, extra_categories=[data.frame])
-                Xcf = tcf.transform(cf)[comp_rows]
+                Xcf = tcf.transform(cf)[plan.comp_rows]
             else:
-                Xcf = tf.transform(cf.iloc[comp_rows])
-        div = tf.divisor
+                Xcf = tf.transform(cf.iloc[plan.comp_rows])
         opts = dict(
-            ties=ties,
+            ties=plan.ties,
             # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
             # the rounding of x / range) decides them. Legacy keeps the authors' raw sums.
-            decimals=None if legacy else _DISTANCE_DECIMALS,
+            decimals=None if plan.legacy else _DISTANCE_DECIMALS,
             max_distance=self.max_distance,
             chunk_size=self.chunk_size,
             algorithm=self.algorithm,
-            divisor=div,
+            divisor=tf.divisor,
             backend=self.backend,
         )
+        return _Space(X=X, Xcf=Xcf, features=list(features), divisor=tf.divisor, opts=opts)
 
-        m = len(comp_rows)
-        negf = 1 - y
-        # ---- searches (one per centre set, at the largest k + 1)
-        ctrl = knn(X[comp_rows], X[ctrl_rows], kmax + 1, **opts)
-        L = np.where(ctrl.indices >= 0, ctrl_rows[np.maximum(ctrl.indices, 0)], -1)
-        del ctrl  # the (m, k+1) distances are not needed: free them before the next search
-        is_self = L == comp_rows[:, None]
-        has_self = is_self.any(axis=1)
-        self_pos = np.where(has_self, is_self.argmax(axis=1), kmax + 2)
-        E = cE = sE = cL = sL = None
-        if legacy:
-            cL, sL = _neg_counts(L, negf)
-        else:
-            # Corrected control list: the complainant removed by identity, K columns.
-            keep = ~is_self
-            keep[~has_self, -1] = False
-            E = L[keep].reshape(m, kmax)
-            del keep, is_self
-            L = None  # the corrected lists use E only
-            cE, sE = _neg_counts(E, negf)
-        T = U = None
-        cT = sT = cU = sU = cU2 = centre_rank = None
-        if "st" in methods:
-            res = knn(X[comp_rows], X[test_rows], kmax, **opts)
-            T = np.where(res.indices >= 0, test_rows[np.maximum(res.indices, 0)], -1)
-            del res
-            cT, sT = _neg_counts(T, negf)
-        if need_cf:
-            res = knn(Xcf, X[test_rows], kmax + 1, **opts)
-            U = np.where(res.indices >= 0, test_rows[np.maximum(res.indices, 0)], -1)
-            Ud = res.distances if legacy and need_centres else None
-            del res
-            cU, sU = _neg_counts(U, negf)
-            if legacy and need_centres:
+    # ---- stage 4: one search per centre set, at the largest k (+1)
+    @staticmethod
+    def _knn(
+        centres: np.ndarray, rows: np.ndarray, k: int, space: _Space, distances: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The one place that calls the k-NN backend: the k nearest of ``rows`` to each
+        centre, as data-row positions sorted by distance (-1 pads), and optionally the
+        distances."""
+        res = knn(centres, space.X[rows], k, **space.opts)
+        found = np.where(res.indices >= 0, rows[np.maximum(res.indices, 0)], -1)
+        return found, (res.distances if distances else None)
+
+    def _search(
+        self, data: AuditData, plan: _Plan, space: _Space, cf: pd.DataFrame | None
+    ) -> _Lists:
+        """Neighbour lists at the largest k and the cumulative negatives of their prefixes."""
+        negf = 1 - plan.y
+        lists = self._control_search(plan, space, negf)
+        kmax, comp_rows = plan.kmax, plan.comp_rows
+        if "st" in plan.methods:
+            T, _ = self._knn(space.X[comp_rows], plan.test_rows, kmax, space)
+            lists.st_list, lists.st_counts = T, _neg_counts(T, negf)
+        if plan.need_cf:
+            legacy_w = plan.legacy and plan.need_centres
+            U, Ud = self._knn(space.Xcf, plan.test_rows, kmax + 1, space, distances=legacy_w)
+            lists.cf_list, lists.cf_counts = U, _neg_counts(U, negf)
+            if legacy_w:
                 # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF.
                 if data.decision in cf.columns:
                     negcf_all = 1 - self._cf_decisions(data, cf, np.arange(data.n), None, "cst_w")
                 else:
                     negcf_all = negf
-                cU2, _ = _neg_counts(U, negcf_all.astype(np.int64))
+                lists.cf_counts_cfneg, _ = _neg_counts(U, negcf_all.astype(np.int64))
                 # Rank of the appended centre (label c, distance 0) among D_t rows: rows at
                 # distance 0 win over it when the tie rule prefers them.
                 zero = (Ud == 0) & (U >= 0)
-                beats = zero & ((U > comp_rows[:, None]) if ties == "last" else True)
-                centre_rank = beats.sum(axis=1)
-
-        Ud = None
+                beats = zero & ((U > comp_rows[:, None]) if plan.ties == "last" else True)
+                lists.centre_rank = beats.sum(axis=1)
         if not self.keep_neighbors:
-            L = E = T = U = None  # only the cumulative counts are needed from here on
-        rows_out = []
+            # only the cumulative counts are needed from here on
+            lists.ctrl_list = lists.st_list = lists.cf_list = None
+        return lists
+
+    def _control_search(self, plan: _Plan, space: _Space, negf: np.ndarray) -> _Lists:
+        """The k+1 nearest protected rows of every complainant, and its own position there."""
+        kmax, comp_rows = plan.kmax, plan.comp_rows
+        L, _ = self._knn(space.X[comp_rows], plan.ctrl_rows, kmax + 1, space)
+        is_self = L == comp_rows[:, None]
+        has_self = is_self.any(axis=1)
+        self_pos = np.where(has_self, is_self.argmax(axis=1), kmax + 2)
+        if plan.legacy:
+            return _Lists(self_pos=self_pos, ctrl_list=L, ctrl_counts=_neg_counts(L, negf))
+        # Corrected control list: the complainant removed by identity, K columns.
+        keep = ~is_self
+        keep[~has_self, -1] = False
+        E = L[keep].reshape(len(comp_rows), kmax)
+        del keep, is_self, L
+        return _Lists(self_pos=self_pos, ctrl_list=E, ctrl_counts=_neg_counts(E, negf))
+
+    # ---- stage 5: statistics for every k
+    def _statistics(
+        self, data: AuditData, plan: _Plan, lists: _Lists, ycf: np.ndarray | None
+    ) -> tuple[pd.DataFrame, dict[tuple[str, int], tuple[np.ndarray, np.ndarray]]]:
+        """Counts, Δp, intervals and flags of every (k, method): each k is a prefix of the
+        sorted lists, so no search runs again."""
+        frames = []
         neighbours: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
-        y_c = y[comp_rows]
-        negc = negf[comp_rows]
+        negc = 1 - plan.y[plan.comp_rows]
         negcf = None if ycf is None else 1 - ycf
         cache_w: dict[int, dict[str, np.ndarray]] = {}
-        for k in ks:
-            for method in methods:
+        for k in plan.ks:
+            for method in plan.methods:
                 if method in ("cf", "cst_centers"):
                     # CF reads the CST w/ counts of the same k: computed once, shared.
                     if k not in cache_w:
-                        cache_w[k] = self._counts_w(
-                            k,
-                            legacy,
-                            cE,
-                            sE,
-                            cL,
-                            sL,
-                            cU,
-                            sU,
-                            negc,
-                            negcf,
-                            cU2 if legacy else None,
-                            centre_rank if legacy else None,
-                        )
+                        cache_w[k] = self._counts_w(k, plan.legacy, lists, negc, negcf)
                     counts = cache_w[k]
                 else:
-                    counts = self._counts_wo(
-                        k,
-                        legacy,
-                        cE,
-                        sE,
-                        cL,
-                        sL,
-                        negc,
-                        self_pos,
-                        *((cT, sT) if method == "st" else (cU, sU)),
-                    )
-                frame = self._test(counts, legacy)
-                if method == "cf":
-                    if self.direction == "negative":
-                        cf_flag = (y_c == 0) & (ycf == 1)
-                    else:
-                        cf_flag = (y_c == 1) & (ycf == 0)
-                    frame["significant"] = cf_flag & frame["significant"].to_numpy()
-                    frame["discriminated"] = cf_flag
-                frame.insert(0, "method", method)
-                frame.insert(1, "k", k)
-                frame.insert(2, "row", comp_rows)
-                frame.insert(3, "id", data.ids[comp_rows])
-                frame["decision"] = y_c
-                frame["cf_decision"] = (
-                    pd.array(ycf, dtype="Int64")
-                    if ycf is not None
-                    else pd.array([pd.NA] * m, dtype="Int64")
-                )
-                frame["cf_flag"] = (
-                    pd.array(
-                        ((y_c == 0) & (ycf == 1))
-                        if self.direction == "negative"
-                        else ((y_c == 1) & (ycf == 0)),
-                        dtype="boolean",
-                    )
-                    if ycf is not None
-                    else pd.array([pd.NA] * m, dtype="boolean")
-                )
-                rows_out.append(frame)
+                    counts = self._counts_wo(k, plan.legacy, lists, negc, method)
+                frame = self._test(counts, plan.legacy)
+                frames.append(self._label(frame, method, k, data, plan, ycf))
                 if self.keep_neighbors:
-                    neighbours[(method, k)] = self._groups(
-                        method,
-                        k,
-                        legacy,
-                        L,
-                        E,
-                        T,
-                        U,
-                        self_pos,
-                        centre_rank if (legacy and need_centres) else None,
-                    )
-        table = pd.concat(rows_out, ignore_index=True)
-        params = {
-            "methods": methods,
-            "k": ks,
-            "alpha": float(self.alpha),
-            "tau": float(self.tau),
-            "direction": self.direction,
-            "interval": self.interval,
-            "legacy": legacy,
-            "ties": ties,
-            "max_distance": self.max_distance,
-            "complainants": self.complainants,
-            "attribute": attribute,
-            "n_attributes": div,
-            "features": list(features),
-        }
-        return SituationResult(
-            table=table,
-            params=params,
-            n_protected=int(prot.sum()),
-            n_complainants=m,
-            ids=np.asarray(data.ids),
-            neighbors=neighbours if self.keep_neighbors else {},
-        )
+                    neighbours[(method, k)] = self._groups(method, k, plan.legacy, lists)
+        return pd.concat(frames, ignore_index=True), neighbours
+
+    def _cf_flag(self, y_c: np.ndarray, ycf: np.ndarray) -> np.ndarray:
+        """Counterfactual-fairness case: the decision flips with the protected attribute."""
+        if self.direction == "negative":
+            return (y_c == 0) & (ycf == 1)
+        return (y_c == 1) & (ycf == 0)
+
+    def _label(
+        self,
+        frame: pd.DataFrame,
+        method: str,
+        k: int,
+        data: AuditData,
+        plan: _Plan,
+        ycf: np.ndarray | None,
+    ) -> pd.DataFrame:
+        """Add who was tested (method, k, row, id) and the factual/counterfactual decisions."""
+        comp_rows = plan.comp_rows
+        y_c = plan.y[comp_rows]
+        cf_flag = None if ycf is None else self._cf_flag(y_c, ycf)
+        if method == "cf":
+            frame["significant"] = cf_flag & frame["significant"].to_numpy()
+            frame["discriminated"] = cf_flag
+        frame.insert(0, "method", method)
+        frame.insert(1, "k", k)
+        frame.insert(2, "row", comp_rows)
+        frame.insert(3, "id", data.ids[comp_rows])
+        frame["decision"] = y_c
+        missing = [pd.NA] * len(comp_rows)
+        frame["cf_decision"] = pd.array(missing if ycf is None else ycf, dtype="Int64")
+        frame["cf_flag"] = pd.array(missing if cf_flag is None else cf_flag, dtype="boolean")
+        return frame
 
     # ------------------------------------------------------------------ counting
-    def _counts_wo(self, k, legacy, cE, sE, cL, sL, negc, self_pos, cTe, sTe) -> dict:
+    @staticmethod
+    def _counts_wo(
+        k: int, legacy: bool, lists: _Lists, negc: np.ndarray, method: str
+    ) -> dict[str, np.ndarray]:
+        """(negatives, size) of both groups without the centres: ``x_c, n_c, x_t, n_t``."""
+        cneg, csize = lists.ctrl_counts
         if legacy:
             # Legacy (e): top k+1 protected rows, the complainant removed when present.
-            inside = self_pos <= k
-            x_c = cL[:, k + 1] - np.where(inside, negc, 0)
-            n_c = sL[:, k + 1] - inside
+            inside = lists.self_pos <= k
+            x_c = cneg[:, k + 1] - np.where(inside, negc, 0)
+            n_c = csize[:, k + 1] - inside
         else:
-            x_c, n_c = cE[:, k], sE[:, k]
-        return {"x_c": x_c, "n_c": n_c, "x_t": cTe[:, k], "n_t": sTe[:, k]}
+            x_c, n_c = cneg[:, k], csize[:, k]
+        tneg, tsize = lists.st_counts if method == "st" else lists.cf_counts
+        return {"x_c": x_c, "n_c": n_c, "x_t": tneg[:, k], "n_t": tsize[:, k]}
 
-    def _counts_w(self, k, legacy, cE, sE, cL, sL, cU, sU, negc, negcf, cU2, centre_rank) -> dict:
+    @staticmethod
+    def _counts_w(
+        k: int, legacy: bool, lists: _Lists, negc: np.ndarray, negcf: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """(negatives, size) of both groups with the centres counted (CST w/ and CF)."""
+        cneg, csize = lists.ctrl_counts
+        uneg, usize = lists.cf_counts
         if legacy:
-            x_c, n_c = cL[:, k + 1], sL[:, k + 1]
-            first = centre_rank <= k
-            x_t = np.where(first, cU2[:, k] + negcf, cU2[:, k + 1])
-            n_t = np.where(first, sU[:, k] + 1, sU[:, k + 1])
+            x_c, n_c = cneg[:, k + 1], csize[:, k + 1]
+            first = lists.centre_rank <= k
+            uneg_cf = lists.cf_counts_cfneg
+            x_t = np.where(first, uneg_cf[:, k] + negcf, uneg_cf[:, k + 1])
+            n_t = np.where(first, usize[:, k] + 1, usize[:, k + 1])
         else:
-            x_c, n_c = cE[:, k] + negc, sE[:, k] + 1
-            x_t, n_t = cU[:, k] + negcf, sU[:, k] + 1
+            x_c, n_c = cneg[:, k] + negc, csize[:, k] + 1
+            x_t, n_t = uneg[:, k] + negcf, usize[:, k] + 1
         return {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
 
     def _test(self, counts: dict, legacy: bool) -> pd.DataFrame:
@@ -698,22 +811,21 @@ class SituationTest:
         )
 
     @staticmethod
-    def _groups(
-        method, k, legacy, L, E, T, U, self_pos, centre_rank
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _groups(method: str, k: int, legacy: bool, lists: _Lists) -> tuple[np.ndarray, np.ndarray]:
         """Row positions of the control and test neighbours (-1 pads; centres not listed)."""
         if legacy:
             # Legacy (e): top k+1 protected rows; the complainant itself is not a neighbour.
-            inside = np.arange(k + 1)[None, :] == self_pos[:, None]
-            ctrl = np.where(inside, -1, L[:, : k + 1])
+            inside = np.arange(k + 1)[None, :] == lists.self_pos[:, None]
+            ctrl = np.where(inside, -1, lists.ctrl_list[:, : k + 1])
         else:
-            ctrl = E[:, :k]
+            ctrl = lists.ctrl_list[:, :k]
         if method == "st":
-            return ctrl, T[:, :k]
+            return ctrl, lists.st_list[:, :k]
+        U = lists.cf_list
         if legacy and method in ("cst_centers", "cf"):
             # The appended counterfactual centre took one of the k+1 places unless rows at
             # distance 0 pushed it out.
             test = U[:, : k + 1].copy()
-            test[:, k] = np.where(centre_rank <= k, -1, test[:, k])
+            test[:, k] = np.where(lists.centre_rank <= k, -1, test[:, k])
             return ctrl, test
         return ctrl, U[:, :k]

@@ -22,8 +22,9 @@ import pandas as pd
 
 from ..data import AuditData
 from ..errors import InputError
-from .engine import SituationTest
-from .results import SituationResult, json_safe, summarize
+from ..validation import InstanceOf, Options, validate_params
+from .engine import PARAMETER_SOURCES, SituationTest
+from .results import SituationResult, _Narrative, json_safe, summarize
 from .stats import bonferroni
 
 __all__ = [
@@ -35,7 +36,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class MultipleResult:
+class MultipleResult(_Narrative):
     """Multiple-discrimination results: the combined table and the per-attribute runs.
 
     Attributes
@@ -52,10 +53,11 @@ class MultipleResult:
     params
         Settings (attributes, alpha, per-test alpha, ...).
     n_protected
-        Denominator of every share: the rows protected on every attribute (whatever
-        complainant filter was applied).
+        The rows protected on every attribute (whatever complainant filter was applied);
+        every share's denominator is this minus the complainants not tested on every
+        attribute (``summary()`` columns ``untested`` and ``denominator``).
     n_complainants
-        Number of complainants tested.
+        Number of complainants (tested or not: see ``summary()["tested"]``).
     """
 
     table: pd.DataFrame
@@ -84,7 +86,8 @@ class MultipleResult:
         return out
 
     def summary(self) -> pd.DataFrame:
-        """Counts and shares (of ``n_protected``) by method and k."""
+        """Counts and shares by method and k; shares are of ``n_protected`` minus the
+        complainants not tested on every attribute."""
         return summarize(
             self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
         )
@@ -96,6 +99,9 @@ class MultipleResult:
                 "params": self.params,
                 "n_protected": self.n_protected,
                 "n_complainants": self.n_complainants,
+                "headline": self.headline(),
+                "scope": self.scope(),
+                "caveats": self.caveats(),
                 "summary": self.summary().to_dict(orient="records"),
                 "complainants": self.to_frame(neighbors=neighbors)
                 .astype(object)
@@ -174,7 +180,9 @@ def combine_multiple(
     n_rows = {len(r.table) for r in runs.values()}
     if len(n_rows) != 1 or len(merged) != n_rows.pop():
         raise InputError("the runs do not cover the same complainants, methods and k")
-    merged["delta"] = merged[[f"delta_{a}" for a in attrs]].mean(axis=1)
+    # a complainant not tested on one attribute is not tested: its Δp is undefined (NaN), not
+    # the mean of the attributes that could be tested
+    merged["delta"] = merged[[f"delta_{a}" for a in attrs]].mean(axis=1, skipna=False)
     merged["discriminated"] = np.logical_and.reduce(
         [merged[f"discriminated_{a}"].to_numpy(dtype=bool) for a in attrs]
     )
@@ -197,6 +205,24 @@ def combine_multiple(
     )
 
 
+def _check_settings(
+    owner: str, constraints: Mapping[str, list], settings: Mapping[str, Any], **own: Any
+) -> None:
+    """Validate a multidimensional test's own parameters and the SituationTest settings it
+    passes on, with the engine's constraints (one message format, named after ``owner``)."""
+    unknown = sorted(set(settings) - set(SituationTest._parameter_constraints) - _PASSED_ON)
+    if unknown:
+        raise InputError(
+            f"{owner}: unknown setting(s) {unknown}; SituationTest accepts "
+            f"{', '.join(sorted(set(SituationTest._parameter_constraints) | _PASSED_ON))}"
+        )
+    validate_params(owner, constraints, {**settings, **own}, where=PARAMETER_SOURCES)
+
+
+#: SituationTest settings without a constraint (any value is passed on as it is).
+_PASSED_ON = {"reference", "attribute", "algorithm", "backend"}
+
+
 def _attributes(data: AuditData, attributes: Sequence[str] | None) -> list[str]:
     attrs = list(attributes) if attributes is not None else list(data.protected)
     for a in attrs:
@@ -213,6 +239,9 @@ def _attributes(data: AuditData, attributes: Sequence[str] | None) -> list[str]:
 
 class MultipleSituationTest:
     """Multiple discrimination: one single-attribute test per attribute, Bonferroni α/q.
+
+    Its own parameters and every setting passed on are checked at :meth:`run` against
+    ``_parameter_constraints`` (the engine's, plus ``correction``).
 
     Parameters
     ----------
@@ -238,6 +267,12 @@ class MultipleSituationTest:
         self.correction = correction
         self.settings = settings
 
+    #: What every parameter accepts: SituationTest's settings plus ``correction``.
+    _parameter_constraints = {
+        **SituationTest._parameter_constraints,
+        "correction": [Options("bonferroni"), None],
+    }
+
     def run(
         self,
         data: AuditData,
@@ -262,9 +297,13 @@ class MultipleSituationTest:
         -------
         MultipleResult
         """
+        _check_settings(
+            type(self).__name__,
+            self._parameter_constraints,
+            self.settings,
+            correction=self.correction,
+        )
         attrs = _attributes(data, self.attributes)
-        if self.correction not in ("bonferroni", None):
-            raise InputError(f"correction must be 'bonferroni' or None, got {self.correction!r}")
         alpha = float(self.settings.get("alpha", 0.05))
         level = bonferroni(alpha, len(attrs)) if self.correction == "bonferroni" else alpha
         mask = data.protected_mask(attrs)
@@ -303,6 +342,12 @@ class IntersectionalSituationTest:
         self.attributes = attributes
         self.name = name
         self.settings = settings
+
+    #: What every parameter accepts: SituationTest's settings plus ``name``.
+    _parameter_constraints = {
+        **SituationTest._parameter_constraints,
+        "name": [None, InstanceOf(str, name="a string")],
+    }
 
     def merged_data(self, data: AuditData) -> AuditData:
         """The data with the ``A*`` column (1 = protected on every attribute) as protected."""
@@ -348,6 +393,9 @@ class IntersectionalSituationTest:
         SituationResult
             With ``params["dimension"] == "intersectional"``.
         """
+        _check_settings(
+            type(self).__name__, self._parameter_constraints, self.settings, name=self.name
+        )
         attrs = _attributes(data, self.attributes)
         merged = self.merged_data(data)
         name = next(iter(merged.protected))

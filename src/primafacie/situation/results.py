@@ -1,4 +1,12 @@
-"""Result objects of situation testing: per-complainant rows and a summary by method and k."""
+"""Result objects of situation testing: per-complainant rows and a summary by method and k.
+
+A complainant is *tested* when both its control and its test group have at least one member;
+otherwise (``max_distance`` left a group empty, or a search space is empty) Δp is undefined
+and the complainant is *untested*. Untested complainants are left out of every numerator and
+every denominator and reported as their own count (``summary()`` columns ``tested`` and
+``untested``, :meth:`~SituationResult.scope` and :meth:`~SituationResult.caveats`): they are
+never counted as tested negatives.
+"""
 
 from __future__ import annotations
 
@@ -13,18 +21,21 @@ from ..jsonsafe import json_safe
 __all__ = ["SituationResult", "summarize", "json_safe"]
 
 _ORDER = {"st": 0, "cst": 1, "cst_centers": 2, "cf": 3}
+#: How the narrative names a method.
+_NAMES = {"st": "ST", "cst": "CST w/o", "cst_centers": "CST w/", "cf": "CF"}
 
 
 _SUMMARY_COLUMNS = [
     "method",
     "k",
     "complainants",
+    "tested",
+    "untested",
     "denominator",
     "cases",
     "cases_share",
-    "significant",
+    "n_significant",
     "significant_share",
-    "undefined",
     "mean_delta_cases",
     "mean_delta_significant",
 ]
@@ -43,7 +54,10 @@ def summarize(
     table
         Per-complainant rows with columns method, k, delta, discriminated, significant.
     denominator
-        Number of protected individuals the shares are taken of (e.g. all females).
+        Number of protected individuals (e.g. all females, spec §2). The untested complainants
+        of each (method, k) are subtracted from it, so a share counts only who was tested
+        (and, with ``complainants="rejected"``, the protected individuals with a favourable
+        decision, who need no test).
     methods, ks
         The grid that was run; a (method, k) with no complainant (e.g. every protected row
         was accepted and only rejected ones were tested) gets a row with zero counts.
@@ -51,8 +65,21 @@ def summarize(
     Returns
     -------
     pandas.DataFrame
-        method, k, complainants, denominator, cases, cases_share, significant,
-        significant_share, undefined (NaN tests), mean_delta_cases, mean_delta_significant.
+        method, k, complainants, tested (both groups non-empty), untested (Δp undefined),
+        denominator (``denominator`` minus untested), cases, cases_share, n_significant,
+        significant_share, mean_delta_cases, mean_delta_significant. Counts are integers,
+        shares and means floats (NaN when undefined). The count of significant cases is
+        ``n_significant`` (it was ``significant``, which in ``to_frame()`` is each
+        complainant's boolean flag: a column name means one thing and one type).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"method": "st", "k": 2, "delta": [0.5, np.nan, -0.5, 1.0],
+    ...                   "discriminated": [True, False, False, True],
+    ...                   "significant": [False, False, False, True]})
+    >>> summarize(t, 5)[["complainants", "tested", "untested", "denominator", "cases_share"]]
+       complainants  tested  untested  denominator  cases_share
+    0             4       3         1            4          0.5
     """
     groups = {key: g for key, g in table.groupby(["method", "k"], sort=False)}
     if methods is not None and ks is not None:
@@ -65,17 +92,20 @@ def summarize(
         flag = g["discriminated"].to_numpy(dtype=bool)
         sig = g["significant"].to_numpy(dtype=bool)
         delta = g["delta"].to_numpy(dtype=float)
+        untested = int(np.isnan(delta).sum())
+        den = int(denominator) - untested
         rows.append(
             {
                 "method": method,
                 "k": int(k),
                 "complainants": len(g),
-                "denominator": int(denominator),
+                "tested": len(g) - untested,
+                "untested": untested,
+                "denominator": den,
                 "cases": int(flag.sum()),
-                "cases_share": flag.sum() / denominator if denominator else np.nan,
-                "significant": int(sig.sum()),
-                "significant_share": sig.sum() / denominator if denominator else np.nan,
-                "undefined": int(np.isnan(delta).sum()),
+                "cases_share": flag.sum() / den if den else np.nan,
+                "n_significant": int(sig.sum()),
+                "significant_share": sig.sum() / den if den else np.nan,
                 "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
                 "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
             }
@@ -88,8 +118,242 @@ def summarize(
     return out.reset_index(drop=True)
 
 
+def _is(n: int) -> str:
+    return "is" if n == 1 else "are"
+
+
+class _Narrative:
+    """Headline, scope and caveats of a situation-testing result, from its own numbers.
+
+    Shared by :class:`SituationResult` and ``MultipleResult``: both have ``table``,
+    ``params``, ``n_protected``, ``n_complainants`` and ``summary()``.
+    """
+
+    table: pd.DataFrame
+    params: dict
+    n_protected: int
+    n_complainants: int
+
+    def summary(self) -> pd.DataFrame:  # pragma: no cover - provided by the dataclasses
+        raise NotImplementedError
+
+    # ---- what the narrative is about
+    def main_test(self) -> tuple[str, int]:
+        """The (method, k) a headline reports: CST w/o when it ran (else the first method
+        asked for), at the largest k."""
+        methods = list(self.params.get("methods") or self.table["method"].unique())
+        method = "cst" if "cst" in methods else methods[0]
+        return method, int(max(self.params.get("k") or self.table["k"]))
+
+    def _who(self) -> str:
+        attrs = self.params.get("attributes")
+        if self.params.get("dimension") == "multiple":
+            return "protected on every attribute (" + ", ".join(map(str, attrs)) + ")"
+        return f"protected on {self.params.get('attribute')!r}"
+
+    def _level(self) -> str:
+        alpha, tau = self.params.get("alpha"), self.params.get("tau")
+        per_test = self.params.get("alpha_per_test")
+        if per_test is not None and per_test != alpha:
+            return f"α = {alpha:g}, {per_test:g} per attribute (Bonferroni), τ = {tau:g}"
+        return f"α = {alpha:g}, τ = {tau:g}"
+
+    def _why_untested(self) -> str:
+        eps = self.params.get("max_distance")
+        if eps is not None:
+            return f"within max_distance {eps:g}"
+        return "(a control or test search space is empty)"
+
+    def _row(self, method: str, k: int) -> Any:
+        s = self.summary()
+        hit = s[(s["method"] == method) & (s["k"] == k)]
+        return hit.iloc[0] if len(hit) else None
+
+    # ---- the three texts
+    def headline(self) -> str:
+        """One sentence: the significant cases among who was tested, for :meth:`main_test`.
+
+        The share is taken of the protected individuals minus the untested complainants
+        (never counting an untested complainant as a tested negative); how many could not be
+        tested follows in the same sentence.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from primafacie.data import AuditData
+        >>> from primafacie.situation import SituationTest
+        >>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
+        ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
+        >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+        >>> res = SituationTest(method="st", k=2, max_distance=0.12).run(data)
+        >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
+        ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
+        significant cases of potential discrimination; 1 more could not be tested within
+        max_distance 0.12 and is left out.
+        >>> res.summary()[["tested", "untested", "denominator", "n_significant"]].values.tolist()
+        [[3, 1, 3, 1]]
+        >>> len(res.caveats())  # untested, groups smaller than k, a zero-width Wald interval
+        3
+        """
+        method, k = self.main_test()
+        row = self._row(method, k)
+        kind = "positive " if self.params.get("direction") == "positive" else ""
+        head = f"{_NAMES.get(method, method)}, k={k} ({self._level()})"
+        if row is None or int(row["denominator"]) == 0:
+            return f"{head}: no individual {self._who()} could be tested."
+        sig, den = int(row["n_significant"]), int(row["denominator"])
+        rejected = self.params.get("complainants") == "rejected"
+        text = (
+            f"{head}: {sig:,} of {den:,} {'' if rejected else 'tested '}individuals "
+            f"{self._who()} ({100 * sig / den:.1f}%"
+            + ("; rejected ones tested, the others need no test" if rejected else "")
+            + f") are significant cases of potential {kind}discrimination"
+        )
+        untested = int(row["untested"])
+        if untested:
+            text += (
+                f"; {untested:,} more could not be tested {self._why_untested()} and "
+                f"{_is(untested)} left out"
+            )
+        return text + "."
+
+    def scope(self) -> str:
+        """Who was tested, with the denominators, and who was left out (and why).
+
+        Returns
+        -------
+        str
+            E.g. "4 individuals protected on 'a', all of them complainants; 3 tested with
+            every method; 1 could not be tested within max_distance 0.12 and is left out of
+            every numerator and denominator. Methods ST; k = 2; α = 0.05, τ = 0."
+        """
+        parts = [f"{self.n_protected:,} individuals {self._who()}"]
+        if self.params.get("complainants") == "rejected":
+            rest = self.n_protected - self.n_complainants
+            parts[0] += (
+                f", {self.n_complainants:,} of them complainants (an unfavourable decision; "
+                f"the other {rest:,} need no test and count as not discriminated)"
+            )
+        else:
+            parts[0] += ", all of them complainants"
+        s = self.summary()
+        if len(s):
+            kmax = int(s["k"].max())
+            at = s[s["k"] == kmax]
+            tested = dict(zip(at["method"], at["tested"].astype(int), strict=True))
+            if len(set(tested.values())) == 1:
+                parts.append(f"{next(iter(tested.values())):,} tested with every method")
+            else:
+                each = ", ".join(f"{_NAMES.get(m, m)} {n:,}" for m, n in tested.items())
+                parts.append(f"tested: {each}")
+            untested = int(at["untested"].max())
+            if untested:
+                parts.append(
+                    f"{'up to ' if len(set(tested.values())) > 1 else ''}{untested:,} could not "
+                    f"be tested {self._why_untested()} and {_is(untested)} left out of every "
+                    "numerator and denominator"
+                )
+        methods = ", ".join(_NAMES.get(m, m) for m in self.params.get("methods", []))
+        ks = ", ".join(map(str, self.params.get("k", [])))
+        return "; ".join(parts) + f". Methods {methods}; k = {ks}; {self._level()}."
+
+    def caveats(self) -> list[str]:
+        """What a reader must know before quoting the numbers, one sentence each.
+
+        Returns
+        -------
+        list of str
+            In this order, when they apply: complainants left untested; tested complainants
+            with fewer than k neighbours in a group (:meth:`main_test`); significant cases
+            resting on a zero-width Wald interval; the rejected-only filter; the multiple
+            test's conjunction; legacy mode.
+        """
+        out = []
+        s = self.summary()
+        method, k = self.main_test()
+        untested = s.groupby("method", sort=False)["untested"].max() if len(s) else None
+        if untested is not None and untested.any():
+            each = ", ".join(f"{_NAMES.get(m, m)} {int(n):,}" for m, n in untested.items())
+            out.append(
+                f"{int(untested.max()):,} of {self.n_complainants:,} complainants could not be "
+                f"tested {self._why_untested()}: a control or test group was empty (by method: "
+                f"{each}). They are left out of numerators and denominators, not counted as "
+                "tested negatives."
+            )
+        g = self.table[(self.table["method"] == method) & (self.table["k"] == k)]
+        short = self._short_groups(g, method, k)
+        if short:
+            out.append(
+                f"{short:,} tested complainant{'s' if short > 1 else ''} "
+                f"({_NAMES.get(method, method)}, k={k}) had fewer than k neighbours in a group "
+                f"({self._why_short()}): their rates rest on the smaller groups and their "
+                "intervals are wider."
+            )
+        degenerate = self._degenerate(g)
+        if degenerate:
+            out.append(
+                f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} "
+                f"({_NAMES.get(method, method)}, k={k}) {'rest' if degenerate > 1 else 'rests'} "
+                "on a zero-width Wald interval (both rejection rates 0 or 1), where any Δp > τ "
+                "is significant; interval='newcombe' has better coverage for small groups."
+            )
+        out.extend(self._setting_caveats())
+        return out
+
+    def _why_short(self) -> str:
+        eps = self.params.get("max_distance")
+        return f"max_distance {eps:g}" if eps is not None else "a search space smaller than k"
+
+    @staticmethod
+    def _short_groups(g: pd.DataFrame, method: str, k: int) -> int:
+        """Tested complainants whose control or test group has fewer members than it should
+        (k, or k + 1 when the counterfactual centres are counted)."""
+        if not {"k_c", "k_t"} <= set(g.columns):  # a multiple result: one set per attribute
+            cols = [c for c in g.columns if c.startswith(("k_c_", "k_t_"))]
+        else:
+            cols = ["k_c", "k_t"]
+        if not cols:
+            return 0
+        full = k + (1 if method in ("cst_centers", "cf") else 0)
+        tested = g["delta"].notna().to_numpy()
+        small = (g[cols].to_numpy(dtype=float) < full).any(axis=1)
+        return int((tested & small).sum())
+
+    def _degenerate(self, g: pd.DataFrame) -> int:
+        if self.params.get("interval", "wald") != "wald" or "p_c" not in g.columns:
+            return 0
+        p_c, p_t = g["p_c"].to_numpy(dtype=float), g["p_t"].to_numpy(dtype=float)
+        zero = (p_c * (1 - p_c) == 0) & (p_t * (1 - p_t) == 0)
+        return int((zero & g["significant"].to_numpy(dtype=bool)).sum())
+
+    def _setting_caveats(self) -> list[str]:
+        out = []
+        if self.params.get("complainants") == "rejected":
+            rest = self.n_protected - self.n_complainants
+            out.append(
+                f"Only complainants with an unfavourable decision were tested; the {rest:,} "
+                "protected individuals with a favourable decision count as not discriminated "
+                "in every share."
+            )
+        if self.params.get("dimension") == "multiple":
+            out.append(
+                "A complainant is a case only when the test of every attribute flags them, "
+                "each at the Bonferroni level; Δp is the mean of the attributes' Δp."
+            )
+        if self.params.get("legacy"):
+            out.append(
+                "legacy=True reproduces the CST authors' code, including the scaler re-fitted "
+                "on the counterfactual data (spec §9): use it to match the published tables, "
+                "not for a new audit."
+            )
+        return out
+
+
 @dataclass(frozen=True)
-class SituationResult:
+class SituationResult(_Narrative):
     """Per-complainant situation-testing results for every (method, k).
 
     Attributes
@@ -102,9 +366,10 @@ class SituationResult:
     params
         The settings of the run (methods, k, alpha, tau, direction, legacy, ties, ...).
     n_protected
-        Denominator of every share: the number of protected individuals.
+        The number of protected individuals; every share's denominator is this minus the
+        untested complainants (``summary()`` columns ``untested`` and ``denominator``).
     n_complainants
-        Number of complainants tested.
+        Number of complainants (tested or not: see ``summary()["tested"]``).
     ids
         Row identifiers of the data (to turn neighbour positions into ids).
     neighbors
@@ -141,7 +406,8 @@ class SituationResult:
         return [ids[r[r >= 0]].tolist() for r in rows]
 
     def summary(self) -> pd.DataFrame:
-        """Counts, shares (of ``n_protected``) and mean Δp by method and k."""
+        """Counts, shares and mean Δp by method and k (see :func:`summarize`): shares are of
+        ``n_protected`` minus the untested complainants."""
         return summarize(
             self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
         )
@@ -157,6 +423,9 @@ class SituationResult:
                 "params": self.params,
                 "n_protected": self.n_protected,
                 "n_complainants": self.n_complainants,
+                "headline": self.headline(),
+                "scope": self.scope(),
+                "caveats": self.caveats(),
                 "summary": self.summary().to_dict(orient="records"),
                 "complainants": rows.astype(object).to_dict(orient="records"),
             }
@@ -183,7 +452,7 @@ class SituationResult:
             line = ax.plot(g["k"], g["cases"], marker="o", label=f"{method}")[0]
             ax.plot(
                 g["k"],
-                g["significant"],
+                g["n_significant"],
                 marker="x",
                 linestyle="--",
                 color=line.get_color(),

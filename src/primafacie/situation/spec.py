@@ -1,14 +1,44 @@
-"""``analyses.situation`` of audit.yaml."""
+"""``analyses.situation`` of audit.yaml: the one place where configuration becomes engines.
+
+The audit (:mod:`primafacie.situation.analysis`), ``primafacie situation --config`` and
+``primafacie situation`` with flags all build their engines through :meth:`SituationSpec.tests`
+(or :meth:`SituationSpec.build` for one test), and the CLI's option defaults are this model's
+defaults. Values are checked with the engine's own ``_parameter_constraints`` (through
+:func:`~primafacie.validation.check_value`), so a constraint is written once.
+
+Examples
+--------
+>>> spec = SituationSpec(k=30, methods=["st"])
+>>> list(spec.tests(["gender", "race"]))
+['single_gender', 'single_race']
+>>> SituationSpec(alpha=1.5)
+Traceback (most recent call last):
+...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for SituationSpec
+alpha
+  Value error, alpha must be a number in (0, 1); got 1.5 [type=value_error, input_value=1.5, input_type=float]
+...
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, Literal, Optional
 
 from pydantic import Field, field_validator
 
 from ..configbase import Strict as _Strict
+from ..validation import check_value
+from .engine import DEFAULT_K, SituationTest, _method_name
+from .multi import IntersectionalSituationTest, MultipleSituationTest
 
-__all__ = ["SituationSpec"]
+__all__ = ["SituationSpec", "DIMENSIONS"]
+
+#: The kinds of test, in the order the audit runs them.
+DIMENSIONS = ("single", "multiple", "intersectional")
+
+_MULTI = {"multiple": MultipleSituationTest, "intersectional": IntersectionalSituationTest}
+_CONSTRAINTS = SituationTest._parameter_constraints
 
 
 class SituationSpec(_Strict):
@@ -29,9 +59,9 @@ class SituationSpec(_Strict):
         "legacy": "Reproduce the authors' code conventions (published tables).",
     }
 
-    k: list[int] = Field(default_factory=lambda: [15, 30, 50])
-    alpha: float = Field(0.05, gt=0, lt=1)
-    tau: float = Field(0.0, ge=-1, le=1)
+    k: list[int] = Field(default_factory=lambda: list(DEFAULT_K))
+    alpha: float = 0.05
+    tau: float = 0.0
     methods: list[Literal["st", "cst", "cst_centers", "cf"]] = Field(
         default_factory=lambda: ["st", "cst", "cst_centers", "cf"]
     )
@@ -40,23 +70,39 @@ class SituationSpec(_Strict):
     )
     direction: Literal["negative", "positive"] = "negative"
     interval: Literal["wald", "newcombe", "wilson"] = "wald"
-    max_distance: Optional[float] = Field(None, gt=0)
+    max_distance: Optional[float] = None
     legacy: bool = False
+
+    @field_validator("methods", mode="before")
+    @classmethod
+    def _method_aliases(cls, v: Any) -> Any:
+        # the engine's spellings: any case, cst_wo / cst_w for CST without / with centres
+        return (
+            [_method_name(m) if isinstance(m, str) else m for m in v] if isinstance(v, list) else v
+        )
 
     @field_validator("k", mode="before")
     @classmethod
     def _k_list(cls, v: Any) -> Any:
-        return [v] if isinstance(v, int) else v
+        return [v] if isinstance(v, int) and not isinstance(v, bool) else v
 
     @field_validator("k")
     @classmethod
-    def _k_positive(cls, v: list[int]) -> list[int]:
+    def _k_sizes(cls, v: list[int]) -> list[int]:
+        return sorted(set(check_value("k", v, _CONSTRAINTS["k"])))
+
+    @field_validator("alpha", "tau", "max_distance", "methods")
+    @classmethod
+    def _engine_constraint(cls, v: Any, info: Any) -> Any:
+        name = {"methods": "method"}.get(info.field_name, info.field_name)
+        return check_value(info.field_name, v, _CONSTRAINTS[name])
+
+    @field_validator("methods", "dimensions")
+    @classmethod
+    def _distinct(cls, v: list[str], info: Any) -> list[str]:
         if not v:
-            raise ValueError("k must list at least one neighbourhood size")
-        bad = [x for x in v if x <= 0]
-        if bad:
-            raise ValueError(f"k must be positive integers, got {bad}")
-        return sorted(set(v))
+            raise ValueError(f"{info.field_name} must list at least one entry")
+        return list(dict.fromkeys(v))
 
     def engine_kwargs(self) -> dict[str, Any]:
         """The engine arguments this section sets (the one config → engine mapping)."""
@@ -82,13 +128,37 @@ class SituationSpec(_Strict):
         >>> SituationSpec(k=[15, 30]).build(attribute="gender").k
         [15, 30]
         """
-        from .engine import SituationTest
-        from .multi import IntersectionalSituationTest, MultipleSituationTest
-
         kwargs = self.engine_kwargs()
         if backend is not None:
             kwargs["backend"] = backend
         if dimension == "single":
             return SituationTest(attribute=attribute, **kwargs)
-        cls = {"multiple": MultipleSituationTest, "intersectional": IntersectionalSituationTest}
-        return cls[dimension](**kwargs)
+        return _MULTI[dimension](**kwargs)
+
+    def tests(self, protected: Sequence[str], backend: Any = None) -> dict[str, Any]:
+        """Every test this section asks for, labelled as in the audit's tables: one
+        ``single_<attribute>`` per protected attribute, then ``multiple`` and
+        ``intersectional``.
+
+        Parameters
+        ----------
+        protected
+            The protected attributes of the data, in order.
+        backend
+            The :mod:`primafacie.compute` backend (None: local).
+
+        Returns
+        -------
+        dict
+            ``{label: engine}``, in the order the audit runs them.
+        """
+        out: dict[str, Any] = {}
+        for dim in DIMENSIONS:
+            if dim not in self.dimensions:
+                continue
+            if dim == "single":
+                for attr in protected:
+                    out[f"single_{attr}"] = self.build(attribute=attr, backend=backend)
+            else:
+                out[dim] = self.build(dimension=dim, backend=backend)
+        return out

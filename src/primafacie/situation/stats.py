@@ -1,8 +1,12 @@
 """Confidence intervals for the difference of two rejection rates, and Bonferroni.
 
-All functions are vectorised over numpy arrays (one entry per complainant).
+All functions are vectorised over numpy arrays (one entry per complainant). Counts come in
+one order everywhere, as in statsmodels' ``proportion_confint(count, nobs)``: the number of
+negatives (successes) first, then the group size (trials), group by group —
+``newcombe_interval(x_c, n_c, x_t, n_t)``. The group sizes were called ``k_c``/``k_t``
+before (the paper's notation); those keyword names still work with a DeprecationWarning.
 
-* Wald (the paper, eq. 10/11): ``w = z * sqrt(p_c(1-p_c)/k_c + p_t(1-p_t)/k_t)``; one-sided
+* Wald (the paper, eq. 10/11): ``w = z * sqrt(p_c(1-p_c)/n_c + p_t(1-p_t)/n_t)`` (``n`` = group size, ``k_c``/``k_t`` in the paper); one-sided
   ``[Δp - w_α, +inf)`` with ``z_α = Φ⁻¹(1-α)``; two-sided ``[Δp - w_{α/2}, Δp + w_{α/2}]``.
 * Newcombe's hybrid score interval (Newcombe 1998, method 10) built from two Wilson intervals;
   better coverage for small k and never degenerate at p ∈ {0, 1}.
@@ -10,10 +14,16 @@ All functions are vectorised over numpy arrays (one entry per complainant).
 
 from __future__ import annotations
 
+import functools
+import warnings
+from collections.abc import Callable
+from numbers import Integral, Real
+from typing import Any, TypeVar
+
 import numpy as np
 from scipy.stats import norm
 
-from ..errors import InputError
+from ..validation import Interval, Options, validate_params
 
 __all__ = [
     "z_value",
@@ -23,7 +33,41 @@ __all__ = [
     "newcombe_interval",
     "bonferroni",
     "INTERVALS",
+    "ALPHA",
 ]
+
+#: What a significance level accepts: the one definition, used by the engines' constraints,
+#: the ``audit.yaml`` models and the functions below.
+ALPHA = [Interval(Real, 0, 1, closed="neither")]
+
+_SIDED = [Options("one", "two")]
+_TESTS = [Interval(Integral, 1, None)]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+#: Old keyword names of the group sizes (the paper's k_c, k_t) -> the current ones.
+_SIZE_NAMES = {"k_c": "n_c", "k_t": "n_t"}
+
+
+def _renamed_sizes(func: _F) -> _F:
+    """Accept the old keyword names ``k_c``/``k_t`` of the group sizes, with a warning."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        renamed = {old: new for old, new in _SIZE_NAMES.items() if old in kwargs}
+        if renamed:
+            warnings.warn(
+                f"{func.__name__}({', '.join(f'{o}=...' for o in renamed)}) is deprecated; call "
+                f"it {', '.join(f'{n}=...' for n in renamed.values())} (counts come as "
+                "(negatives, size) everywhere)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            for old, new in renamed.items():
+                kwargs[new] = kwargs.pop(old)
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
 
 #: Interval methods accepted by the engine ("wilson" is an alias of "newcombe": the
 #: difference interval built from two Wilson score intervals).
@@ -51,16 +95,14 @@ def z_value(alpha: float, sided: str = "one", legacy: bool = False) -> float:
     >>> z_value(0.05, legacy=True), z_value(0.05, "two", legacy=True)
     (1.645, 1.96)
     """
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be in (0, 1), got {alpha}")
-    if sided not in ("one", "two"):
-        raise InputError(f"sided must be 'one' or 'two', got {sided!r}")
+    validate_params("z_value", {"alpha": ALPHA, "sided": _SIDED}, {"alpha": alpha, "sided": sided})
     z = float(norm.ppf(1 - (alpha if sided == "one" else alpha / 2)))
     return round(z, 3) if legacy else z
 
 
-def wald_halfwidth(p_c, p_t, k_c, k_t, z: float) -> np.ndarray:
-    """``z * sqrt(p_c(1-p_c)/k_c + p_t(1-p_t)/k_t)`` (NaN where a group is empty).
+@_renamed_sizes
+def wald_halfwidth(p_c, p_t, n_c, n_t, z: float) -> np.ndarray:
+    """``z * sqrt(p_c(1-p_c)/n_c + p_t(1-p_t)/n_t)`` (NaN where a group is empty).
 
     Examples
     --------
@@ -69,17 +111,18 @@ def wald_halfwidth(p_c, p_t, k_c, k_t, z: float) -> np.ndarray:
     """
     p_c, p_t = np.asarray(p_c, dtype=float), np.asarray(p_t, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        var = p_c * (1 - p_c) / np.asarray(k_c, dtype=float) + p_t * (1 - p_t) / np.asarray(
-            k_t, dtype=float
+        var = p_c * (1 - p_c) / np.asarray(n_c, dtype=float) + p_t * (1 - p_t) / np.asarray(
+            n_t, dtype=float
         )
     return z * np.sqrt(var)
 
 
+@_renamed_sizes
 def wald_interval(
     p_c,
     p_t,
-    k_c,
-    k_t,
+    n_c,
+    n_t,
     alpha: float = 0.05,
     sided: str = "one",
     direction: str = "negative",
@@ -91,8 +134,8 @@ def wald_interval(
     ----------
     p_c, p_t
         Rejection rates of the control and test groups.
-    k_c, k_t
-        Group sizes.
+    n_c, n_t
+        Group sizes (``k_c``/``k_t`` are deprecated names).
     alpha
         Significance level.
     sided
@@ -115,7 +158,7 @@ def wald_interval(
     (0.65, inf)
     """
     z = z_value(alpha, sided, legacy)
-    w = wald_halfwidth(p_c, p_t, k_c, k_t, z)
+    w = wald_halfwidth(p_c, p_t, n_c, n_t, z)
     delta = np.asarray(p_c, dtype=float) - np.asarray(p_t, dtype=float)
     if sided == "two":
         return delta - w, delta + w
@@ -143,10 +186,14 @@ def wilson_interval(x, n, z: float) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
+@_renamed_sizes
 def newcombe_interval(
-    x_c, k_c, x_t, k_t, alpha: float = 0.05, sided: str = "one", direction: str = "negative"
+    x_c, n_c, x_t, n_t, alpha: float = 0.05, sided: str = "one", direction: str = "negative"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Newcombe's hybrid score interval (method 10) for ``p_c - p_t`` with counts ``x``.
+    """Newcombe's hybrid score interval (method 10) for ``p_c - p_t = x_c/n_c - x_t/n_t``.
+
+    Counts come as (negatives, size) per group; ``k_c``/``k_t`` are deprecated names of
+    ``n_c``/``n_t``.
 
     ``low = Δ - sqrt((p_c - l_c)² + (u_t - p_t)²)``, ``high = Δ + sqrt((u_c - p_c)² + (p_t - l_t)²)``
     with Wilson bounds ``(l, u)`` at ``z_α`` (one-sided) or ``z_{α/2}`` (two-sided).
@@ -159,11 +206,11 @@ def newcombe_interval(
     """
     z = z_value(alpha, sided)
     x_c, x_t = np.asarray(x_c, dtype=float), np.asarray(x_t, dtype=float)
-    k_c, k_t = np.asarray(k_c, dtype=float), np.asarray(k_t, dtype=float)
+    n_c, n_t = np.asarray(n_c, dtype=float), np.asarray(n_t, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_c, p_t = x_c / k_c, x_t / k_t
-    l_c, u_c = wilson_interval(x_c, k_c, z)
-    l_t, u_t = wilson_interval(x_t, k_t, z)
+        p_c, p_t = x_c / n_c, x_t / n_t
+    l_c, u_c = wilson_interval(x_c, n_c, z)
+    l_t, u_t = wilson_interval(x_t, n_t, z)
     delta = p_c - p_t
     low = delta - np.sqrt((p_c - l_c) ** 2 + (u_t - p_t) ** 2)
     high = delta + np.sqrt((u_c - p_c) ** 2 + (p_t - l_t) ** 2)
@@ -182,8 +229,5 @@ def bonferroni(alpha: float, q: int) -> float:
     >>> bonferroni(0.05, 2)
     0.025
     """
-    if q < 1:
-        raise InputError(f"the number of tests must be at least 1, got {q}")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha must be in (0, 1), got {alpha}")
+    validate_params("bonferroni", {"alpha": ALPHA, "q": _TESTS}, {"alpha": alpha, "q": q})
     return alpha / q

@@ -1,0 +1,124 @@
+"""The recourse analysis (src/primafacie/recourse/analysis.py): run adapter and report section.
+
+The world is the one of tests/recourse/test_results.py (counted by hand there): rejected 20 a
+and 60 b; edu=lo needs cost 2 for a and 4 for b.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from primafacie.analysis import AnalysisRun, Context, table_stem
+from primafacie.audit.registry import ANALYSES
+from primafacie.data import AuditData
+from primafacie.decisions import Rule
+from primafacie.recourse import CSCResult, FactsResult, RecourseAudit
+from primafacie.recourse.analysis import ANALYSIS, run, section, shown_subgroups
+from primafacie.recourse.spec import RecourseSpec
+
+RULE = Rule("(edu == 'hi') or ((g == 'a') and (edu == 'mid'))")
+KINDS = {"edu": {"ordinal": ["lo", "mid", "hi"]}, "job": "categorical"}
+
+
+def world() -> AuditData:
+    df = pd.DataFrame(
+        {
+            "g": ["a", "b"] * 60,
+            "edu": ["lo", "lo", "mid", "mid", "hi", "lo"] * 20,
+            "job": ["x"] * 60 + ["y"] * 60,
+        }
+    )
+    return AuditData(df, features=KINDS, protected={"g": "b"})
+
+
+@pytest.fixture(scope="module")
+def done() -> AnalysisRun:
+    data = world()
+    ticks = []
+    ctx = Context(config=None, data=data, decider=RULE, tick=lambda d, t, n: ticks.append(n))
+    spec = RecourseSpec(support=0.1, phi=[0.5], feature_weights={"edu": 2}, top=2)
+    out = run(spec, ctx)
+    assert ticks[0].startswith("FACTS: frequent itemsets") and ticks[-1].startswith(
+        "FACTS: counter"
+    )
+    return out
+
+
+def test_registered_once():
+    assert [a for a in ANALYSES if a.name == "recourse"] == [ANALYSIS]
+    assert ANALYSIS.spec is RecourseSpec and ANALYSIS.run is run and ANALYSIS.section is section
+
+
+def test_run_takes_words_from_the_result(done):
+    facts = done.results["definitions"]
+    assert isinstance(facts, FactsResult)
+    assert done.headline == facts.headline()
+    assert done.headline.startswith(
+        "6 of 8 recourse definitions rank first a subgroup biased against the protected group "
+        "(b) of g; 5 subgroups audited"
+    )
+    assert done.scope == facts.scope() and done.caveats == tuple(facts.caveats())
+    assert done.numbers["top_by_definition"][0] == {
+        "definition": "Ma.5", "title": "Equal Cost of Effectiveness (threshold = 0.5)",
+        "subgroup": "edu=lo", "bias_against": "b", "score": 2.0,
+    }  # fmt: skip
+
+
+def test_run_builds_csc_with_spec_top_for_ranked_definitions_only(done):
+    cscs = {k: v for k, v in done.results.items() if k.startswith("csc_")}
+    ranked = [lab for lab, r in done.results["definitions"].rankings.items() if len(r.ranked())]
+    assert sorted(cscs) == sorted(f"csc_{lab}" for lab in ranked)
+    assert all(isinstance(c, CSCResult) and len(c.records) <= 2 for c in cscs.values())
+    assert len(cscs["csc_Ma.5"].records) == 2  # three subgroups tie at rank 1; top = 2
+
+
+def test_curves_table_is_the_results_curves(done):
+    facts = done.results["definitions"]
+    shown = shown_subgroups(done.results)
+    assert shown[0] == "edu=lo"
+    table = done.tables[table_stem("recourse", "curves")]
+    first = table[table["subgroup"] == "edu=lo"].drop(columns="subgroup").reset_index(drop=True)
+    pd.testing.assert_frame_equal(first, facts.effectiveness_curves("edu=lo"))
+
+
+def _objects(obj, seen=None):
+    """Every object reachable through dataclass fields, dicts, lists and tuples."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    yield obj
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        children = [getattr(obj, f.name) for f in dataclasses.fields(obj)]
+    elif isinstance(obj, dict):
+        children = list(obj.values())
+    elif isinstance(obj, (list, tuple)):
+        children = list(obj)
+    else:
+        children = []
+    for child in children:
+        yield from _objects(child, seen)
+
+
+def test_results_carry_no_engine(done):
+    """The report reads Results only: nothing in them leads back to the fitted engine."""
+    assert not any(isinstance(o, RecourseAudit) for o in _objects(dict(done.results)))
+
+
+def test_section_reads_only_results(done):
+    body = section(done, None, {})
+    facts = done.results["definitions"]
+    assert body["findings"][0] == ("Ma.5: most unfair subgroup 'edu=lo', bias against b (score 2).")
+    assert len(body["findings"]) == len(facts.top_subgroups())
+    kinds = [b["kind"] for b in body["blocks"]]
+    assert kinds[0] == "table" and "cards" in kinds and kinds[-1] == "table"
+    titles = [b.get("title", "") for b in body["blocks"]]
+    assert "Cumulative effectiveness: edu=lo" in titles
+    assert body["blocks"][-1]["note"].endswith("full table: tables/recourse_rank_ma_5.csv")
+    assert (table_stem("recourse", "rank_Ma.5")) in done.tables  # the link names a written table
+    # a run holding the results and nothing else gives the same section
+    bare = AnalysisRun("recourse", "ok", results=dict(done.results))
+    assert section(bare, None, {})["findings"] == body["findings"]

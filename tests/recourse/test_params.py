@@ -1,0 +1,108 @@
+"""Constraints of src/primafacie/recourse/params.py: every declared rule rejects a bad value with
+the one message format, at fit/run, before the model is called."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from primafacie.errors import InputError
+from primafacie.recourse import RecourseAudit
+from primafacie.recourse.params import PARAM_WHERE, PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS
+from primafacie.validation import describe, invalid_value
+
+DF = pd.DataFrame({"g": ["a", "b"] * 50, "x": ["lo", "hi", "lo", "lo"] * 25, "y": ["u", "v"] * 50})
+
+
+class Never:
+    """A model that fails the test if it is ever called."""
+
+    def predict(self, frame):
+        raise AssertionError("the model was called before the parameters were checked")
+
+
+def test_the_engine_declares_its_constraints():
+    assert RecourseAudit._parameter_constraints is PARAMETER_CONSTRAINTS
+    init = RecourseAudit.__init__.__code__.co_varnames[
+        1 : RecourseAudit.__init__.__code__.co_argcount
+    ]
+    # every constructor parameter but the model and the favourable label is declared
+    assert set(init) - set(PARAMETER_CONSTRAINTS) == {"model", "favorable"}
+
+
+@pytest.mark.parametrize("name", sorted(PARAMETER_CONSTRAINTS))
+def test_every_constructor_constraint_rejects_an_invalid_value(name):
+    cons = PARAMETER_CONSTRAINTS[name]
+    bad = invalid_value(cons)
+    audit = RecourseAudit(Never(), **{"protected": "g", name: bad})
+    with pytest.raises(InputError) as err:
+        audit.fit(DF)
+    message = str(err.value)
+    assert message.startswith(f"RecourseAudit: {name} must be {describe(cons)}; got ")
+    if name in PARAM_WHERE:
+        assert message.endswith(f"({PARAM_WHERE[name]})")
+
+
+@pytest.mark.parametrize("name", sorted(set(RUN_CONSTRAINTS) - {"top", "show"}))
+def test_every_run_constraint_rejects_an_invalid_value_before_fitting(name):
+    cons = RUN_CONSTRAINTS[name]
+    with pytest.raises(InputError) as err:
+        RecourseAudit(Never(), protected="g").run(DF, **{name: invalid_value(cons)})
+    assert str(err.value).startswith(f"RecourseAudit: {name} must be {describe(cons)}; got ")
+
+
+@pytest.mark.parametrize("name", ["top", "show"])
+def test_csc_arguments_are_checked(name):
+    from primafacie.decisions import Rule
+
+    audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(DF)
+    cons = RUN_CONSTRAINTS[name]
+    with pytest.raises(InputError, match=f"RecourseAudit.csc: {name} must be"):
+        audit.csc("EE", **{name: invalid_value(cons)})
+
+
+@pytest.mark.parametrize(
+    "name,value",
+    [
+        ("support", 1.0),
+        ("support", 1e-9),
+        ("feature_weights", {"x": 0}),
+        ("immutable", "y"),
+        ("immutable", []),
+        ("max_step", {"x": float("inf")}),
+        ("normalize", ["x"]),
+        ("max_len", 1),
+        ("chunk_rows", 1),
+        ("method", "mlxtend"),
+    ],
+)
+def test_boundary_values_are_accepted(name, value):
+    RecourseAudit(Never(), protected="g", **{name: value})._validate()
+
+
+@pytest.mark.parametrize(
+    "name,value,shown",
+    [
+        ("support", 0, "got 0"),
+        ("support", True, "got True"),
+        ("feature_weights", {"x": float("nan")}, "got {'x': nan}"),
+        ("feature_weights", {"x": float("inf")}, "got {'x': inf}"),
+        ("max_step", {"x": -1}, "got {'x': -1}"),
+        ("max_len", 2.0, "got 2.0"),
+        ("exact_features", "no", "got 'no'"),
+    ],
+)
+def test_named_bad_values(name, value, shown):
+    with pytest.raises(InputError, match=rf"RecourseAudit: {name} must be .*; {shown}"):
+        RecourseAudit(Never(), protected="g", **{name: value})._validate()
+
+
+def test_score_parameter_of_one_definition():
+    from primafacie.decisions import Rule
+
+    audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(DF)
+    with pytest.raises(InputError, match=r"RecourseAudit.scores: phi must be a number in \[0, 1\]"):
+        audit.rank("ECE", phi=1.5)
+    with pytest.raises(InputError, match=r"budget must be a number ≥ 0; got -1"):
+        audit.rank("EEWB", budget=-1)
+    assert audit.rank("ECE", phi=1.0).param == 1.0
