@@ -124,10 +124,14 @@ def test_flag_defaults_written_as_literals_equal_the_specs_defaults():
     """The analysis commands take their defaults from light literals (commands/_defaults.py)
     rather than from the specs, which import pandas; they must equal the specs' defaults."""
     from primafacie.certainty.spec import CertaintySpec
-    from primafacie.commands._defaults import CERTAINTY, PRINCIPAL
+    from primafacie.commands._defaults import CERTAINTY, PRINCIPAL, RECOURSE, SITUATION
     from primafacie.principal.spec import PrincipalSpec
+    from primafacie.recourse.spec import RecourseSpec
+    from primafacie.situation.spec import SituationSpec
 
-    for literals, spec in ((PRINCIPAL, PrincipalSpec()), (CERTAINTY, CertaintySpec())):
+    pairs = [(SITUATION, SituationSpec()), (RECOURSE, RecourseSpec()),
+             (PRINCIPAL, PrincipalSpec()), (CERTAINTY, CertaintySpec())]  # fmt: skip
+    for literals, spec in pairs:
         for key, value in literals._asdict().items():
             expected = getattr(spec, key)
             expected = tuple(expected) if isinstance(expected, list) else expected

@@ -1,6 +1,7 @@
 """Defaults of the analysis commands' flags, written as literals.
 
-They are the analyses' spec defaults (``PrincipalSpec()``, ``CertaintySpec()``), which the flags
+They are the analyses' spec defaults (``SituationSpec()``, ``RecourseSpec()``, ``PrincipalSpec()``,
+``CertaintySpec()``), which the flags
 and ``audit.yaml`` share. They are spelled out here because importing a spec imports its engine
 package, numpy and pandas, and ``primafacie --help`` must answer before any of that loads.
 ``tests/cli/test_startup.py`` checks that every value equals the spec's default, so the two
@@ -10,6 +11,29 @@ cannot drift apart.
 from __future__ import annotations
 
 from typing import NamedTuple, Optional
+
+
+class SituationDefaults(NamedTuple):
+    """``SituationSpec()``'s values of the keys ``primafacie situation`` has flags for."""
+
+    k: tuple[int, ...] = (15, 30, 50)
+    methods: tuple[str, ...] = ("st", "cst", "cst_centers", "cf")
+    dimensions: tuple[str, ...] = ("single",)
+    alpha: float = 0.05
+    tau: float = 0.0
+    direction: str = "negative"
+    interval: str = "wald"
+    max_distance: Optional[float] = None
+    legacy: bool = False
+
+
+class RecourseDefaults(NamedTuple):
+    """``RecourseSpec()``'s values of the keys ``primafacie recourse`` has flags for."""
+
+    support: float = 0.01
+    phi: tuple[float, ...] = (0.3, 0.7)
+    metrics: str = "all"
+    top: int = 10
 
 
 class PrincipalDefaults(NamedTuple):
@@ -36,5 +60,7 @@ class CertaintyDefaults(NamedTuple):
     max_levels: int = 20
 
 
+SITUATION = SituationDefaults()
+RECOURSE = RecourseDefaults()
 PRINCIPAL = PrincipalDefaults()
 CERTAINTY = CertaintyDefaults()
