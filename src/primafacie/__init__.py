@@ -74,7 +74,6 @@ __all__ = [
 ]
 
 
-# Over 80 lines would be a smell elsewhere; here it is one flat table of plain imports.
 def __getattr__(name: str) -> Any:
     """Import a public name on first use, so ``import primafacie`` (and the CLI, which
     imports this package) loads no engine, pandas or scipy until one is used.
