@@ -314,3 +314,27 @@ def test_read_table_parquet_folder_errors_name_the_folder_and_the_file(tmp_path)
     )
     with pytest.raises(InputError, match=r"p1.parquet has other columns than p0.parquet .*'a'"):
         read_table(mixed)
+
+
+@pytest.mark.parametrize(
+    "given, kind",
+    [
+        ("nominal", "categorical"),
+        ("Nominal", "categorical"),
+        ("continuous", "numeric"),
+        (" Numerical ", "numeric"),
+        ("ordered", "ordinal"),
+        ("categorical", "categorical"),
+    ],
+)
+def test_feature_kind_synonyms(given, kind):
+    """The field's common names of a kind are accepted, in the API and in audit.yaml."""
+    from primafacie.config import AuditConfig
+    from primafacie.data import _parse_feature
+
+    assert _parse_feature("x", given).kind == kind
+    cfg = AuditConfig.model_validate(
+        {"data": "x.csv", "decision": {"column": "y"}, "features": {"x": given},
+         "protected": {"g": "f"}}
+    )  # fmt: skip
+    assert cfg.features["x"] == kind
