@@ -141,7 +141,9 @@ def _group_pieces(F, W, cost, need_seq):
     """
     B, A = W.shape[0], F.shape[0]
     n = W.sum(axis=1)
-    eff = W @ F.T.astype(np.int64)
+    # float64 matmul goes through BLAS (numpy's integer matmul does not); sums of integer
+    # weights below 2**53 are exact, so rint recovers the counts
+    eff = np.rint(W.astype(np.float64) @ F.T.astype(np.float64)).astype(np.int64)
     # a member's recourse cost: its cheapest flipping action (the same in every resample)
     rc = np.where(F, cost[:, None], np.inf).min(axis=0) if F.size else np.empty(0)
     has = np.isfinite(rc)
