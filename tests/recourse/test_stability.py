@@ -179,3 +179,15 @@ def test_headline_of_a_hand_table():
         "Rank stability (20 bootstrap resamples of 100 rows): 2 of the 3 top subgroups under "
         "EE stay in the top 10 in at least 90% of resamples; least stable 'c' (50%)"
     )
+
+
+def test_a_subgroup_absent_from_a_resample_is_out(fitted):
+    df, audit, res = fitted
+    # drop every group-a row with y=u (weight 0), keep the others once
+    w = (~((df["g"] == "a") & (df["y"] == "u"))).to_numpy().astype(np.int64)[None, :]
+    stab = rank_stability(audit, res, n_boot=1, weights=w, top=25)
+    t = stab.to_frame()
+    has_yu = t["subgroup"].str.contains("y=u")
+    assert has_yu.any() and (~has_yu).any()
+    assert (t.loc[has_yu, "absent_share"] == 1).all() and (t.loc[has_yu, "in_top"] == 0).all()
+    assert (t.loc[~has_yu, "absent_share"] == 0).all()

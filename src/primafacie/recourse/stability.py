@@ -488,9 +488,12 @@ def rank_stability(
     for w in blocks:
         for table in weighted_tables(audit, w, need_seq):
             absent = (table.n == 0).any(axis=1)
+            # an absent subgroup (0/0 shares) is scored on n = 1 only to keep the arrays
+            # finite, then made Fair so it pushes no other subgroup down the ranking
+            safe = replace(table, n=np.maximum(table.n, 1)) if absent.any() else table
             for label, r, _, idx in plan:
-                c = competition_rank(score_table(table, r.metric, r.viewpoint, r.param,
-                                                 audit.legacy))  # fmt: skip
+                dense = score_table(safe, r.metric, r.viewpoint, r.param, audit.legacy)
+                c = competition_rank(np.where(absent, 0, dense))
                 comp[label].append(np.where(absent, -1, c)[idx])
     return RankStabilityResult(
         table=_stability_frame(plan, comp, top),
