@@ -122,3 +122,26 @@ def test_section_reads_only_results(done):
     # a run holding the results and nothing else gives the same section
     bare = AnalysisRun("recourse", "ok", results=dict(done.results))
     assert section(bare, None, {})["findings"] == body["findings"]
+
+
+def test_rank_stability_in_the_run_tables_and_section(done):
+    from primafacie.recourse.spec import DEFAULT_N_BOOT
+    from primafacie.recourse.stability import RankStabilityResult
+
+    stab = done.results["rank_stability"]
+    assert isinstance(stab, RankStabilityResult) and stab.n_boot == DEFAULT_N_BOOT
+    assert table_stem("recourse", "rank_stability") in done.tables
+    body = section(done, None, {})
+    titles = [b.get("title", "") for b in body["blocks"]]
+    assert f"Rank stability over {DEFAULT_N_BOOT} resamples" in titles
+    assert ANALYSIS.seeds(RecourseSpec()) == {"recourse_rank_stability": 0}
+
+
+def test_rank_stability_off_with_n_boot_0():
+    ctx = Context(config=None, data=world(), decider=RULE)
+    spec = RecourseSpec(support=0.1, phi=[0.5], feature_weights={"edu": 2}, top=2, n_boot=0)
+    out = run(spec, ctx)
+    assert "rank_stability" not in out.results
+    assert ANALYSIS.seeds(spec) == {}
+    with pytest.raises(ValueError, match="n_boot"):
+        RecourseSpec(n_boot=-1)

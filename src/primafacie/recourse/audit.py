@@ -169,6 +169,9 @@ class _TableBuilder:
         self.seq_cum = np.zeros((P, K), np.int64)
         self.n_rec = np.zeros((n_sub, K), np.int64)
         self.rc_sum = np.zeros((n_sub, K), float)
+        # each subgroup's flip matrix, bit-packed (pairs / 8 bytes): the rank-stability
+        # bootstrap (:mod:`.stability`) re-weights members without calling the model again
+        self.packed: list[np.ndarray] = [np.zeros((0, 0), np.uint8)] * n_sub
 
     def add(self, q: int, flips: np.ndarray, group_of_member: np.ndarray) -> None:
         """Store subgroup ``q`` from its (actions × members) flip matrix."""
@@ -182,6 +185,7 @@ class _TableBuilder:
         self.seq_cum[sl] = out["seq_cum"]
         self.n_rec[q] = out["n_rec"]
         self.rc_sum[q] = out["rc_sum"]
+        self.packed[q] = np.packbits(np.asarray(flips, dtype=bool), axis=1)
 
     def table(self) -> RecourseTable:
         return RecourseTable(
@@ -807,6 +811,7 @@ class RecourseAudit:
             micro_time += time.perf_counter() - t2
             tick("effectiveness", done, n_sub)
         self.table_ = builder.table()
+        self.flips_ = builder.packed
         self.members_ = ctx.members
         self.pair_rows_ = n_pairs_rows
         return eff_time, micro_time, n_pred

@@ -27,7 +27,13 @@ import numpy as np
 from ..validation import InstanceOf, Interval, ListOf, Options, Predicate
 from .metrics import resolve_metric
 
-__all__ = ["PARAMETER_CONSTRAINTS", "RUN_CONSTRAINTS", "SCORE_PARAM", "PARAM_WHERE"]
+__all__ = [
+    "PARAMETER_CONSTRAINTS",
+    "RUN_CONSTRAINTS",
+    "SCORE_PARAM",
+    "PARAM_WHERE",
+    "STABILITY_CONSTRAINTS",
+]
 
 
 def _is_names(value: Any) -> bool:
@@ -131,4 +137,11 @@ PARAM_WHERE: dict[str, str] = {
 SCORE_PARAM: dict[str, list[Any]] = {
     "phi": [Interval(Real, 0, 1)],
     "budget": [Interval(Real, 0, None)],
+}
+
+#: ``analyses.recourse.n_boot`` and ``seed``: the rank-stability bootstrap
+#: (:func:`~primafacie.recourse.stability.rank_stability`); 0 resamples turn it off.
+STABILITY_CONSTRAINTS: dict[str, list[Any]] = {
+    "n_boot": [Interval(Integral, 0, None)],
+    "seed": [Interval(Integral, 0, None)],
 }
