@@ -261,6 +261,10 @@ class Analysis:
         there is nothing to draw).
     stage
         Progress-bar label (default: the title in lower case).
+    headline_number
+        ``headline_number(run) -> str``: the section's headline number, a few words with its
+        denominator (``"3 of 120 significant"``), shown in the report's table of contents and
+        the executive summary; None shows the run's status instead.
     """
 
     name: str
@@ -277,6 +281,7 @@ class Analysis:
     seeds: Callable[[Any], dict[str, int]] = _no_seeds
     overview: Callable[[AnalysisRun], Any] | None = None
     stage: str = ""
+    headline_number: Callable[[AnalysisRun], str] | None = None
 
     @property
     def stage_name(self) -> str:
