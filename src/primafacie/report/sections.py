@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import plots
 from .blocks import rate_cell
-from .html import format_number, rate_text, table_from_frame
+from .html import format_number, rate_text, readable_bins, table_from_frame
 
 __all__ = ["build_context", "headline_number", "STATUS_TEXT", "LEGAL_NOTE"]
 
@@ -141,11 +141,12 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
                 "status": run.status,
                 "status_text": status_text,
                 "number": number,
-                "text": run.headline if run.status == "ok" else run.message,
+                # bins written for people (22–33); results.json keeps the exact labels
+                "text": readable_bins(run.headline if run.status == "ok" else run.message),
             }
         )
         if run.scope:
-            scopes.append((analysis.title, run.scope))
+            scopes.append((analysis.title, readable_bins(run.scope)))
         body = {"findings": [], "blocks": []}
         if run.status == "ok":
             body = analysis.section(run, data, cfg)
