@@ -221,12 +221,9 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     facts: FactsResult = run.results["definitions"]
     summary = facts.summary()
     if {"definition", "metric"} <= set(summary.columns):  # named in words, code in brackets
-        summary = summary.assign(
-            definition=[
-                definition_name(t, c)
-                for t, c in zip(summary["definition"], summary["metric"], strict=True)
-            ]  # fmt: skip
-        )
+        pairs = zip(summary["definition"], summary["metric"], strict=True)
+        names = [definition_name(t, c) for t, c in pairs]
+        summary = summary.assign(definition=names).drop(columns="metric")
     blocks: list[Any] = [
         rb.table(
             summary,
