@@ -239,3 +239,27 @@ def test_read_table_names_thousands_separators_and_duplicated_headers(tmp_path):
     p.write_bytes("a,b\n1,caf\xe9\n".encode("latin-1"))
     with pytest.raises(InputError, match="not UTF-8"):
         read_table(p)
+
+
+@pytest.mark.parametrize(
+    "given, kind",
+    [
+        ("nominal", "categorical"),
+        ("Nominal", "categorical"),
+        ("continuous", "numeric"),
+        (" Numerical ", "numeric"),
+        ("ordered", "ordinal"),
+        ("categorical", "categorical"),
+    ],
+)
+def test_feature_kind_synonyms(given, kind):
+    """The field's common names of a kind are accepted, in the API and in audit.yaml."""
+    from primafacie.config import AuditConfig
+    from primafacie.data import _parse_feature
+
+    assert _parse_feature("x", given).kind == kind
+    cfg = AuditConfig.model_validate(
+        {"data": "x.csv", "decision": {"column": "y"}, "features": {"x": given},
+         "protected": {"g": "f"}}
+    )  # fmt: skip
+    assert cfg.features["x"] == kind

@@ -265,6 +265,9 @@ class Analysis:
         ``headline_number(run) -> str``: the section's headline number, a few words with its
         denominator (``"3 of 120 significant"``), shown in the report's table of contents and
         the executive summary; None shows the run's status instead.
+    default_on
+        Run with the spec's defaults when ``audit.yaml`` has no ``analyses.<name>`` section
+        (``<name>: null`` turns it off); otherwise an absent section is not run.
     """
 
     name: str
@@ -282,6 +285,7 @@ class Analysis:
     overview: Callable[[AnalysisRun], Any] | None = None
     stage: str = ""
     headline_number: Callable[[AnalysisRun], str] | None = None
+    default_on: bool = False
 
     @property
     def stage_name(self) -> str:

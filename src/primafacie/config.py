@@ -21,14 +21,21 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 import numpy as np
 import pandas as pd
 import yaml
-from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    Field,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 
-from .data import MAX_LEVELS, AuditData, read_table
+from .data import KIND_SYNONYMS, MAX_LEVELS, AuditData, read_table
 from .decisions import ModelDecider, Rule, load_model
 from .errors import InputError
 
@@ -61,7 +68,18 @@ class OrdinalSpec(_Strict):
     ordinal: Optional[list[Scalar]] = None
 
 
-FeatureKind = Union[Literal["numeric", "categorical", "ordinal"], OrdinalSpec]
+def _canonical_kind(value: Any) -> Any:
+    """``nominal`` -> categorical, ``continuous`` -> numeric, ... (:data:`data.KIND_SYNONYMS`)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return KIND_SYNONYMS.get(text, text)
+    return value
+
+
+FeatureKind = Union[
+    Annotated[Literal["numeric", "categorical", "ordinal"], BeforeValidator(_canonical_kind)],
+    OrdinalSpec,
+]
 
 
 class CausalSpec(_Strict):
@@ -84,12 +102,22 @@ class CausalSpec(_Strict):
 
 
 #: Which analyses to run (one optional section per registered analysis); an absent section is
-#: not run. Built from the registry, so a new analysis needs no edit here.
+#: not run, except for a ``default_on`` analysis, which then runs with its spec's defaults
+#: (``name: null`` turns it off). Built from the registry, so a new analysis needs no edit here.
 AnalysesSpec = create_model(
     "AnalysesSpec",
     __base__=_Strict,
-    __doc__="Which analyses to run; an absent section is not run.",
-    **{a.name: (Optional[a.spec], Field(None, description=a.description)) for a in ANALYSES},
+    __doc__="Which analyses to run; an absent section is not run, except an analysis that is on "
+    "by default (it runs with its defaults; null turns it off).",
+    **{
+        a.name: (
+            Optional[a.spec],
+            Field(default_factory=a.spec, description=a.description)
+            if a.default_on
+            else Field(None, description=a.description),
+        )
+        for a in ANALYSES
+    },
 )
 
 

@@ -25,6 +25,18 @@ __all__ = [
 ]
 
 FEATURE_KINDS = ("numeric", "categorical", "ordinal")
+#: The field's common synonyms of a feature kind (case-insensitive), e.g. ``nominal``.
+KIND_SYNONYMS = {
+    "continuous": "numeric",
+    "numerical": "numeric",
+    "interval": "numeric",
+    "ratio": "numeric",
+    "nominal": "categorical",
+    "categoric": "categorical",
+    "category": "categorical",
+    "binary": "categorical",
+    "ordered": "ordinal",
+}
 
 
 @dataclass(frozen=True)
@@ -186,10 +198,11 @@ def _parse_feature(name: str, spec: Any) -> FeatureSpec:
     if isinstance(spec, FeatureSpec):
         return spec
     if isinstance(spec, str):
+        spec = KIND_SYNONYMS.get(spec.strip().lower(), spec.strip().lower())
         if spec not in FEATURE_KINDS:
             raise InputError(
                 f"feature {name!r}: unknown kind {spec!r}; expected one of {', '.join(FEATURE_KINDS)} "
-                "or {'ordinal': [levels low..high]}"
+                f"(or a synonym: {', '.join(KIND_SYNONYMS)}) or {{'ordinal': [levels low..high]}}"
             )
         return FeatureSpec(name, spec)
     if isinstance(spec, Mapping) and set(spec) == {"ordinal"}:

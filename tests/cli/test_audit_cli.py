@@ -47,7 +47,11 @@ def _cheap_config(demo_dir: Path, tmp_path: Path, **changes) -> Path:
     cfg = yaml.safe_load((demo_dir / "audit.yaml").read_text())
     cfg["data"] = str(demo_dir / cfg["data"])
     cfg["decision"] = {"model": str(demo_dir / cfg["decision"]["model"])}
-    cfg["analyses"] = {"certainty": {"decision_makers": {"officer": {"column": "human"}}}}
+    # certainty alone (group metrics are on by default: turned off here)
+    cfg["analyses"] = {
+        "groups": None,
+        "certainty": {"decision_makers": {"officer": {"column": "human"}}},
+    }
     cfg.update(changes)
     path = tmp_path / "audit.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))

@@ -27,7 +27,8 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 
 #: Every Result class an audit produces must render (the causal SCM has no summary/headline).
 RESULT_CLASSES = {"SituationResult", "MultipleResult", "FactsResult", "RankingResult",
-                  "CSCResult", "PrincipalResult", "RepairResult", "CertaintyResult"}  # fmt: skip
+                  "CSCResult", "PrincipalResult", "RepairResult", "CertaintyResult",
+                  "GroupMetricsResult"}  # fmt: skip
 
 
 class _WellFormed(HTMLParser):

@@ -65,6 +65,10 @@ def test_headline_numbers_by_hand(demo_audit):
         num["recourse"]
         == f"{(top['bias_against'] == 'female').sum()} of 12 definitions against female"
     )
+    groups = runs["groups"].numbers
+    assert num["groups"] == (
+        f"{groups['below_four_fifths']} of {groups['protected_groups']} groups below four-fifths"
+    )
     checks = runs["principal"].numbers
     assert num["principal"] == f"{checks['violations']} of {checks['checks']} checks refuted"
     table = runs["certainty"].results["ranking"].to_frame()
