@@ -144,6 +144,16 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     return rb.section(findings, blocks)
 
 
+def headline_number(run: AnalysisRun) -> str:
+    """``fairest of 4: scorecard, disparity 0.12``: the selected decision-maker."""
+    table = run.results["ranking"].to_frame()
+    chosen = table[table["selected"].astype(bool)]
+    if chosen.empty:
+        return f"{len(table)} decision-makers compared"
+    r = chosen.iloc[0]
+    return f"fairest of {len(table)}: {r['decision_maker']}, disparity {r['disparity']:.3f}"
+
+
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     """The prior and the utility behind the ranking."""
     utility = "TOPSIS" if spec.get("utility", "topsis") == "topsis" else "u_norm"
@@ -164,4 +174,5 @@ ANALYSIS = Analysis(
     description="Ranking of decision-makers by certainty of fairness.",
     assumptions=assumptions,
     seeds=seeds,
+    headline_number=headline_number,
 )

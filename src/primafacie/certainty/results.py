@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from ..report.notebook import HTMLReprMixin
 from .counts import E2_TEXT
 from .utility import indifference_curve
 
@@ -23,7 +24,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
-class CertaintyResult:
+class CertaintyResult(HTMLReprMixin):
     """Decision-makers ranked by how certainly fair they are.
 
     Attributes

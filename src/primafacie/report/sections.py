@@ -15,9 +15,9 @@ import pandas as pd
 
 from . import plots
 from .blocks import rate_cell
-from .html import format_number, rate_text, table_from_frame
+from .html import format_number, rate_text, readable_bins, table_from_frame
 
-__all__ = ["build_context", "STATUS_TEXT", "LEGAL_NOTE"]
+__all__ = ["build_context", "headline_number", "STATUS_TEXT", "LEGAL_NOTE"]
 
 STATUS_TEXT = {
     "ok": "completed",
@@ -105,6 +105,17 @@ def _flatten(prefix: str, obj: Any, out: list[tuple[str, str]]) -> None:
         out.append((prefix, str(obj) if not isinstance(obj, list) else ", ".join(map(str, obj))))
 
 
+def headline_number(analysis: Any, run: Any) -> str:
+    """The few words beside a section's name in the table of contents and the summary.
+
+    The analysis' own ``headline_number(run)`` when it completed and gives one, else the
+    status in words (``"not available in this build"``).
+    """
+    if run.status == "ok" and analysis.headline_number is not None:
+        return analysis.headline_number(run)
+    return STATUS_TEXT.get(run.status, run.status)
+
+
 def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
     """The template context of report.html for an :class:`~primafacie.audit.AuditResult`.
 
@@ -122,16 +133,20 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
     for name, run in result.runs.items():
         analysis = by_name[name]
         status_text = STATUS_TEXT.get(run.status, run.status)
+        number = headline_number(analysis, run)
         headlines.append(
             {
+                "id": f"sec-{name}",
                 "title": analysis.title,
                 "status": run.status,
                 "status_text": status_text,
-                "text": run.headline if run.status == "ok" else run.message,
+                "number": number,
+                # bins written for people (22–33); results.json keeps the exact labels
+                "text": readable_bins(run.headline if run.status == "ok" else run.message),
             }
         )
         if run.scope:
-            scopes.append((analysis.title, run.scope))
+            scopes.append((analysis.title, readable_bins(run.scope)))
         body = {"findings": [], "blocks": []}
         if run.status == "ok":
             body = analysis.section(run, data, cfg)
@@ -145,6 +160,9 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
                 "status_text": status_text,
                 "message": run.message,
                 "lead": analysis.lead,
+                "number": number,
+                # the run's caveats, shown under the findings of every section alike
+                "caveats": list(run.caveats) if run.status == "ok" else [],
                 **body,
             }
         )

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from ..report.notebook import HTMLReprMixin
 from .multiplicity import MULTIPLICITY_NAMES
 
 __all__ = ["SituationResult", "summarize", "json_safe"]
@@ -151,7 +152,7 @@ def _is(n: int) -> str:
     return "is" if n == 1 else "are"
 
 
-class _Narrative:
+class _Narrative(HTMLReprMixin):
     """Headline, scope and caveats of a situation-testing result, from its own numbers.
 
     Shared by :class:`SituationResult` and ``MultipleResult``: both have ``table``,
