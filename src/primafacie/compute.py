@@ -20,7 +20,7 @@ Examples
 from __future__ import annotations
 
 import atexit
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -84,19 +84,36 @@ class Backend:
         >>> Backend(n_jobs=2).map(len, [[1], [1, 2]])
         [1, 2]
         """
+        return list(self.imap(fn, items, shared=shared))
+
+    def imap(
+        self, fn: Callable[..., Any], items: Sequence[Any], shared: Any = _NOTHING
+    ) -> Iterator[Any]:
+        """:meth:`map` as a generator: results one at a time, in item order.
+
+        On Dask every task is submitted at once (``shared`` scattered once) and each result is
+        released from the cluster as soon as it is yielded, so a caller that folds the results
+        in order holds one at a time.
+
+        Examples
+        --------
+        >>> list(Backend().imap(lambda s, x: s + x, [1, 2], shared=1))
+        [2, 3]
+        """
         items = list(items)
         if self.kind == "local":
             call = fn if shared is _NOTHING else partial(fn, shared)
             if self.n_jobs == 1 or len(items) <= 1:
-                return [call(item) for item in items]
+                yield from (call(item) for item in items)
+                return
             from joblib import Parallel, delayed
 
-            return list(
-                Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(call)(i) for i in items)
-            )
+            parallel = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")
+            yield from parallel(delayed(call)(i) for i in items)
+            return
         if self.kind == "dask":
             if not items:
-                return []
+                return
             client = _dask_client(self.address, self.n_jobs)
             if shared is _NOTHING:
                 futures = client.map(fn, items, pure=False, retries=self.retries)
@@ -106,10 +123,10 @@ class Backend:
                 futures = client.map(
                     _with_shared, items, fn=fn, shared=ref, pure=False, retries=self.retries
                 )
-            out = client.gather(futures)
-            if shared is not _NOTHING:
-                del ref  # release the workers' copies as soon as the map is done
-            return out
+            for i, future in enumerate(futures):
+                yield future.result()
+                futures[i] = None  # release the result on the cluster
+            return
         raise InputError(f"unknown compute backend {self.kind!r}; expected 'local' or 'dask'")
 
 
@@ -144,7 +161,7 @@ def _dask_client(address: str | None, n_jobs: int) -> Any:
             raise InputError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from exc
     else:
         cluster = LocalCluster(
-            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True, dashboard_address=":0"
         )
         client = Client(cluster)
     _CLIENTS[key] = client
