@@ -18,7 +18,7 @@ from .counts import (
     MAX_PROTECTED_LEVELS,
     GroupCodes,
     canonical_criterion,
-    count_events,
+    count_partitioned,
     criterion_events,
     group_codes,
 )
@@ -108,6 +108,9 @@ class CertaintyAudit:
     max_levels
         A protected column with more distinct values is refused (a numeric column such as age
         would give one group per value); None allows any number, e.g. a country column.
+    backend
+        :mod:`primafacie.compute` backend the counts run on, over row partitions (integer
+        sums: identical on every backend).
 
     Examples
     --------
@@ -139,6 +142,7 @@ class CertaintyAudit:
         ci_level: float = 0.95,
         features: Sequence[str] | None = None,
         max_levels: int | None = MAX_PROTECTED_LEVELS,
+        backend: Any = None,
     ) -> None:
         self.criterion = criterion
         self.protected = protected
@@ -156,6 +160,7 @@ class CertaintyAudit:
         self.ci_level = ci_level
         self.features = features
         self.max_levels = max_levels
+        self.backend = backend
 
     # ------------------------------------------------------------------ inputs
     def _resolve_data(self, data: Any) -> tuple[AuditData, list[str], tuple, str | None, tuple]:
@@ -274,7 +279,7 @@ class CertaintyAudit:
         if outcome is not None:
             y_true = audit.binary_array(outcome, out_fav, "outcome")
         e1, e2 = criterion_events(crit, preds, y_true)
-        k, n = count_events(groups.codes, groups.n_groups, e1, e2)
+        k, n = count_partitioned(groups.codes, groups.n_groups, e1, e2, backend=self.backend)
         accuracy = np.full(len(names), np.nan)
         accuracy_counts = None
         if y_true is not None:

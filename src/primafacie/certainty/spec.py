@@ -123,6 +123,7 @@ class CertaintySpec(_Strict):
             epsilon=self.epsilon,
             on_empty=self.on_empty,
             min_group_size=self.min_group_size,
+            backend=getattr(ctx, "backend", None),
         )
 
     def decision_makers_of(self, config: Any, data: Any) -> dict[str, Any]:
