@@ -170,6 +170,27 @@ def _recourse_case(reps: int) -> dict:
     }
 
 
+def _slopes() -> None:
+    """CPU seconds of the default k-NN (``auto``) for 2·10^4 queries among 10^5 rows, varying
+    k (5 numeric columns, two 3-level categoricals) and the numeric columns (k = 51): the
+    points the cost slopes of ``docs/scaling.md`` are fitted on."""
+    from primafacie.neighbors import GowerMatrix, knn
+
+    def one(p: int, k: int, n: int = 100_000, m: int = 20_000) -> float:
+        rng = np.random.default_rng(0)
+        num = np.round(rng.random((n + m, p)), 3)
+        codes = rng.integers(0, 3, (n + m, 2))
+        X = GowerMatrix(num, codes, (3, 3))
+        q, b = X[np.arange(m)], X[np.arange(m, n + m)]
+        c0 = time.process_time()
+        knn(q, b, k, divisor=p + 2)
+        return time.process_time() - c0
+
+    print(f"{'p':>3} {'k':>4} {'cpu s':>7}")
+    for p, k in [(5, 16), (5, 31), (5, 51), (3, 51), (7, 51), (10, 51)]:
+        print(f"{p:>3} {k:>4} {one(p, k):>7.2f}", flush=True)
+
+
 def _calibrate_shape(n: int, p: int, levels: tuple[int, ...], m: int, k: int) -> dict:
     """Seconds of knn per backend for m queries among n random rows of the given shape."""
     from primafacie.neighbors import GowerMatrix, choose_algorithm, knn
@@ -215,6 +236,7 @@ def main() -> None:
     parser.add_argument("--min-n", type=float, default=1e4)
     parser.add_argument("--no-postcode", action="store_true")
     parser.add_argument("--recourse", action="store_true", help="FACTS on Adult x10")
+    parser.add_argument("--slopes", action="store_true", help="knn seconds vs k and columns")
     args = parser.parse_args()
     if args.case:
         n, pc, algorithm, *w = args.case.split(",")
@@ -223,6 +245,9 @@ def main() -> None:
         return
     if args.recourse:
         _print_row(_recourse_case(10), header=True)
+        return
+    if args.slopes:
+        _slopes()
         return
     if args.shape:
         n, p, levels, m, k = args.shape.split(",")
