@@ -16,6 +16,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -45,17 +46,25 @@ def test_map_chunks_on_processes_in_order(dask_backend):
 
 
 def test_shared_input_is_scattered_once_not_sent_per_chunk(dask_backend):
-    """A 4 MB shared array reaches every task, but the tasks themselves carry only the chunk:
-    the scheduler sees one replicated data key, not one copy per task."""
-    big = np.arange(500_000, dtype=np.float64)  # 4 MB
+    """A 4 MB shared input reaches every task, but each worker process holds ONE copy that all
+    its tasks read: a counter kept in it (a test-only write) counts every task of its worker,
+    where per-task copies would each count 1."""
+    # not a dict or tuple: Dask rebuilds those containers (shallowly) for every task
+    shared = SimpleNamespace(data=np.arange(500_000, dtype=np.float64), calls=0)  # 4 MB
 
     def fn(shared, idx):
-        return float(shared[idx].sum())
+        shared.calls += 1
+        return os.getpid(), shared.calls, float(shared.data[idx].sum())
 
-    out = dask_backend.map(fn, [np.arange(3), np.arange(3, 6), np.arange(6, 10)], shared=big)
-    assert out == [3.0, 12.0, 30.0]
-    # the same map locally, by hand: shared is the first argument of fn
-    assert Backend().map(fn, [np.arange(3)], shared=big) == [3.0]
+    chunks = [np.arange(i, i + 3) for i in range(0, 60, 3)]
+    out = dask_backend.map(fn, chunks, shared=shared)
+    assert [o[2] for o in out] == [float(c.sum()) for c in chunks]
+    per_worker: dict[int, list[int]] = {}
+    for pid, calls, _ in out:
+        per_worker.setdefault(pid, []).append(calls)
+    for calls in per_worker.values():
+        assert sorted(calls) == list(range(1, len(calls) + 1)), per_worker
+    assert max(len(c) for c in per_worker.values()) > 1
 
 
 def test_situation_test_identical_on_dask(dask_backend):
