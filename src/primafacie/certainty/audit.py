@@ -18,7 +18,7 @@ from .counts import (
     MAX_PROTECTED_LEVELS,
     GroupCodes,
     canonical_criterion,
-    count_events,
+    count_partitioned,
     criterion_events,
     group_codes,
 )
@@ -114,6 +114,9 @@ class CertaintyAudit:
         that a decision-maker has the smallest disparity, :mod:`.probability`); None skips it.
     seed
         Seed of those draws (same data and seed give the same probabilities).
+    backend
+        :mod:`primafacie.compute` backend the counts run on, over row partitions (integer
+        sums: identical on every backend).
 
     Examples
     --------
@@ -147,6 +150,7 @@ class CertaintyAudit:
         max_levels: int | None = MAX_PROTECTED_LEVELS,
         n_draws: int | None = DEFAULT_DRAWS,
         seed: int = 0,
+        backend: Any = None,
     ) -> None:
         self.criterion = criterion
         self.protected = protected
@@ -166,6 +170,7 @@ class CertaintyAudit:
         self.max_levels = max_levels
         self.n_draws = n_draws
         self.seed = seed
+        self.backend = backend
 
     # ------------------------------------------------------------------ inputs
     def _resolve_data(self, data: Any) -> tuple[AuditData, list[str], tuple, str | None, tuple]:
@@ -284,7 +289,7 @@ class CertaintyAudit:
         if outcome is not None:
             y_true = audit.binary_array(outcome, out_fav, "outcome")
         e1, e2 = criterion_events(crit, preds, y_true)
-        k, n = count_events(groups.codes, groups.n_groups, e1, e2)
+        k, n = count_partitioned(groups.codes, groups.n_groups, e1, e2, backend=self.backend)
         accuracy = np.full(len(names), np.nan)
         accuracy_counts = None
         if y_true is not None:

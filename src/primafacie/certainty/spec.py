@@ -131,6 +131,7 @@ class CertaintySpec(_Strict):
             min_group_size=self.min_group_size,
             n_draws=self.n_draws,
             seed=self.seed,
+            backend=getattr(ctx, "backend", None),
         )
 
     def decision_makers_of(self, config: Any, data: Any) -> dict[str, Any]:

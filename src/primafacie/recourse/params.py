@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compute import Backend
 from ..validation import InstanceOf, Interval, ListOf, Options, Predicate
 from .metrics import resolve_metric
 
@@ -97,6 +98,10 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "legacy": [InstanceOf(bool, name="a boolean")],
     "method": [Options("bitset", "mlxtend")],
     "chunk_rows": [Interval(Integral, 1, None)],
+    "backend": [
+        None,
+        InstanceOf(str, Mapping, Backend, name="a compute backend name, mapping or Backend"),
+    ],
 }
 
 #: What :meth:`RecourseAudit.run` / :meth:`~RecourseAudit.evaluate` / :meth:`~RecourseAudit.csc`
@@ -117,6 +122,7 @@ RUN_CONSTRAINTS: dict[str, list[Any]] = {
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter (appended to its error message).
 PARAM_WHERE: dict[str, str] = {
+    "backend": "compute",
     "protected": "--protected, analyses.recourse.protected",
     "support": "--support, analyses.recourse.support",
     "feature_weights": "--weight, analyses.recourse.feature_weights",

@@ -137,6 +137,7 @@ class RecourseSpec(_Strict):
             monotone=list(self.monotone) or None,
             bins=default_bins(data.frame, features, self.bins) or None,
             favorable=1,
+            backend=getattr(ctx, "backend", None),
         )
 
     def run_kwargs(self) -> dict[str, Any]:
