@@ -31,6 +31,7 @@ from ..configbase import Strict as _Strict
 from ..validation import check_value
 from .engine import DEFAULT_K, SituationTest, _method_name
 from .multi import IntersectionalSituationTest, MultipleSituationTest
+from .sensitivity import SensitivitySpec
 
 __all__ = ["SituationSpec", "DIMENSIONS"]
 
@@ -57,6 +58,9 @@ class SituationSpec(_Strict):
         "interval": "Confidence interval of the rate difference.",
         "max_distance": "Optional largest Gower distance of a neighbour.",
         "legacy": "Reproduce the authors' code conventions (published tables).",
+        "sensitivity": "Robustness of CST verdicts to the causal model: edges_removed "
+        "(default true), edges_added (default 10), mechanisms (default all three), graphs "
+        "(alternative edge lists); absent = off, true = the defaults.",
     }
 
     k: list[int] = Field(default_factory=lambda: list(DEFAULT_K))
@@ -72,6 +76,13 @@ class SituationSpec(_Strict):
     interval: Literal["wald", "newcombe", "wilson"] = "wald"
     max_distance: Optional[float] = None
     legacy: bool = False
+    sensitivity: Optional[SensitivitySpec] = None
+
+    @field_validator("sensitivity", mode="before")
+    @classmethod
+    def _sensitivity_switch(cls, v: Any) -> Any:
+        # `sensitivity: true` asks for the defaults, `false` turns it off
+        return {} if v is True else (None if v is False else v)
 
     @field_validator("methods", mode="before")
     @classmethod
