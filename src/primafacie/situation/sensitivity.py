@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator
 
+from ..analysis import MAX_JSON_ROWS, table_path
 from ..causal.graph import DAG, Edge, parse_edges
 from ..configbase import Strict
 from ..errors import InputError
@@ -65,6 +66,8 @@ SENSITIVITY_LABEL = "sensitivity"
 MECHANISMS = ("linear", "gradient_boosting", "random_forest")
 #: The counterfactual methods whose verdicts are compared, in order of preference.
 _CF_METHODS = ("cst", "cst_centers", "cf")
+#: The analysis whose tables these are (situation; table names via ``table_path``).
+_ANALYSIS = "situation"
 #: Name of the audited model in the tables.
 FACTUAL = "as audited"
 _KINDS = ("edge removed", "edge added", "mechanism", "graph")
@@ -250,6 +253,13 @@ def variant_scm(scm: Any, variant: Variant, attribute: str) -> Any:
         protected=getattr(scm, "protected", None),
         kinds=_keep_nodes(getattr(scm, "kinds", None), nodes),
     )
+
+
+def _records(frame: pd.DataFrame, label: str) -> Any:
+    """Records of ``frame``, or its row count and CSV when it is too long for results.json."""
+    if len(frame) > MAX_JSON_ROWS:
+        return {"rows": len(frame), "see": table_path(_ANALYSIS, label)}
+    return frame.to_dict(orient="records")
 
 
 def _method(result: SituationResult) -> str:
@@ -523,7 +533,7 @@ class SensitivityResult:
                 "variants": self.variant_table().to_dict(orient="records"),
                 "robust": self.robust_counts().to_dict(orient="records"),
                 "summary": self.summary().to_dict(orient="records"),
-                "single_edge": self.single_edge().to_dict(orient="records"),
+                "single_edge": _records(self.single_edge(), "sensitivity_single_edge"),
                 "complainants": self.to_frame().to_dict(orient="records"),
             }
         )
@@ -594,11 +604,14 @@ def run_sensitivity(
             spec.mechanisms,
             spec.graphs,
         )
-        sig = np.zeros((len(found), len(ks), len(state.plan.comp_rows)), dtype=bool)
+        base = _verdicts(result, method, ks)
+        sig = np.repeat(base[None], len(found), axis=0)
+        inert = _inert(edges, attribute, found)
         for i, variant in enumerate(found):
             if tick is not None:
                 tick(i, len(found), f"{label}: {variant.name}")
-            sig[i] = _verdicts(_rerun(engine, state, scm, variant, method, decider), method, ks)
+            if not inert[i]:
+                sig[i] = _verdicts(_rerun(engine, state, scm, variant, method, decider), method, ks)
         rows = state.plan.comp_rows
         parts.append(
             _Part(
@@ -608,7 +621,7 @@ def run_sensitivity(
                 ks=ks,
                 rows=rows,
                 ids=np.asarray(state.data.ids)[rows],
-                base=_verdicts(result, method, ks),
+                base=base,
                 sig=sig,
                 variants=found,
             )
@@ -616,6 +629,15 @@ def run_sensitivity(
     params = spec.model_dump(mode="json")
     params["mechanism"] = scm.mechanism if isinstance(scm.mechanism, str) else "custom"
     return SensitivityResult(parts=parts, params=params)
+
+
+def _inert(edges: Sequence[Edge], attribute: str, found: Sequence[Variant]) -> list[bool]:
+    """Which variants leave the attribute's counterfactuals exactly as audited: removing an
+    edge into a node that is not a descendant of the attribute changes neither the
+    descendants' parents (so not their fitted equations) nor the nodes the counterfactual
+    loop recomputes, so the verdicts are the audited ones and nothing needs to run."""
+    desc = set(DAG.from_edges(edges).descendants(attribute))
+    return [v.kind == "edge removed" and v.edge[1] not in desc for v in found]
 
 
 def _rerun(
