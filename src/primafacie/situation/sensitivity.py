@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -75,6 +75,16 @@ _KINDS = ("edge removed", "edge added", "mechanism", "graph")
 
 class SensitivitySpec(Strict):
     """``analyses.situation.sensitivity``: the alternative causal models to try."""
+
+    #: What each key means (shown by editors through the audit.yaml schema).
+    key_descriptions: ClassVar[dict[str, str]] = {
+        "edges_removed": "Try the graph with each edge removed in turn (default true).",
+        "edges_added": "Try at most this many plausible missing edges, added in turn "
+        "(default 10; 0 = none).",
+        "mechanisms": "Mechanisms to swap in (default linear, gradient_boosting, "
+        "random_forest; the audited one is skipped).",
+        "graphs": "Alternative graphs, each a list of [parent, child] edges (default none).",
+    }
 
     edges_removed: bool = True
     edges_added: int = Field(10, ge=0)

@@ -63,6 +63,9 @@ class SituationSpec(_Strict):
         "(alternative edge lists); absent = off, true = the defaults.",
     }
 
+    #: Sub-models whose keys the audit.yaml schema also describes.
+    nested_specs: ClassVar[tuple[type, ...]] = (SensitivitySpec,)
+
     k: list[int] = Field(default_factory=lambda: list(DEFAULT_K))
     alpha: float = 0.05
     tau: float = 0.0
