@@ -318,7 +318,9 @@ def from_config(path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
     only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
     with err_console.status("situation testing…"):
         result = compute_audit(only)
-    return dict(result.runs[ANALYSIS.name].results), (path, cfg.data_path)
+    # the sensitivity Result is not a test: it has its own tables in the audit's output
+    tests = {k: v for k, v in result.runs[ANALYSIS.name].results.items() if k != "sensitivity"}
+    return tests, (path, cfg.data_path)
 
 
 # ---------------------------------------------------------------------- write and print

@@ -14,9 +14,10 @@ from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text
-from .engine import METHODS
+from .engine import METHODS, SituationTest
 from .multi import MultipleResult
 from .power import power_sentence
+from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
 from .spec import SituationSpec
 
 __all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "summary_frame"]
@@ -63,6 +64,12 @@ def check(spec: SituationSpec, cfg: Any) -> None:
             "the decision model, but decision: is a recorded column; give decision: {model: "
             "...} or {rule: ...}, or use methods: [st, cst]"
         )
+    if spec.sensitivity is not None and not (needs_scm(spec) and cfg.causal is not None):
+        raise InputError(
+            "analyses.situation.sensitivity varies the causal model of CST: it needs the "
+            "causal: section and a counterfactual method (cst, cst_centers or cf) in "
+            "analyses.situation.methods; remove sensitivity: or add them"
+        )
     if needs_scm(spec) and cfg.causal is None:
         raise InputError(
             "analyses.situation.methods lists a counterfactual method (cst, cst_centers or "
@@ -74,7 +81,7 @@ def check(spec: SituationSpec, cfg: Any) -> None:
 def summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     """Every test's ``summary()`` stacked, with a first column ``test`` (its label)."""
     summaries = []
-    for label, res in results.items():
+    for label, res in _tests(results).items():
         summ = res.summary().copy()
         summ.insert(0, "test", label)
         summaries.append(summ)
@@ -89,10 +96,25 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     """
     engines = spec.tests(list(ctx.data.protected), backend=ctx.backend)
     results: dict[str, Any] = {}
+    states: dict[str, Any] = {}
     for done, (label, engine) in enumerate(engines.items()):
         ctx.tick(done, len(engines), _name(label))
-        results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
+        if spec.sensitivity is not None and isinstance(engine, SituationTest):
+            # keep the factual search spaces: the variants re-run only the CF stages
+            res, state = engine.run_with_state(ctx.data, scm=ctx.scm, decider=ctx.decider)
+            results[label], states[label] = res, (engine, res, state)
+        else:
+            results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
+    if spec.sensitivity is not None:
+        results[SENSITIVITY_LABEL] = run_sensitivity(
+            spec.sensitivity, states, ctx.scm, ctx.decider, ctx.tick
+        )
     return collect(results)
+
+
+def _tests(results: Mapping[str, Any]) -> dict[str, Any]:
+    """The situation tests among ``results`` (the sensitivity Result set aside)."""
+    return {k: v for k, v in results.items() if k != SENSITIVITY_LABEL}
 
 
 def _name(label: str) -> str:
@@ -104,26 +126,47 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
     """The :class:`AnalysisRun` of some situation tests: tables, numbers and the words the
     Results give about themselves (headline, scope and caveats, each test named when there
     are several)."""
-    several = len(results) > 1
+    tests = _tests(results)
+    several = len(tests) > 1
 
     def named(label: str, text: str) -> str:
         return f"{_name(label)}: {text}" if several else text
 
-    summary = summary_frame(results)
+    summary = summary_frame(tests)
     tables = result_tables(ANALYSIS_NAME, results)
     if not summary.empty:
         tables[table_stem(ANALYSIS_NAME, "summary")] = summary
-    caveats = [named(label, c) for label, res in results.items() for c in res.caveats()]
+    caveats = [named(label, c) for label, res in tests.items() for c in res.caveats()]
+    numbers: dict[str, Any] = {"by_test": json_safe(summary.to_dict(orient="records"))}
+    headline = " ".join(named(label, res.headline()) for label, res in tests.items())
+    scope = " ".join(named(label, res.scope()) for label, res in tests.items())
+    sens = results.get(SENSITIVITY_LABEL)
+    if isinstance(sens, SensitivityResult):
+        # beside the main headline: how many of those cases survive other causal models
+        tables.update(_sensitivity_tables(sens))
+        numbers["robust"] = json_safe(sens.robust_counts().to_dict(orient="records"))
+        headline += " Robustness: " + sens.headline()
+        scope += " Robustness: " + sens.scope()
+        caveats += sens.caveats()
     return AnalysisRun(
         ANALYSIS_NAME,
         "ok",
         results=dict(results),
         tables=tables,
-        numbers={"by_test": json_safe(summary.to_dict(orient="records"))},
-        headline=" ".join(named(label, res.headline()) for label, res in results.items()),
-        scope=" ".join(named(label, res.scope()) for label, res in results.items()),
+        numbers=numbers,
+        headline=headline,
+        scope=scope,
         caveats=tuple(dict.fromkeys(caveats)),
     )
+
+
+def _sensitivity_tables(sens: SensitivityResult) -> dict[str, pd.DataFrame]:
+    """The sensitivity tables besides ``to_frame``/``summary`` (written by result_tables)."""
+    return {
+        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_single_edge"): sens.single_edge(),
+        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_variants"): sens.variant_table(),
+        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_robust"): sens.robust_counts(),
+    }
 
 
 def overview(run: AnalysisRun) -> Any:
@@ -194,7 +237,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The report section: each test's headline and caveats, counts by test, method and k,
     and the strongest complaints. Reads only ``run.results`` (and ``data`` for the group
     composition), never the configuration."""
-    results = run.results
+    results = _tests(run.results)
     findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
     # the run's caveats are rendered by the report under the findings of every section
     blocks: list[dict[str, Any] | None] = list(_power_blocks(results))
@@ -203,6 +246,10 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         # one collapsible group per test (protected attribute, multiple, intersectional)
         title = f"{_name(label)}: the strongest complaints"
         blocks.append(rb.group(title, _complaint_blocks(label, res, data), _main_number(res)))
+    sens = run.results.get(SENSITIVITY_LABEL)
+    if isinstance(sens, SensitivityResult):
+        findings.append("Robustness: " + sens.headline())
+        blocks += _robustness_blocks(sens)
     return rb.section(findings, blocks)
 
 
@@ -252,6 +299,50 @@ def headline_number(run: AnalysisRun) -> str:
             r = row.iloc[0]
             parts.append(f"{_name(label)} {int(r['n_significant'])} of {int(r['denominator'])}")
     return "significant cases: " + " · ".join(parts) if parts else "no complainant tested"
+
+
+def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
+    """ "How robust is this?": robust cases, variants × significant cases, single-edge cases."""
+    summ = sens.summary()
+    disp = summ.assign(
+        significant=[
+            rb.rate_cell(a, b)
+            for a, b in zip(summ["significant"], summ["denominator"], strict=True)
+        ]
+    )
+    single = sens.single_edge()
+    return [
+        rb.heading("How robust is this?"),
+        rb.text(
+            sens.headline() + " Each alternative causal model re-runs the counterfactuals and "
+            "the test groups (the control groups do not depend on the causal model): every "
+            "edge removed in turn, plausible missing edges added in turn, the mechanism "
+            "swapped, and any graph listed in the configuration. A robust case is significant "
+            "under the audited model and under every alternative."
+        ),
+        rb.table(
+            sens.robust_counts(),
+            "Robust cases by k",
+            "significant: under the audited causal model; robust: significant under every "
+            "alternative too; denominator: the complainants re-tested.",
+            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_robust"),
+        ),
+        rb.table(
+            disp,
+            "Significant cases under each alternative causal model",
+            "gained / lost: verdicts that become / stop being significant compared with the "
+            "audited model; unchanged: verdicts that stay the same.",
+            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_summary"),
+            max_rows=100,
+        ),
+        rb.table(
+            single,
+            "Verdicts that depend on a single edge",
+            "Complainants whose verdict at that k changes under exactly one edge variant "
+            "(that edge removed or added) and under no other edge change.",
+            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_single_edge"),
+        ),
+    ]
 
 
 def _named(label: str, text: str, n_tests: int) -> str:

@@ -45,7 +45,7 @@ Two conventions are offered:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any
 
@@ -61,7 +61,14 @@ from .multiplicity import MULTIPLICITY, adjust_table
 from .results import SituationResult
 from .stats import ALPHA, INTERVALS, newcombe_interval, test_p_values, z_value
 
-__all__ = ["SituationTest", "METHODS", "METHOD_LABELS", "PARAMETER_SOURCES", "DEFAULT_K"]
+__all__ = [
+    "SituationTest",
+    "RunState",
+    "METHODS",
+    "METHOD_LABELS",
+    "PARAMETER_SOURCES",
+    "DEFAULT_K",
+]
 
 #: Methods in display order.
 METHODS = ("st", "cst", "cst_centers", "cf")
@@ -160,6 +167,8 @@ class _Space:
     features: list[str]
     divisor: float
     opts: dict
+    # the factual transformer, kept so that another SCM's centres are scaled the same way
+    transformer: Any = None
 
 
 @dataclass
@@ -178,6 +187,23 @@ class _Lists:
     cf_list: np.ndarray | None = None
     cf_counts_cfneg: np.ndarray | None = None  # legacy CST w/: negatives read from D^CF
     centre_rank: np.ndarray | None = None  # legacy CST w/: rank of the appended centre
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What a run keeps to test other counterfactuals against the same factual data.
+
+    The complainants, the search spaces (Gower coordinates of the factual rows), the control
+    groups and the factual test groups do not depend on the SCM, so
+    :meth:`SituationTest.rerun_counterfactual` reuses them and redoes only the counterfactual
+    generation and the counterfactual test-group search. Obtained from
+    :meth:`SituationTest.run_with_state`.
+    """
+
+    data: AuditData
+    plan: _Plan
+    space: _Space
+    lists: _Lists
 
 
 class SituationTest:
@@ -466,6 +492,39 @@ class SituationTest:
         SituationResult
             Per-complainant rows for every (method, k) and a summary.
         """
+        return self.run_with_state(data, scm, counterfactuals, decider, complainant_mask)[0]
+
+    def run_with_state(
+        self,
+        data: AuditData,
+        scm: Any = None,
+        counterfactuals: Any = None,
+        decider: Any = None,
+        complainant_mask: np.ndarray | None = None,
+    ) -> tuple[SituationResult, RunState]:
+        """:meth:`run`, and the state that :meth:`rerun_counterfactual` reuses.
+
+        Parameters
+        ----------
+        data, scm, counterfactuals, decider, complainant_mask
+            As for :meth:`run`.
+
+        Returns
+        -------
+        (SituationResult, RunState)
+            The result of :meth:`run` and the factual plan, search spaces and lists.
+
+        Examples
+        --------
+        >>> from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
+        >>> from primafacie.causal import SCM
+        >>> data = loan_world_data(n=400, seed=1)
+        >>> engine = SituationTest(method="cst", k=10)
+        >>> res, state = engine.run_with_state(data, scm=SCM(LOAN_EDGES).fit(data))
+        >>> again = engine.rerun_counterfactual(state, scm=SCM(LOAN_EDGES).fit(data))
+        >>> again.table.equals(res.table)
+        True
+        """
         if not isinstance(data, AuditData):
             raise InputError("data must be an AuditData (with features, protected and decision)")
         self._check_params()
@@ -474,6 +533,64 @@ class SituationTest:
         space = self._search_space(data, plan, cf)
         lists = self._search(data, plan, space, cf)
         table, neighbours = self._statistics(data, plan, lists, ycf)
+        result = self._result(data, plan, space, table, neighbours)
+        return result, RunState(data=data, plan=plan, space=space, lists=lists)
+
+    def rerun_counterfactual(
+        self,
+        state: RunState,
+        scm: Any = None,
+        counterfactuals: Any = None,
+        decider: Any = None,
+        methods: Sequence[str] | None = None,
+    ) -> SituationResult:
+        """The same run with other counterfactuals: only stages 2 and 4 (counterfactual
+        generation and the counterfactual test-group search) run again; the complainants,
+        search spaces, control groups and factual test groups of ``state`` are reused.
+
+        Parameters
+        ----------
+        state
+            From :meth:`run_with_state` of this engine (same settings).
+        scm, counterfactuals, decider
+            As for :meth:`run`: the other SCM (fitted or not) or counterfactual table.
+        methods
+            Optional subset of the state's methods to compute (default: all of them).
+
+        Returns
+        -------
+        SituationResult
+            Rows for every (method, k), as :meth:`run` gives for that SCM.
+        """
+        plan = state.plan
+        if methods is not None:
+            chosen = [m for m in plan.methods if m in {_method_name(x) for x in methods}]
+            if not chosen:
+                raise InputError(
+                    f"methods {list(methods)} were not run; the run has {plan.methods}"
+                )
+            plan = replace(plan, methods=chosen)
+        data, space = state.data, state.space
+        cf, ycf = self._counterfactual_stage(data, plan, scm, counterfactuals, decider)
+        if cf is not None:
+            space = replace(space, Xcf=self._cf_coordinates(plan, space, cf))
+        lists = replace(state.lists)
+        if plan.need_cf:
+            self._cf_search(data, plan, space, cf, lists)
+        if not self.keep_neighbors:
+            lists.cf_list = None
+        table, neighbours = self._statistics(data, plan, lists, ycf)
+        return self._result(data, plan, space, table, neighbours)
+
+    def _result(
+        self,
+        data: AuditData,
+        plan: _Plan,
+        space: _Space,
+        table: pd.DataFrame,
+        neighbours: dict,
+    ) -> SituationResult:
+        """The Result of a run: the table, the resolved parameters and the neighbours."""
         table = adjust_table(table, self.multiplicity, float(self.alpha))
         params = {
             "methods": plan.methods,
@@ -591,15 +708,6 @@ class SituationTest:
         tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
         tf.fit(data.frame, extra_categories=extra)
         X = tf.transform(data.frame)
-        Xcf = None
-        if cf is not None:
-            if plan.legacy:
-                # Legacy (b): the scaler is re-fitted on the whole counterfactual table.
-                tcf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
-                tcf.fit(cf, extra_categories=[data.frame])
-                Xcf = tcf.transform(cf)[plan.comp_rows]
-            else:
-                Xcf = tf.transform(cf.iloc[plan.comp_rows])
         opts = dict(
             ties=plan.ties,
             # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
@@ -611,7 +719,25 @@ class SituationTest:
             divisor=tf.divisor,
             backend=self.backend,
         )
-        return _Space(X=X, Xcf=Xcf, features=list(features), divisor=tf.divisor, opts=opts)
+        space = _Space(
+            X=X, Xcf=None, features=list(features), divisor=tf.divisor, opts=opts, transformer=tf
+        )
+        if cf is None:
+            return space
+        return replace(space, Xcf=self._cf_coordinates(plan, space, cf, data.frame))
+
+    def _cf_coordinates(
+        self, plan: _Plan, space: _Space, cf: pd.DataFrame, factual: pd.DataFrame | None = None
+    ) -> np.ndarray:
+        """Gower coordinates of the complainants' counterfactual centres."""
+        if not plan.legacy:
+            return space.transformer.transform(cf.iloc[plan.comp_rows])
+        # Legacy (b): the scaler is re-fitted on the whole counterfactual table.
+        tcf = GowerTransformer(
+            space.transformer.features, scale="zscore", n_attributes=self.n_attributes
+        )
+        tcf.fit(cf, extra_categories=[] if factual is None else [factual])
+        return tcf.transform(cf)[plan.comp_rows]
 
     # ---- stage 4: one search per centre set, at the largest k (+1)
     @staticmethod
@@ -636,25 +762,32 @@ class SituationTest:
             T, _ = self._knn(space.X[comp_rows], plan.test_rows, kmax, space)
             lists.st_list, lists.st_counts = T, _neg_counts(T, negf)
         if plan.need_cf:
-            legacy_w = plan.legacy and plan.need_centres
-            U, Ud = self._knn(space.Xcf, plan.test_rows, kmax + 1, space, distances=legacy_w)
-            lists.cf_list, lists.cf_counts = U, _neg_counts(U, negf)
-            if legacy_w:
-                # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF.
-                if data.decision in cf.columns:
-                    negcf_all = 1 - self._cf_decisions(data, cf, np.arange(data.n), None, "cst_w")
-                else:
-                    negcf_all = negf
-                lists.cf_counts_cfneg, _ = _neg_counts(U, negcf_all.astype(np.int64))
-                # Rank of the appended centre (label c, distance 0) among D_t rows: rows at
-                # distance 0 win over it when the tie rule prefers them.
-                zero = (Ud == 0) & (U >= 0)
-                beats = zero & ((U > comp_rows[:, None]) if plan.ties == "last" else True)
-                lists.centre_rank = beats.sum(axis=1)
+            self._cf_search(data, plan, space, cf, lists)
         if not self.keep_neighbors:
             # only the cumulative counts are needed from here on
             lists.ctrl_list = lists.st_list = lists.cf_list = None
         return lists
+
+    def _cf_search(
+        self, data: AuditData, plan: _Plan, space: _Space, cf: pd.DataFrame, lists: _Lists
+    ) -> None:
+        """The test groups of the counterfactual centres, set on ``lists``."""
+        negf, kmax, comp_rows = 1 - plan.y, plan.kmax, plan.comp_rows
+        legacy_w = plan.legacy and plan.need_centres
+        U, Ud = self._knn(space.Xcf, plan.test_rows, kmax + 1, space, distances=legacy_w)
+        lists.cf_list, lists.cf_counts = U, _neg_counts(U, negf)
+        if legacy_w:
+            # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF.
+            if data.decision in cf.columns:
+                negcf_all = 1 - self._cf_decisions(data, cf, np.arange(data.n), None, "cst_w")
+            else:
+                negcf_all = negf
+            lists.cf_counts_cfneg, _ = _neg_counts(U, negcf_all.astype(np.int64))
+            # Rank of the appended centre (label c, distance 0) among D_t rows: rows at
+            # distance 0 win over it when the tie rule prefers them.
+            zero = (Ud == 0) & (U >= 0)
+            beats = zero & ((U > comp_rows[:, None]) if plan.ties == "last" else True)
+            lists.centre_rank = beats.sum(axis=1)
 
     def _control_search(self, plan: _Plan, space: _Space, negf: np.ndarray) -> _Lists:
         """The k+1 nearest protected rows of every complainant, and its own position there."""
