@@ -269,7 +269,7 @@ def _stability_blocks(stab: RankStabilityResult) -> list[Any]:
         {
             "definition": frame["definition"],
             "rank": frame["competition_rank"],
-            "subgroup": frame["subgroup"],
+            "subgroup": frame["subgroup"].astype(str).map(readable_bins),
             "against": frame["bias_against"],
             f"in top {stab.top}": frame["in_top"],
             "median rank": frame["median_rank"],
@@ -282,7 +282,7 @@ def _stability_blocks(stab: RankStabilityResult) -> list[Any]:
     )
     return [
         rb.heading("Rank stability"),
-        rb.text(stab.headline() + ". " + stab.scope() + "."),
+        rb.text(readable_bins(stab.headline() + ". " + stab.scope() + ".")),
         rb.figure(
             stab.plot(),
             f"How often each top subgroup stays in the top {stab.top}",

@@ -50,6 +50,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..jsonsafe import json_safe
+from ..report.html import readable_bins
+from ..report.notebook import HTMLReprMixin
 from ..validation import Interval, validate_params
 from .metrics import (
     COST_RTOL,
@@ -284,7 +286,7 @@ def competition_rank(dense: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- result
 @dataclass(frozen=True)
-class RankStabilityResult:
+class RankStabilityResult(HTMLReprMixin):
     """How often each top subgroup of each definition stays in the top over bootstrap resamples.
 
     Attributes
@@ -403,7 +405,7 @@ class RankStabilityResult:
         ax.barh(range(len(rows)), rows["in_top"], color="tab:blue")
         ax.axvline(STABLE_SHARE, color="0.5", ls="--", lw=0.8)
         ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels([f"#{r}: {s[:50]}" for r, s in zip(rows["rank"], rows["subgroup"],
+        ax.set_yticklabels([f"#{r}: {readable_bins(s)[:50]}" for r, s in zip(rows["rank"], rows["subgroup"],
                                                                 strict=True)], fontsize=7)  # fmt: skip
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
