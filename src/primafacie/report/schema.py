@@ -34,6 +34,35 @@ _GROUP = {
     "additionalProperties": False,
 }  # fmt: skip
 
+#: The dossier pages an analysis wrote (``dossiers/<id>.html``) and their index rows.
+_DOSSIER_ROW = {
+    "type": "object",
+    "required": ["id", "file", "test", "method", "k", "p_c", "p_t", "delta", "significant",
+                 "verdicts"],
+    "properties": {
+        "file": {"type": "string", "pattern": "^dossiers/[A-Za-z0-9._-]+\\.html$"},
+        "test": {"type": "string"},
+        "method": {"type": "string"},
+        "k": {"type": "integer", "minimum": 1},
+        "p_c": {"type": ["number", "null"]},
+        "p_t": {"type": ["number", "null"]},
+        "delta": {"type": ["number", "null"]},
+        "ci_low": {"type": ["number", "string", "null"]},
+        "significant": {"type": "boolean"},
+        "verdicts": {"type": "string"},
+    },
+}  # fmt: skip
+
+_DOSSIERS = {
+    "type": "object",
+    "required": ["files", "dossiers"],
+    "properties": {
+        "files": {"type": "array", "items": {"type": "string", "pattern": "^dossiers/"}},
+        "dossiers": {"type": "array", "items": _DOSSIER_ROW},
+    },
+    "additionalProperties": False,
+}
+
 _ANALYSIS = {
     "type": "object",
     "required": [
@@ -53,7 +82,11 @@ _ANALYSIS = {
         "scope": {"type": "string"},
         "caveats": {"type": "array", "items": {"type": "string"}},
         "numbers": {"type": "object"},
-        "results": {"type": "object", "additionalProperties": {"type": "object"}},
+        "results": {
+            "type": "object",
+            "properties": {"dossiers": _DOSSIERS},
+            "additionalProperties": {"type": "object"},
+        },
         "tables": {
             "type": "array",
             "items": {"type": "string", "pattern": "^tables/[a-z0-9_]+\\.csv$"},

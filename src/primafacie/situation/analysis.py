@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -90,7 +91,38 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     for done, (label, engine) in enumerate(engines.items()):
         ctx.tick(done, len(engines), _name(label))
         results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
-    return collect(results)
+    return _with_dossiers(collect(results), spec, ctx)
+
+
+def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> AnalysisRun:
+    """Add the dossier pages (``analyses.situation.dossiers``) as the Result ``dossiers``."""
+    if spec.dossiers is None:
+        return run
+    from ..report.dossier import build_dossiers, decision_source
+
+    book = build_dossiers(
+        run.results,
+        ctx.data,
+        scm=ctx.scm,
+        source=decision_source(ctx.config),
+        top=spec.dossiers.top,
+        redact=spec.dossiers.redact,
+        sensitivity=run.results.get("sensitivity"),
+    )
+    tables = {**run.tables, table_stem(ANALYSIS_NAME, "dossiers"): book.to_frame()}
+    return replace(run, results={**run.results, "dossiers": book}, tables=tables)
+
+
+#: Results of the situation analysis that are not tests (left out of counts and headlines).
+_NOT_TESTS = ("dossiers", "sensitivity")
+
+
+def tests_of(results: Mapping[str, Any]) -> dict[str, Any]:
+    """The test Results of a situation run (its ``dossiers`` and ``sensitivity`` left out)."""
+    return {label: res for label, res in results.items() if label not in _NOT_TESTS}
+
+
+_tests = tests_of
 
 
 def _name(label: str) -> str:
@@ -126,7 +158,7 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
 
 def overview(run: AnalysisRun) -> Any:
     """Cases and significant cases by test, method and k (None when nothing was tested)."""
-    summary = summary_frame(run.results)
+    summary = summary_frame(_tests(run.results))
     if summary.empty:
         return None
     return plots.situation_counts(summary.rename(columns={"test": "dimension"}))
@@ -192,14 +224,15 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The report section: each test's headline and caveats, counts by test, method and k,
     and the strongest complaints. Reads only ``run.results`` (and ``data`` for the group
     composition), never the configuration."""
-    results = run.results
+    results = _tests(run.results)
+    links = run.results["dossiers"].links() if "dossiers" in run.results else {}
     findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
     blocks: list[dict[str, Any] | None] = []
     if run.caveats:
         blocks.append(rb.text("Before quoting these numbers: " + " ".join(run.caveats)))
     blocks += _count_blocks(summary_frame(results))
     for label, res in results.items():
-        blocks += _complaint_blocks(label, res, data)
+        blocks += _complaint_blocks(label, res, data, links)
     return rb.section(findings, blocks)
 
 
@@ -247,7 +280,9 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
     return [figure, table]
 
 
-def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | None]:
+def _complaint_blocks(
+    label: str, res: Any, data: Any, links: Mapping[str, str] | None = None
+) -> list[dict[str, Any] | None]:
     """The strongest complaints of one test: Δp with intervals, group composition, table."""
     frame = res.to_frame()
     if frame.empty:
@@ -298,9 +333,12 @@ def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | 
     )
     cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
                         "delta", "ci_low", "significant") if c in top.columns]  # fmt: skip
+    shown = top[cols].rename(columns=_GROUP_COLUMNS)
+    if links:  # a link column only when dossiers were written (the report is unchanged else)
+        shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
     blocks.append(
         rb.table(
-            top[cols].rename(columns=_GROUP_COLUMNS),
+            shown,
             f"Top complainants ({name})",
             "p_c = control rejected / control size; p_t = test rejected / test size.",
             csv=table_path(ANALYSIS_NAME, label),
@@ -308,6 +346,14 @@ def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | 
         )
     )
     return blocks
+
+
+def _link(links: Mapping[str, str], ident: Any) -> Any:
+    """A table cell linking a complainant's dossier page ("" when it has none)."""
+    from ..report.dossier import PageLink
+
+    href = links.get(str(ident))
+    return PageLink(href) if href else ""
 
 
 _GROUP_COLUMNS = {

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Literal, Optional
 from pydantic import Field, field_validator
 
 from ..configbase import Strict as _Strict
+from ..report.dossier import DossierSpec
 from ..validation import check_value
 from .engine import DEFAULT_K, SituationTest, _method_name
 from .multi import IntersectionalSituationTest, MultipleSituationTest
@@ -57,6 +58,7 @@ class SituationSpec(_Strict):
         "interval": "Confidence interval of the rate difference.",
         "max_distance": "Optional largest Gower distance of a neighbour.",
         "legacy": "Reproduce the authors' code conventions (published tables).",
+        "dossiers": "A printable page per top complainant: {top: 20, redact: [column, ...]}.",
     }
 
     k: list[int] = Field(default_factory=lambda: list(DEFAULT_K))
@@ -72,6 +74,7 @@ class SituationSpec(_Strict):
     interval: Literal["wald", "newcombe", "wilson"] = "wald"
     max_distance: Optional[float] = None
     legacy: bool = False
+    dossiers: Optional[DossierSpec] = None
 
     @field_validator("methods", mode="before")
     @classmethod
