@@ -29,7 +29,7 @@ def _root() -> None:
 
 # One module per command; each exposes ``register(app)``. Plain imports, so a missing module
 # is an error, never a silently absent command.
-from .commands import (
+from .commands import (  # noqa: E402
     audit,
     certainty,
     demo,
@@ -39,7 +39,7 @@ from .commands import (
     reproduce,
     schema,
     situation,
-)  # noqa: E402
+)
 
 COMMAND_MODULES = (
     demo,
