@@ -57,15 +57,17 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
     """Run the situation tests for the named complainants and build their pages."""
     import numpy as np
 
-    from ..report.dossier import build_dossiers, decision_source
+    from ..report.dossier import build_dossiers, complainant_rows, decision_source
     from ..situation.analysis import needs_scm
 
     data = cfg.audit_data()
+    mask = np.zeros(data.n, dtype=bool)
+    mask[complainant_rows(ids, data)] = True  # bad ids fail before any model is fitted
     scm = cfg.causal.build().fit(data) if needs_scm(spec) and cfg.causal else None
-    known = np.asarray(data.ids).astype(str)
-    mask = np.isin(known, [str(i) for i in ids])
+    # one engine per protected attribute that holds a named complainant (as in the audit)
+    attrs = [a for a in data.protected if (mask & data.protected_mask(a)).any()]
     engines = spec.model_copy(update={"dimensions": ["single"]}).tests(
-        list(data.protected), backend=cfg.compute.build()
+        attrs, backend=cfg.compute.build()
     )
     results = {
         label: engine.run(data, scm=scm, decider=cfg.decider(), complainant_mask=mask)

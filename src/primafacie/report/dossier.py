@@ -58,6 +58,7 @@ __all__ = [
     "render_dossier",
     "SECTION_TITLES",
     "PageLink",
+    "complainant_rows",
 ]
 
 #: The section headings of a page, in order (the print test looks for each).
@@ -231,6 +232,41 @@ def _check_ids(ids: Sequence[Any], results: Mapping[str, Any], data: Any) -> lis
             )
         out.append(v)
     return list(dict.fromkeys(out))
+
+
+def complainant_rows(ids: Sequence[Any], data: Any) -> np.ndarray:
+    """Row positions of ``ids`` (matched as given or as text), each protected on at least
+    one attribute; an :class:`InputError` naming the first id that is not.
+
+    Parameters
+    ----------
+    ids
+        Requested complainant ids (``--id``).
+    data
+        The audited :class:`~primafacie.data.AuditData`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Row positions, in the order of ``ids``.
+    """
+    known = pd.Index(np.asarray(data.ids).astype(str))
+    protected = np.zeros(data.n, dtype=bool)
+    for attr in data.protected:  # a complainant of any single-attribute test
+        protected |= data.protected_mask(attr)
+    rows = []
+    for i in ids:
+        hit = np.flatnonzero(known == str(i))
+        if not len(hit):
+            raise InputError(f"--id {i!r}: no row has this id (ids come from {_id_name(data)})")
+        if not protected[hit[0]]:
+            attrs = ", ".join(map(repr, data.protected))
+            raise InputError(
+                f"--id {i!r} is not a complainant: the row is not protected on {attrs}; a "
+                "dossier is written for a complainant only"
+            )
+        rows.append(int(hit[0]))
+    return np.asarray(rows, dtype=np.int64)
 
 
 def _id_name(data: Any) -> str:
