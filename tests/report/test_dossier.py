@@ -347,3 +347,54 @@ def test_printed_pdf_has_every_section_and_page_numbers(world, tmp_path):
     for i, title in enumerate(SECTION_TITLES, 1):
         assert f"{i}. {title}" in text, title
     assert f"page 1 of {pages}" in text and f"page {pages} of {pages}" in text
+
+
+# ---------------------------------------------------------------- recourse subgroups
+def _csc(title, records):
+    from primafacie.recourse.csc import CSCResult
+
+    return CSCResult(title[:3], title, records=tuple(records))
+
+
+def _record(label, rank, score, groups):
+    from primafacie.recourse.csc import CSCAction, CSCGroup, CSCRecord
+
+    return CSCRecord(
+        subgroup=dict(item.split("=") for item in label.split("; ")),
+        label=label, rank=rank, score=score, bias_against="f" if score else None, title="t",
+        groups=tuple(
+            CSCGroup(g, n, cov, diff, tuple(CSCAction(*a) for a in acts))
+            for g, n, cov, diff, acts in groups
+        ),
+    )  # fmt: skip
+
+
+def test_subgroup_pages_expand_the_card_with_counts_actions_and_costs(tmp_path):
+    from primafacie.report.dossier import SUBGROUP_SECTION_TITLES, build_subgroup_dossiers
+
+    a = _record("job=temp; edu=low", 1, 0.25, [
+        ("f", 40, 0.2, 0.5, [({"edu": "high"}, 0.25, 10, 40, 1.5, True)]),
+        ("m", 20, 0.1, 0.25, [({"edu": "high"}, 0.5, 10, 20, 1.5, True)]),
+    ])  # fmt: skip
+    b = _record("age=old", 2, 0.1, [("f", 5, 0.01, 1.0, []), ("m", 7, 0.02, 0.0, [])])
+    results = {"definitions": object(), "csc_EE": _csc("Equal Effectiveness", [a, b]),
+               "csc_ECR": _csc("Equal Choice for Recourse", [a])}  # fmt: skip
+    book = build_subgroup_dossiers(results, top=1)
+    assert list(book.pages()) == ["dossiers/subgroup_job_temp_edu_low.html"]
+    index = book.to_frame()
+    assert index["test"].tolist() == ["Equal Effectiveness", "Equal Choice for Recourse"]
+    assert index["rank"].tolist() == [1, 1] and index["score"].tolist() == [0.25, 0.25]
+    page = book.pages()["dossiers/subgroup_job_temp_edu_low.html"]
+    tables = _tables(page)
+    members = tables["definition-1"][1:3]
+    assert members == [["f", "40", "20.0%", "0.500"], ["m", "20", "10.0%", "0.250"]]
+    actions = tables["definition-1"][4:]
+    assert actions[0] == ["f", "edu = high", "10 of 40", "25.0%", "1.500"]
+    assert "bias against f (unfairness score 0.25)" in page
+    at = [page.index(t) for t in SUBGROUP_SECTION_TITLES]
+    assert at == sorted(at) and "<script" not in page
+    both = build_subgroup_dossiers(results, top=5)
+    assert len(both.pages()) == 2
+    old = both.pages()["dossiers/subgroup_age_old.html"]
+    assert "no action gives recourse under this definition" in old
+    assert build_subgroup_dossiers(results, top=5).pages() == both.pages()

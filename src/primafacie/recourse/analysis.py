@@ -70,6 +70,10 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
         if len(ranking.ranked()):
             results[f"csc_{label}"] = audit.csc(**ranking.definition(), top=spec.top)
     ctx.tick(len(facts.rankings), len(facts.rankings), STAGES["csc"])
+    if spec.dossiers is not None:  # pages dossiers/subgroup_<label>.html, read from the CSCs
+        from ..report.dossier import build_subgroup_dossiers
+
+        results["dossiers"] = build_subgroup_dossiers(results, spec.dossiers.top)
     tables = result_tables("recourse", results)
     tables[table_stem("recourse", "curves")] = curves_frame(facts, shown_subgroups(results))
     return AnalysisRun(

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal, Optional, Union
 from pydantic import Field, ValidationInfo, field_validator
 
 from ..configbase import Strict as _Strict
+from ..report.dossier import SubgroupDossierSpec
 from ..validation import check_value
 from .params import PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS
 
@@ -56,6 +57,7 @@ class RecourseSpec(_Strict):
         "protected": "Protected attribute audited (default: the only one).",
         "top": "Comparative subgroup counterfactuals per definition (tables and CSC files; "
         "the report shows the first).",
+        "dossiers": "A printable page per top subgroup: {top: 5}.",
     }
 
     support: float = 0.01
@@ -67,6 +69,7 @@ class RecourseSpec(_Strict):
     bins: dict[str, Union[int, list[float]]] = Field(default_factory=dict)
     protected: Optional[str] = None
     top: int = 10
+    dossiers: Optional[SubgroupDossierSpec] = None
 
     @field_validator("phi", mode="before")
     @classmethod

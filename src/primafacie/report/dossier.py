@@ -59,6 +59,9 @@ __all__ = [
     "SECTION_TITLES",
     "PageLink",
     "complainant_rows",
+    "SubgroupDossierSpec",
+    "build_subgroup_dossiers",
+    "SUBGROUP_SECTION_TITLES",
 ]
 
 #: The section headings of a page, in order (the print test looks for each).
@@ -601,10 +604,16 @@ def render_dossier(facts: Mapping[str, Any]) -> str:
     str
         The HTML document.
     """
+    return _render("dossier.html", {"running": f"complainant {facts['id']}", **facts})
+
+
+def _render(name: str, context: Mapping[str, Any]) -> str:
+    """Render a dossier template (they share ``dossier_style.html``: print CSS, no script)."""
     import jinja2
 
-    source = resources.files("primafacie.report").joinpath("templates", "dossier.html")
+    templates = resources.files("primafacie.report").joinpath("templates")
     env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda n: templates.joinpath(n).read_text("utf-8")),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -612,7 +621,7 @@ def render_dossier(facts: Mapping[str, Any]) -> str:
         lstrip_blocks=True,
     )
     env.filters["num"] = _fmt
-    return env.from_string(source.read_text("utf-8")).render(**facts)
+    return env.get_template(name).render(**context)
 
 
 def _page(
@@ -740,4 +749,128 @@ def build_dossiers(
         index += rows
     columns = ["id", "file", "test", "method", "k", "p_c", "p_t", "delta", "ci_low",
                "significant", "verdicts"]  # fmt: skip
+    return Dossiers(index=pd.DataFrame(index, columns=columns), html=html)
+
+
+# ------------------------------------------------------------------ recourse subgroups
+#: The section headings of a subgroup page, in order.
+SUBGROUP_SECTION_TITLES = (
+    "The subgroup",
+    "Comparative subgroup counterfactual",
+    "What this means",
+)
+
+_SUBGROUP_MEANING = (
+    "Each definition compares how easily the rejected members of each group obtain the "
+    "favourable decision by changing what they can change (the actions below, with their "
+    "costs). A subgroup ranked with a bias against a group is evidence that recourse is harder "
+    "for that group here; it does not say why, and it rests on the cost of each feature, the "
+    "immutable features and the support threshold stated in the report."
+)
+
+
+class SubgroupDossierSpec(Strict):
+    """``analyses.recourse.dossiers``: a page per top subgroup.
+
+    Examples
+    --------
+    >>> SubgroupDossierSpec().top
+    5
+    """
+
+    top: int = Field(5, ge=1, description="Pages for this many subgroups (first ranked first).")
+
+
+def _cscs(results: Mapping[str, Any]) -> list[Any]:
+    """The comparative subgroup counterfactual Results (they have ``records``)."""
+    return [r for r in results.values() if hasattr(r, "records") and hasattr(r, "title")]
+
+
+def _subgroup_definition(rec: Any, title: str) -> dict[str, Any]:
+    """One definition's expanded card: the members by group and every action with its cost."""
+    members = pd.DataFrame(
+        {
+            "group": [g.group for g in rec.groups],
+            "rejected members in the subgroup": [int(g.n) for g in rec.groups],
+            "share of the group's rejected": [f"{100 * g.coverage:.1f}%" for g in rec.groups],
+            "difficulty": [g.difficulty for g in rec.groups],
+        }
+    )
+    acts = [
+        {
+            "group": g.group,
+            "action": ", ".join(f"{k} = {v}" for k, v in a.changes.items()),
+            "obtain the favourable decision": f"{int(a.flipped)} of {int(a.n)}",
+            "effectiveness": f"{100 * a.effectiveness:.1f}%",
+            "cost": a.cost if a.cumulative else "—",
+        }
+        for g in rec.groups
+        for a in g.actions
+    ] + [
+        {"group": g.group, "action": "no action gives recourse under this definition",
+         "obtain the favourable decision": f"0 of {int(g.n)}", "effectiveness": "—", "cost": "—"}
+        for g in rec.groups
+        if not g.actions
+    ]  # fmt: skip
+    actions = pd.DataFrame(
+        acts, columns=["group", "action", "obtain the favourable decision", "effectiveness",
+                       "cost"]
+    )  # fmt: skip
+    score = "∞" if np.isinf(rec.score) else f"{rec.score:.3g}"
+    verdict = (
+        f"Ranked #{rec.rank}: no difference between the groups."
+        if rec.score == 0
+        else f"Ranked #{rec.rank}: bias against {rec.bias_against} (unfairness score {score})."
+    )
+    return {"title": title, "verdict": verdict, "members": _table(members),
+            "actions": _table(actions)}  # fmt: skip
+
+
+def build_subgroup_dossiers(results: Mapping[str, Any], top: int = 5) -> Dossiers:
+    """A page per top subgroup of the recourse Results: its card, expanded, per definition.
+
+    Parameters
+    ----------
+    results
+        ``{label: Result}`` of the recourse analysis; the comparative subgroup counterfactual
+        Results (with ``records``) are read, in definition order.
+    top
+        Subgroups, taken in order of first appearance (each definition's first ranked first).
+
+    Returns
+    -------
+    Dossiers
+        Pages ``dossiers/subgroup_<label>.html``; the index has one row per subgroup and
+        definition (id = subgroup label, test = definition, rank, score, bias_against).
+    """
+    cscs = _cscs(results)
+    depth = max((len(c.records) for c in cscs), default=0)
+    order = [c.records[i].label for i in range(depth) for c in cscs if i < len(c.records)]
+    chosen = list(dict.fromkeys(order))[:top]
+    html, index = {}, []
+    for label in chosen:
+        file = f"dossiers/subgroup_{_slug(label)}.html"
+        defs = []
+        for csc in cscs:
+            for rec in csc.records:
+                if rec.label != label:
+                    continue
+                defs.append(_subgroup_definition(rec, csc.title))
+                index.append({"id": label, "file": file, "test": csc.title,
+                              "rank": int(rec.rank), "score": float(rec.score),
+                              "bias_against": rec.bias_against, "verdicts": defs[-1]["verdict"]})  # fmt: skip
+        rec = next(r for c in cscs for r in c.records if r.label == label)
+        html[file] = _render(
+            "dossier_subgroup.html",
+            {
+                "running": f"subgroup {label}",
+                "label": label,
+                "subgroup": [(k, _fmt(v)) for k, v in rec.subgroup.items()],
+                "definitions": defs,
+                "meaning": _SUBGROUP_MEANING,
+                "legal": list(LEGAL_NOTE),
+                "sections": SUBGROUP_SECTION_TITLES,
+            },
+        )
+    columns = ["id", "file", "test", "rank", "score", "bias_against", "verdicts"]
     return Dossiers(index=pd.DataFrame(index, columns=columns), html=html)

@@ -37,8 +37,7 @@ _GROUP = {
 #: The dossier pages an analysis wrote (``dossiers/<id>.html``) and their index rows.
 _DOSSIER_ROW = {
     "type": "object",
-    "required": ["id", "file", "test", "method", "k", "p_c", "p_t", "delta", "significant",
-                 "verdicts"],
+    "required": ["id", "file", "test", "verdicts"],
     "properties": {
         "file": {"type": "string", "pattern": "^dossiers/[A-Za-z0-9._-]+\\.html$"},
         "test": {"type": "string"},
@@ -50,6 +49,9 @@ _DOSSIER_ROW = {
         "ci_low": {"type": ["number", "string", "null"]},
         "significant": {"type": "boolean"},
         "verdicts": {"type": "string"},
+        "rank": {"type": "integer", "minimum": 0},
+        "score": {"type": ["number", "string"]},
+        "bias_against": {"type": ["string", "null"]},
     },
 }  # fmt: skip
 
