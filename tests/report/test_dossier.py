@@ -396,5 +396,5 @@ def test_subgroup_pages_expand_the_card_with_counts_actions_and_costs(tmp_path):
     both = build_subgroup_dossiers(results, top=5)
     assert len(both.pages()) == 2
     old = both.pages()["dossiers/subgroup_age_old.html"]
-    assert "no action gives recourse under this definition" in old
+    assert "no action changes the decision under this definition" in old
     assert build_subgroup_dossiers(results, top=5).pages() == both.pages()

@@ -763,8 +763,8 @@ SUBGROUP_SECTION_TITLES = (
 _SUBGROUP_MEANING = (
     "Each definition compares how easily the rejected members of each group obtain the "
     "favourable decision by changing what they can change (the actions below, with their "
-    "costs). A subgroup ranked with a bias against a group is evidence that recourse is harder "
-    "for that group here; it does not say why, and it rests on the cost of each feature, the "
+    "costs). A subgroup ranked with a bias against a group is evidence that the favourable decision is "
+    "harder to reach for that group here; it does not say why, and it rests on the cost of each feature, the "
     "immutable features and the support threshold stated in the report."
 )
 
@@ -807,7 +807,7 @@ def _subgroup_definition(rec: Any, title: str) -> dict[str, Any]:
         for g in rec.groups
         for a in g.actions
     ] + [
-        {"group": g.group, "action": "no action gives recourse under this definition",
+        {"group": g.group, "action": "no action changes the decision under this definition",
          "obtain the favourable decision": f"0 of {int(g.n)}", "effectiveness": "—", "cost": "—"}
         for g in rec.groups
         if not g.actions
