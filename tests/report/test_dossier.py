@@ -197,13 +197,19 @@ def test_every_section_in_order_and_sensitivity_not_run(world):
 def test_sensitivity_variants_are_listed(world):
     data, scm, res = world
 
+    calls = []
+
     class Sens:
-        def overturning(self, row):
+        def overturning(self, row, test=None):
+            calls.append((row, test))
             return ["without g → income"]
 
-    page = next(iter(build_dossiers({"single_g": res}, data, scm=scm, top=1,
-                                    sensitivity=Sens()).pages().values()))  # fmt: skip
+    ident = select_ids({"single_g": res}, 1)[0]
+    book = build_dossiers({"single_g": res}, data, scm=scm, ids=[ident], sensitivity=Sens())
+    page = next(iter(book.pages().values()))
     assert "<li>without g → income</li>" in page
+    row = int(np.flatnonzero(data.frame["pid"].to_numpy() == ident)[0])
+    assert calls == [(row, "single_g")]  # the data-row position and the test label
 
 
 def test_redaction_removes_the_column_from_the_source(world):

@@ -467,6 +467,14 @@ def _interval(row: pd.Series, params: Mapping[str, Any], res: Any) -> dict[str, 
     }
 
 
+def _overturning(sens: Any, pos: int, label: str) -> list[str]:
+    """The variants of the causal model that change this person's verdict in this test."""
+    try:
+        return list(sens.overturning(pos, test=label))
+    except TypeError:  # a sensitivity Result whose overturning() takes the row only
+        return list(sens.overturning(pos))
+
+
 def _test_facts(
     label: str, res: Any, data: Any, pos: int, scm: Any, redact: Sequence[str], sens: Any
 ) -> dict[str, Any]:
@@ -494,7 +502,7 @@ def _test_facts(
         "decision": "—" if pd.isna(cf_dec) else ("favourable" if cf_dec == 1 else "unfavourable"),
         "distance": 0.0,
     }
-    overturn = None if sens is None else list(sens.overturning(pos))
+    overturn = None if sens is None else _overturning(sens, pos, label)
     return {
         "label": label,
         "attribute": attr,
