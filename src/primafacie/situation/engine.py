@@ -855,13 +855,16 @@ class SituationTest:
     def _group_distances(
         groups: tuple[np.ndarray, np.ndarray], method: str, lists: _Lists
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Gower distances of the members :meth:`_groups` lists, column for column (NaN where
-        a position is a pad: no neighbour, or the complainant or a centre in legacy mode)."""
+        """Gower distances (float32) of the members :meth:`_groups` lists, column for column
+        (NaN where a position is a pad: no neighbour, or the complainant or a centre in
+        legacy mode)."""
         out = []
         for pos, dist in zip(
             groups, (lists.ctrl_dist, lists.st_dist if method == "st" else lists.cf_dist),
             strict=True,
         ):  # fmt: skip
-            d = np.asarray(dist, dtype=float)[:, : pos.shape[1]]
-            out.append(np.where(pos >= 0, d, np.nan))
+            # float32: distances lie in [0, 1] and are shown to 3 decimals; it halves the
+            # memory they add to the kept neighbour lists (+24 MB at n = 50,000, k = 50)
+            d = np.asarray(dist, dtype=np.float32)[:, : pos.shape[1]]
+            out.append(np.where(pos >= 0, d, np.float32(np.nan)))
         return out[0], out[1]

@@ -375,8 +375,8 @@ class SituationResult(_Narrative):
     neighbors
         ``{(method, k): (control_rows, test_rows)}`` neighbour positions (-1 pads).
     neighbor_distances
-        ``{(method, k): (control_distances, test_distances)}``: the Gower distance of each
-        member in ``neighbors``, column for column (NaN for a pad).
+        ``{(method, k): (control_distances, test_distances)}``: the Gower distance (float32)
+        of each member in ``neighbors``, column for column (NaN for a pad).
     """
 
     table: pd.DataFrame
