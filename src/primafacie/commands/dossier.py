@@ -17,7 +17,7 @@ from ._common import console, guarded
 
 HELP = """Write a printable dossier page per complainant named with --id.
 
-Each page (OUT/<id>.html, self-contained, no script) holds the person's record and how the
+Each page (OUT/ID.html, self-contained, no script) holds the person's record and how the
 decision was obtained, the counterfactual twin with the causal path that moved each feature,
 the control and test groups with their distances, the rates with Δp and its interval, the
 verdict for every method and k, the assumptions and what the evidence means legally. Print it
