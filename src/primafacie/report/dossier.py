@@ -569,10 +569,23 @@ def _record(data: Any, pos: int, redact: Sequence[str], source: Mapping[str, str
 
 
 def _scrub(text: str, redact: Sequence[str]) -> str:
-    """Remove every redacted column name from a rendered page (whole words only)."""
-    for name in redact:
-        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", "[redacted]", text)
-    return text
+    """Remove every redacted column name from a rendered page's text (whole words only).
+
+    Tags and the style sheet are left alone, so a column called ``size`` or ``id`` cannot
+    break the markup; the tables, paths and sentences (all text) lose the name.
+
+    Examples
+    --------
+    >>> _scrub('<p id="x">size: 3, sizes</p><style>@page { size: A4 }</style>', ["size"])
+    '<p id="x">[redacted]: 3, sizes</p><style>@page { size: A4 }</style>'
+    """
+    if not redact:
+        return text
+    words = re.compile(
+        r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, redact)) + r")(?![A-Za-z0-9_])"
+    )
+    parts = re.split(r"(<style>.*?</style>|<[^>]*>)", text, flags=re.S)
+    return "".join(p if p.startswith("<") else words.sub("[redacted]", p) for p in parts)
 
 
 def _assumptions(params: Mapping[str, Any], scm: Any, redact: Sequence[str]) -> list[str]:
