@@ -50,12 +50,12 @@ def _files(folder: Path) -> dict[str, bytes]:
 def test_demo_runs_every_analysis(demo):
     base, res, _ = demo
     assert {name: run.status for name, run in res.runs.items()} == {
-        "situation": "ok", "recourse": "ok", "principal": "ok", "certainty": "ok",
+        "groups": "ok", "situation": "ok", "recourse": "ok", "principal": "ok", "certainty": "ok",
     }  # fmt: skip
     sit = res.runs["situation"]
     assert set(sit.results) == {"single_gender", "single_race", "multiple", "intersectional"}
     assert res.runs["certainty"].numbers["selected"]
-    assert list(res.summary()["status"]) == ["ok"] * 4
+    assert list(res.summary()["status"]) == ["ok"] * 5
     assert res.plot().axes  # the overview figure
     out = base / "a"
     html = (out / "report.html").read_text()
@@ -88,9 +88,10 @@ def test_report_has_every_section_with_a_figure(demo):
     parts = re.split(r'<section id="', html)[1:]
     sections = {p.split('"', 1)[0]: p for p in parts}
     assert list(sections) == [
-        "summary", "sec-situation", "sec-recourse", "sec-principal", "sec-certainty", "appendix",
+        "summary", "sec-groups", "sec-situation", "sec-recourse", "sec-principal",
+        "sec-certainty", "appendix",
     ]  # fmt: skip
-    for sid in ("sec-situation", "sec-recourse", "sec-principal", "sec-certainty"):
+    for sid in ("sec-groups", "sec-situation", "sec-recourse", "sec-principal", "sec-certainty"):
         assert 'data-status="ok"' in sections[sid] and "<figure" in sections[sid], sid
     assert 'class="dag"' in sections["appendix"]
     assert "<script src" not in html and "<link" not in html and "@import" not in html
@@ -173,7 +174,8 @@ def test_failing_analysis_writes_nothing_unless_keep_going(demo, tmp_path, monke
 
 def test_bad_inputs_raise_input_error_and_write_nothing(demo, tmp_path):
     base, _, _ = demo
-    cfg = load_config(_small_config(base, tmp_path, {}))
+    # group metrics are on by default: no analysis means turning them off too
+    cfg = load_config(_small_config(base, tmp_path, {"groups": None}))
     with pytest.raises(InputError, match="asks for no analysis"):
         run_audit(cfg, tmp_path / "out", progress=False)
     raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
@@ -231,7 +233,7 @@ def test_a_user_style_config_rule_single_attribute_covariates(demo, tmp_path):
     path.write_text(yaml.safe_dump(raw))
     res = run_audit(load_config(path), tmp_path / "out", progress=False)
     assert {n: r.status for n, r in res.runs.items()} == dict.fromkeys(
-        ["situation", "recourse", "principal", "certainty"], "ok"
+        ["groups", "situation", "recourse", "principal", "certainty"], "ok"
     )
     assert set(res.runs["situation"].results) == {"single_gender"}
     summary = res.runs["principal"].results["evaluation"].summary()

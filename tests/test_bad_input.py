@@ -269,7 +269,8 @@ CASES: list[Case] = [
     Case("config-not-mapping", ("audit.yaml", "must be a mapping"), yaml_text=lambda s: "- a\n"),
     Case("config-missing-data", ("missing required key 'data'",), cfg={"data": DROP}),
     Case("config-max-levels-zero", ("max_levels",), cfg={"max_levels": 0}),
-    Case("config-no-analysis", ("asks for no analysis",), cfg={"analyses": {}}),
+    # group metrics are on by default: asking for no analysis turns them off too
+    Case("config-no-analysis", ("asks for no analysis",), cfg={"analyses": {"groups": None}}),
     Case("config-bad-alpha", ("analyses.situation.alpha",),
          cfg={"analyses": {"situation": {"alpha": 2, "methods": ["st"]}}}),
     # ------------------------------------------------------------------ rules

@@ -218,3 +218,62 @@ def test_schema_describes_every_key():
     ]
     assert missing == []
     assert schema["properties"]["seed"]["description"].startswith("Seed of every random step")
+
+
+def test_read_frame_reads_only_the_columns_the_audit_uses(tmp_path):
+    """Roles, rule columns, decision-makers' columns and column names given in analysis
+    sections (covariates) are read; other columns are not."""
+    pd.DataFrame(
+        {
+            "id": [1, 2, 3, 4],
+            "salary": [1.0, 5.0, 2.0, 6.0],
+            "bonus": [0.0, 1.0, 0.0, 1.0],
+            "region": list("abab"),
+            "gender": ["female", "male"] * 2,
+            "clerk": [1, 0, 1, 1],
+            "city": list("xyzx"),
+            "unused": [9, 9, 9, 9],
+        }
+    ).to_csv(tmp_path / "loans.csv", index=False)
+    text = GOOD.replace("{column: approved}", '{rule: "salary + bonus > 3"}').replace(
+        "  situation: {k: [15, 30], alpha: 0.05}\n",
+        "  certainty: {decision_makers: {c: {column: clerk}}, protected: [gender]}\n"
+        "  principal: {covariates: [city]}\noutcome: clerk\n",
+    )
+    cfg = load_config(write(tmp_path, text))
+    assert cfg.read_frame().columns.tolist() == [
+        "salary", "bonus", "region", "gender", "clerk", "city",
+    ]  # fmt: skip
+    assert "unused" in cfg.read_frame(all_columns=True)
+    assert cfg.audit_data().decision_array().tolist() == [0, 1, 0, 1]
+
+
+def test_read_frame_reads_every_column_when_a_named_one_is_missing(tmp_path):
+    """Without the misspelt column, the error still lists every column and suggests one."""
+    pd.DataFrame(
+        {"salary": [1.0, 5.0], "regions": ["a", "b"], "gender": ["female", "male"]}
+    ).to_csv(tmp_path / "loans.csv", index=False)
+    cfg = load_config(write(tmp_path, GOOD.replace("{column: approved}", '{rule: "salary > 3"}')))
+    assert cfg.read_frame().columns.tolist() == ["salary", "regions", "gender"]
+    with pytest.raises(InputError, match=r"'region' is not in the data \(did you mean 'regions'"):
+        cfg.audit_data()
+
+
+def test_read_frame_projection_includes_a_models_fitted_columns(tmp_path):
+    import joblib
+    from sklearn.linear_model import LogisticRegression
+
+    df = pd.DataFrame(
+        {
+            "salary": [1.0, 5.0, 2.0, 6.0],
+            "age": [20, 30, 40, 50],
+            "region": list("abab"),
+            "gender": ["female", "male"] * 2,
+            "unused": [0, 0, 0, 0],
+        }
+    )
+    df.to_csv(tmp_path / "loans.csv", index=False)
+    model = LogisticRegression().fit(df[["salary", "age"]], [0, 1, 0, 1])
+    joblib.dump(model, tmp_path / "m.joblib")
+    cfg = load_config(write(tmp_path, GOOD.replace("{column: approved}", "{model: m.joblib}")))
+    assert cfg.read_frame().columns.tolist() == ["salary", "age", "region", "gender"]

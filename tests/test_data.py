@@ -239,3 +239,102 @@ def test_read_table_names_thousands_separators_and_duplicated_headers(tmp_path):
     p.write_bytes("a,b\n1,caf\xe9\n".encode("latin-1"))
     with pytest.raises(InputError, match="not UTF-8"):
         read_table(p)
+
+
+# ---------------------------------------------------------------- read_table: projection, Parquet
+def test_read_table_csv_projection_keeps_file_order_and_skips_unused_columns(tmp_path):
+    path = tmp_path / "t.csv"
+    # 'amount' would be an error if read (thousands separators); it is not a used column
+    path.write_text('income,amount,city,age\n10,"1,234",Pisa,30\n20,"5,678",Roma,40\n')
+    frame = read_table(path, columns=["age", "income"])
+    assert frame.columns.tolist() == ["income", "age"]
+    assert frame["age"].tolist() == [30, 40]
+    with pytest.raises(InputError, match="'amount' holds numbers written with thousands"):
+        read_table(path)
+    with pytest.raises(
+        InputError, match=r"column 'AGE' is not in the data \(did you mean 'age'\?\); columns"
+    ):
+        read_table(path, columns=["AGE"])
+
+
+def test_read_table_parquet_file_reads_only_the_requested_columns(tmp_path):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"a": [1, 2], "b": ["x", "y"], "c": [0.5, 1.5]}).to_parquet(path, index=False)
+    frame = read_table(path, columns=["c", "a"])
+    assert frame.columns.tolist() == ["a", "c"]
+    assert frame["c"].tolist() == [0.5, 1.5]
+    assert read_table(path).columns.tolist() == ["a", "b", "c"]
+    with pytest.raises(InputError, match=r"column 'B' is not in the data \(did you mean 'b'"):
+        read_table(path, columns=["B"])
+
+
+def _write_parts(folder, frames, names):
+    folder.mkdir(parents=True, exist_ok=True)
+    for part, name in zip(frames, names, strict=True):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        part.to_parquet(folder / name, index=False)
+
+
+def test_read_table_parquet_folder_in_sorted_part_order_skipping_hidden_files(tmp_path):
+    folder = tmp_path / "ds"
+    parts = [pd.DataFrame({"a": [i, i + 1], "b": ["p", "q"]}) for i in (0, 10, 20)]
+    # written out of order: the table follows the sorted names, not the writing order
+    _write_parts(folder, parts[::-1], ["part-00002.pq", "part-00001.parquet", "part-00000.parquet"])
+    (folder / "_SUCCESS").write_text("")
+    _write_parts(folder, [pd.DataFrame({"zzz": [1]})], ["_tmp/part-9.parquet"])
+    frame = read_table(folder)
+    assert frame["a"].tolist() == [0, 1, 10, 11, 20, 21]
+    assert read_table(folder, columns=["a"]).columns.tolist() == ["a"]
+
+
+def test_read_table_parquet_folder_hive_partitions_become_columns(tmp_path):
+    folder = tmp_path / "ds"
+    _write_parts(
+        folder,
+        [pd.DataFrame({"a": [1, 2]}), pd.DataFrame({"a": [3]})],
+        ["region=north/p0.parquet", "region=south/p0.parquet"],
+    )
+    frame = read_table(folder)
+    assert frame["a"].tolist() == [1, 2, 3]
+    assert frame["region"].astype(str).tolist() == ["north", "north", "south"]
+
+
+def test_read_table_parquet_folder_errors_name_the_folder_and_the_file(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(
+        InputError, match="data file .*empty is a folder that holds no Parquet file"
+    ):
+        read_table(empty)
+    mixed = tmp_path / "mixed"
+    _write_parts(
+        mixed,
+        [pd.DataFrame({"a": [1]}), pd.DataFrame({"a": ["x"]})],
+        ["p0.parquet", "p1.parquet"],
+    )
+    with pytest.raises(InputError, match=r"p1.parquet has other columns than p0.parquet .*'a'"):
+        read_table(mixed)
+
+
+@pytest.mark.parametrize(
+    "given, kind",
+    [
+        ("nominal", "categorical"),
+        ("Nominal", "categorical"),
+        ("continuous", "numeric"),
+        (" Numerical ", "numeric"),
+        ("ordered", "ordinal"),
+        ("categorical", "categorical"),
+    ],
+)
+def test_feature_kind_synonyms(given, kind):
+    """The field's common names of a kind are accepted, in the API and in audit.yaml."""
+    from primafacie.config import AuditConfig
+    from primafacie.data import _parse_feature
+
+    assert _parse_feature("x", given).kind == kind
+    cfg = AuditConfig.model_validate(
+        {"data": "x.csv", "decision": {"column": "y"}, "features": {"x": given},
+         "protected": {"g": "f"}}
+    )  # fmt: skip
+    assert cfg.features["x"] == kind

@@ -130,3 +130,56 @@ def test_check_binary():
         check_binary(np.array([0.0, np.nan]), "column 'y'")
     with pytest.raises(InputError, match="missing values"):
         check_binary(np.array(["a", None], dtype=object), "column 'y'")
+
+
+# ---------------------------------------------------------------------- every declared constraint
+def _declared() -> list[tuple[str, str, list]]:
+    """(owner, parameter, constraints) for every engine that declares constraints."""
+    from primafacie.causal import SCM
+    from primafacie.certainty import CertaintyAudit
+    from primafacie.principal import PrincipalFairness
+    from primafacie.recourse import RecourseAudit
+    from primafacie.recourse.params import RUN_CONSTRAINTS
+    from primafacie.situation import (
+        IntersectionalSituationTest,
+        MultipleSituationTest,
+        SituationTest,
+    )
+
+    owners = {
+        cls.__name__: cls._parameter_constraints
+        for cls in (
+            SituationTest,
+            MultipleSituationTest,
+            IntersectionalSituationTest,
+            RecourseAudit,
+            PrincipalFairness,
+            CertaintyAudit,
+            SCM,
+        )
+    }
+    owners["RecourseAudit.run"] = RUN_CONSTRAINTS
+    return [(o, p, c) for o, cons in owners.items() for p, c in cons.items()]
+
+
+_DECLARED = _declared()
+
+
+def test_every_engine_declares_constraints():
+    owners = {o for o, _, _ in _DECLARED}
+    assert len(owners) == 8 and len(_DECLARED) > 40
+
+
+@pytest.mark.parametrize(
+    "owner, param, constraints", _DECLARED, ids=[f"{o}.{p}" for o, p, _ in _DECLARED]
+)
+def test_every_declared_constraint_rejects_an_invalid_value_in_one_format(
+    owner, param, constraints
+):
+    """The common test: each declared constraint is fed a value it must refuse, and the
+    message names the owner and the parameter, says what is accepted and what was given."""
+    bad = invalid_value(constraints)
+    with pytest.raises(InputError) as exc:
+        validate_params(owner, {param: constraints}, {param: bad})
+    message = str(exc.value)
+    assert message.startswith(f"{owner}: {param} must be {describe(constraints)}; got ")

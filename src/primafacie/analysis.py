@@ -261,6 +261,9 @@ class Analysis:
         there is nothing to draw).
     stage
         Progress-bar label (default: the title in lower case).
+    default_on
+        Run with the spec's defaults when ``audit.yaml`` has no ``analyses.<name>`` section
+        (``<name>: null`` turns it off); otherwise an absent section is not run.
     """
 
     name: str
@@ -277,6 +280,7 @@ class Analysis:
     seeds: Callable[[Any], dict[str, int]] = _no_seeds
     overview: Callable[[AnalysisRun], Any] | None = None
     stage: str = ""
+    default_on: bool = False
 
     @property
     def stage_name(self) -> str:

@@ -20,15 +20,23 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
 import numpy as np
 import pandas as pd
 import yaml
-from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    Field,
+    ValidationError,
+    create_model,
+    model_validator,
+)
 
-from .data import MAX_LEVELS, AuditData, read_table
+from .data import KIND_SYNONYMS, MAX_LEVELS, AuditData, read_table, table_columns, to_pandas
 from .decisions import ModelDecider, Rule, load_model
 from .errors import InputError
 
@@ -61,7 +69,18 @@ class OrdinalSpec(_Strict):
     ordinal: Optional[list[Scalar]] = None
 
 
-FeatureKind = Union[Literal["numeric", "categorical", "ordinal"], OrdinalSpec]
+def _canonical_kind(value: Any) -> Any:
+    """``nominal`` -> categorical, ``continuous`` -> numeric, ... (:data:`data.KIND_SYNONYMS`)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return KIND_SYNONYMS.get(text, text)
+    return value
+
+
+FeatureKind = Union[
+    Annotated[Literal["numeric", "categorical", "ordinal"], BeforeValidator(_canonical_kind)],
+    OrdinalSpec,
+]
 
 
 class CausalSpec(_Strict):
@@ -84,12 +103,22 @@ class CausalSpec(_Strict):
 
 
 #: Which analyses to run (one optional section per registered analysis); an absent section is
-#: not run. Built from the registry, so a new analysis needs no edit here.
+#: not run, except for a ``default_on`` analysis, which then runs with its spec's defaults
+#: (``name: null`` turns it off). Built from the registry, so a new analysis needs no edit here.
 AnalysesSpec = create_model(
     "AnalysesSpec",
     __base__=_Strict,
-    __doc__="Which analyses to run; an absent section is not run.",
-    **{a.name: (Optional[a.spec], Field(None, description=a.description)) for a in ANALYSES},
+    __doc__="Which analyses to run; an absent section is not run, except an analysis that is on "
+    "by default (it runs with its defaults; null turns it off).",
+    **{
+        a.name: (
+            Optional[a.spec],
+            Field(default_factory=a.spec, description=a.description)
+            if a.default_on
+            else Field(None, description=a.description),
+        )
+        for a in ANALYSES
+    },
 )
 
 
@@ -216,13 +245,91 @@ class AuditConfig(_Strict):
                 out[name] = load_model(self.resolve(dm.model))
         return out
 
-    def read_frame(self) -> pd.DataFrame:
-        """The data table as read from disk (never modified)."""
-        return read_table(self.data_path)
+    def used_columns(self, available: Sequence[str]) -> list[str] | None:
+        """The columns of the data file this audit reads (column projection).
+
+        The role columns (features, protected attributes, decision, outcome, id), the columns
+        of every rule and of every model (its ``feature_names_in_``), the certainty
+        decision-makers' columns, and any column of the file named anywhere in the analyses
+        or causal sections (e.g. ``principal.covariates``): a section's column-valued keys are
+        found by name, so a new analysis key needs no edit here.
+
+        Parameters
+        ----------
+        available
+            The file's columns (:func:`~primafacie.data.table_columns`).
+
+        Returns
+        -------
+        list of str or None
+            The used columns in file order; ``None`` (read every column) when the
+            configuration names a column the file lacks, so that the error raised later
+            lists every column and suggests the closest one, exactly as without projection.
+
+        Examples
+        --------
+        >>> cfg = AuditConfig.model_validate({
+        ...     "data": "loans.csv", "decision": {"rule": "salary > 10"},
+        ...     "features": {"region": "categorical"}, "protected": {"gender": "f"},
+        ...     "analyses": {"principal": {"covariates": ["region"]}}, "outcome": "repaid"})
+        >>> cfg.used_columns(["id", "salary", "gender", "region", "repaid", "notes"])
+        ['salary', 'gender', 'region', 'repaid']
+        >>> cfg.used_columns(["salary", "gender", "repaid"]) is None  # 'region' is missing
+        True
+        """
+        present = [str(c) for c in available]
+        named = [*self.features, *self.protected]
+        named += [c for c in (self.decision.column, self.outcome, self.id) if c]
+        deciders = [self.decider(), *self.decision_makers().values()]
+        for dm in deciders:
+            if isinstance(dm, str):  # a decision-maker's recorded column
+                named.append(dm)
+            elif isinstance(dm, Rule):
+                named.extend(dm.columns)
+            elif getattr(dm, "features", None) is not None:  # a ModelDecider
+                named.extend(map(str, dm.features))
+            elif getattr(dm, "feature_names_in_", None) is not None:  # a bare estimator
+                named.extend(map(str, dm.feature_names_in_))
+        known = set(present)
+        if any(c not in known for c in named):
+            return None
+        sections = [self.analyses.model_dump(), self.causal.model_dump() if self.causal else {}]
+        named_anywhere = _strings(sections) & known
+        wanted = set(named) | named_anywhere
+        return [c for c in present if c in wanted]
+
+    def read_frame(self, all_columns: bool = False) -> pd.DataFrame:
+        """The data table as read from disk (never modified).
+
+        Parameters
+        ----------
+        all_columns
+            Read every column; by default only :meth:`used_columns` are read, so a wide
+            Parquet table costs only the bytes of the audited columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        if all_columns:
+            return read_table(self.data_path)
+        columns = self.used_columns(table_columns(self.data_path))
+        return read_table(self.data_path, columns=columns)
 
     def audit_data(self, frame: pd.DataFrame | None = None) -> AuditData:
-        """Build the :class:`AuditData`; ŷ is computed from the model or rule when needed."""
-        frame = self.read_frame() if frame is None else frame
+        """Build the :class:`AuditData`; ŷ is computed from the model or rule when needed.
+
+        Parameters
+        ----------
+        frame
+            The table (pandas, polars or pyarrow); by default the configured file, reading
+            only the columns the audit uses (:meth:`read_frame`).
+
+        Returns
+        -------
+        AuditData
+        """
+        frame = self.read_frame() if frame is None else to_pandas(frame)
         favorable: Any = self.favorable
         decider = self.decider()
         if decider is not None:
@@ -252,6 +359,22 @@ class AuditConfig(_Strict):
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
         return self.model_dump(mode="json")
+
+
+def _strings(doc: Any) -> set[str]:
+    """Every string (mapping key or value) in a nested structure of dicts and lists."""
+    out: set[str] = set()
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.add(node)
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple, set)):
+            stack.extend(node)
+    return out
 
 
 def _with_source(exc: InputError, path: Path | None) -> str:

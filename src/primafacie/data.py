@@ -19,12 +19,26 @@ __all__ = [
     "MAX_LEVELS",
     "check_listed_values",
     "check_spellings",
+    "parquet_files",
     "read_table",
     "sniff_delimiter",
+    "table_columns",
     "to_pandas",
 ]
 
 FEATURE_KINDS = ("numeric", "categorical", "ordinal")
+#: The field's common synonyms of a feature kind (case-insensitive), e.g. ``nominal``.
+KIND_SYNONYMS = {
+    "continuous": "numeric",
+    "numerical": "numeric",
+    "interval": "numeric",
+    "ratio": "numeric",
+    "nominal": "categorical",
+    "categoric": "categorical",
+    "category": "categorical",
+    "binary": "categorical",
+    "ordered": "ordinal",
+}
 
 
 @dataclass(frozen=True)
@@ -40,12 +54,56 @@ class FeatureSpec:
     order: tuple | None = None
 
 
+def _module_of(obj: Any) -> str:
+    """Top-level package that defined ``obj``'s type (``"polars"``, ``"pyarrow"``...)."""
+    return type(obj).__module__.partition(".")[0]
+
+
 def to_pandas(table: Any) -> pd.DataFrame:
-    """Accept a pandas, polars or pyarrow table (anything with ``to_pandas``) or a mapping."""
+    """The pandas DataFrame behind any table a user may pass to the API.
+
+    The type is recognised by the package that defined it, so polars and pyarrow are never
+    imported here: a pandas user does not need them installed.
+
+    Parameters
+    ----------
+    table
+        A :class:`pandas.DataFrame` (returned as it is, not copied); a ``polars.DataFrame``
+        or ``polars.LazyFrame`` (collected); a ``pyarrow.Table`` or ``pyarrow.RecordBatch``;
+        a ``pyarrow.dataset.Dataset`` (read whole); anything else with ``to_pandas()``; or a
+        mapping of column name to values.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column names, order and values as in ``table``; text columns as pandas' string
+        dtype, so the three kinds of table give identical audits.
+
+    Raises
+    ------
+    InputError
+        For any other type (the message names it).
+
+    Examples
+    --------
+    >>> to_pandas({"a": [1, 2]}).a.tolist()
+    [1, 2]
+    >>> to_pandas([1, 2])
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: data must be a pandas/polars/pyarrow table or a mapping of columns, got list
+    """
     if isinstance(table, pd.DataFrame):
         return table
+    package = _module_of(table)
+    if package == "polars" and hasattr(table, "collect") and not hasattr(table, "to_pandas"):
+        table = table.collect()  # a LazyFrame: run its query once, here at the boundary
+    elif package == "pyarrow" and hasattr(table, "to_table") and not hasattr(table, "to_pandas"):
+        table = table.to_table()  # a pyarrow.dataset.Dataset
     if hasattr(table, "to_pandas"):
-        return table.to_pandas()
+        frame = table.to_pandas()
+        if isinstance(frame, pd.DataFrame):
+            return frame
     if isinstance(table, Mapping):
         return pd.DataFrame(table)
     raise InputError(
@@ -73,16 +131,141 @@ def sniff_delimiter(path: str | os.PathLike) -> str:
     return best
 
 
-def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
-    """Read a CSV or Parquet file into pandas, with a clear error when it cannot be read.
+#: File name endings read as Parquet (a folder of such files is one table).
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.is_dir() or path.suffix.lower() in PARQUET_SUFFIXES
+
+
+def parquet_files(folder: Path) -> list[Path]:
+    """The Parquet files of a dataset folder, in sorted path order (the row order of the table).
+
+    Names starting with ``.`` or ``_`` at any depth are skipped, as Spark and pyarrow do
+    (``_SUCCESS``, ``_metadata``, ``.part-0.crc``, ``_temporary/``).
+    """
+    files = sorted(
+        f
+        for f in folder.rglob("*")
+        if f.is_file()
+        and f.suffix.lower() in PARQUET_SUFFIXES
+        and not any(part[:1] in "._" for part in f.relative_to(folder).parts)
+    )
+    if not files:
+        raise InputError(
+            f"data file {folder} is a folder that holds no Parquet file (*.parquet, *.pq); give "
+            "a CSV or Parquet file, or a folder of Parquet files"
+        )
+    return files
+
+
+def _parquet_dataset(path: Path) -> Any:
+    """A ``pyarrow.dataset.Dataset`` over one file or a folder of files (hive partitions
+    ``key=value/`` become columns), with every file checked to have the same columns."""
+    try:
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+    except ImportError as exc:  # a core dependency, but an environment may lack it
+        raise InputError(
+            f"reading {path} needs pyarrow, which is not installed: pip install pyarrow"
+        ) from exc
+    if not path.is_dir():
+        return ds.dataset(str(path), format="parquet")
+    files = parquet_files(path)
+    first = pq.read_schema(files[0])
+    for f in files[1:]:  # footers only: cheap, and a clear message instead of pyarrow's
+        schema = pq.read_schema(f)
+        if schema.names != first.names or schema.types != first.types:
+            diff = sorted(
+                set(zip(schema.names, map(str, schema.types), strict=True))
+                ^ set(zip(first.names, map(str, first.types), strict=True))
+            )
+            raise InputError(
+                f"data folder {path}: {f.relative_to(path)} has other columns than "
+                f"{files[0].relative_to(path)} (differing name: type {diff[:6]}); every file of "
+                "a Parquet folder must have the same columns and types"
+            )
+    return ds.dataset(
+        [str(f) for f in files], format="parquet", partitioning="hive", partition_base_dir=str(path)
+    )
+
+
+def _csv_header(path: Path, sep: str) -> list[str]:
+    """The header of a CSV file as pandas names the columns (leading spaces skipped)."""
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as fh:
+        return next(csv.reader(fh, delimiter=sep, skipinitialspace=True), [])
+
+
+def _check_path(path: Path) -> None:
+    if not path.exists():
+        raise InputError(f"data file not found: {path}")
+    if not path.is_file() and not path.is_dir():
+        raise InputError(f"data file {path} is not a file")
+
+
+def table_columns(path: str | os.PathLike, sep: str | None = None) -> list[str]:
+    """The column names of a CSV or Parquet file (or folder of Parquet files), rows unread.
 
     Parameters
     ----------
     path
-        ``.csv`` (any of ``, ; | tab`` as delimiter, detected when ``sep`` is None; UTF-8) or
-        ``.parquet``.
+        As for :func:`read_table`.
+    sep
+        The CSV delimiter (detected when None).
+
+    Returns
+    -------
+    list of str
+        The names in file order (a Parquet folder's hive partition keys last).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("income;age\\n1;2\\n")
+    >>> table_columns(p)
+    ['income', 'age']
+    """
+    path = Path(path)
+    _check_path(path)
+    try:
+        if _is_parquet(path):
+            schema = _parquet_dataset(path).schema
+            index = (schema.pandas_metadata or {}).get("index_columns", [])
+            # a pandas index stored as a column (__index_level_0__) is not data
+            return [n for n in schema.names if n not in {i for i in index if isinstance(i, str)}]
+        return _csv_header(path, sep or sniff_delimiter(path))
+    except InputError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise InputError(f"cannot read {path}: it is not UTF-8 text") from exc
+    except Exception as exc:  # pyarrow raises many types; the user needs the file name
+        raise InputError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
+
+
+# Over 80 lines: the docstring documents every input form and error with a doctest.
+def read_table(
+    path: str | os.PathLike, sep: str | None = None, columns: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Read a CSV file, a Parquet file or a folder of Parquet files into pandas.
+
+    Parameters
+    ----------
+    path
+        ``.csv`` (any of ``, ; | tab`` as delimiter, detected when ``sep`` is None; UTF-8),
+        ``.parquet`` / ``.pq``, or a folder of Parquet files read as one table: the files in
+        sorted path order (zero-pad numbered parts: ``part-00010`` after ``part-00009``),
+        names starting with ``.`` or ``_`` skipped, hive folders ``key=value/`` read as a
+        column ``key``. Every file must have the same columns and types.
     sep
         The CSV delimiter, when detection should not be used.
+    columns
+        Read only these columns (column projection: a Parquet file or folder then reads only
+        their bytes, and a CSV file parses only them). The frame keeps the file's column
+        order. ``None`` reads every column.
 
     Returns
     -------
@@ -93,8 +276,10 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
     ------
     InputError
         The file is missing, unreadable, not UTF-8, has a column name twice (pandas would
-        silently rename the second to ``name.1``) or a column of numbers written with thousands
-        separators (``1,234``: the value and its row are named).
+        silently rename the second to ``name.1``), a column of numbers written with thousands
+        separators (``1,234``: the value and its row are named), a folder with no Parquet file
+        or with files of different columns, or ``columns`` names a column that is absent
+        (the message suggests the closest name and lists the columns).
 
     Examples
     --------
@@ -105,20 +290,38 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
     Traceback (most recent call last):
     ...
     primafacie.errors.InputError: ...t.csv: column name 'income' appears 2 times in the header...
+    >>> _ = p.write_text("income,age,city\\n10,30,Pisa\\n")
+    >>> read_table(p, columns=["city", "income"])
+       income  city
+    0      10  Pisa
+    >>> read_table(p, columns=["agee"])
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: ...t.csv: column 'agee' is not in the data (did you mean 'age'?)...
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"data file not found: {path}")
-    if not path.is_file():
+    _check_path(path)
+    parquet = _is_parquet(path)
+    if not parquet and not path.is_file():
         raise InputError(f"data file {path} is not a file")
-    suffix = path.suffix.lower()
+    wanted = None if columns is None else list(dict.fromkeys(map(str, columns)))
     try:
-        if suffix in {".parquet", ".pq"}:
-            frame = pd.read_parquet(path)
+        if parquet:
+            dataset = _parquet_dataset(path)
+            if wanted is not None:
+                _check_columns(path, wanted, table_columns(path))
+                wanted = [c for c in dataset.schema.names if c in set(wanted)]  # file order
+            frame = dataset.to_table(columns=wanted).to_pandas()
         else:
             sep = sep or sniff_delimiter(path)
             _check_header(path, sep)
-            frame = pd.read_csv(path, sep=sep, skipinitialspace=True, encoding="utf-8")
+            keep = None
+            if wanted is not None:
+                _check_columns(path, wanted, _csv_header(path, sep))
+                keep = set(wanted).__contains__
+            frame = pd.read_csv(
+                path, sep=sep, skipinitialspace=True, encoding="utf-8", usecols=keep
+            )
     except InputError:
         raise
     except UnicodeDecodeError as exc:
@@ -132,13 +335,24 @@ def read_table(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
     return frame
 
 
+def _check_columns(path: Path, wanted: Sequence[str], present: Sequence[str]) -> None:
+    """Every requested column is in the file; else an error with a did-you-mean."""
+    import difflib
+
+    names = [str(c) for c in present]
+    for col in wanted:
+        if col in names:
+            continue
+        close = [c for c in names if c.lower() == col.lower()]
+        close = close or difflib.get_close_matches(col, names, n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        shown = ", ".join(names[:50]) + (f" and {len(names) - 50} more" if len(names) > 50 else "")
+        raise InputError(f"{path}: column {col!r} is not in the data{hint}; columns are: {shown}")
+
+
 def _check_header(path: Path, sep: str) -> None:
     """Duplicated header names are an error: pandas would rename the second to ``name.1``."""
-    import csv
-
-    with open(path, encoding="utf-8", newline="") as fh:
-        header = next(csv.reader(fh, delimiter=sep, skipinitialspace=True), [])
-    names = [h.strip() for h in header]
+    names = [h.strip() for h in _csv_header(path, sep)]
     seen: dict[str, int] = {}
     for name in names:
         seen[name] = seen.get(name, 0) + 1
@@ -186,10 +400,11 @@ def _parse_feature(name: str, spec: Any) -> FeatureSpec:
     if isinstance(spec, FeatureSpec):
         return spec
     if isinstance(spec, str):
+        spec = KIND_SYNONYMS.get(spec.strip().lower(), spec.strip().lower())
         if spec not in FEATURE_KINDS:
             raise InputError(
                 f"feature {name!r}: unknown kind {spec!r}; expected one of {', '.join(FEATURE_KINDS)} "
-                "or {'ordinal': [levels low..high]}"
+                f"(or a synonym: {', '.join(KIND_SYNONYMS)}) or {{'ordinal': [levels low..high]}}"
             )
         return FeatureSpec(name, spec)
     if isinstance(spec, Mapping) and set(spec) == {"ordinal"}:

@@ -11,7 +11,7 @@ import ast
 import math
 import operator
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -314,6 +314,7 @@ class Rule:
 
     def evaluate(self, data: pd.DataFrame | dict[str, Any]) -> np.ndarray:
         """Value of the expression on every row (numeric or boolean array)."""
+        data = _table(data)
         missing = [c for c in self.columns if c not in data]
         if missing:
             raise InputError(
@@ -464,6 +465,7 @@ class ModelDecider:
             When columns the model needs are missing, its ``predict`` fails, or it returns
             anything but one label per row (e.g. probabilities).
         """
+        data = _table(data)
         X = data
         if self.features is not None:
             self.check_columns(list(data.columns))
@@ -527,6 +529,15 @@ def as_decider(obj: Any, features: Sequence[str] | None = None, favorable: Any =
     )
 
 
+def _table(data: Any) -> Any:
+    """A pandas frame or a mapping of columns as given; a polars/pyarrow table as pandas."""
+    if isinstance(data, (pd.DataFrame, Mapping)):
+        return data
+    from .data import to_pandas
+
+    return to_pandas(data)
+
+
 def predict_binary(decider: Any, data: pd.DataFrame) -> np.ndarray:
     """Apply a decider and check the result is a 0/1 vector of the right length.
 
@@ -534,6 +545,7 @@ def predict_binary(decider: Any, data: pd.DataFrame) -> np.ndarray:
     fitted estimator or a callable; anything else is an :class:`InputError`.
     """
     decider = as_decider(decider)
+    data = _table(data)
     out = np.asarray(decider.predict(data) if hasattr(decider, "predict") else decider(data))
     if out.shape != (len(data),):
         raise InputError(f"the decision maker returned shape {out.shape} for {len(data)} rows")

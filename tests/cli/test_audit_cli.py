@@ -47,7 +47,11 @@ def _cheap_config(demo_dir: Path, tmp_path: Path, **changes) -> Path:
     cfg = yaml.safe_load((demo_dir / "audit.yaml").read_text())
     cfg["data"] = str(demo_dir / cfg["data"])
     cfg["decision"] = {"model": str(demo_dir / cfg["decision"]["model"])}
-    cfg["analyses"] = {"certainty": {"decision_makers": {"officer": {"column": "human"}}}}
+    # certainty alone (group metrics are on by default: turned off here)
+    cfg["analyses"] = {
+        "groups": None,
+        "certainty": {"decision_makers": {"officer": {"column": "human"}}},
+    }
     cfg.update(changes)
     path = tmp_path / "audit.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -156,3 +160,52 @@ def test_help_has_a_worked_example():
         result = runner.invoke(app, [cmd, "--help"])
         assert result.exit_code == 0
         assert "Example" in result.output and "out/demo" in result.output
+
+
+def _demo_config_on(demo_dir: Path, folder: Path, data: Path) -> Path:
+    """The demo's full audit.yaml (every analysis) reading ``data``, written into ``folder``."""
+    cfg = yaml.safe_load((demo_dir / "audit.yaml").read_text())
+    cfg["data"] = str(data)
+    cfg["decision"] = {"model": str(demo_dir / cfg["decision"]["model"])}
+    for dm in cfg["analyses"]["certainty"]["decision_makers"].values():
+        if "model" in dm:
+            dm["model"] = str(demo_dir / dm["model"])
+    folder.mkdir()
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def test_parquet_folder_gives_the_same_audit_as_csv(demo_dir, tmp_path):
+    """A folder of Parquet parts (plus files a writer leaves beside them) is read as one table
+    in part order, and every number and table of the audit equals the CSV run's."""
+    import pandas as pd
+
+    frame = pd.read_csv(demo_dir / "inputs" / "credit_world.csv")
+    frame["notes"] = [f"note {i}" for i in range(len(frame))]  # a column no analysis uses
+    csv = tmp_path / "world.csv"
+    frame.to_csv(csv, index=False)
+    parts = tmp_path / "world.parquet"
+    parts.mkdir()
+    bounds = [0, 70, 71, len(frame)]  # unequal parts, one of a single row
+    for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        frame.iloc[lo:hi].to_parquet(parts / f"part-{i:05d}.parquet", index=False)
+    (parts / "_SUCCESS").write_text("")
+    (parts / ".part-00000.parquet.crc").write_bytes(b"\0")
+    docs, tables = {}, {}
+    for name, data in (("csv", csv), ("parquet", parts)):
+        cfg = _demo_config_on(demo_dir, tmp_path / name, data)
+        out = tmp_path / name / "out"
+        result = runner.invoke(app, ["audit", str(cfg), "--out", str(out), "--no-progress"])
+        assert result.exit_code == 0, result.output
+        doc = json.loads((out / "results.json").read_text())
+        assert {a["status"] for a in doc["analyses"].values()} == {"ok"}
+        assert [i["role"] for i in doc["inputs"]][0] == "data"
+        for key in ("inputs", "files"):  # input paths and hashes, report bytes (names the path)
+            doc.pop(key)
+        doc["config"].pop("data")
+        docs[name] = doc
+        tables[name] = {p.name: p.read_bytes() for p in sorted((out / "tables").iterdir())}
+    assert docs["parquet"] == docs["csv"]
+    assert len(tables["csv"]) > 10
+    assert tables["parquet"] == tables["csv"]

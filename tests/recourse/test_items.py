@@ -102,3 +102,16 @@ def test_item_space_orders_and_describe():
     assert sp.codes[:, 0].tolist() == [1, 0, 2]
     assert sp.describe([sp.offsets[1] + 1, 2]) == {"k": "b", "lvl": "high"}
     assert sp.code_of("lvl", "high") == 2 and sp.code_of("lvl", "none") == -1
+
+
+def test_mlxtend_miner_without_mlxtend_names_the_extra(monkeypatch):
+    """mlxtend is an optional extra: asking for its miner without it says how to install it."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "mlxtend", None)  # makes `import mlxtend...` fail
+    monkeypatch.setitem(sys.modules, "mlxtend.frequent_patterns", None)
+    df = random_table(50)
+    sp = ItemSpace(df, list(df.columns))
+    with pytest.raises(InputError, match=r"pip install primafacie\[mlxtend\]"):
+        frequent_itemsets(sp, np.arange(50), 0.1, method="mlxtend")
+    assert frequent_itemsets(sp, np.arange(50), 0.1)  # the default miner needs nothing

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import platform
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ..config import AuditConfig
-from ..data import AuditData
+from ..data import AuditData, parquet_files
 from ..errors import InputError
 from ..io import file_sha256
 
@@ -46,10 +47,22 @@ def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
         if key in seen:
             continue
         full = cfg.resolve(path)
+        if role == "data" and full.is_dir():  # a folder of Parquet files
+            seen[key] = {"role": role, "path": key, "sha256": folder_sha256(full)}
+            continue
         if not full.is_file():
             raise InputError(f"{role} file not found: {full}")
         seen[key] = {"role": role, "path": key, "sha256": file_sha256(full)}
     return list(seen.values())
+
+
+def folder_sha256(folder: Path) -> str:
+    """SHA-256 of a Parquet folder: of one line ``relative/path<TAB>sha256`` per file read,
+    in the order they are read, so renaming, adding or changing a part changes it."""
+    lines = "".join(
+        f"{f.relative_to(folder).as_posix()}\t{file_sha256(f)}\n" for f in parquet_files(folder)
+    )
+    return hashlib.sha256(lines.encode()).hexdigest()
 
 
 def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:

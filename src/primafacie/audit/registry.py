@@ -6,7 +6,7 @@ Adding an analysis is one ``analysis.py`` in its engine package (an
 :data:`ANALYSES`.
 
 >>> [a.name for a in ANALYSES]
-['situation', 'recourse', 'principal', 'certainty']
+['groups', 'situation', 'recourse', 'principal', 'certainty']
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from ..analysis import Analysis
 from ..certainty.analysis import ANALYSIS as CERTAINTY
 from ..errors import InputError
+from ..groups.analysis import ANALYSIS as GROUPS
 from ..principal.analysis import ANALYSIS as PRINCIPAL
 from ..recourse.analysis import ANALYSIS as RECOURSE
 from ..situation.analysis import ANALYSIS as SITUATION
@@ -23,7 +24,7 @@ from ..situation.analysis import ANALYSIS as SITUATION
 __all__ = ["ANALYSES", "get", "requested", "names"]
 
 #: Every analysis, in report order.
-ANALYSES: tuple[Analysis, ...] = (SITUATION, RECOURSE, PRINCIPAL, CERTAINTY)
+ANALYSES: tuple[Analysis, ...] = (GROUPS, SITUATION, RECOURSE, PRINCIPAL, CERTAINTY)
 
 
 def names() -> list[str]:

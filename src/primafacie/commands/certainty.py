@@ -12,7 +12,6 @@ from typing import Any, Optional
 import typer
 from rich.markup import escape
 
-from ..certainty.spec import CertaintySpec
 from ..errors import InputError
 from ._common import (
     config_section,
@@ -22,6 +21,10 @@ from ._common import (
     parse_pairs,
     spec_from_flags,
 )
+from ._defaults import CERTAINTY
+
+# the spec, the engine and pandas are imported inside the functions: the CLI loads this module
+# to render --help, which must not wait for them.
 
 HELP = """Rank decision-makers (models, rules, recorded human decisions) by how *certainly*
 fair they are and select the best (Duong & Conrad, ECAI 2024).
@@ -59,8 +62,8 @@ def _scalar(text: Any) -> Any:
     return text
 
 
-#: Typer defaults come from the spec, so the flags and audit.yaml cannot drift apart.
-_DEFAULT = CertaintySpec()
+#: Typer defaults: the spec's (literals, checked against ``CertaintySpec()`` by the tests).
+_DEFAULT = CERTAINTY
 
 #: Flags that set an ``analyses.certainty`` key ({parameter: flag}); refused with --config.
 _SPEC_FLAGS = {
@@ -183,6 +186,8 @@ def certainty(
     out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
 ) -> None:  # fmt: skip
     """``primafacie certainty`` (the help text is :data:`HELP`)."""
+    from ..certainty.spec import CertaintySpec
+
     if config is not None:
         table, engine, dms, inputs = _from_config(ctx, config)
     else:

@@ -7,15 +7,19 @@ write and print.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import pandas as pd
 import typer
-from rich.table import Table
 
 from ..errors import InputError
-from ..principal.spec import PrincipalSpec
 from ._common import config_section, console, err_console, guarded, spec_from_flags
+from ._defaults import PRINCIPAL
+
+if TYPE_CHECKING:
+    from ..principal.spec import PrincipalSpec
+
+# pandas, the spec and the engine are imported inside the functions: the CLI loads this module
+# to render --help, which must not wait for them.
 
 HELP = """Principal-stratum counterfactual fairness of a binary decision S with respect to a binary
 protected attribute A and a binary true outcome Y (Definitions 1-2 of the principal-stratification
@@ -37,8 +41,8 @@ or `primafacie principal --config audit.yaml --out out/pf` (section analyses.pri
 analysis is built from the file exactly as `primafacie audit` builds it).
 """
 
-#: Typer defaults come from the spec, so the flags and audit.yaml cannot drift apart.
-_DEFAULT = PrincipalSpec()
+#: Typer defaults: the spec's (literals, checked against ``PrincipalSpec()`` by the tests).
+_DEFAULT = PRINCIPAL
 
 #: Flags that set an ``analyses.principal`` key ({parameter: flag}); refused with --config.
 _SPEC_FLAGS = {
@@ -69,6 +73,8 @@ def _parse_protected(item: str) -> tuple[str, str]:
 
 def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favorable, rule, sep):
     """The AuditData the flags describe (S from a column or a rule)."""
+    import pandas as pd
+
     from ..data import AuditData, read_table
 
     missing = [f for f, v in (("--protected", protected), ("--outcome", outcome)) if v is None]
@@ -105,6 +111,8 @@ def _run(pf: Any, data: Any, do_repair: bool) -> tuple[Any, list]:
 
 
 def _write(out: Path, result: Any, repairs: list, inputs: tuple) -> None:
+    import pandas as pd
+
     from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
 
     # inputs: a rerun on an earlier repaired_decisions.csv must not delete it as a stale output
@@ -124,6 +132,9 @@ def _write(out: Path, result: Any, repairs: list, inputs: tuple) -> None:
 
 
 def _print(result: Any, repairs: list, out: Path) -> None:
+    import pandas as pd
+    from rich.table import Table
+
     table = Table(
         title=f"principal fairness: {result.protected} (A=1: {result.a1}, A=0: {result.a0})"
     )
@@ -172,6 +183,8 @@ def principal(
     out: Path = typer.Option(Path("out/principal"), "--out", help="Output folder."),
 ) -> None:  # fmt: skip
     """``primafacie principal`` (the help text is :data:`HELP`)."""
+    from ..principal.spec import PrincipalSpec
+
     if config is not None:
         audit, spec, inputs = _from_config(ctx, config)
     elif data is None:

@@ -12,18 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
-import pandas as pd
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ..errors import InputError
-from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
-from ..recourse.audit import STAGES
-from ..recourse.spec import RecourseSpec
 from ._common import console, err_console, guarded, parse_pairs
+from ._defaults import RECOURSE
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.table import Table
+
+# pandas, the spec and the engine are imported inside the functions: the CLI loads this module
+# to render --help, which must not wait for them.
 
 HELP = """FACTS (Fairness-Aware Counterfactuals for Subgroups): find subgroups of the rows that got
 the unfavourable decision where one protected group finds recourse harder than another, under
@@ -53,8 +56,9 @@ the label and other decisions). A numeric column with more than 10 distinct valu
 5 quantile bins unless --bins sets its bins; actions move values between bins linearly.
 """
 
-#: Defaults of the flags: those of ``analyses.recourse`` in audit.yaml.
-DEFAULTS = RecourseSpec()
+#: Defaults of the flags: those of ``analyses.recourse`` in audit.yaml (``RecourseSpec()``),
+#: as literals checked against the spec by the tests.
+DEFAULTS = RECOURSE
 
 OUTPUTS = (
     "rankings.csv, ranking_LABEL.csv, csc_LABEL.txt, summary.csv, aggregated_rankings.csv, "
@@ -211,6 +215,8 @@ def mined_kinds(frame: pd.DataFrame, args: FlagInputs, decider: Any) -> tuple[di
     (scikit-learn's ``feature_names_in_``): a label or another decision-maker's column in the
     file is not something a person can change to get recourse.
     """
+    import pandas as pd
+
     unknown = [c for c in args.exclude if c not in frame.columns]
     if unknown:
         raise InputError(f"--exclude names unknown column(s) {unknown}")
@@ -278,6 +284,8 @@ class StageBars:
         self.tasks: dict[str, Any] = {}
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        from ..recourse.audit import STAGES
+
         total = max(int(total), 1)
         if stage not in self.tasks:
             self.tasks[stage] = self.progress.add_task(STAGES.get(stage, stage), total=total)
@@ -318,6 +326,8 @@ def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = ()
                   tables: Mapping[str, pd.DataFrame] | None = None) -> None:  # fmt: skip
     """Every file of :data:`OUTPUTS` (and ``tables/<stem>.csv`` of the audit's tables, with
     ``--config``), swapped into ``out`` in one step."""
+    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
+
     with atomic_output_dir(out, owner="recourse", keep=keep) as stage:
         for stem, frame in (tables or {}).items():
             atomic_write_csv(stage / f"tables/{stem}.csv", frame)  # as the audit writes them
@@ -336,6 +346,8 @@ def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = ()
 
 def summary_table(result: Any) -> Table:
     """Rich table: one row per definition (subgroups, Fair, rank-1 ties, top-10% tallies)."""
+    from rich.table import Table
+
     table = Table(title=f"FACTS: {result.protected} ({', '.join(result.groups)})")
     for col in ("metric", "definition", "subgroups", "fair", "rank1"):
         table.add_column(col)

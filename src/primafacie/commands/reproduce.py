@@ -8,11 +8,12 @@ from typing import Optional
 import typer
 
 from ..errors import DataMissingError, InputError
-from ..experiments import EXPERIMENTS, get_comparison, get_experiment
-from ..experiments.compare import status_counts
-from ..io import atomic_output_dir, atomic_write_csv
+from ..experiments import EXPERIMENTS, get_comparison, get_experiment  # names only: light
 from ..paths import resolve_data_dir
 from ._common import console, err_console, guarded
+
+# pandas (experiments.compare, io) is imported inside the functions: the CLI loads this
+# module to render --help, which must not wait for pandas.
 
 #: rows printed on the terminal; the CSV has all of them
 SHOWN_ROWS = 30
@@ -64,6 +65,8 @@ def register(app: typer.Typer) -> None:
             None, "--seed", help="Random seed where the run has one."
         ),
     ) -> None:
+        from ..io import atomic_output_dir, atomic_write_csv
+
         options = {"legacy": legacy}
         if positive:
             options["positive"] = True
@@ -103,6 +106,9 @@ def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:
 
     from rich.table import Table
 
+    from ..experiments.compare import status_counts
+    from ..io import atomic_output_dir, atomic_write_csv
+
     rows = []
     with atomic_output_dir(out, owner="reproduce all") as stage:
         for name in EXPERIMENTS:
@@ -140,6 +146,8 @@ def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:
 def _print_comparison(name: str, table) -> None:
     """Verdict counts, then the numbers that differ from the paper (at most SHOWN_ROWS)."""
     from rich.table import Table
+
+    from ..experiments.compare import status_counts
 
     if table.empty:
         console.print(

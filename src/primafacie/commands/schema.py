@@ -8,8 +8,6 @@ from typing import Optional
 
 import typer
 
-from ..config import config_schema
-from ..io import atomic_write_text
 from ._common import console, guarded
 
 HELP = """Print the JSON Schema of audit.yaml (for editors and validators).
@@ -30,6 +28,10 @@ def register(app: typer.Typer) -> None:
             None, "--out", help="Write to this file instead of stdout."
         ),
     ) -> None:
+        # imported here: the CLI loads this module (for --help) before any command runs
+        from ..config import config_schema
+        from ..io import atomic_write_text
+
         text = json.dumps(config_schema(), indent=2, sort_keys=True) + "\n"
         if out is None:
             console.file.write(text)

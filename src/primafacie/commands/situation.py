@@ -10,21 +10,23 @@ Module-level functions in the order a run goes: parse (:func:`parse_flags`,
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import numpy as np
-import pandas as pd
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
-from ..config import CausalSpec
-from ..data import AuditData, read_table
-from ..decisions import ModelDecider, Rule, load_model
 from ..errors import InputError
-from ..io import atomic_output_dir, atomic_write_csv
-from ..situation.spec import SituationSpec
 from ._common import console, err_console, guarded
+from ._defaults import SITUATION
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.table import Table
+
+    from ..data import AuditData
+    from ..situation.spec import SituationSpec
+
+# numpy, pandas, the spec, the SCM and the engines are imported inside the functions: the CLI
+# loads this module to render --help, which must not wait for them.
 
 HELP = """Situation testing of individual decisions: k-NN situation testing (st), counterfactual
 situation testing without/with the search centres (cst, cst_centers) and counterfactual
@@ -93,6 +95,8 @@ def _parse_edges(items: list[str]) -> list[tuple[str, str]]:
 
 def _coerce_values(frame: pd.DataFrame, protected: dict[str, Any]) -> dict[str, Any]:
     """CLI values are strings; match them to the column's dtype (1 for an int column)."""
+    import pandas as pd
+
     out = {}
     for col, value in protected.items():
         if col in frame.columns and pd.api.types.is_numeric_dtype(frame[col]):
@@ -109,6 +113,8 @@ def _coerce_values(frame: pd.DataFrame, protected: dict[str, Any]) -> dict[str, 
 
 def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
     """The model's class label that --favorable names (a CLI string: "1" must match 1)."""
+    import numpy as np
+
     classes = getattr(estimator, "classes_", None)
     if classes is None:
         try:
@@ -141,6 +147,10 @@ def _same_number(value: Any, text: str) -> bool:
 
 
 def _read(path: Path, sep: str | None) -> pd.DataFrame:
+    import pandas as pd
+
+    from ..data import read_table
+
     if sep is None:
         return read_table(path)
     if not Path(path).is_file():
@@ -178,6 +188,10 @@ def spec_from_flags(
     legacy: bool,
 ) -> SituationSpec:
     """The :class:`SituationSpec` the flags describe (validated like ``audit.yaml``)."""
+    from pydantic import ValidationError
+
+    from ..situation.spec import SituationSpec
+
     values = dict(
         k=_parse_list(k, int, "--k"),
         methods=_parse_list(method, str, "--method"),
@@ -210,6 +224,12 @@ def parse_flags(
     model: Path | None,
 ) -> tuple[AuditData, Any]:
     """The audited data and b() (a rule, a model or None) from the flags."""
+    import numpy as np
+    import pandas as pd
+
+    from ..data import AuditData
+    from ..decisions import ModelDecider, Rule, load_model
+
     if data is None:
         raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
     frame = _read(data, sep)
@@ -250,6 +270,8 @@ def causal_from_flags(
 ) -> tuple[Any, pd.DataFrame | None]:
     """The fitted SCM of ``--edge`` (built like ``audit.yaml``'s causal section) or the
     ``--counterfactuals`` table; at most one of them."""
+    from ..config import CausalSpec
+
     if edge and counterfactuals is not None:
         raise InputError("give --edge (an SCM) or --counterfactuals, not both")
     if edge:
@@ -301,6 +323,8 @@ def from_config(path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
 
 # ---------------------------------------------------------------------- write and print
 def _summary_table(summary: pd.DataFrame, title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for col in ("method", "k", "cases", "significant", "denominator", "untested"):
         table.add_column(col, justify="right" if col != "method" else "left")
@@ -320,6 +344,8 @@ def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
     """Neighbour id lists as space-separated text (a multiple result has one per attribute),
     and integer columns as nullable integers, so that stacking tests whose columns differ
     (``k_c`` vs ``k_c_<attr>``) writes 5, not 5.0, as the audit's tables do."""
+    import pandas as pd
+
     for col in [c for c in frame.columns if c.startswith(("control_ids", "test_ids"))]:
         frame[col] = frame[col].map(
             lambda ids: " ".join(map(str, ids)) if isinstance(ids, list) else ""
@@ -331,6 +357,10 @@ def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
 def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> None:
     """Write complainants.csv and summary.csv (column ``dimension`` = the test's label)
     atomically, then print every test's counts, headline and caveats."""
+    import pandas as pd
+
+    from ..io import atomic_output_dir, atomic_write_csv
+
     frames = [_flat_ids(r.to_frame(neighbors=True)).assign(dimension=d) for d, r in results.items()]
     summaries = [r.summary().assign(dimension=d) for d, r in results.items()]
     comp = pd.concat(frames, ignore_index=True)
@@ -349,7 +379,8 @@ def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> Non
 
 
 # ---------------------------------------------------------------------- the command
-_DEFAULT = SituationSpec()
+#: Typer defaults: the spec's (literals, checked against ``SituationSpec()`` by the tests).
+_DEFAULT = SITUATION
 
 
 def _csv(values: Any) -> str:

@@ -296,6 +296,8 @@ def demo_config(n: int) -> dict[str, Any]:
         "protected": CREDIT_PROTECTED,
         "causal": {"edges": [list(e) for e in CREDIT_EDGES], "mechanism": "linear"},
         "analyses": {
+            # on by default; shown so the demo file documents every section
+            "groups": {"min_group": 30, "alpha": 0.05, "intersections": "all"},
             "situation": {
                 "k": k,
                 "alpha": 0.05,

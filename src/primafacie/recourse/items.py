@@ -351,7 +351,14 @@ def _mine_bitset(
 def _mine_mlxtend(
     space: ItemSpace, rows: np.ndarray, support: float, max_len: int | None, allowed: np.ndarray
 ) -> dict[tuple[int, ...], int]:
-    from mlxtend.frequent_patterns import fpgrowth
+    try:  # an optional extra since the bitset miner became the default
+        from mlxtend.frequent_patterns import fpgrowth
+    except ImportError as exc:
+        raise InputError(
+            "the 'mlxtend' itemset miner needs mlxtend, which is not installed: "
+            "pip install primafacie[mlxtend] (or use the default miner 'bitset', which finds "
+            "the same itemsets)"
+        ) from exc
 
     onehot = space.onehot(rows)[:, allowed]
     ids = np.flatnonzero(allowed)

@@ -21,6 +21,7 @@ import pandas as pd
 
 __all__ = [
     "svg_of",
+    "group_rates",
     "situation_counts",
     "delta_intervals",
     "group_composition",
@@ -188,6 +189,68 @@ def group_composition(composition: pd.DataFrame) -> Any:
     ax.axvline(0, color="black", lw=0.6)
     ax.set_xlabel("group mean, in standard deviations from the population mean")
     ax.legend(fontsize=8, frameon=False)
+    return fig
+
+
+# ---------------------------------------------------------------------- group metrics
+def group_rates(
+    frame: pd.DataFrame, ax: Any = None, max_groups: int = 40, level: float = 0.95
+) -> Any:
+    """Rates with their intervals per group, one panel row per group, one colour per metric.
+
+    ``frame`` needs ``attribute``, ``group``, ``metric`` (a label), ``rate``, ``ci_low`` and
+    ``ci_high``; an optional ``role`` column marks the reference group (its rate of the first
+    metric is drawn as a dashed line per attribute block) and ``small`` adds "(small)" to the
+    label. Groups beyond ``max_groups`` are left out of the figure (the table has them all);
+    ``level`` is the intervals' level, named on the axis.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"attribute": "sex", "group": ["f", "m"], "metric": "selection rate",
+    ...                    "rate": [0.2, 0.5], "ci_low": [0.1, 0.4], "ci_high": [0.3, 0.6],
+    ...                    "role": ["protected", "reference"]})
+    >>> group_rates(df).axes[0].get_xlabel()
+    'rate (95% interval)'
+    """
+    need = {"attribute", "group", "metric", "rate", "ci_low", "ci_high"}
+    if frame.empty or not need <= set(frame.columns):
+        return None
+    keys = list(dict.fromkeys(zip(frame["attribute"], frame["group"], strict=True)))
+    keys = keys[:max_groups]
+    row = {key: i for i, key in enumerate(keys)}
+    metrics = list(dict.fromkeys(frame["metric"]))
+    if ax is None:
+        fig, ax = _figure(7.0, 0.26 * len(keys) + 1.4)
+    else:
+        fig = ax.figure
+    step = 0.7 / max(len(metrics), 1)
+    for j, metric in enumerate(metrics):
+        sub = frame[(frame["metric"] == metric)]
+        sub = sub[[k in row for k in zip(sub["attribute"], sub["group"], strict=True)]]
+        y = np.array([row[k] for k in zip(sub["attribute"], sub["group"], strict=True)], float)
+        y = y + (j - (len(metrics) - 1) / 2) * step
+        rate = sub["rate"].to_numpy(dtype=float)
+        ax.hlines(y, sub["ci_low"].to_numpy(dtype=float), sub["ci_high"].to_numpy(dtype=float),
+                  color=PALETTE[j % len(PALETTE)], lw=1.6)  # fmt: skip
+        ax.scatter(rate, y, color=PALETTE[j % len(PALETTE)], s=16, zorder=3, label=str(metric))
+    if "role" in frame.columns:
+        ref = frame[(frame["role"] == "reference") & (frame["metric"] == metrics[0])]
+        for r in ref.itertuples():
+            rows = [i for (a, _), i in row.items() if a == r.attribute]
+            if rows and np.isfinite(r.rate):
+                ax.vlines(r.rate, min(rows) - 0.45, max(rows) + 0.45, color="black", lw=0.8,
+                          ls="--")  # fmt: skip
+    small = {}
+    if "small" in frame.columns:
+        small = dict(zip(zip(frame["attribute"], frame["group"], strict=True),
+                         frame["small"].astype(bool), strict=True))  # fmt: skip
+    labels = [f"{a}: {g}" + (" (small)" if small.get((a, g)) else "") for a, g in keys]
+    ax.set_yticks(np.arange(len(keys)), labels)
+    ax.invert_yaxis()
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel(f"rate ({100 * level:g}% interval)")
+    ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.6 / (len(keys) + 2)),
+              ncol=max(len(metrics), 1))  # fmt: skip
     return fig
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from primafacie.errors import InputError
-from primafacie.neighbors import GowerTransformer, gower_distances, knn
+from primafacie.neighbors import GowerMatrix, GowerTransformer, gower_distances, knn
 
 
 def _reference_knn(q, b, k, ties="first"):
@@ -156,3 +156,63 @@ def test_infinite_values_are_an_error_naming_the_feature():
     t = GowerTransformer({"salary": "numeric"}).fit(df.iloc[:2])
     with pytest.raises(InputError, match="'salary' has 1 infinite"):
         t.transform(df)
+
+
+def test_auto_rule_follows_the_data_shape():
+    from primafacie.neighbors import choose_algorithm
+
+    # few rows: brute; credit-world shape: tree (5 numeric, both categoricals keyed: 5 dims)
+    assert choose_algorithm(2_000, 5, (3, 3), k=50) == "brute"
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, faiss=True) == "tree"
+    assert choose_algorithm(10**5, 5, (3, 3), k=60_000) == "brute"  # k >= n/2
+    # a 5,000-level postcode is one more key, not 5,000 dimensions: still the tree
+    assert choose_algorithm(10**5, 5, (3, 3, 5000), k=50, faiss=True) == "tree"
+    # the three categoricals with most levels are keyed, a fourth is one-hot:
+    # 5 numeric + 3 levels = 8 dimensions: faiss when installed (> 6), else the tree (<= 12)
+    assert choose_algorithm(10**5, 5, (3, 3, 5000, 12), k=50, faiss=True) == "faiss"
+    assert choose_algorithm(10**5, 5, (3, 3, 5000, 12), k=50, faiss=False) == "tree"
+    # 12 numeric + 4 levels = 16 > 12: brute force without faiss
+    assert choose_algorithm(10**5, 12, (4, 4, 4, 4), k=50, faiss=False) == "brute"
+    assert choose_algorithm(10**5, 6, (), k=50, faiss=True) == "tree"
+    assert choose_algorithm(10**5, 7, (), k=50, faiss=True) == "faiss"
+
+
+def test_a_many_level_column_is_one_dimension_of_the_tree():
+    from primafacie.neighbors.search import AUTO_RULE, _plan, _strata, _tree_index
+
+    levels = (3, 5000, 3, 2)
+    keyed, onehot = _plan(levels, AUTO_RULE)
+    assert keyed == [0, 1, 2] and onehot == [3]  # the three with most levels are keyed
+    rng = np.random.default_rng(0)
+    X = GowerMatrix(rng.random((500, 2)), rng.integers(0, 3, (500, 4)) % np.array(levels), levels)
+    strata = _strata(X[:5], X, 20, _tree_index, AUTO_RULE)
+    # 2**3 subsets of the keyed columns, fewest mismatches first
+    assert [s.mismatch for s in strata] == [0, 1, 1, 1, 2, 2, 2, 3]
+    # 2 numeric + 2 one-hot cells of column 3 + 1 key column, whatever the 5,000 levels
+    assert strata[0].embed(np.arange(5), True).shape == (5, 5)
+    assert strata[0].embed(np.arange(5), False).shape == (5, 4)  # a group's own index: no key
+
+
+def test_keyed_search_by_hand():
+    # Base rows: (x, postcode). The query (0, p=7) is at 0 + 0 from row 3 (same postcode,
+    # x = 0.5 -> 0.5 / 2 = 0.25) and at (0.1 + 1) / 2 = 0.55 from row 1 (x = 0.1, other postcode).
+    num = np.array([[0.9], [0.1], [0.2], [0.5], [0.3]])
+    codes = np.array([[1], [2], [3], [7], [7]])
+    base = GowerMatrix(num, codes, (5000,))
+    q = GowerMatrix(np.array([[0.0]]), np.array([[7]]), (5000,))
+    for algorithm in ("brute", "tree", "faiss"):
+        res = knn(q, base, 3, algorithm=algorithm, divisor=2)
+        assert res.indices.tolist() == [[4, 3, 1]], algorithm
+        assert np.allclose(res.distances, [[0.15, 0.25, 0.55]])
+
+
+def test_ties_fetched_by_radius_search():
+    # 100 identical rows: the k + 8 nearest cannot certify the top 5, the radius search does,
+    # and the tie rule picks the first (or last) rows.
+    base = np.zeros((100, 2))
+    for algorithm in ("tree", "faiss"):
+        assert knn(np.zeros((1, 2)), base, 5, algorithm=algorithm).indices.tolist() == [
+            [0, 1, 2, 3, 4]
+        ]
+        last = knn(np.zeros((1, 2)), base, 5, algorithm=algorithm, ties="last")
+        assert last.indices.tolist() == [[99, 98, 97, 96, 95]]

@@ -1,0 +1,179 @@
+"""Scaling benchmark of exact k-NN situation testing: rows, features and categorical levels.
+
+Situation-testing cases run every method (st, cst, cst_centers, cf) at k = 15, 30, 50 on the
+credit world (:mod:`primafacie.datasets.credit_world`: 4 numeric, 1 ordinal and 2 categorical
+features, women protected, decisions by the scorecard rule, counterfactuals from the fitted
+SCM) at growing n. The ``postcode`` cases add an exogenous categorical feature with 5,000
+levels (uniform), the many-level case of issue 10: it must cost at most 2x the same table
+without it. Each case runs in its own subprocess, so the peak resident memory (``ru_maxrss``,
+as in ``benchmarks/situation.py``) is that case's own; ``seconds`` covers the SCM fit, the
+counterfactuals and the tests (not the data generation); ``cpu s`` is the process CPU time
+of the same span (the machine is shared: wall seconds vary with the load, CPU seconds less).
+
+``--calibrate`` instead times :func:`primafacie.neighbors.knn` itself per backend (wall
+seconds, index building included) for m queries among n rows of uniform data rounded to 3
+decimals, on shapes either side of the ``auto`` rule's thresholds (the table in the docstring
+of :mod:`primafacie.neighbors`); brute force is timed on m / 10 queries and scaled by 10.
+
+Usage::
+
+    python benchmarks/scale.py                 # 10^4 and 10^5 rows, with and without postcode
+    python benchmarks/scale.py --max-n 1e6     # also 10^6 rows (minutes)
+    python benchmarks/scale.py --calibrate     # per-backend k-NN timings
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+METHODS = ["st", "cst", "cst_centers", "cf"]
+KS = [15, 30, 50]
+POSTCODE_LEVELS = 5_000
+
+
+def _credit_data(n: int, postcode: bool):
+    """The credit world as AuditData, decided by the scorecard rule; optionally a postcode."""
+    from primafacie.data import AuditData
+    from primafacie.datasets.credit_world import (
+        CREDIT_FEATURES,
+        SCORECARD_RULE,
+        generate_credit_world,
+    )
+    from primafacie.decisions import Rule
+
+    world = generate_credit_world(n=n, seed=0)
+    rule = Rule(SCORECARD_RULE)
+    world["approved"] = rule.predict(world)
+    features = dict(CREDIT_FEATURES)
+    if postcode:
+        rng = np.random.default_rng(1)
+        world["postcode"] = np.char.add("p", rng.integers(0, POSTCODE_LEVELS, n).astype(str))
+        features["postcode"] = "categorical"
+    # Newer AuditData refuses more than max_levels (default 1,000) levels: raise it here.
+    limit = {"max_levels": 2 * POSTCODE_LEVELS}
+    if "max_levels" not in inspect.signature(AuditData).parameters:
+        limit = {}
+    data = AuditData(
+        world, features=features, protected={"gender": "female"}, decision="approved", **limit
+    )
+    return data, rule
+
+
+def _situation_case(n: int, postcode: bool, algorithm: str) -> dict:
+    from primafacie.causal import SCM
+    from primafacie.datasets.credit_world import CREDIT_EDGES
+    from primafacie.situation import SituationTest
+
+    data, rule = _credit_data(n, postcode)
+    # Pay the lazy imports (scipy.stats, scikit-learn trees) before the clock starts.
+    small, _ = _credit_data(300, postcode)
+    warm = SituationTest(method=METHODS, k=[5], keep_neighbors=False, algorithm=algorithm)
+    warm.run(small, scm=SCM(edges=CREDIT_EDGES).fit(small), decider=rule)
+    t0, c0 = time.perf_counter(), time.process_time()
+    scm = SCM(edges=CREDIT_EDGES).fit(data)
+    test = SituationTest(method=METHODS, k=KS, keep_neighbors=False, algorithm=algorithm)
+    test.run(data, scm=scm, decider=rule).summary()
+    seconds = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    levels = sum(len(data.frame[c].unique()) for c, k in data.features.items()
+                 if getattr(k, "kind", k) == "categorical")  # fmt: skip
+    return {
+        "case": f"situation{'+postcode' if postcode else ''}/{algorithm}",
+        "n": n,
+        "features": len(data.features),
+        "levels": levels,
+        "seconds": round(seconds, 2),
+        "cpu_s": round(cpu, 2),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "rows_s": round(n / seconds),
+    }
+
+
+def _calibrate_shape(n: int, p: int, levels: tuple[int, ...], m: int, k: int) -> dict:
+    """Seconds of knn per backend for m queries among n random rows of the given shape."""
+    from primafacie.neighbors import GowerMatrix, choose_algorithm, knn
+
+    rng = np.random.default_rng(0)
+    num = np.round(rng.random((n + m, p)), 3)  # rounded: ties, as in real tables
+    codes = np.column_stack([rng.integers(0, v, n + m) for v in levels]) if levels else None
+    codes = codes if codes is not None else np.zeros((n + m, 0), dtype=np.int64)
+    X = GowerMatrix(num, codes, levels)
+    q, b = X[np.arange(m)], X[np.arange(m, n + m)]
+    out = {"n": n, "p": p, "levels": list(levels), "m": m, "k": k}
+    ref = None
+    for algorithm in ("brute", "tree", "faiss"):
+        # brute force costs m·n: time a tenth of the queries and scale up
+        sub = m // 10 if algorithm == "brute" else m
+        t0 = time.perf_counter()
+        res = knn(q[np.arange(sub)], b, k, algorithm=algorithm, divisor=p + len(levels))
+        out[algorithm] = round((time.perf_counter() - t0) * m / sub, 2)
+        ref = res.indices if ref is None else ref
+        assert np.array_equal(ref, res.indices[: len(ref)]), algorithm
+    out["auto"] = choose_algorithm(n, p, levels, k)
+    return out
+
+
+def _run(args: list[str]) -> dict | None:
+    out = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, check=False
+    )
+    if out.returncode != 0:
+        print(f"{args} failed: {out.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--case", help="run one case (internal): n,postcode,algorithm")
+    parser.add_argument("--shape", help="calibrate one shape (internal): n,p,levels,m,k")
+    parser.add_argument("--max-n", type=float, default=1e5)
+    parser.add_argument("--algorithm", default="auto", help="knn backend of the situation cases")
+    parser.add_argument("--calibrate", action="store_true")
+    args = parser.parse_args()
+    if args.case:
+        n, pc, algorithm = args.case.split(",")
+        print(json.dumps(_situation_case(int(float(n)), pc == "1", algorithm)))
+        return
+    if args.shape:
+        n, p, levels, m, k = args.shape.split(",")
+        lv = tuple(int(v) for v in levels.split("-") if v)
+        print(json.dumps(_calibrate_shape(int(float(n)), int(p), lv, int(m), int(k))))
+        return
+    if args.calibrate:
+        shapes = [
+            "2e4,5,3-3,10000,51", "1e5,3,3-3,20000,51", "1e5,5,3-3,20000,51",
+            "1e5,5,3-3-5000,20000,51", "1e5,7,3-3,20000,51", "1e5,10,3-3,20000,51",
+            "1e5,20,,20000,51",
+        ]  # fmt: skip
+        print(f"{'n':>8} {'p':>3} {'levels':<18} {'m':>5} {'brute':>7} {'tree':>7} "
+              f"{'faiss':>7}  auto")  # fmt: skip
+        for shape in shapes:
+            r = _run(["--shape", shape])
+            if r:
+                lv = "-".join(map(str, r["levels"])) or "-"
+                print(f"{r['n']:>8} {r['p']:>3} {lv:<18} {r['m']:>5} {r['brute']:>7.2f} "
+                      f"{r['tree']:>7.2f} {r['faiss']:>7.2f}  {r['auto']}")  # fmt: skip
+        return
+    print(f"{'case':<28} {'n':>8} {'features':>8} {'levels':>7} {'seconds':>8} {'cpu s':>8} "
+          f"{'peak MB':>8} {'rows/s':>8}")  # fmt: skip
+    for n in (1e4, 1e5, 1e6):
+        if n > args.max_n:
+            continue
+        for pc in ("0", "1"):
+            r = _run(["--case", f"{n},{pc},{args.algorithm}"])
+            if r:
+                print(f"{r['case']:<28} {r['n']:>8} {r['features']:>8} {r['levels']:>7} "
+                      f"{r['seconds']:>8.2f} {r['cpu_s']:>8.2f} {r['peak_mb']:>8.1f} {r['rows_s']:>8}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

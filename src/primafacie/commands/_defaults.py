@@ -1,0 +1,66 @@
+"""Defaults of the analysis commands' flags, written as literals.
+
+They are the analyses' spec defaults (``SituationSpec()``, ``RecourseSpec()``, ``PrincipalSpec()``,
+``CertaintySpec()``), which the flags
+and ``audit.yaml`` share. They are spelled out here because importing a spec imports its engine
+package, numpy and pandas, and ``primafacie --help`` must answer before any of that loads.
+``tests/cli/test_startup.py`` checks that every value equals the spec's default, so the two
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+
+class SituationDefaults(NamedTuple):
+    """``SituationSpec()``'s values of the keys ``primafacie situation`` has flags for."""
+
+    k: tuple[int, ...] = (15, 30, 50)
+    methods: tuple[str, ...] = ("st", "cst", "cst_centers", "cf")
+    dimensions: tuple[str, ...] = ("single",)
+    alpha: float = 0.05
+    tau: float = 0.0
+    direction: str = "negative"
+    interval: str = "wald"
+    max_distance: Optional[float] = None
+    legacy: bool = False
+
+
+class RecourseDefaults(NamedTuple):
+    """``RecourseSpec()``'s values of the keys ``primafacie recourse`` has flags for."""
+
+    support: float = 0.01
+    phi: tuple[float, ...] = (0.3, 0.7)
+    metrics: str = "all"
+    top: int = 10
+
+
+class PrincipalDefaults(NamedTuple):
+    """``PrincipalSpec()``'s values of the keys ``primafacie principal`` has flags for."""
+
+    definitions: tuple[int, ...] = (1, 2)
+    joint: str = "tau0"
+    n_boot: int = 0
+    seed: int = 0
+    min_group: int = 5
+    empty_cells: str = "error"
+
+
+class CertaintyDefaults(NamedTuple):
+    """``CertaintySpec()``'s values of the keys ``primafacie certainty`` has flags for."""
+
+    criterion: str = "statistical_parity"
+    tie_breaker: Optional[str] = None
+    utility: str = "topsis"
+    disparity: str = "frequentist"
+    epsilon: Optional[float] = None
+    on_empty: str = "error"
+    min_group_size: Optional[int] = None
+    max_levels: int = 20
+
+
+SITUATION = SituationDefaults()
+RECOURSE = RecourseDefaults()
+PRINCIPAL = PrincipalDefaults()
+CERTAINTY = CertaintyDefaults()

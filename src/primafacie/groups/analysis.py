@@ -1,0 +1,232 @@
+"""Group metrics as an audit analysis: its definition, run adapter and report section.
+
+Registered first, so the numbers every regulator asks for (selection rates, the four-fifths
+ratio, error-rate gaps) open the executive summary. On by default (``default_on``): an
+``audit.yaml`` without ``analyses.groups`` runs it with the spec's defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
+from ..errors import InputError
+from ..jsonsafe import json_safe
+from ..report import blocks as rb
+from .params import FOUR_FIFTHS
+from .results import METRIC_LABELS
+from .spec import GroupsSpec
+
+__all__ = ["ANALYSIS", "LEAD", "run", "section"]
+
+#: Label of the engine's Result in ``AnalysisRun.results`` (and of its CSV tables).
+LABEL = "metrics"
+
+LEAD = (
+    "The numbers regulators ask for first: for each protected attribute and their "
+    "intersections, the share of each group that gets the favourable decision (selection "
+    "rate), its difference from and ratio to the non-protected (reference) group, and the "
+    "four-fifths rule (a ratio below 0.8 suggests adverse impact). When the true outcome is "
+    "known, error rates per group follow: equal opportunity compares true positive rates, "
+    "equalized odds also false positive rates. Every rate is k of n with its interval."
+)
+
+
+def run(spec: Any, ctx: Context) -> AnalysisRun:
+    """Measure every group of the audited data with the engine built by the spec."""
+    res = spec.build(ctx.data, ctx).run(ctx.data)
+    summ = res.summary()
+    numbers = {
+        "protected_groups": int(len(summ)),
+        "below_four_fifths": int(summ["four_fifths"].fillna(False).sum()),
+        "small_groups": int(res.rates()["small"].sum()),
+        "comparisons": json_safe(
+            summ[
+                [
+                    "attribute",
+                    "group",
+                    "selection_k",
+                    "selection_n",
+                    "reference_k",
+                    "reference_n",
+                    "selection_diff",
+                    "selection_ratio",
+                    "four_fifths",
+                ]
+            ].to_dict(orient="records")
+        ),  # fmt: skip
+    }
+    return AnalysisRun(
+        "groups",
+        "ok",
+        scope=res.scope(),
+        results={LABEL: res},
+        tables=result_tables("groups", {LABEL: res}),
+        numbers=numbers,
+        headline=res.headline(),
+        caveats=tuple(res.caveats()),
+    )
+
+
+def _rate_cells(k: Any, n: Any, low: Any, high: Any) -> list[tuple[str, float]]:
+    """``25.0% (1 of 4) [4.6–69.9%]`` cells, sorted by the rate (blank rate when n = 0)."""
+    cells = []
+    for ki, ni, lo, hi in zip(k, n, low, high, strict=True):
+        ki, ni = int(ki), int(ni)
+        if ni == 0:
+            cells.append(("— (0 of 0)", float("nan")))
+            continue
+        cells.append((f"{100 * ki / ni:.1f}% ({ki} of {ni}) [{100 * lo:.1f}–{100 * hi:.1f}%]",
+                      ki / ni))  # fmt: skip
+    return cells
+
+
+def _interval(est: Any, low: Any, high: Any, digits: int = 3) -> list[tuple[str, float]]:
+    """``0.123 [0.045, 0.201]`` cells sorted by the estimate (blank when undefined)."""
+    out = []
+    for e, lo, hi in zip(est, low, high, strict=True):
+        if pd.isna(e):
+            out.append(("—", float("nan")))
+        elif pd.isna(lo):
+            out.append((f"{e:.{digits}f}", float(e)))
+        else:
+            out.append((f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]", float(e)))
+    return out
+
+
+def _comparison_table(res: Any) -> pd.DataFrame:
+    """One row per protected group: rates, difference, ratio, four-fifths, error gaps."""
+    s = res.summary()
+    table = pd.DataFrame(
+        {
+            "attribute": s["attribute"],
+            "group": s["group"] + np.where(s["small"], " (small)", ""),
+            "selection rate": [
+                rb.rate_cell(k, n) for k, n in zip(s["selection_k"], s["selection_n"], strict=True)
+            ],
+            "reference": s["reference"],
+            "reference rate": [
+                rb.rate_cell(k, n) for k, n in zip(s["reference_k"], s["reference_n"], strict=True)
+            ],
+            "difference [CI]": _interval(
+                s["selection_diff"], s["selection_diff_low"], s["selection_diff_high"]
+            ),
+            "ratio [CI]": _interval(
+                s["selection_ratio"], s["selection_ratio_low"], s["selection_ratio_high"], 2
+            ),
+            f"below {FOUR_FIFTHS:g}": s["four_fifths"]
+            .astype(object)
+            .where(s["four_fifths"].notna(), "undefined"),
+        }
+    )
+    if res.has_outcome:
+        table["equal opportunity (TPR gap) [CI]"] = _interval(
+            s["equal_opportunity_diff"], s["equal_opportunity_diff_low"],
+            s["equal_opportunity_diff_high"],
+        )  # fmt: skip
+        table["FPR gap [CI]"] = _interval(s["fpr_diff"], s["fpr_diff_low"], s["fpr_diff_high"])
+        table["equalized odds [CI]"] = _interval(
+            s["equalized_odds_diff"], s["equalized_odds_low"], s["equalized_odds_high"]
+        )
+    return table
+
+
+def _rates_table(res: Any) -> pd.DataFrame:
+    """One row per group: members, role and each metric as ``rate (k of n) [interval]``."""
+    frame = res.to_frame()
+    first = frame[frame["metric"] == "selection_rate"]
+    table = pd.DataFrame(
+        {
+            "attribute": first["attribute"].to_numpy(),
+            "group": first["group"].to_numpy(),
+            "role": first["role"].to_numpy(),
+            "members": first["members"].to_numpy(),
+            "small": first["small"].to_numpy(),
+        }
+    )
+    for metric, rows in frame.groupby("metric", sort=False):
+        table[METRIC_LABELS[metric]] = _rate_cells(
+            rows["k"], rows["n"], rows["ci_low"], rows["ci_high"]
+        )
+    return table
+
+
+def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The report section: rates with intervals, the comparisons, every group's rates."""
+    res = run.results[LABEL]
+    level = f"{100 * (1 - res.alpha):g}%"
+    findings = [run.headline]
+    s = res.summary()
+    for r in s[s["four_fifths"].fillna(False).astype(bool)].head(10).itertuples():
+        findings.append(
+            f"{r.attribute} = {r.group}: selection rate {r.selection_k} of {r.selection_n} vs "
+            f"{r.reference_k} of {r.reference_n} for {r.reference}; ratio "
+            f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
+            f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
+        )
+    blocks = [
+        rb.figure(
+            res.plot(),
+            "Rates per group with their intervals",
+            f"Each point is a group's rate, each bar its {level} Wilson interval; the dashed line "
+            "is the reference (non-protected) group's selection rate. Groups marked (small) "
+            f"have fewer than {res.min_group} members.",
+        ),
+        rb.table(
+            _comparison_table(res),
+            "Each protected group against the reference group",
+            f"Difference = group rate − reference rate ({level} Newcombe interval); ratio = "
+            f"group rate / reference rate ({level} Katz log interval); below "
+            f"{FOUR_FIFTHS:g} = the four-fifths rule flags adverse impact."
+            + (
+                " Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
+                "intervals at half the level each (Bonferroni)."
+                if res.has_outcome
+                else ""
+            ),
+            csv=table_path("groups", f"{LABEL}_summary"),
+        ),
+        rb.table(
+            _rates_table(res),
+            "Rates of every group",
+            f"rate (k of n) [{level} Wilson interval]; ‘non-protected’ groups are pooled into "
+            "the reference.",
+            csv=table_path("groups", LABEL),
+            max_rows=80,
+        ),
+    ]
+    return rb.section(findings, blocks)
+
+
+def check(spec: Any, config: Any) -> None:
+    """``analyses.groups.protected`` names protected attributes (checked before any data)."""
+    unknown = [a for a in spec.protected or () if a not in config.protected]
+    if unknown:
+        raise InputError(
+            f"analyses.groups.protected: {unknown} are not protected attributes; "
+            f"protected: {list(config.protected)}"
+        )
+
+
+def overview(run: AnalysisRun) -> Any:
+    """The rates figure, for :meth:`AuditResult.plot`."""
+    return run.results[LABEL].plot()
+
+
+ANALYSIS = Analysis(
+    name="groups",
+    title="Group metrics",
+    lead=LEAD,
+    spec=GroupsSpec,
+    run=run,
+    section=section,
+    description="Selection rates, four-fifths ratios and error-rate gaps per group "
+    "(on by default; groups: null turns it off).",
+    overview=overview,
+    check=check,
+    default_on=True,
+)

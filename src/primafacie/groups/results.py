@@ -1,0 +1,310 @@
+"""Result of :class:`~primafacie.groups.GroupMetrics`: rates per group and the comparisons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..jsonsafe import json_safe
+from .params import FOUR_FIFTHS
+from .stats import abs_interval, newcombe_interval
+
+__all__ = ["GroupMetricsResult", "METRIC_LABELS"]
+
+#: How each metric is named in words (report, plots, headline).
+METRIC_LABELS = {
+    "selection_rate": "selection rate",
+    "tpr": "true positive rate",
+    "fpr": "false positive rate",
+    "fnr": "false negative rate",
+    "ppv": "positive predictive value",
+    "accuracy": "accuracy",
+}
+
+
+def _pct(k: Any, n: Any) -> str:
+    k, n = int(k), int(n)
+    return f"{100 * k / n:.1f}% ({k} of {n})" if n else f"— (0 of {n})"
+
+
+@dataclass(frozen=True)
+class GroupMetricsResult:
+    """Rates per group and each protected group against its reference group.
+
+    Attributes
+    ----------
+    table
+        Long table, one row per (grouping, group, metric): ``attribute`` (an attribute, or
+        ``"a × b"`` for an intersection), ``group`` (its value(s), ``"non-protected
+        (pooled)"`` for a pooled reference), ``role`` (``protected``, ``reference`` or
+        ``non-protected``: a value pooled into the reference), ``members`` (rows in the
+        group), ``small`` (members < ``min_group``), ``metric``, ``k`` of ``n`` (count and
+        denominator), ``rate`` (k/n, NaN when n = 0) with its Wilson interval ``ci_low,
+        ci_high``, ``reference`` (label of the reference group), ``diff`` (rate − reference
+        rate) with Newcombe's interval ``diff_low, diff_high``, ``ratio`` (rate / reference
+        rate) with Katz's log interval ``ratio_low, ratio_high``. Comparisons are NaN for
+        non-protected rows and when a denominator is 0.
+    attributes
+        The protected attributes measured.
+    protected_values
+        ``{attribute: protected values}``.
+    n
+        Rows measured (every row of the data).
+    has_outcome
+        Whether the error-rate metrics were computed.
+    min_group, alpha, intersections
+        The engine's settings.
+    """
+
+    table: pd.DataFrame
+    attributes: tuple[str, ...]
+    protected_values: dict[str, tuple[str, ...]]
+    n: int
+    has_outcome: bool
+    min_group: int = 30
+    alpha: float = 0.05
+    intersections: str = "all"
+    decision: str = ""
+    outcome: str | None = None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    # ------------------------------------------------------------------ tables
+    def to_frame(self) -> pd.DataFrame:
+        """The long table (a copy): one row per (grouping, group, metric)."""
+        return self.table.copy()
+
+    def rates(self, metric: str = "selection_rate") -> pd.DataFrame:
+        """The rows of one metric (a copy), e.g. ``rates("tpr")``."""
+        if metric not in set(self.table["metric"]):
+            from ..errors import InputError
+
+            raise InputError(
+                f"metric {metric!r} was not computed; computed: "
+                f"{', '.join(dict.fromkeys(self.table['metric']))}"
+            )
+        return self.table[self.table["metric"] == metric].reset_index(drop=True)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per protected group: selection-rate difference, ratio, four-fifths flag and,
+        with an outcome, the equal-opportunity and equalized-odds differences.
+
+        Columns: ``attribute, group, reference, members, reference_members, small``;
+        ``selection_k, selection_n, selection_rate`` and ``reference_k, reference_n,
+        reference_rate``; ``selection_diff[_low, _high]`` (Newcombe), ``selection_ratio[_low,
+        _high]`` (Katz), ``four_fifths`` (ratio < 0.8; ``<NA>`` when the ratio is undefined).
+        With an outcome: ``tpr, reference_tpr, equal_opportunity_diff[_low, _high]`` (TPR
+        gap, Newcombe at ``alpha``); ``fpr, reference_fpr, fpr_diff[_low, _high]``;
+        ``equalized_odds_diff[_low, _high]``: max(|TPR gap|, |FPR gap|), its interval the
+        max of the two gaps' absolute-value intervals at ``alpha / 2`` each (Bonferroni:
+        both cover together with probability ≥ 1 − alpha, and then so does the max).
+        """
+        sel = self.rates("selection_rate")
+        prot = (sel["role"] == "protected").to_numpy()
+        ref = sel[sel["role"] == "reference"].set_index("attribute")
+        out = sel.loc[prot, ["attribute", "group", "reference", "members", "small"]].copy()
+        at = out["attribute"]
+        out.insert(4, "reference_members", ref.loc[at, "members"].to_numpy())
+        out["selection_k"] = sel.loc[prot, "k"].to_numpy()
+        out["selection_n"] = sel.loc[prot, "n"].to_numpy()
+        out["selection_rate"] = sel.loc[prot, "rate"].to_numpy()
+        out["reference_k"] = ref.loc[at, "k"].to_numpy()
+        out["reference_n"] = ref.loc[at, "n"].to_numpy()
+        out["reference_rate"] = ref.loc[at, "rate"].to_numpy()
+        for col in ("diff", "diff_low", "diff_high", "ratio", "ratio_low", "ratio_high"):
+            out[f"selection_{col}"] = sel.loc[prot, col].to_numpy()
+        ratio = out["selection_ratio"].to_numpy(dtype=float)
+        out["four_fifths"] = pd.array(
+            [pd.NA if np.isnan(r) else bool(r < FOUR_FIFTHS) for r in ratio], dtype="boolean"
+        )
+        if self.has_outcome:
+            self._error_gaps(out)
+        return out.reset_index(drop=True)
+
+    def _error_gaps(self, out: pd.DataFrame) -> None:
+        """Add the TPR / FPR gaps and the equalized-odds difference to ``out`` (in place)."""
+        half = {}
+        for metric, name in (("tpr", "equal_opportunity_diff"), ("fpr", "fpr_diff")):
+            rows = self.rates(metric)
+            prot = rows[rows["role"] == "protected"]
+            ref = rows[rows["role"] == "reference"].set_index("attribute").loc[prot["attribute"]]
+            out[metric] = prot["rate"].to_numpy()
+            out[f"reference_{metric}"] = ref["rate"].to_numpy()
+            out[name] = prot["diff"].to_numpy()
+            out[f"{name}_low"] = prot["diff_low"].to_numpy()
+            out[f"{name}_high"] = prot["diff_high"].to_numpy()
+            k, n = prot["k"].to_numpy(), prot["n"].to_numpy()
+            lo, hi = newcombe_interval(
+                k, n, ref["k"].to_numpy(), ref["n"].to_numpy(), self.alpha / 2, sided="two"
+            )
+            half[metric] = abs_interval(lo, hi)
+        gaps = np.abs(out[["equal_opportunity_diff", "fpr_diff"]].to_numpy(dtype=float))
+        with np.errstate(invalid="ignore"):
+            # NaN when either gap is undefined (an empty denominator): the max is not known
+            out["equalized_odds_diff"] = np.where(np.isnan(gaps).any(axis=1), np.nan, gaps.max(1))
+            out["equalized_odds_low"] = np.maximum(half["tpr"][0], half["fpr"][0])
+            out["equalized_odds_high"] = np.maximum(half["tpr"][1], half["fpr"][1])
+
+    # ------------------------------------------------------------------ words
+    def _worst(self) -> pd.Series | None:
+        """The protected group with the lowest selection ratio (groups of ≥ min_group first)."""
+        s = self.summary().dropna(subset=["selection_ratio"])
+        if s.empty:
+            return None
+        big = s[~s["small"].astype(bool)]
+        s = big if len(big) else s
+        return s.sort_values("selection_ratio", kind="stable").iloc[0]
+
+    def headline(self) -> str:
+        """One sentence: how many protected groups fall below four-fifths, and the lowest ratio.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from primafacie.groups import GroupMetrics
+        >>> df = pd.DataFrame({"sex": list("ffffmmmm"), "d": [1, 0, 0, 0, 1, 1, 0, 1]})
+        >>> GroupMetrics(protected={"sex": "f"}, decision="d").run(df).headline()
+        'Four-fifths rule: 1 of 1 protected group(s) below 0.8; lowest selection-rate ratio 0.33 for sex = f: 25.0% (1 of 4) vs 75.0% (3 of 4) for m'
+        """
+        s = self.summary()
+        below = int(s["four_fifths"].fillna(False).sum())
+        worst = self._worst()
+        text = f"Four-fifths rule: {below} of {len(s)} protected group(s) below {FOUR_FIFTHS:g}"
+        if worst is None:
+            return text + "; no selection-rate ratio is defined"
+        text += (
+            f"; lowest selection-rate ratio {worst['selection_ratio']:.2f} for "
+            f"{worst['attribute']} = {worst['group']}: "
+            f"{_pct(worst['selection_k'], worst['selection_n'])} vs "
+            f"{_pct(worst['reference_k'], worst['reference_n'])} for {worst['reference']}"
+        )
+        eo = s.dropna(subset=["equalized_odds_diff"]) if self.has_outcome else s.iloc[:0]
+        if len(eo):
+            big = eo[~eo["small"].astype(bool)]  # groups of at least min_group first
+            eo = big if len(big) else eo
+            e = eo.loc[eo["equalized_odds_diff"].idxmax()]
+            text += (
+                f"; largest equalized-odds difference {e['equalized_odds_diff']:.3f} "
+                f"({e['attribute']} = {e['group']})"
+            )
+        return text
+
+    def scope(self) -> str:
+        """Who was measured: rows, attributes, groupings, groups and the denominators.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from primafacie.groups import GroupMetrics
+        >>> df = pd.DataFrame({"sex": list("ffffmmmm"), "d": [1, 0, 0, 0, 1, 1, 0, 1]})
+        >>> GroupMetrics(protected={"sex": "f"}, decision="d").run(df).scope()
+        'all 8 rows on 1 protected attribute(s) (sex) and 0 intersection(s): 2 groups; a selection rate is the favourable decisions (d) among the group’s members'
+        """
+        sel = self.rates("selection_rate")
+        groups = int((sel["group"] != "non-protected (pooled)").sum())
+        n_int = sel["attribute"].nunique() - len(self.attributes)
+        # a model's or rule's decisions live in an internal column (__decision__): not named
+        internal = self.decision.startswith("__") and self.decision.endswith("__")
+        decision = "" if internal or not self.decision else f" ({self.decision})"
+        text = (
+            f"all {self.n} rows on {len(self.attributes)} protected attribute(s) "
+            f"({', '.join(self.attributes)}) and {n_int} intersection(s): {groups} groups; "
+            f"a selection rate is the favourable decisions{decision} among the group’s members"
+        )
+        if self.has_outcome:
+            text += (
+                f"; TPR and FNR are over the group’s rows with a favourable outcome "
+                f"({self.outcome}), FPR over those with an unfavourable one, PPV over its "
+                "favourable decisions, accuracy over all its members"
+            )
+        return text
+
+    def caveats(self) -> list[str]:
+        """Small groups, undefined comparisons, and what the intervals do not correct for."""
+        out = list(self.warnings)
+        sel = self.rates("selection_rate")
+        small = sel[sel["small"] & (sel["members"] > 0)]
+        if len(small):
+            names = [f"{r.attribute} = {r.group} ({r.members})" for r in small.head(8).itertuples()]
+            out.append(
+                f"{len(small)} group(s) have fewer than {self.min_group} members and are flagged "
+                f"‘small’ (kept, not dropped); their rates are imprecise: {'; '.join(names)}"
+                + (" …" if len(small) > 8 else "")
+            )
+        thin = self.table[~self.table["small"] & (self.table["n"] > 0)
+                          & (self.table["n"] < self.min_group)]  # fmt: skip
+        if len(thin):
+            r = thin.iloc[0]
+            out.append(
+                f"{len(thin)} rate(s) of groups that are not small rest on fewer than "
+                f"{self.min_group} rows in their denominator (e.g. {r['metric']} of "
+                f"{r['attribute']} = {r['group']}: {r['k']} of {r['n']}); read their intervals"
+            )
+        empty_ref = sel[(sel["role"] == "reference") & (sel["members"] == 0)]
+        for r in empty_ref.itertuples():
+            out.append(
+                f"{r.attribute}: no row is non-protected on every attribute, so its groups "
+                "have no reference group and no comparison"
+            )
+        empty = self.table[(self.table["n"] == 0) & (self.table["members"] > 0)]
+        if len(empty):
+            out.append(
+                f"{len(empty)} rate(s) have an empty denominator (e.g. no favourable outcome in "
+                "the group); they are left blank, as are the comparisons that need them"
+            )
+        undefined = self.summary()["four_fifths"].isna().sum()
+        if undefined:
+            out.append(
+                f"{undefined} selection-rate ratio(s) are undefined (the reference group has no "
+                "favourable decision, or the group is empty)"
+            )
+        out.append(
+            f"intervals are {100 * (1 - self.alpha):g}% per comparison (Wilson for a rate, "
+            "Newcombe for a difference, Katz for a ratio), not corrected for the number of "
+            "groups compared; the four-fifths rule is a rule of thumb on the point ratio"
+        )
+        return out
+
+    # ------------------------------------------------------------------ export
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary: settings, the comparisons and every rate (NaN → ``None``)."""
+        return json_safe(
+            {
+                "analysis": "groups",
+                "attributes": list(self.attributes),
+                "protected_values": {a: list(v) for a, v in self.protected_values.items()},
+                "n": self.n,
+                "has_outcome": self.has_outcome,
+                "min_group": self.min_group,
+                "alpha": self.alpha,
+                "intersections": self.intersections,
+                "four_fifths_threshold": FOUR_FIFTHS,
+                "comparisons": self.summary().to_dict(orient="records"),
+                "rates": self.table.to_dict(orient="records"),
+                "warnings": list(self.warnings),
+            }
+        )
+
+    def plot(self, metric: str | None = None, ax: Any = None) -> Any:
+        """Rates with their intervals per group (selection rate, plus TPR and FPR when the
+        outcome is known); the reference group's rate is the dashed line. Returns the Figure.
+        """
+        from ..report.plots import group_rates
+
+        metrics = (
+            [metric]
+            if metric
+            else ["selection_rate"] + (["tpr", "fpr"] if self.has_outcome else [])
+        )
+        frame = self.table[self.table["metric"].isin(metrics)]
+        return group_rates(
+            frame.assign(metric=frame["metric"].map(METRIC_LABELS)), ax=ax, level=1 - self.alpha
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"GroupMetricsResult({len(self.attributes)} attribute(s), {self.n} rows)\n"
+            + self.summary().to_string(index=False)
+        )

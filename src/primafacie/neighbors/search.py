@@ -1,0 +1,698 @@
+"""Exact k-NN search under Gower's distance: blocked brute force, KD-tree and faiss backends.
+
+See the package docstring (:mod:`primafacie.neighbors`) for the rule :func:`choose_algorithm`
+applies and the benchmark behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .gower import GowerMatrix, as_gower_matrix, canonical_sums
+
+__all__ = ["knn", "KnnResult", "TIE_RULES", "ALGORITHMS", "choose_algorithm", "AutoRule"]
+
+#: Search backends of :func:`knn`.
+ALGORITHMS = ("auto", "brute", "tree", "faiss")
+
+#: Tie rules: "first" keeps the earlier row of the search space, "last" the later one.
+TIE_RULES = ("first", "last")
+
+#: Upper bound on the number of float64 cells of one distance block (~32 MB).
+_BLOCK_CELLS = 4_000_000
+
+#: Extra candidates fetched beyond k, so that a query whose k-th distance is tied with a few
+#: later rows is still certified by one k-NN call (no radius search).
+_EXTRA = 8
+
+
+#: A group of rows sharing a query's keys is fetched whole when it has at most this many
+#: times k + 8 rows (cheaper than an index query).
+_GATHER = 4
+
+
+@dataclass(frozen=True)
+class AutoRule:
+    """Thresholds of ``algorithm="auto"`` (measured by ``benchmarks/scale.py --calibrate``).
+
+    Attributes
+    ----------
+    min_rows
+        Up to this many base rows brute force is cheapest (no index to build).
+    max_keyed
+        The categorical columns with the most levels, up to this many, are searched by code
+        equality (strata of rows sharing the query's codes, ``2**keyed`` of them, most pruned);
+        the others enter the tree as one-hot blocks (one dimension per level).
+    max_tree_dims
+        Largest tree dimension (numeric columns + one-hot levels; keys excluded) for which a
+        KD-tree beats a flat numpy scan (measured: 10 dims tree 30 s vs brute 79 s; 20 dims
+        tree 562 s vs brute 413 s).
+    max_tree_dims_faiss
+        The same when faiss is installed (measured at 10^5 rows: 5 dims tree ≈ faiss, and the
+        tree wins the whole situation test 10 s to 15 s of CPU; 7 dims faiss 4 s vs tree 9 s).
+    """
+
+    min_rows: int = 2_000
+    max_keyed: int = 3
+    max_tree_dims: int = 12
+    max_tree_dims_faiss: int = 6
+
+
+AUTO_RULE = AutoRule()
+
+
+@dataclass(frozen=True)
+class KnnResult:
+    """Neighbours of every query, nearest first.
+
+    ``indices`` are positions in the base matrix (``-1`` pads rows with fewer than ``k``
+    neighbours, e.g. a small search space or a maximum distance); ``distances`` are the Gower
+    distances (``inf`` for padding); ``counts`` the number of real neighbours of each row.
+    """
+
+    indices: np.ndarray
+    distances: np.ndarray
+    counts: np.ndarray
+
+
+def choose_algorithm(
+    n: int,
+    n_numeric: int,
+    levels: tuple[int, ...] = (),
+    k: int = 1,
+    faiss: bool | None = None,
+    rule: AutoRule = AUTO_RULE,
+) -> str:
+    """The backend ``algorithm="auto"`` uses for a base of this shape.
+
+    Parameters
+    ----------
+    n
+        Base rows.
+    n_numeric
+        Numeric/ordinal columns.
+    levels
+        Number of levels of each categorical column.
+    k
+        Neighbours per query.
+    faiss
+        Whether faiss is installed (``None``: look).
+    rule
+        Thresholds (see :class:`AutoRule`).
+
+    Returns
+    -------
+    str
+        ``"brute"``, ``"tree"`` or ``"faiss"``.
+
+    Examples
+    --------
+    >>> choose_algorithm(100_000, 5, (3, 3), k=50)
+    'tree'
+    >>> choose_algorithm(100_000, 5, (3, 3, 5000), k=50)
+    'tree'
+    >>> choose_algorithm(500, 5, (3, 3), k=50)
+    'brute'
+    >>> choose_algorithm(100_000, 10, (3, 3), k=50, faiss=True)
+    'faiss'
+    >>> choose_algorithm(100_000, 10, (3, 3), k=50, faiss=False)
+    'tree'
+    >>> choose_algorithm(100_000, 30, (), k=50, faiss=False)
+    'brute'
+    """
+    if n <= rule.min_rows or k >= n // 2:
+        return "brute"
+    _, onehot = _plan(tuple(levels), rule)
+    dims = n_numeric + sum(levels[j] for j in onehot)
+    if faiss is None:
+        faiss = _faiss_available()
+    if dims <= (rule.max_tree_dims_faiss if faiss else rule.max_tree_dims):
+        return "tree"
+    return "faiss" if faiss else "brute"
+
+
+def _topk_block(d: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact k smallest per row, ties to the smaller column, sorted by (distance, column)."""
+    m, n = d.shape
+    if k >= n:
+        order = np.argsort(d, axis=1, kind="stable")
+        return order, np.take_along_axis(d, order, axis=1)
+    kth = np.partition(d, k - 1, axis=1)[:, k - 1]
+    rows, cols = np.nonzero(d <= kth[:, None])
+    dv = d[rows, cols]
+    less = dv < kth[rows]
+    need = k - np.bincount(rows[less], minlength=m)
+    # Among the cells equal to the k-th value keep the first `need` in column order
+    # (np.nonzero lists them row by row, columns ascending).
+    eq = (~less).astype(np.int64)
+    csum = np.cumsum(eq)
+    starts = np.searchsorted(rows, np.arange(m))
+    before = np.concatenate([[0], csum])[starts]
+    keep = less | ((csum - before[rows]) <= need[rows])
+    cols = cols[keep].reshape(m, k)
+    dist = dv[keep].reshape(m, k)
+    order = np.lexsort((cols, dist))
+    return np.take_along_axis(cols, order, axis=1), np.take_along_axis(dist, order, axis=1)
+
+
+def _faiss_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("faiss") is not None
+
+
+def _finish(d: np.ndarray, divisor: float, decimals: int | None) -> np.ndarray:
+    """Canonical sums to distances: divide last, then round (ties then follow the tie rule)."""
+    if divisor != 1:
+        d /= divisor
+    if decimals is not None:
+        np.round(d, decimals, out=d)
+    return d
+
+
+def _map_chunks(
+    fn: Callable[[slice], tuple[np.ndarray, np.ndarray]], m: int, rows: int, backend: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Apply ``fn`` to contiguous query chunks on a compute backend; results in chunk order."""
+    from ..compute import chunk_slices, get_backend
+
+    parts = get_backend(backend).map(fn, chunk_slices(m, rows))
+    return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
+
+
+def _brute(
+    query: GowerMatrix,
+    base: GowerMatrix,
+    k: int,
+    chunk_size: int | None,
+    divisor: float,
+    backend: Any = None,
+    decimals: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Blocked exact scan: codes compared for equality, partial sort of each block."""
+    rows = chunk_size or max(1, _BLOCK_CELLS // max(len(base), 1))
+    cols = np.arange(len(base))[None, :]
+
+    def one(sl: slice) -> tuple[np.ndarray, np.ndarray]:
+        qi = np.arange(sl.start, sl.stop)[:, None]
+        return _topk_block(_finish(canonical_sums(query, base, qi, cols), divisor, decimals), k)
+
+    return _map_chunks(one, len(query), rows, backend)
+
+
+def _plan(levels: tuple[int, ...], rule: AutoRule) -> tuple[list[int], list[int]]:
+    """Categorical columns searched by code equality (``keyed``) and those one-hot encoded.
+
+    The ``rule.max_keyed`` columns with the most levels are keyed (a 5,000-level postcode costs
+    one key, not 5,000 dimensions); any others enter the embedding as one-hot blocks.
+    """
+    order = sorted(range(len(levels)), key=lambda j: (-levels[j], j))
+    return sorted(order[: rule.max_keyed]), sorted(order[rule.max_keyed :])
+
+
+def _embed(X: GowerMatrix, onehot: list[int], key: np.ndarray | None, weight: float) -> np.ndarray:
+    """Numeric columns, ``onehot`` categoricals as 0.5 cells, and ``weight·key`` if given.
+
+    Two rows that differ in a one-hot column differ by 0.5 in two cells: L1 adds exactly 1, the
+    overlap. The key column adds 0 when the keys agree and at least ``weight`` (more than any
+    other part of a distance) when they differ, so a query's nearest rows are those sharing its
+    key, ranked by the rest of the distance.
+    """
+    n = len(X)
+    blocks = [X.num]
+    for j in onehot:
+        block = np.zeros((n, X.levels[j]))
+        block[np.arange(n), X.codes[:, j]] = 0.5
+        blocks.append(block)
+    if key is not None:
+        blocks.append(weight * key[:, None].astype(float))
+    if not any(b.shape[1] for b in blocks):
+        blocks.append(np.zeros((n, 1)))  # only keyed columns and T = {}: every row ties at 0
+    return np.ascontiguousarray(np.hstack(blocks))
+
+
+def _keys(q: GowerMatrix, b: GowerMatrix, cols: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """One integer per row naming its codes on ``cols`` (equal keys iff equal codes)."""
+    if not cols:
+        return np.zeros(len(q), dtype=np.int64), np.zeros(len(b), dtype=np.int64)
+    if float(np.prod([float(b.levels[j]) for j in cols])) < 2.0**50:
+        mult = np.cumprod([1] + [b.levels[j] for j in cols[:-1]]).astype(np.int64)
+        return q.codes[:, list(cols)] @ mult, b.codes[:, list(cols)] @ mult
+    both = np.vstack([q.codes[:, list(cols)], b.codes[:, list(cols)]])
+    inv = np.unique(both, axis=0, return_inverse=True)[1].reshape(-1)
+    return inv[: len(q)], inv[len(q) :]
+
+
+@dataclass
+class _Index:
+    """A k-NN index over an embedding: ``search(e, kq)`` -> ascending (distances, indices),
+    each distance within ``tol(distance)`` of the exact L1 sum; ``radius(e, r)`` (or ``None``)
+    lists every row within ``r[i]`` of embedded query ``i``."""
+
+    search: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
+    radius: Callable[[np.ndarray, np.ndarray], Any] | None
+    tol: Callable[[np.ndarray], np.ndarray]
+
+
+def _tree_index(emb: np.ndarray, maxabs: float) -> _Index:
+    """scikit-learn KD-tree, Manhattan, float64 (error far below 1e-9 relative + D·eps·|x|)."""
+    from sklearn.neighbors import KDTree
+
+    tree = KDTree(emb, metric="manhattan")
+    floor = 64 * np.finfo(float).eps * emb.shape[1] * (1 + maxabs)
+    return _Index(
+        search=lambda e, kq: tree.query(e, k=kq),
+        radius=lambda e, r: tree.query_radius(e, r),
+        tol=lambda rho: 1e-9 * (1 + np.abs(rho)) + floor,
+    )
+
+
+def _faiss_index(emb: np.ndarray, maxabs: float) -> _Index:
+    """faiss exact flat L1 index, float32 (~6e-8 relative rounding per coordinate and sum)."""
+    import faiss
+
+    index = faiss.IndexFlat(emb.shape[1], faiss.METRIC_L1)
+    index.add(np.ascontiguousarray(emb, dtype=np.float32))
+    dims = emb.shape[1]
+    return _Index(
+        search=lambda e, kq: index.search(np.ascontiguousarray(e, dtype=np.float32), kq),
+        radius=None,
+        tol=lambda rho: 1e-6 * dims * (1 + maxabs + np.abs(rho)),
+    )
+
+
+@dataclass
+class _Stratum:
+    """Searches among the base rows sharing a query's codes on a subset of the keyed columns.
+
+    ``mismatch`` = keyed columns outside the subset: a row whose codes agree with the query on
+    exactly the subset is at least that far. Groups of at most ``limit`` rows are fetched
+    whole; a larger group is searched in its own index (``groups``: key -> (index, base rows),
+    over :func:`_embed` without the key) or, when there are too many large groups, in one
+    index over all rows with the key as a column (``index``).
+    """
+
+    mismatch: int
+    qkey: np.ndarray
+    order: np.ndarray
+    sorted_keys: np.ndarray
+    embed: Callable[[np.ndarray, bool], np.ndarray]
+    limit: int
+    groups: dict[int, tuple[_Index, np.ndarray]] | None = None
+    index: _Index | None = None
+
+
+#: Up to this many large groups of a stratum get an index each (a smaller, lower-dimensional
+#: tree per group is ~4x faster than one tree with the key as a coordinate; measured).
+_MAX_GROUP_INDEXES = 256
+
+
+def _strata(
+    query: GowerMatrix, base: GowerMatrix, kq: int, make_index: Callable, rule: AutoRule
+) -> list[_Stratum]:
+    """One stratum per subset of the keyed columns, fewest mismatches first."""
+    keyed, onehot = _plan(base.levels, rule)
+    both = np.vstack([query.num, base.num])
+    span = float((both.max(axis=0) - both.min(axis=0)).sum()) if both.size else 0.0
+    weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
+    maxabs = float(np.abs(both).max(initial=0.0))
+    plain = _embed(base, onehot, None, weight)
+    out = []
+    for size in range(len(keyed), -1, -1):
+        for cols in combinations(keyed, size):
+            qkey, bkey = _keys(query, base, cols)
+            order = np.argsort(bkey, kind="stable")
+            sorted_keys = bkey[order]
+            bounds = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1], True])
+            limit = _GATHER * kq
+            bigs = np.flatnonzero(np.diff(bounds) > limit)
+
+            def embed(rows: np.ndarray, keyed_col: bool, qk=qkey) -> np.ndarray:
+                return _embed(query[rows], onehot, qk[rows] if keyed_col else None, weight)
+
+            st = _Stratum(len(keyed) - size, qkey, order, sorted_keys, embed, limit)
+            if len(bigs) and len(bigs) <= _MAX_GROUP_INDEXES:
+                st.groups = {}
+                for g in bigs:  # a loop over large groups (at most 256), never over rows
+                    rows_g = order[bounds[g] : bounds[g + 1]]
+                    st.groups[int(sorted_keys[bounds[g]])] = (
+                        make_index(plain[rows_g], maxabs),
+                        rows_g,
+                    )
+            elif len(bigs):
+                st.index = make_index(_embed(base, onehot, bkey, weight), maxabs)
+            out.append(st)
+    return out
+
+
+def _gather(st: _Stratum, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(query, base) pairs of whole small groups, without a loop (offsets from cumulative sizes).
+
+    Returns the pairs and the query rows whose group is too big to gather (searched instead).
+    """
+    key = st.qkey[rows]
+    lo = np.searchsorted(st.sorted_keys, key, "left")
+    size = np.searchsorted(st.sorted_keys, key, "right") - lo
+    small = size <= st.limit
+    size = np.where(small, size, 0)
+    starts = np.repeat(np.cumsum(size) - size, size)
+    pos = np.arange(int(size.sum())) - starts + np.repeat(lo, size)
+    return np.repeat(rows, size), st.order[pos], rows[~small]
+
+
+def _index_pairs(
+    index: _Index,
+    e: np.ndarray,
+    rows: np.ndarray,
+    rowmap: np.ndarray | None,
+    k: int,
+    kq: int,
+    slack: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Certified candidates of the query ``rows`` (embedded ``e``); the rows left uncertified.
+
+    With ``rho`` the k-th distance found, every indexed row within ``rho + margin`` (4 × the
+    distance error + ``slack``) is fetched: by the ``kq`` nearest when the last of them is
+    farther (or the index has only ``kq`` rows), else by a radius search; an index without
+    one returns those rows as uncertified (searched by brute force). ``rowmap`` maps index
+    positions to base rows.
+    """
+    n = len(rowmap) if rowmap is not None else None
+    dist, idx = index.search(e, kq)
+    dist = np.asarray(dist, dtype=float)
+    idx = np.asarray(idx, dtype=np.int64)
+    rho = dist[:, k - 1]
+    margin = 4 * index.tol(rho) + slack
+    ok = (dist[:, -1] > rho + margin) | (kq == n)
+    ok &= (idx >= 0).all(axis=1) & np.isfinite(rho)
+    good, bad = np.flatnonzero(ok), np.flatnonzero(~ok)
+    qi, bi = [np.repeat(rows[good], kq)], [idx[good].ravel()]
+    unsure = rows[:0]
+    if len(bad) and index.radius is None:
+        unsure = rows[bad]
+    elif len(bad):
+        lists = index.radius(e[bad], rho[bad] + margin[bad])
+        lens = np.fromiter((len(a) for a in lists), dtype=np.int64, count=len(lists))
+        qi.append(np.repeat(rows[bad], lens))
+        bi.append(np.concatenate(list(lists)).astype(np.int64))
+    bi_all = np.concatenate(bi)
+    return np.concatenate(qi), rowmap[bi_all] if rowmap is not None else bi_all, unsure
+
+
+def _searched(
+    st: _Stratum, rows: np.ndarray, k: int, kq: int, slack: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Candidates of query ``rows`` whose group is too large to gather, from the indexes."""
+    if st.groups is None:
+        return _index_pairs(st.index, st.embed(rows, True), rows, None, k, kq, slack)
+    keys = st.qkey[rows]
+    o = np.argsort(keys, kind="stable")
+    rows, keys = rows[o], keys[o]
+    cuts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1], True])
+    parts = []
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):  # one call per large group present
+        index, rows_g = st.groups[int(keys[a])]
+        r = rows[a:b]
+        parts.append(_index_pairs(index, st.embed(r, False), r, rows_g, k, kq, slack))
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
+
+
+def _select(
+    qi: np.ndarray, bi: np.ndarray, d: np.ndarray, m: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, the k candidate pairs with the smallest (distance, base row); duplicates once.
+
+    Candidates are laid out as one padded row per query (``np.lexsort`` along rows: many small
+    sorts, much cheaper than one global three-key sort); a query with far more candidates than
+    the others (ties fetched by a radius search) would make the padding big, so that case is
+    sorted globally instead.
+    """
+    out_i = np.full((m, k), -1, dtype=np.int64)
+    out_d = np.full((m, k), np.inf)
+    if not len(qi):
+        return out_i, out_d
+    order = np.argsort(qi, kind="stable")
+    qi, bi, d = qi[order], bi[order], d[order]
+    counts = np.bincount(qi, minlength=m)
+    width = int(counts.max())
+    if m * width > 4 * len(qi) + 1024:
+        order = np.lexsort((bi, d, qi))
+        qi, bi, d = qi[order], bi[order], d[order]
+        width = 0
+    starts = np.cumsum(counts) - counts
+    col = np.arange(len(qi)) - starts[qi]
+    if width:
+        D = np.full((m, width), np.inf)
+        B = np.full((m, width), np.iinfo(np.int64).max)
+        D[qi, col], B[qi, col] = d, bi
+        o = np.lexsort((B, D), axis=-1)
+        D, B = np.take_along_axis(D, o, axis=1), np.take_along_axis(B, o, axis=1)
+        real = np.isfinite(D) | (B < np.iinfo(np.int64).max)
+        mask = real.ravel()
+        qi = np.repeat(np.arange(m), width)[mask]
+        d, bi = D.ravel()[mask], B.ravel()[mask]
+    # The same pair found twice has bit-identical distances: it now sits next to itself.
+    dup = np.zeros(len(qi), dtype=bool)
+    dup[1:] = (qi[1:] == qi[:-1]) & (bi[1:] == bi[:-1])
+    qi, bi, d = qi[~dup], bi[~dup], d[~dup]
+    first = np.ones(len(qi), dtype=bool)
+    first[1:] = qi[1:] != qi[:-1]
+    pos = np.arange(len(qi))
+    rank = pos - np.maximum.accumulate(np.where(first, pos, 0))
+    keep = rank < k
+    out_i[qi[keep], rank[keep]] = bi[keep]
+    out_d[qi[keep], rank[keep]] = d[keep]
+    return out_i, out_d
+
+
+# 63 lines: the loop over strata, its pruning bound and the merge read best in one place.
+def _stratified(
+    query: GowerMatrix,
+    base: GowerMatrix,
+    k: int,
+    chunk_size: int | None,
+    divisor: float,
+    make_index: Callable[[np.ndarray, float], _Index],
+    backend: Any = None,
+    decimals: int | None = None,
+    rule: AutoRule = AUTO_RULE,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact k-NN: candidates stratum by stratum, ranked in the canonical arithmetic.
+
+    Strata are visited by increasing number of keyed mismatches; a query skips a stratum once
+    its current k-th distance is below that stratum's mismatch count (minus float and rounding
+    margins): no row there can enter its top k. The package docstring proves that the union of
+    the candidates holds the exact top k; the ranking is :func:`canonical_sums` + the tie rule,
+    so the result is the brute-force answer bit for bit.
+    """
+    n = len(base)
+    kq = min(k + _EXTRA, n)
+    step = 0.0 if decimals is None else 10.0**-decimals
+    slack = 2 * divisor * step
+    strata = _strata(query, base, kq, make_index, rule)
+    rows_per_chunk = chunk_size or max(1, _BLOCK_CELLS // (2 * kq + k))
+
+    def one(sl: slice) -> tuple[np.ndarray, np.ndarray]:
+        glob = np.arange(sl.start, sl.stop)
+        m = len(glob)
+        best_i = np.full((m, k), -1, dtype=np.int64)
+        best_d = np.full((m, k), np.inf)
+        fallback = np.zeros(m, dtype=bool)
+        for st in strata:
+            floor = (st.mismatch - 1e-9 * (1 + st.mismatch)) / divisor - 2 * step
+            need = np.flatnonzero(~fallback & ~(floor > best_d[:, -1]))
+            if not len(need):
+                continue
+            qi, bi, big = _gather(st, glob[need])
+            if len(big):
+                qi2, bi2, unsure = _searched(st, big, k, kq, slack)
+                qi, bi = np.concatenate([qi, qi2]), np.concatenate([bi, bi2])
+                fallback[unsure - sl.start] = True
+            if not len(qi):
+                continue
+            d = _finish(canonical_sums(query, base, qi, bi), divisor, decimals)
+            # Merge with the best so far of the searched rows only (row r -> slot where[r]).
+            where = np.full(m, -1, dtype=np.int64)
+            where[need] = np.arange(len(need))
+            have = best_i[need] >= 0
+            qi = np.concatenate([np.nonzero(have)[0], where[qi - sl.start]])
+            bi = np.concatenate([best_i[need][have], bi])
+            d = np.concatenate([best_d[need][have], d])
+            best_i[need], best_d[need] = _select(qi, bi, d, len(need), k)
+        fb = np.flatnonzero(fallback)
+        if len(fb):
+            best_i[fb], best_d[fb] = _brute(
+                query[glob[fb]], base, k, None, divisor, decimals=decimals
+            )
+        return best_i, best_d
+
+    return _map_chunks(one, len(query), rows_per_chunk, backend)
+
+
+def _knn_tree(
+    query: GowerMatrix,
+    base: GowerMatrix,
+    k: int,
+    chunk_size: int | None,
+    divisor: float,
+    backend: Any = None,
+    decimals: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn KD-trees (Manhattan, float64) per stratum of keyed columns; exact."""
+    return _stratified(query, base, k, chunk_size, divisor, _tree_index, backend, decimals)
+
+
+def _knn_faiss(
+    query: GowerMatrix,
+    base: GowerMatrix,
+    k: int,
+    chunk_size: int | None,
+    divisor: float,
+    backend: Any = None,
+    decimals: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """faiss flat L1 indexes (float32) per stratum of keyed columns; re-ranked exactly."""
+    try:
+        import faiss  # noqa: F401
+    except ImportError as exc:
+        raise InputError(
+            "algorithm='faiss' needs the [fast] extra: pip install 'primafacie[fast]'"
+        ) from exc
+    return _stratified(query, base, k, chunk_size, divisor, _faiss_index, backend, decimals)
+
+
+def _check(
+    query: Any, base: Any, k: int, ties: str, decimals: int | None, algorithm: str
+) -> tuple[GowerMatrix, GowerMatrix]:
+    """Validate the arguments of :func:`knn`; the query and base as :class:`GowerMatrix`."""
+    if ties not in TIE_RULES:
+        raise InputError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+    if decimals is not None and (isinstance(decimals, bool) or not 0 <= int(decimals) <= 15):
+        raise InputError(f"decimals must be an integer in [0, 15] or None, got {decimals!r}")
+    if algorithm not in ALGORITHMS:
+        raise InputError(f"algorithm must be one of {ALGORITHMS}, got {algorithm!r}")
+    q, b = as_gower_matrix(query), as_gower_matrix(base)
+    if q.num.shape[1] != b.num.shape[1] or q.codes.shape[1] != b.codes.shape[1]:
+        raise InputError(
+            f"query {q.shape} and base {b.shape} must have the same numeric and categorical "
+            "columns (transform both with the same fitted GowerTransformer)"
+        )
+    if q.levels != b.levels:
+        # Queries and base may come from transformers fitted on different tables (legacy CST
+        # refits on the counterfactuals); codes only need a common range.
+        levels = tuple(max(a, c) for a, c in zip(q.levels, b.levels, strict=True))
+        q = GowerMatrix(q.num, q.codes, levels, q.layout)
+        b = GowerMatrix(b.num, b.codes, levels, b.layout)
+    if k < 1:
+        raise InputError(f"k must be at least 1, got {k}")
+    return q, b
+
+
+def _unique_rows(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray]:
+    """First position of every distinct query row and the inverse map (rows in sorted order)."""
+    key = np.hstack([q.num, q.codes.astype(float)])
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+# 81 lines, most of them the parameter documentation.
+def knn(
+    query: Any,
+    base: Any,
+    k: int,
+    *,
+    ties: str = "first",
+    max_distance: float | None = None,
+    chunk_size: int | None = None,
+    algorithm: str = "auto",
+    divisor: float = 1.0,
+    backend: Any = None,
+    decimals: int | None = None,
+) -> KnnResult:
+    """Exact k nearest base rows of every query row under Gower's distance.
+
+    Parameters
+    ----------
+    query
+        ``(m, p)`` transformed search centres: a :class:`~primafacie.neighbors.GowerMatrix`
+        (``GowerTransformer.transform``) or a float matrix of numeric columns.
+    base
+        ``(n, p)`` transformed search space, of the same kind.
+    k
+        Number of neighbours (at most ``n``; fewer are returned, padded, when ``n < k``).
+    ties
+        ``"first"`` (default): among equal distances the base row that comes first wins;
+        ``"last"``: the later row wins (the CST authors' code).
+    max_distance
+        Optional ε: neighbours farther than this are dropped (``counts`` says how many remain).
+    chunk_size
+        Query rows per block; default keeps a block under ~32 MB.
+    algorithm
+        ``"brute"`` (blocked exact scan), ``"tree"`` (KD-trees), ``"faiss"`` (faiss flat L1;
+        needs the ``[fast]`` extra) or ``"auto"`` (:func:`choose_algorithm`: chosen from the
+        base's rows, numeric columns and categorical levels by measured cost). Every choice
+        returns exactly the brute-force answer, tie rule included.
+    divisor
+        ``|X|`` (``GowerTransformer.divisor``); distances are sums divided by it.
+    backend
+        :mod:`primafacie.compute` backend (``None``/"local", a ``Backend(n_jobs=2)``, or
+        ``"dask"``) the query chunks are mapped over; results are identical on every backend.
+    decimals
+        Round every distance to this many decimals before ranking, so that distances that
+        are equal in exact arithmetic but differ by floating-point noise (``|3 - 2.5| / 3.5``
+        and ``|3 - 3.5| / 3.5`` computed on the scaled matrix) are ties and ``ties`` decides
+        them. ``None`` (default) ranks the raw float64 sums, as the CST authors' code does.
+
+    Returns
+    -------
+    KnnResult
+        Neighbour positions and distances, nearest first, with the documented tie rule.
+
+    Examples
+    --------
+    >>> base = np.array([[0.0], [1.0], [1.0], [3.0]])
+    >>> knn(np.array([[0.9]]), base, 2).indices.tolist()
+    [[1, 2]]
+    >>> knn(np.array([[0.0]]), base, 2, ties="last").indices.tolist()
+    [[0, 2]]
+    """
+    query, base = _check(query, base, k, ties, decimals, algorithm)
+    m, n = len(query), len(base)
+    if m == 0 or n == 0:
+        idx = np.full((m, k), -1, dtype=np.int64)
+        return KnnResult(idx, np.full((m, k), np.inf), np.zeros(m, dtype=np.int64))
+    if max_distance is not None and not max_distance > 0:
+        raise InputError(f"max_distance must be positive, got {max_distance}")
+    # Identical centres have identical neighbour lists: search each distinct centre once
+    # (the law-school data have ~1200 distinct (LSAT, UGPA) pairs among 21790 rows).
+    first, inverse = _unique_rows(query)
+    if len(first) < 0.9 * m:
+        query = query[first]
+    else:
+        inverse = None
+    kk = min(k, n)
+    if ties == "last":
+        # "later row wins" is "first row wins" on the reversed search space.
+        base = base[::-1]
+    if algorithm == "auto":
+        algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk)
+    search = {"brute": _brute, "tree": _knn_tree, "faiss": _knn_faiss}[algorithm]
+    idx, dist = search(query, base, kk, chunk_size, divisor, backend, decimals=decimals)
+    if ties == "last":
+        idx = n - 1 - idx
+    if inverse is not None:
+        idx, dist = idx[inverse], dist[inverse]
+    if kk < k:
+        idx = np.hstack([idx, np.full((m, k - kk), -1, dtype=np.int64)])
+        dist = np.hstack([dist, np.full((m, k - kk), np.inf)])
+    if max_distance is not None:
+        far = dist > max_distance
+        idx = np.where(far, -1, idx)
+        dist = np.where(far, np.inf, dist)
+    return KnnResult(idx, dist, (idx >= 0).sum(axis=1))

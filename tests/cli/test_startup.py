@@ -1,0 +1,138 @@
+"""Start-up cost of the CLI and the package: ``primafacie --help``, a command's ``--help`` and
+an argument error load no engine, pandas, scipy, matplotlib or scikit-learn; neither does
+``import primafacie``. Checked on ``sys.modules`` of a fresh interpreter (not on a timing, which
+depends on the machine)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: Modules that must not be loaded before a command actually runs.
+HEAVY = (
+    "primafacie.situation",
+    "primafacie.recourse",
+    "primafacie.principal",
+    "primafacie.certainty",
+    "primafacie.causal",
+    "primafacie.neighbors",
+    "primafacie.audit",
+    "primafacie.config",
+    "pandas",
+    "numpy",
+    "scipy",
+    "matplotlib",
+    "sklearn",
+)
+
+COMMANDS = ("demo", "audit", "situation", "recourse", "principal", "certainty", "reproduce",
+            "schema")  # fmt: skip
+
+
+def loaded_after(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; it leaves a JSON-able ``out``; returns it with the
+    heavy modules found in ``sys.modules``."""
+    script = (
+        "import json, sys\n"
+        f"{code}\n"
+        f"out['heavy'] = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
+        "print(json.dumps(out))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+RUN_CLI = """
+import contextlib, io
+from primafacie import cli
+out = {"codes": [], "text": ""}
+for args in ARGS:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        try:
+            cli.app(args, prog_name="primafacie")
+        except SystemExit as exc:
+            out["codes"].append(exc.code)
+    out["text"] += buf.getvalue()
+"""
+
+
+def test_help_of_the_cli_and_of_every_command_loads_no_heavy_module():
+    args = [["--help"]] + [[c, "--help"] for c in COMMANDS]
+    out = loaded_after(f"ARGS = {args!r}\n{RUN_CLI}")
+    assert out["heavy"] == []
+    assert out["codes"] == [0] * len(args)
+    for command in COMMANDS:  # the help was really rendered
+        assert command in out["text"]
+    assert "Example" in out["text"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["situation", "--no-such-flag"],
+        ["audit"],  # missing argument
+        ["reproduce"],
+        ["nonsense"],
+    ],
+)
+def test_argument_errors_exit_2_without_loading_heavy_modules(args):
+    out = loaded_after(f"ARGS = {[args]!r}\n{RUN_CLI}")
+    assert out["codes"] == [2], out["text"]
+    assert out["heavy"] == []
+
+
+def test_import_primafacie_is_lazy_and_names_load_on_first_use():
+    code = (
+        "import primafacie\n"
+        "out = {'before': sorted(m for m in ('pandas', 'primafacie.situation') "
+        "if m in sys.modules)}\n"
+        "out['name'] = primafacie.SituationTest.__name__\n"
+        "out['after'] = 'primafacie.situation' in sys.modules\n"
+        "out['all'] = all(hasattr(primafacie, n) for n in primafacie.__all__)\n"
+    )
+    out = loaded_after(code)
+    assert out["before"] == []
+    assert out["name"] == "SituationTest" and out["after"] is True
+    assert out["all"] is True
+
+
+def test_unknown_attribute_of_the_package_is_an_attribute_error():
+    import primafacie
+
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        primafacie.Nope  # noqa: B018
+
+
+def test_no_engine_imports_mlxtend():
+    """mlxtend is an optional extra: only the 'mlxtend' miner imports it, when it runs."""
+    code = (
+        "import primafacie.audit, primafacie.recourse, primafacie.recourse.items\n"
+        "from primafacie import cli\n"
+        "out = {'mlxtend': [m for m in sys.modules if m.startswith('mlxtend')]}\n"
+    )
+    assert loaded_after(code)["mlxtend"] == []
+
+
+def test_flag_defaults_written_as_literals_equal_the_specs_defaults():
+    """The analysis commands take their defaults from light literals (commands/_defaults.py)
+    rather than from the specs, which import pandas; they must equal the specs' defaults."""
+    from primafacie.certainty.spec import CertaintySpec
+    from primafacie.commands._defaults import CERTAINTY, PRINCIPAL, RECOURSE, SITUATION
+    from primafacie.principal.spec import PrincipalSpec
+    from primafacie.recourse.spec import RecourseSpec
+    from primafacie.situation.spec import SituationSpec
+
+    pairs = [(SITUATION, SituationSpec()), (RECOURSE, RecourseSpec()),
+             (PRINCIPAL, PrincipalSpec()), (CERTAINTY, CertaintySpec())]  # fmt: skip
+    for literals, spec in pairs:
+        for key, value in literals._asdict().items():
+            expected = getattr(spec, key)
+            expected = tuple(expected) if isinstance(expected, list) else expected
+            assert value == expected, (type(spec).__name__, key, value, expected)

@@ -1,0 +1,108 @@
+"""GowerMatrix, the transformer's codes and the canonical arithmetic (neighbors/gower.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from primafacie.errors import InputError
+from primafacie.neighbors import GowerMatrix, GowerTransformer, gower_distances, knn
+from primafacie.neighbors.gower import canonical_sums
+
+
+def _frame(n=6, levels=5000, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "region": rng.choice(["a", "b", "c"], n),
+            "income": rng.integers(0, 5, n).astype(float),
+            "postcode": [f"p{v}" for v in rng.integers(0, levels, n)],
+        }
+    )
+
+
+def test_a_many_level_categorical_is_one_code_column():
+    df = _frame(n=200, levels=5000)
+    t = GowerTransformer(
+        {"region": "categorical", "income": "numeric", "postcode": "categorical"}
+    ).fit(df)
+    X = t.transform(df)
+    # one numeric column + two code columns, whatever the number of postcodes
+    assert X.shape == (200, 3)
+    assert X.num.shape == (200, 1) and X.codes.shape == (200, 2)
+    assert X.levels == (3, df["postcode"].nunique())
+    assert X.layout == ("c", "n", "c")
+
+
+def test_gower_matrix_rows_len_shape_and_dense_form():
+    X = GowerMatrix(np.array([[0.0], [0.25], [1.0]]), np.array([[0], [2], [1]]), (3,), ("c", "n"))
+    assert len(X) == 3 and X.shape == (3, 2)
+    assert X[[2, 0]].num.ravel().tolist() == [1.0, 0.0]
+    assert X[::-1].codes.ravel().tolist() == [1, 2, 0]
+    assert X[np.array([True, False, True])].codes.ravel().tolist() == [0, 1]
+    assert len(X[1]) == 1  # a single position stays a (1, p) matrix
+    # The one-hot form of earlier releases: level cells of 0.5, in feature order.
+    with pytest.warns(DeprecationWarning, match="to_dense"):
+        dense = np.asarray(X)
+    assert (
+        dense.tolist()
+        == X.to_dense().tolist()
+        == [
+            [0.5, 0.0, 0.0, 0.0],
+            [0.0, 0.0, 0.5, 0.25],
+            [0.0, 0.5, 0.0, 1.0],
+        ]
+    )
+
+
+def test_distance_by_hand_with_codes():
+    df = pd.DataFrame({"salary": [10.0, 30.0, 20.0], "region": ["a", "b", "a"]})
+    t = GowerTransformer({"salary": "numeric", "region": "categorical"}).fit(df)
+    d = gower_distances(t.transform(df), t.transform(df), t.divisor)
+    # rows 0, 1: |10 - 30| / 20 = 1 and a different region: (1 + 1) / 2 = 1
+    # rows 0, 2: 10 / 20 = 0.5 and the same region: 0.5 / 2 = 0.25
+    # rows 1, 2: 0.5 + 1 = 1.5, / 2 = 0.75
+    assert d.tolist() == [[0.0, 1.0, 0.25], [1.0, 0.0, 0.75], [0.25, 0.75, 0.0]]
+
+
+def test_codes_first_is_bit_identical_to_the_one_hot_sums():
+    # Legacy mode lists categorical attributes first: the old one-hot L1 sums (halves added
+    # cell by cell, then numeric columns left to right) and the canonical sums agree bit for
+    # bit, so the published tables (ties included) cannot move.
+    rng = np.random.default_rng(3)
+    n = 300
+    num = rng.normal(size=(n, 3)) / 7.0
+    codes = np.column_stack([rng.integers(0, 4, n), rng.integers(0, 9, n)])
+    X = GowerMatrix(num, codes, (4, 9), ("c", "c", "n", "n", "n"))
+    dense = X.to_dense()
+    old = np.abs(dense[:, 0][:, None] - dense[:, 0][None, :])
+    for j in range(1, dense.shape[1]):
+        old += np.abs(dense[:, j][:, None] - dense[:, j][None, :])
+    assert np.array_equal(gower_distances(X, X), old)
+
+
+def test_canonical_sums_of_flat_pairs_match_the_block():
+    rng = np.random.default_rng(4)
+    X = GowerMatrix(rng.random((20, 2)), rng.integers(0, 3, (20, 2)), (3, 3))
+    qi, bi = rng.integers(0, 20, 50), rng.integers(0, 20, 50)
+    block = gower_distances(X, X)
+    assert np.array_equal(canonical_sums(X, X, qi, bi), block[qi, bi])
+
+
+def test_query_and_base_from_differently_fitted_transformers():
+    # Legacy CST refits the transformer on the counterfactual table: a level seen only there
+    # gives the query a wider code range than the base.
+    base = GowerMatrix(np.zeros((3, 1)), np.array([[0], [1], [1]]), (2,))
+    query = GowerMatrix(np.zeros((1, 1)), np.array([[2]]), (3,))
+    res = knn(query, base, 2, divisor=2)
+    assert res.indices.tolist() == [[0, 1]] and res.distances.tolist() == [[0.5, 0.5]]
+
+
+def test_mismatched_columns_are_an_input_error():
+    a = GowerMatrix(np.zeros((2, 1)), np.zeros((2, 1), dtype=int), (1,))
+    b = GowerMatrix(np.zeros((2, 2)), np.zeros((2, 0), dtype=int), ())
+    with pytest.raises(InputError, match="same numeric and categorical"):
+        knn(a, b, 1)
+    with pytest.raises(InputError, match="equal rows"):
+        GowerMatrix(np.zeros((2, 1)), np.zeros((3, 1), dtype=int))
