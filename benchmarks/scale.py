@@ -10,6 +10,13 @@ as in ``benchmarks/situation.py``) is that case's own; ``seconds`` covers the SC
 counterfactuals and the tests (not the data generation); ``cpu s`` is the process CPU time
 of the same span (the machine is shared: wall seconds vary with the load, CPU seconds less).
 
+``--dask W`` runs the situation cases on a ``LocalCluster`` of W worker processes (one thread
+each; the cluster is started before the clock, the scattered index and the chunk tasks are
+inside it; ``peak MB`` is then the client process only, the workers' peak is ``worker MB``).
+``--recourse`` times FACTS on the Adult test split replicated 10x (``$PRIMAFACIE_DATA``;
+support 0.01, the paper's setting of :func:`primafacie.experiments.facts.run_adult_audit`).
+Every line also prints the 1-minute load average at its end (the machine is shared).
+
 ``--calibrate`` instead times :func:`primafacie.neighbors.knn` itself per backend (wall
 seconds, index building included) for m queries among n rows of uniform data rounded to 3
 decimals, on shapes either side of the ``auto`` rule's thresholds (the table in the docstring
@@ -27,6 +34,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -67,26 +75,52 @@ def _credit_data(n: int, postcode: bool):
     return data, rule
 
 
-def _situation_case(n: int, postcode: bool, algorithm: str) -> dict:
+def _worker_peak_mb(backend) -> float:
+    """Largest peak resident memory among the Dask workers (0 when local)."""
+    if backend is None:
+        return 0.0
+    from primafacie.compute import _dask_client
+
+    client = _dask_client(backend.address, backend.n_jobs)
+    peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return round(max(peaks.values()), 1)
+
+
+def _situation_case(n: int, postcode: bool, algorithm: str, workers: int = 0) -> dict:
     from primafacie.causal import SCM
+    from primafacie.compute import Backend
     from primafacie.datasets.credit_world import CREDIT_EDGES
     from primafacie.situation import SituationTest
 
+    backend = Backend("dask", n_jobs=workers) if workers else None
+    if workers == 1:  # _dask_client starts >= 2 workers: a 1-worker cluster explicitly
+        from distributed import Client, LocalCluster
+
+        from primafacie import compute
+
+        cluster = LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0")
+        compute._CLIENTS[(None, 1)] = Client(cluster)
     data, rule = _credit_data(n, postcode)
     # Pay the lazy imports (scipy.stats, scikit-learn trees) before the clock starts.
     small, _ = _credit_data(300, postcode)
-    warm = SituationTest(method=METHODS, k=[5], keep_neighbors=False, algorithm=algorithm)
+    warm = SituationTest(
+        method=METHODS, k=[5], keep_neighbors=False, algorithm=algorithm, backend=backend
+    )
     warm.run(small, scm=SCM(edges=CREDIT_EDGES).fit(small), decider=rule)
     t0, c0 = time.perf_counter(), time.process_time()
     scm = SCM(edges=CREDIT_EDGES).fit(data)
-    test = SituationTest(method=METHODS, k=KS, keep_neighbors=False, algorithm=algorithm)
+    test = SituationTest(
+        method=METHODS, k=KS, keep_neighbors=False, algorithm=algorithm, backend=backend
+    )
     test.run(data, scm=scm, decider=rule).summary()
     seconds = time.perf_counter() - t0
     cpu = time.process_time() - c0
+    wpeak = _worker_peak_mb(backend)
     levels = sum(len(data.frame[c].unique()) for c, k in data.features.items()
                  if getattr(k, "kind", k) == "categorical")  # fmt: skip
     return {
-        "case": f"situation{'+postcode' if postcode else ''}/{algorithm}",
+        "case": f"situation{'+postcode' if postcode else ''}/{algorithm}"
+        + (f"/dask{workers}" if workers else ""),
         "n": n,
         "features": len(data.features),
         "levels": levels,
@@ -94,7 +128,67 @@ def _situation_case(n: int, postcode: bool, algorithm: str) -> dict:
         "cpu_s": round(cpu, 2),
         "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "rows_s": round(n / seconds),
+        "worker_mb": wpeak,
+        "load": round(os.getloadavg()[0], 1),
     }
+
+
+def _recourse_case(reps: int) -> dict:
+    """FACTS on the Adult test split replicated ``reps`` times, support 0.01."""
+    import pandas as pd
+
+    from primafacie.experiments.facts import ADULT_WEIGHTS, fit_adult_model
+    from primafacie.recourse import RecourseAudit
+
+    model, _, X_test, _, _ = fit_adult_model(None, seed=131313, protected="sex")
+    big = pd.concat([X_test] * reps, ignore_index=True)
+    features = {c: "categorical" for c in big.columns}
+    features.update({"education-num": {"ordinal": list(range(1, 17))},
+                     "capital-gain": "numeric", "capital-loss": "numeric",
+                     "hours-per-week": {"ordinal": list(big["hours-per-week"].cat.categories)},
+                     "age": {"ordinal": list(big["age"].cat.categories)}})  # fmt: skip
+    t0, c0 = time.perf_counter(), time.process_time()
+    audit = RecourseAudit(
+        model, protected="sex", support=0.01, feature_weights=ADULT_WEIGHTS,
+        immutable=["sex", "race"], monotone=["age", "education-num"],
+        max_step={"age": 2, "education-num": 2}, binary_cost=["age"], features=features,
+        normalize=["capital-gain", "capital-loss"],
+    ).fit(big)  # fmt: skip
+    seconds = time.perf_counter() - t0
+    return {
+        "case": f"recourse/adult x{reps}",
+        "n": len(big),
+        "features": big.shape[1] - 1,
+        "levels": int(sum(big[c].nunique() for c in big.columns)),
+        "seconds": round(seconds, 2),
+        "cpu_s": round(time.process_time() - c0, 2),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "rows_s": round(len(big) / seconds),
+        "worker_mb": 0.0,
+        "load": round(os.getloadavg()[0], 1),
+        "subgroups": audit.stats_["subgroups"],
+    }
+
+
+def _slopes() -> None:
+    """CPU seconds of the default k-NN (``auto``) for 2·10^4 queries among 10^5 rows, varying
+    k (5 numeric columns, two 3-level categoricals) and the numeric columns (k = 51): the
+    points the cost slopes of ``docs/scaling.md`` are fitted on."""
+    from primafacie.neighbors import GowerMatrix, knn
+
+    def one(p: int, k: int, n: int = 100_000, m: int = 20_000) -> float:
+        rng = np.random.default_rng(0)
+        num = np.round(rng.random((n + m, p)), 3)
+        codes = rng.integers(0, 3, (n + m, 2))
+        X = GowerMatrix(num, codes, (3, 3))
+        q, b = X[np.arange(m)], X[np.arange(m, n + m)]
+        c0 = time.process_time()
+        knn(q, b, k, divisor=p + 2)
+        return time.process_time() - c0
+
+    print(f"{'p':>3} {'k':>4} {'cpu s':>7}")
+    for p, k in [(5, 16), (5, 31), (5, 51), (3, 51), (7, 51), (10, 51)]:
+        print(f"{p:>3} {k:>4} {one(p, k):>7.2f}", flush=True)
 
 
 def _calibrate_shape(n: int, p: int, levels: tuple[int, ...], m: int, k: int) -> dict:
@@ -138,10 +232,22 @@ def main() -> None:
     parser.add_argument("--max-n", type=float, default=1e5)
     parser.add_argument("--algorithm", default="auto", help="knn backend of the situation cases")
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--dask", type=int, default=0, help="situation on W Dask workers")
+    parser.add_argument("--min-n", type=float, default=1e4)
+    parser.add_argument("--no-postcode", action="store_true")
+    parser.add_argument("--recourse", action="store_true", help="FACTS on Adult x10")
+    parser.add_argument("--slopes", action="store_true", help="knn seconds vs k and columns")
     args = parser.parse_args()
     if args.case:
-        n, pc, algorithm = args.case.split(",")
-        print(json.dumps(_situation_case(int(float(n)), pc == "1", algorithm)))
+        n, pc, algorithm, *w = args.case.split(",")
+        workers = int(w[0]) if w else 0
+        print(json.dumps(_situation_case(int(float(n)), pc == "1", algorithm, workers)))
+        return
+    if args.recourse:
+        _print_row(_recourse_case(10), header=True)
+        return
+    if args.slopes:
+        _slopes()
         return
     if args.shape:
         n, p, levels, m, k = args.shape.split(",")
@@ -163,16 +269,23 @@ def main() -> None:
                 print(f"{r['n']:>8} {r['p']:>3} {lv:<18} {r['m']:>5} {r['brute']:>7.2f} "
                       f"{r['tree']:>7.2f} {r['faiss']:>7.2f}  {r['auto']}")  # fmt: skip
         return
-    print(f"{'case':<28} {'n':>8} {'features':>8} {'levels':>7} {'seconds':>8} {'cpu s':>8} "
-          f"{'peak MB':>8} {'rows/s':>8}")  # fmt: skip
-    for n in (1e4, 1e5, 1e6):
-        if n > args.max_n:
+    _print_row(None, header=True)
+    for n in (1e4, 1e5, 1e6, 1e7):
+        if n > args.max_n or n < args.min_n:
             continue
-        for pc in ("0", "1"):
-            r = _run(["--case", f"{n},{pc},{args.algorithm}"])
-            if r:
-                print(f"{r['case']:<28} {r['n']:>8} {r['features']:>8} {r['levels']:>7} "
-                      f"{r['seconds']:>8.2f} {r['cpu_s']:>8.2f} {r['peak_mb']:>8.1f} {r['rows_s']:>8}")  # fmt: skip
+        for pc in ("0",) if args.no_postcode else ("0", "1"):
+            _print_row(_run(["--case", f"{n},{pc},{args.algorithm},{args.dask}"]))
+
+
+def _print_row(r: dict | None, header: bool = False) -> None:
+    """One line of the table (and the header first when asked)."""
+    if header:
+        print(f"{'case':<30} {'n':>8} {'features':>8} {'levels':>7} {'seconds':>8} "
+              f"{'cpu s':>8} {'peak MB':>8} {'worker MB':>9} {'rows/s':>8} {'load':>5}")  # fmt: skip
+    if r:
+        print(f"{r['case']:<30} {r['n']:>8} {r['features']:>8} {r['levels']:>7} "
+              f"{r['seconds']:>8.2f} {r['cpu_s']:>8.2f} {r['peak_mb']:>8.1f} "
+              f"{r['worker_mb']:>9.1f} {r['rows_s']:>8} {r['load']:>5}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

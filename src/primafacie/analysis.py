@@ -261,6 +261,10 @@ class Analysis:
         there is nothing to draw).
     stage
         Progress-bar label (default: the title in lower case).
+    headline_number
+        ``headline_number(run) -> str``: the section's headline number, a few words with its
+        denominator (``"3 of 120 significant"``), shown in the report's table of contents and
+        the executive summary; None shows the run's status instead.
     default_on
         Run with the spec's defaults when ``audit.yaml`` has no ``analyses.<name>`` section
         (``<name>: null`` turns it off); otherwise an absent section is not run.
@@ -280,6 +284,7 @@ class Analysis:
     seeds: Callable[[Any], dict[str, int]] = _no_seeds
     overview: Callable[[AnalysisRun], Any] | None = None
     stage: str = ""
+    headline_number: Callable[[AnalysisRun], str] | None = None
     default_on: bool = False
 
     @property

@@ -1,47 +1,138 @@
 """Execution backends: map a function over chunks, locally (threads) or on Dask.
 
-Engines split work into chunks of complainants / subgroups and call :func:`map_chunks`; the
-result list is in chunk order whatever the backend, so outputs are identical across backends.
+Engines split work into chunks of complainants / subgroups / replicates / row partitions and
+call :meth:`Backend.map`; the result list is in chunk order whatever the backend, so outputs are
+identical across backends.
+
+What every chunk reads but never writes (a search index, a base matrix, a fitted model) is
+passed as ``shared=``: locally it is simply handed to each call; on Dask it is scattered ONCE to
+every worker (``broadcast=True``) and each task receives a reference to the worker's copy, so
+it is not re-sent with every chunk. Tasks are pure functions of (shared, chunk): when a worker
+dies mid-run, the scheduler re-runs its tasks elsewhere (``retries`` covers tasks that raise,
+e.g. a lost connection) and the gathered list is the same.
+
+Examples
+--------
+>>> Backend().map(lambda scale, x: scale * x, [1, 2, 3], shared=10)
+[10, 20, 30]
 """
 
 from __future__ import annotations
 
 import atexit
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .errors import InputError
 
-__all__ = ["Backend", "get_backend", "map_chunks", "chunk_slices"]
+__all__ = ["Backend", "get_backend", "map_chunks", "chunk_slices", "close_dask_clients"]
+
+#: Sentinel of :meth:`Backend.map`: no shared input (``None`` is a valid shared value).
+_NOTHING: Any = object()
 
 
 @dataclass(frozen=True)
 class Backend:
-    """Where chunks run. ``kind`` is ``"local"`` or ``"dask"``; ``n_jobs`` threads for local."""
+    """Where chunks run.
+
+    Attributes
+    ----------
+    kind
+        ``"local"`` (threads of this process) or ``"dask"`` (a Dask cluster).
+    n_jobs
+        Threads for local; worker processes of the ``LocalCluster`` started when ``kind`` is
+        dask and no ``address`` is given (at least 2).
+    address
+        Scheduler address of an existing Dask cluster (``"tcp://host:8786"``).
+    retries
+        Dask only: how many times a task that raised is re-run before the run fails (tasks lost
+        with a dead worker are re-run by the scheduler regardless).
+    """
 
     kind: str = "local"
     n_jobs: int = 1
     address: str | None = None
+    retries: int = 3
 
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        """Apply ``fn`` to every item and return the results in item order."""
+    def map(
+        self, fn: Callable[..., Any], items: Sequence[Any], shared: Any = _NOTHING
+    ) -> list[Any]:
+        """Apply ``fn`` to every item and return the results in item order.
+
+        Parameters
+        ----------
+        fn
+            ``fn(item)``, or ``fn(shared, item)`` when ``shared`` is given. On Dask it must be
+            picklable (a module-level function, or a closure over small values only: large
+            read-only inputs go in ``shared``).
+        items
+            The chunks.
+        shared
+            Read-only input of every call, sent once per worker on Dask.
+
+        Returns
+        -------
+        list
+            ``[fn(item) for item in items]`` (or ``fn(shared, item)``), in item order.
+
+        Examples
+        --------
+        >>> Backend(n_jobs=2).map(len, [[1], [1, 2]])
+        [1, 2]
+        """
+        return list(self.imap(fn, items, shared=shared))
+
+    def imap(
+        self, fn: Callable[..., Any], items: Sequence[Any], shared: Any = _NOTHING
+    ) -> Iterator[Any]:
+        """:meth:`map` as a generator: results one at a time, in item order.
+
+        On Dask every task is submitted at once (``shared`` scattered once) and each result is
+        released from the cluster as soon as it is yielded, so a caller that folds the results
+        in order holds one at a time.
+
+        Examples
+        --------
+        >>> list(Backend().imap(lambda s, x: s + x, [1, 2], shared=1))
+        [2, 3]
+        """
         items = list(items)
         if self.kind == "local":
+            call = fn if shared is _NOTHING else partial(fn, shared)
             if self.n_jobs == 1 or len(items) <= 1:
-                return [fn(item) for item in items]
+                yield from (call(item) for item in items)
+                return
             from joblib import Parallel, delayed
 
-            return list(
-                Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(fn)(i) for i in items)
-            )
+            parallel = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")
+            yield from parallel(delayed(call)(i) for i in items)
+            return
         if self.kind == "dask":
+            if not items:
+                return
             client = _dask_client(self.address, self.n_jobs)
-            futures = client.map(fn, items, pure=False)
-            return client.gather(futures)
+            if shared is _NOTHING:
+                futures = client.map(fn, items, pure=False, retries=self.retries)
+            else:
+                # hash=False: a fresh key per run, so a rerun never reads a stale copy
+                ref = client.scatter(shared, broadcast=True, hash=False)
+                futures = client.map(
+                    _with_shared, items, fn=fn, shared=ref, pure=False, retries=self.retries
+                )
+            for i, future in enumerate(futures):
+                yield future.result()
+                futures[i] = None  # release the result on the cluster
+            return
         raise InputError(f"unknown compute backend {self.kind!r}; expected 'local' or 'dask'")
+
+
+def _with_shared(item: Any, fn: Callable[..., Any], shared: Any) -> Any:
+    """Dask task body: ``fn(shared, item)`` (``shared`` resolved to the worker's copy)."""
+    return fn(shared, item)
 
 
 _CLIENTS: dict[tuple[str | None, int], Any] = {}
@@ -70,7 +161,7 @@ def _dask_client(address: str | None, n_jobs: int) -> Any:
             raise InputError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from exc
     else:
         cluster = LocalCluster(
-            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True, dashboard_address=":0"
         )
         client = Client(cluster)
     _CLIENTS[key] = client
@@ -116,8 +207,13 @@ def map_chunks(
     indices: np.ndarray | Iterable[int],
     chunk_size: int = 4096,
     backend: Backend | dict | str | None = None,
+    shared: Any = _NOTHING,
 ) -> list[Any]:
-    """Split ``indices`` into chunks, apply ``fn`` to each, return results in order."""
+    """Split ``indices`` into chunks, apply ``fn`` to each, return results in order.
+
+    ``fn(chunk)``, or ``fn(shared, chunk)`` with ``shared`` sent once per worker (see
+    :meth:`Backend.map`).
+    """
     idx = np.asarray(list(indices) if not isinstance(indices, np.ndarray) else indices)
     chunks = [idx[s] for s in chunk_slices(len(idx), chunk_size)]
-    return get_backend(backend).map(fn, chunks)
+    return get_backend(backend).map(fn, chunks, shared=shared)

@@ -128,6 +128,7 @@ class ComputeSpec(_Strict):
     backend: Literal["local", "dask"] = "local"
     address: Optional[str] = None
     n_jobs: int = Field(1, ge=1)
+    retries: int = Field(3, ge=0)
 
     def build(self) -> Any:
         """The :mod:`primafacie.compute` backend, or None for the plain local default."""
@@ -592,6 +593,7 @@ KEY_DESCRIPTIONS = {
     "ComputeSpec.backend": "local (numpy) or dask (distributed).",
     "ComputeSpec.address": "Address of a running dask scheduler (default: a local cluster).",
     "ComputeSpec.n_jobs": "Local worker threads.",
+    "ComputeSpec.retries": "Dask: re-runs of a task that raised before the audit fails.",
 }
 
 

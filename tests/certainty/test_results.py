@@ -81,7 +81,8 @@ def test_headline_gives_the_selected_pair_with_counts(result):
     # 18 * 3 * 3 / (6^2 * 7) = 0.642857
     assert result.headline() == (
         "Most certainly fair decision-maker (statistical parity): h2 — disparity 0.000 between "
-        "a (2 of 4) and b (2 of 4), uncertainty 0.6429"
+        "a (2 of 4) and b (2 of 4), uncertainty 0.6429; posterior probability that it has the "
+        "smallest disparity 0.74 (10,000 draws)"
     )
 
 
@@ -110,7 +111,8 @@ def test_headline_and_caveat_of_a_tie_broken_by_accuracy():
     # uncertainty: (18*7*1/(8^2*9) + 18*1*5/(6^2*7)) / 2 = (0.21875 + 0.357143) / 2 = 0.287946
     assert res.headline() == (
         "Most certainly fair decision-maker (statistical parity): SVM — disparity 1.000 between "
-        "Asian (6 of 6) and Native (0 of 4), uncertainty 0.2879"
+        "Asian (6 of 6) and Native (0 of 4), uncertainty 0.2879; posterior probability that it "
+        "has the smallest disparity 0.51 (10,000 draws)"  # identical posteriors: 1/2 +- MC error
     )
     assert res.caveats() == [
         "2 decision-makers share the best utility (SVM, RF); the accuracy tie-breaker chose SVM"

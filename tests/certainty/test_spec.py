@@ -59,3 +59,15 @@ def test_decision_makers_default_to_the_audited_decision():
     listed = SimpleNamespace(decision_makers=lambda: {"lr": "lr_column"})
     assert CertaintySpec().decision_makers_of(none, data) == {DEFAULT_DECISION_MAKER: "approved"}
     assert CertaintySpec().decision_makers_of(listed, data) == {"lr": "lr_column"}
+
+
+def test_n_draws_and_seed_reach_the_engine_and_are_checked():
+    from pydantic import ValidationError
+
+    from primafacie.certainty.spec import CertaintySpec
+
+    eng = CertaintySpec(n_draws=500, seed=4).build()
+    assert (eng.n_draws, eng.seed) == (500, 4)
+    assert CertaintySpec(n_draws=None).build().n_draws is None
+    with pytest.raises(ValidationError, match="n_draws"):
+        CertaintySpec(n_draws=0)

@@ -111,14 +111,43 @@ def test_results_carry_no_engine(done):
 def test_section_reads_only_results(done):
     body = section(done, None, {})
     facts = done.results["definitions"]
-    assert body["findings"][0] == ("Ma.5: most unfair subgroup 'edu=lo', bias against b (score 2).")
+    assert body["findings"][0] == (
+        "Equal cost of effectiveness, φ = 0.5 (Ma.5): most unfair subgroup 'edu=lo', bias "
+        "against b (score 2)."
+    )  # the definition named in words, its code in brackets
     assert len(body["findings"]) == len(facts.top_subgroups())
     kinds = [b["kind"] for b in body["blocks"]]
     assert kinds[0] == "table" and "cards" in kinds and kinds[-1] == "table"
     titles = [b.get("title", "") for b in body["blocks"]]
-    assert "Cumulative effectiveness: edu=lo" in titles
+    assert "Subgroup edu=lo" in titles  # each subgroup's curves in a collapsible group
+    group = body["blocks"][titles.index("Subgroup edu=lo")]
+    assert group["kind"] == "group" and group["open"] is True
+    assert [b["title"] for b in group["blocks"]] == ["Cumulative effectiveness: edu=lo"]
     assert body["blocks"][-1]["note"].endswith("full table: tables/recourse_rank_ma_5.csv")
     assert (table_stem("recourse", "rank_Ma.5")) in done.tables  # the link names a written table
     # a run holding the results and nothing else gives the same section
     bare = AnalysisRun("recourse", "ok", results=dict(done.results))
     assert section(bare, None, {})["findings"] == body["findings"]
+
+
+def test_rank_stability_in_the_run_tables_and_section(done):
+    from primafacie.recourse.spec import DEFAULT_N_BOOT
+    from primafacie.recourse.stability import RankStabilityResult
+
+    stab = done.results["rank_stability"]
+    assert isinstance(stab, RankStabilityResult) and stab.n_boot == DEFAULT_N_BOOT
+    assert table_stem("recourse", "rank_stability") in done.tables
+    body = section(done, None, {})
+    titles = [b.get("title", "") for b in body["blocks"]]
+    assert f"Rank stability over {DEFAULT_N_BOOT} resamples" in titles
+    assert ANALYSIS.seeds(RecourseSpec()) == {"recourse_rank_stability": 0}
+
+
+def test_rank_stability_off_with_n_boot_0():
+    ctx = Context(config=None, data=world(), decider=RULE)
+    spec = RecourseSpec(support=0.1, phi=[0.5], feature_weights={"edu": 2}, top=2, n_boot=0)
+    out = run(spec, ctx)
+    assert "rank_stability" not in out.results
+    assert ANALYSIS.seeds(spec) == {}
+    with pytest.raises(ValueError, match="n_boot"):
+        RecourseSpec(n_boot=-1)

@@ -52,12 +52,13 @@ def _context(text: str) -> dict:
     table = table_from_frame(pd.DataFrame({"a": [1]}), "t")
     return {
         "title": "T", "subtitle": "s", "lead": text, "overview": [("k", text)],
-        "headlines": [{"title": "h", "status": "ok", "status_text": "completed", "text": text}],
+        "headlines": [{"id": "sec-x", "title": "h", "status": "ok", "status_text": "completed",
+                       "number": text, "text": text}],
         "scopes": [("Situation testing", text)],
         "groups": table, "assumptions": [text], "reading_guide": "",
         "sections": [{"id": "sec-x", "title": "X", "status": "unavailable",
                       "status_text": "not available in this build", "message": text, "lead": "",
-                      "findings": [], "blocks": []}],
+                      "number": text, "caveats": [text], "findings": [], "blocks": []}],
         "appendix": {"scm_text": "", "scm_svg": None, "scm_caption": "", "parameters": table,
                      "notes": []},
         "footer": {"generated": "", "inputs": [], "versions": []},

@@ -91,3 +91,37 @@ def test_scm_graph_has_every_node_escaped_and_arrows():
 def test_scm_layers_follow_longest_path():
     layer = plots._layers(["a", "b", "c"], [("a", "b"), ("b", "c"), ("a", "c")])
     assert layer == {"a": 0, "b": 1, "c": 2}
+
+
+def test_cumulative_effectiveness_keeps_a_group_without_recourse_visible():
+    # group b never reaches recourse (effectiveness 0 at its only cost); group a reaches 100%
+    curves = pd.DataFrame({"group": ["a", "a", "b"], "cost": [1.0, 3.0, 0.5],
+                           "effectiveness": [0.5, 1.0, 0.0]})  # fmt: skip
+    fig = plots.cumulative_effectiveness(curves)
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    assert set(lines) == {"a", "b (never reaches recourse)"}
+    a, b = lines["a"], lines["b (never reaches recourse)"]
+    # every curve starts at (0, 0) and runs to the largest cost of any group (3.0)
+    assert list(a.get_xdata()) == [0.0, 1.0, 3.0, 3.0]
+    assert list(a.get_ydata()) == [0.0, 0.5, 1.0, 1.0]
+    assert list(b.get_xdata()) == [0.0, 0.5, 3.0] and list(b.get_ydata()) == [0.0, 0.0, 0.0]
+    assert b.get_linestyle() == "--" and not b.get_clip_on()  # drawn over the axis line
+    assert b.get_zorder() > 2  # above the axes spines (zorder 2.5 at most for patches)
+    lo, hi = fig.axes[0].get_ylim()
+    assert lo < 0 < 1 < hi
+    plt_close(fig)
+
+
+def test_cumulative_effectiveness_groups_with_equal_curves_stay_apart():
+    curves = pd.DataFrame({"group": ["a", "b"], "cost": [1.0, 1.0],
+                           "effectiveness": [0.4, 0.4]})  # fmt: skip
+    fig = plots.cumulative_effectiveness(curves)
+    styles = [ln.get_linestyle() for ln in fig.axes[0].get_lines()]
+    assert styles == ["-", "--"]  # identical steps, told apart by their line style
+    plt_close(fig)
+
+
+def plt_close(fig):
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

@@ -36,3 +36,108 @@ def test_assumptions_follow_the_configuration():
     assert "linear structural equation" in text and "α = 0.05" in text and "Bonferroni" in text
     assert "unconfoundedness" not in text  # principal not run
     assert "k ∈ {15, 30}" in text  # a set of sizes, not an interval
+
+
+# ---------------------------------------------------------------------- navigation (issue 14)
+def _section_html(page: str, sid: str) -> str:
+    start = page.index(f'<section id="{sid}"')
+    return page[start : page.index("</section>", start)]
+
+
+def test_headline_numbers_by_hand(demo_audit):
+    from primafacie.report.sections import headline_number
+
+    _, audit = demo_audit
+    by_name = {a.name: a for a in ANALYSES}
+    runs = audit.runs
+    num = {name: headline_number(by_name[name], run) for name, run in runs.items()}
+    # situation: significant cases of each single-attribute test's main method and k
+    parts = []
+    for label in ("single_gender", "single_race"):
+        res = runs["situation"].results[label]
+        method, k = res.main_test()
+        row = res.summary().query("method == @method and k == @k").iloc[0]
+        parts.append(f"{label[7:]} {row['n_significant']} of {row['denominator']}")
+    assert num["situation"] == "significant cases: " + " · ".join(parts)
+    # recourse: definitions whose first-ranked subgroup is against the protected group
+    top = runs["recourse"].results["definitions"].top_subgroups()
+    assert (
+        num["recourse"]
+        == f"{(top['bias_against'] == 'female').sum()} of 12 definitions against female"
+    )
+    groups = runs["groups"].numbers
+    assert num["groups"] == (
+        f"{groups['below_four_fifths']} of {groups['protected_groups']} groups below four-fifths"
+    )
+    checks = runs["principal"].numbers
+    assert num["principal"] == f"{checks['violations']} of {checks['checks']} checks refuted"
+    table = runs["certainty"].results["ranking"].to_frame()
+    sel = table[table["selected"]].iloc[0]
+    assert num["certainty"] == (
+        f"fairest of 4: {sel['decision_maker']}, disparity {sel['disparity']:.3f}"
+    )
+
+
+def test_a_failed_run_shows_its_status_as_headline_number():
+    from primafacie.analysis import AnalysisRun
+    from primafacie.report.sections import headline_number
+
+    run = AnalysisRun(ANALYSES[0].name, "unavailable", message="no model")
+    assert headline_number(ANALYSES[0], run) == "not available in this build"
+
+
+def test_caveats_render_once_under_every_section(demo_audit):
+    from markupsafe import escape
+
+    out, audit = demo_audit
+    page = (out / "report.html").read_text(encoding="utf-8")
+    for name, run in audit.runs.items():
+        body = _section_html(page, f"sec-{name}")
+        assert run.caveats, name
+        block = body[body.index('class="callout caveats"') :]
+        block = block[: block.index("</div>")]
+        for c in run.caveats:
+            assert str(escape(c)) in block, (name, c)
+            assert body.count(str(escape(c))) == 1, (name, c)  # not repeated by the section
+        # under the findings, before the section's own blocks
+        assert body.index('<ul class="findings">') < body.index('class="callout caveats"')
+
+
+def test_toc_and_summary_carry_every_headline_number(demo_audit):
+    from markupsafe import escape
+
+    from primafacie.report.sections import headline_number
+
+    out, audit = demo_audit
+    page = (out / "report.html").read_text(encoding="utf-8")
+    nav = page[page.index('<nav class="toc"') : page.index("</nav>")]
+    glance = page[page.index('<div class="glance">') : page.index('<p class="lead">')]
+    by_name = {a.name: a for a in ANALYSES}
+    for name, run in audit.runs.items():
+        number = str(escape(headline_number(by_name[name], run)))
+        assert f'href="#sec-{name}"' in nav and number in nav
+        assert number in glance
+    # the executive summary opens with the headline cards, before the overview list
+    assert page.index('<div class="glance">') < page.index('<dl class="overview">')
+
+
+def test_situation_tests_are_collapsible_with_the_first_open(demo_audit):
+    out, audit = demo_audit
+    body = _section_html((out / "report.html").read_text(encoding="utf-8"), "sec-situation")
+    n_tests = len(audit.runs["situation"].results)
+    assert body.count('<details class="group"') == n_tests
+    assert body.count('<details class="group" open>') == 1
+    assert body.index('<details class="group" open>') == body.index('<details class="group"')
+
+
+def test_recourse_labels_are_readable(demo_audit):
+    import re
+
+    out, audit = demo_audit
+    body = _section_html((out / "report.html").read_text(encoding="utf-8"), "sec-recourse")
+    assert not re.search(r"\(-?[0-9.]+, -?[0-9.]+\]", body)  # no pandas interval label left
+    assert "Equal cost of effectiveness, φ = 0.3 (Ma.3)" in body
+    assert "Equal effectiveness (EE)" in body
+    # the CSV tables keep the exact labels (the paper reproductions compare them)
+    csv = (out / "tables" / "recourse_rank_ma_3.csv").read_text(encoding="utf-8")
+    assert re.search(r"\(-?[0-9.]+, -?[0-9.]+\]", csv)

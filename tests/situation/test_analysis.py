@@ -92,9 +92,36 @@ def test_section_reads_only_the_results(two_attributes):
         f"a: {out.results['single_a'].headline()}",
         f"b: {out.results['single_b'].headline()}",
     ]
-    first = body["blocks"][0]
-    assert first["kind"] == "text" and first["text"].startswith("Before quoting these numbers")
-    assert out.caveats[0] in first["text"]
+    # the caveats are the run's, rendered by the report under every section's findings
+    assert not any(out.caveats[0] in str(b.get("text", "")) for b in body["blocks"])
     titles = [b.get("title") for b in body["blocks"]]
     assert "Counts by test, method and k" in titles
-    assert "Top complainants (a)" in titles and "Top complainants (b)" in titles
+    groups = [b for b in body["blocks"] if b["kind"] == "group"]
+    assert [g["title"] for g in groups] == ["a: the strongest complaints",
+                                            "b: the strongest complaints"]  # fmt: skip
+    assert [g["open"] for g in groups] == [True, False]  # the first test's block is open
+    inner = [[b.get("title") for b in g["blocks"]] for g in groups]
+    assert "Top complainants (a)" in inner[0] and "Top complainants (b)" in inner[1]
+
+
+def test_section_quotes_the_simulated_power_under_the_headlines():
+    from primafacie.analysis import Context
+    from primafacie.datasets.null_worlds import make_null_world
+    from primafacie.situation.analysis import run, section
+    from primafacie.situation.power import power_sentence
+    from primafacie.situation.spec import SituationSpec
+
+    data = make_null_world(n=400, seed=1).data
+    # the main test is ST at the largest k, 30: a simulated setting, quoted with BY
+    out = run(
+        SituationSpec(k=[15, 30], methods=["st"], multiplicity="by"),
+        Context(config=None, data=data),
+    )
+    blocks = section(out, data, {})["blocks"]
+    texts = [b.get("text", "") for b in blocks]
+    sentence = power_sentence("st", 30, 0.05, multiplicity="by")
+    assert "Benjamini–Yekutieli" in sentence and "detects a 20-point gap" in sentence
+    # right under the headlines (after the caveats when there are any), before the counts
+    where = texts.index(sentence)
+    assert where <= 1
+    assert where < [b.get("title") for b in blocks].index("Counts by test, method and k")

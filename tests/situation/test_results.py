@@ -80,7 +80,9 @@ def test_headline_scope_and_caveats_by_hand(isolated):
     assert res.headline() == (
         "ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are "
         "significant cases of potential discrimination; 1 more could not be tested within "
-        "max_distance 0.12 and is left out."
+        "max_distance 0.12 and is left out. Of 3 tests at α = 0.05, about 0.2 would be "
+        "significant by chance alone if no one were discriminated against; 1 is significant "
+        "before adjustment and 1 after Benjamini–Hochberg (false discovery rate 0.05)."
     )
     assert res.scope() == (
         "4 individuals protected on 'a', all of them complainants; 3 tested with every "
@@ -88,12 +90,16 @@ def test_headline_scope_and_caveats_by_hand(isolated):
         "numerator and denominator. Methods ST; k = 1, 2; α = 0.05, τ = 0."
     )
     caveats = res.caveats()
-    assert len(caveats) == 3
+    assert len(caveats) == 4
     assert caveats[0].startswith("1 of 4 complainants could not be tested within max_distance")
     # rows 0 and 2 have a control group of 1 < k = 2
     assert caveats[1].startswith("2 tested complainants (ST, k=2) had fewer than k neighbours")
     # row 0 is significant with p_c = 1, p_t = 0: a zero-width Wald interval
     assert caveats[2].startswith("1 significant case (ST, k=2) rests on a zero-width Wald")
+    # Wald with an adjustment (the default bh): the measured calibration of its tails
+    assert caveats[3].startswith("Wald p-values of small groups are too small in the far tail")
+    unadjusted = SituationTest(method="st", k=[1, 2], max_distance=0.12, multiplicity="none")
+    assert len(unadjusted.run(isolated).caveats()) == 3
     d = res.to_dict()
     assert (d["headline"], d["scope"], d["caveats"]) == (res.headline(), res.scope(), caveats)
     # Newcombe intervals are never zero-width, and without ε nothing is left out

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..analysis import AnalysisRun
 from ..data import AuditData
+from ..io import atomic_write_text
 from ..jsonsafe import json_safe
 
 __all__ = ["AuditResult", "RESULTS_SCHEMA_VERSION"]
@@ -84,6 +85,41 @@ class AuditResult:
         ax.set_ylim(-len(self.runs), 1)
         ax.set_axis_off()
         return fig
+
+    def _repr_html_(self) -> str:
+        """Notebook display: one row per analysis (status, headline number, finding) and the
+        overview plot, rendered like the report (no script, no external reference)."""
+        from ..report.notebook import audit_html
+        from .registry import ANALYSES
+
+        return audit_html(self, ANALYSES)
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the audit report (the same bytes as ``report.html`` of the run) to ``path``.
+
+        Parameters
+        ----------
+        path
+            The HTML file to write; its folder is created when missing.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Examples
+        --------
+        >>> from primafacie.audit import run_demo  # doctest: +SKIP
+        >>> run_demo("out/demo").to_html("out/demo/copy.html")  # doctest: +SKIP
+        PosixPath('out/demo/copy.html')
+        """
+        from ..report import build_report
+        from .registry import ANALYSES
+
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(target, build_report(self, ANALYSES))
+        return target
 
     @property
     def failed(self) -> list[str]:

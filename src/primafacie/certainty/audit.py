@@ -18,7 +18,7 @@ from .counts import (
     MAX_PROTECTED_LEVELS,
     GroupCodes,
     canonical_criterion,
-    count_events,
+    count_partitioned,
     criterion_events,
     group_codes,
 )
@@ -34,6 +34,7 @@ from .posterior import (
     prob_disparity_exceeds,
     treatment,
 )
+from .probability import DEFAULT_DRAWS, prob_most_fair
 from .results import CertaintyResult
 from .score import pair_columns
 from .select import TIE_DECIMALS, rank, select_optimal
@@ -108,6 +109,14 @@ class CertaintyAudit:
     max_levels
         A protected column with more distinct values is refused (a numeric column such as age
         would give one group per value); None allows any number, e.g. a country column.
+    n_draws
+        Posterior draws of the Monte Carlo behind ``p_most_fair`` (the posterior probability
+        that a decision-maker has the smallest disparity, :mod:`.probability`); None skips it.
+    seed
+        Seed of those draws (same data and seed give the same probabilities).
+    backend
+        :mod:`primafacie.compute` backend the counts run on, over row partitions (integer
+        sums: identical on every backend).
 
     Examples
     --------
@@ -139,6 +148,9 @@ class CertaintyAudit:
         ci_level: float = 0.95,
         features: Sequence[str] | None = None,
         max_levels: int | None = MAX_PROTECTED_LEVELS,
+        n_draws: int | None = DEFAULT_DRAWS,
+        seed: int = 0,
+        backend: Any = None,
     ) -> None:
         self.criterion = criterion
         self.protected = protected
@@ -156,6 +168,9 @@ class CertaintyAudit:
         self.ci_level = ci_level
         self.features = features
         self.max_levels = max_levels
+        self.n_draws = n_draws
+        self.seed = seed
+        self.backend = backend
 
     # ------------------------------------------------------------------ inputs
     def _resolve_data(self, data: Any) -> tuple[AuditData, list[str], tuple, str | None, tuple]:
@@ -274,7 +289,7 @@ class CertaintyAudit:
         if outcome is not None:
             y_true = audit.binary_array(outcome, out_fav, "outcome")
         e1, e2 = criterion_events(crit, preds, y_true)
-        k, n = count_events(groups.codes, groups.n_groups, e1, e2)
+        k, n = count_partitioned(groups.codes, groups.n_groups, e1, e2, backend=self.backend)
         accuracy = np.full(len(names), np.nan)
         accuracy_counts = None
         if y_true is not None:
@@ -298,6 +313,8 @@ class CertaintyAudit:
             on_empty=self.on_empty,
             epsilon=self.epsilon,
             ci_level=self.ci_level,
+            n_draws=self.n_draws,
+            seed=self.seed,
         )
 
 
@@ -393,6 +410,8 @@ def score_counts(
     ci_level: float = 0.95,
     tie_decimals: int = TIE_DECIMALS,
     accuracy_counts=None,
+    n_draws: int | None = DEFAULT_DRAWS,
+    seed: int = 0,
 ) -> CertaintyResult:
     """Build a :class:`CertaintyResult` from counts (no data needed).
 
@@ -412,7 +431,7 @@ def score_counts(
         Optional ``(correct, total)`` per decision-maker behind ``accuracy``, reported as
         ``accuracy_k`` / ``accuracy_n`` (missing, ``<NA>``, when not given); ``accuracy``
         defaults to their ratio.
-    tie_breaker, utility, disparity, prior, ties, on_empty, epsilon, ci_level
+    tie_breaker, utility, disparity, prior, ties, on_empty, epsilon, ci_level, n_draws, seed
         As in :class:`CertaintyAudit` (``on_empty`` defaults to ``"skip"`` here).
 
     Returns
@@ -429,7 +448,8 @@ def score_counts(
         "score_counts",
         PARAMETER_CONSTRAINTS,
         dict(utility=utility, disparity=disparity, prior=prior, ties=ties, on_empty=on_empty,
-             epsilon=epsilon, ci_level=ci_level, tie_breaker=tie_breaker),
+             epsilon=epsilon, ci_level=ci_level, tie_breaker=tie_breaker, n_draws=n_draws,
+             seed=seed),
     )  # fmt: skip
     k, n = _count_matrices(k, n)
     m, g = n.shape
@@ -438,6 +458,9 @@ def score_counts(
     util_name, u = get_utility(utility)
     notes = _empty_groups(n, names, labels, crit, on_empty)
     cols = _dm_columns(k, n, labels, u, disparity, prior, ties, epsilon)
+    cols["p_most_fair"] = (
+        np.full(m, np.nan) if n_draws is None else prob_most_fair(k, n, prior, n_draws, seed)
+    )
     acc, acc_k, acc_n = _accuracy_columns(accuracy, accuracy_counts, m)
     tb_values, tb_name = _tie_values(tie_breaker, names, acc)
     best, chosen = select_optimal(cols["utility"], tb_values, tie_decimals)
@@ -474,6 +497,8 @@ def score_counts(
         epsilon=None if epsilon is None else float(epsilon),
         ci_level=ci_level,
         warnings=tuple(notes),
+        n_draws=n_draws,
+        seed=int(seed),
     )
 
 
@@ -482,7 +507,7 @@ TABLE_COLUMNS = (
     "decision_maker", "rank", "most_privileged", "least_privileged", "n_i", "k_i", "n_j",
     "k_j", "p_i", "p_j", "disparity", "uncertainty", "utility", "utility_norm",
     "bayesian_disparity", "accuracy", "accuracy_k", "accuracy_n", "p_exceeds", "tied", "best",
-    "selected",
+    "selected", "p_most_fair",
 )  # fmt: skip
 
 

@@ -53,6 +53,8 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "ci_level": [Interval(Real, 0, 1, closed="neither")],
     "features": [None, ListOf(_COLUMN)],
     "max_levels": [None, Interval(Integral, 1, None)],
+    "n_draws": [None, Interval(Integral, 1, None)],
+    "seed": [Interval(Integral, 0, None)],
 }
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.
@@ -67,4 +69,6 @@ WHERE: dict[str, str] = {
     "min_group_size": "--min-group-size, analyses.certainty.min_group_size",
     "epsilon": "--epsilon, analyses.certainty.epsilon",
     "max_levels": "--max-levels, analyses.certainty.max_levels",
+    "n_draws": "analyses.certainty.n_draws",
+    "seed": "analyses.certainty.seed",
 }

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from ..report.notebook import HTMLReprMixin
 from .counts import E2_TEXT
 from .utility import indifference_curve
 
@@ -23,7 +24,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
-class CertaintyResult:
+class CertaintyResult(HTMLReprMixin):
     """Decision-makers ranked by how certainly fair they are.
 
     Attributes
@@ -36,14 +37,18 @@ class CertaintyResult:
         posterior means, whose extreme pair may differ from i*, j*), ``accuracy`` (NaN when no
         outcome) with its count ``accuracy_k`` (correct decisions) and denominator
         ``accuracy_n`` (rows; ``<NA>``/None when unknown), ``p_exceeds`` (posterior
-        P(|p_i - p_j| > epsilon) for the pair i*, j*, NaN when no epsilon), ``tied`` (shares its rank), ``best`` (maximal utility) and ``selected`` (best after
-        the tie-breaker).
+        P(|p_i - p_j| > epsilon) for the pair i*, j*, NaN when no epsilon), ``tied`` (shares its rank), ``best`` (maximal utility), ``selected`` (best after
+        the tie-breaker) and ``p_most_fair`` (posterior probability that its disparity is the
+        smallest of those compared, a seeded Monte Carlo of ``n_draws`` draws, see
+        :mod:`.probability`; NaN when ``n_draws`` is None).
     counts
         One row per (decision-maker, group): ``members`` (rows in the group), ``n, k``,
         ``rate`` (k/n, NaN when n = 0), posterior ``alpha, beta, post_mean``, normalised
         variance ``norm_var``, and the credible interval ``ci_low, ci_high``.
     selected
         Names chosen (several only when the tie-breaker also ties).
+    n_draws, seed
+        Monte Carlo draws and seed behind ``p_most_fair`` (``n_draws`` None: not computed).
     """
 
     table: pd.DataFrame
@@ -62,6 +67,8 @@ class CertaintyResult:
     epsilon: float | None = None
     ci_level: float = 0.95
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    n_draws: int | None = None
+    seed: int = 0
 
     def to_frame(self) -> pd.DataFrame:
         """The ranked decision-makers (a copy)."""
@@ -77,7 +84,9 @@ class CertaintyResult:
     def headline(self) -> str:
         """One sentence: the selected decision-maker(s), with its disparity and uncertainty.
 
-        The rates are given as counts ``k of n`` so the reader sees the denominators.
+        The rates are given as counts ``k of n`` so the reader sees the denominators. With
+        several decision-makers and ``p_most_fair`` computed, the sentence ends with the
+        posterior probability that the selected one has the smallest disparity.
 
         Examples
         --------
@@ -85,10 +94,25 @@ class CertaintyResult:
         >>> res = score_counts([[3, 0], [1, 0]], [[3, 3], [1, 1]], names=["A", "B"],
         ...                    groups=["yellow", "blue"])
         >>> res.headline()
-        'Most certainly fair decision-maker (statistical parity): B — disparity 1.000 between yellow (1 of 1) and blue (0 of 1), uncertainty 1.0000'
+        'Most certainly fair decision-maker (statistical parity): B — disparity 1.000 between yellow (1 of 1) and blue (0 of 1), uncertainty 1.0000; posterior probability that it has the smallest disparity 0.72 (10,000 draws)'
         """
         row = self.table[self.table["decision_maker"] == self.selected[0]].iloc[0]
         who = "decision-makers" if len(self.selected) > 1 else "decision-maker"
+        return self._headline_point(row, who) + self._headline_probability()
+
+    def _headline_probability(self) -> str:
+        """``; posterior probability ...`` for the selected decision-maker(s), or ''."""
+        if self.n_draws is None or len(self.table) < 2:
+            return ""
+        chosen = self.table[self.table["decision_maker"].isin(self.selected)]
+        p = float(chosen["p_most_fair"].sum())
+        it = "one of them" if len(self.selected) > 1 else "it"
+        return (
+            f"; posterior probability that {it} has the smallest disparity {p:.2f} "
+            f"({self.n_draws:,} draws)"
+        )
+
+    def _headline_point(self, row: pd.Series, who: str) -> str:
         return (
             f"Most certainly fair {who} ({self.criterion.replace('_', ' ')}): "
             f"{', '.join(self.selected)} — disparity {row['disparity']:.3f} between "
@@ -176,6 +200,7 @@ class CertaintyResult:
         cols = [
             "rank", "decision_maker", "most_privileged", "least_privileged", "n_i", "k_i",
             "n_j", "k_j", "disparity", "uncertainty", "utility", "accuracy", "selected",
+            "p_most_fair",
         ]  # fmt: skip
         return self.table[cols].copy()
 
@@ -198,6 +223,8 @@ class CertaintyResult:
                 "tie_breaker": self.tie_breaker,
                 "epsilon": self.epsilon,
                 "ci_level": self.ci_level,
+                "n_draws": self.n_draws,
+                "seed": self.seed,
                 "selected": list(self.selected),
                 "best": list(self.best),
                 "decision_makers": _records(self.table),

@@ -17,6 +17,7 @@ from ..configbase import Strict as _Strict
 from ..validation import check_value
 from .counts import MAX_PROTECTED_LEVELS, canonical_criterion
 from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
+from .probability import DEFAULT_DRAWS
 
 __all__ = ["CertaintySpec", "DecisionMakerSpec"]
 
@@ -65,6 +66,9 @@ class CertaintySpec(_Strict):
         "epsilon": "Also report the posterior probability that the disparity exceeds it.",
         "on_empty": "A group with no row in the criterion's denominator: error, or skip it.",
         "min_group_size": "Pool the groups with fewer members into one (null: no pooling).",
+        "n_draws": "Posterior draws behind p_most_fair, the probability that each "
+        "decision-maker has the smallest disparity (null: not computed).",
+        "seed": "Seed of those posterior draws.",
     }
 
     criterion: Literal["statistical_parity", "equal_opportunity", "predictive_parity"] = (
@@ -79,6 +83,8 @@ class CertaintySpec(_Strict):
     epsilon: Optional[float] = None
     on_empty: Literal["error", "skip"] = "error"
     min_group_size: Optional[int] = None
+    n_draws: Optional[int] = DEFAULT_DRAWS
+    seed: int = 0
 
     @field_validator("protected", mode="before")
     @classmethod
@@ -93,7 +99,7 @@ class CertaintySpec(_Strict):
 
     @field_validator(
         "protected", "tie_breaker", "max_levels", "utility", "disparity", "epsilon",
-        "on_empty", "min_group_size", mode="before",
+        "on_empty", "min_group_size", "n_draws", "seed", mode="before",
     )  # fmt: skip
     @classmethod
     def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
@@ -123,6 +129,9 @@ class CertaintySpec(_Strict):
             epsilon=self.epsilon,
             on_empty=self.on_empty,
             min_group_size=self.min_group_size,
+            n_draws=self.n_draws,
+            seed=self.seed,
+            backend=getattr(ctx, "backend", None),
         )
 
     def decision_makers_of(self, config: Any, data: Any) -> dict[str, Any]:

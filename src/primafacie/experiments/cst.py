@@ -57,6 +57,7 @@ def _settings(options: dict[str, Any]) -> dict[str, Any]:
     ks = list(options.get("k") or PAPER_K)
     direction = "positive" if options.get("positive") else "negative"
     settings = dict(method=_METHODS, k=ks, tau=tau, direction=direction, legacy=legacy)
+    settings["multiplicity"] = "none"  # the papers report unadjusted counts
     if legacy:
         # Legacy (c): the authors' divisor counted every declared attribute (3).
         settings["n_attributes"] = 3

@@ -212,6 +212,13 @@ def check(spec: Any, config: Any) -> None:
         )
 
 
+def headline_number(run: AnalysisRun) -> str:
+    """``1 of 3 groups below four-fifths``: the protected groups whose selection-rate ratio
+    to their reference group is under 0.8."""
+    n = run.numbers
+    return f"{n['below_four_fifths']} of {n['protected_groups']} groups below four-fifths"
+
+
 def overview(run: AnalysisRun) -> Any:
     """The rates figure, for :meth:`AuditResult.plot`."""
     return run.results[LABEL].plot()
@@ -229,4 +236,5 @@ ANALYSIS = Analysis(
     overview=overview,
     check=check,
     default_on=True,
+    headline_number=headline_number,
 )

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from ..report.notebook import HTMLReprMixin
 from .params import FOUR_FIFTHS
 from .stats import abs_interval, newcombe_interval
 
@@ -31,7 +32,7 @@ def _pct(k: Any, n: Any) -> str:
 
 
 @dataclass(frozen=True)
-class GroupMetricsResult:
+class GroupMetricsResult(HTMLReprMixin):
     """Rates per group and each protected group against its reference group.
 
     Attributes

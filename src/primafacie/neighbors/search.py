@@ -177,12 +177,18 @@ def _finish(d: np.ndarray, divisor: float, decimals: int | None) -> np.ndarray:
 
 
 def _map_chunks(
-    fn: Callable[[slice], tuple[np.ndarray, np.ndarray]], m: int, rows: int, backend: Any
+    fn: Callable[[Any, slice], tuple[np.ndarray, np.ndarray]],
+    shared: Any,
+    m: int,
+    rows: int,
+    backend: Any,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Apply ``fn`` to contiguous query chunks on a compute backend; results in chunk order."""
+    """Apply ``fn(shared, chunk)`` to contiguous query chunks on a compute backend; results in
+    chunk order. ``shared`` (queries, base matrix, search index) is sent once per Dask worker;
+    a chunk task carries only its slice."""
     from ..compute import chunk_slices, get_backend
 
-    parts = get_backend(backend).map(fn, chunk_slices(m, rows))
+    parts = get_backend(backend).map(fn, chunk_slices(m, rows), shared=shared)
     return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
 
 
@@ -197,13 +203,16 @@ def _brute(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Blocked exact scan: codes compared for equality, partial sort of each block."""
     rows = chunk_size or max(1, _BLOCK_CELLS // max(len(base), 1))
+    shared = (query, base, k, divisor, decimals)
+    return _map_chunks(_brute_chunk, shared, len(query), rows, backend)
+
+
+def _brute_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
+    """One block of :func:`_brute` (module level: a Dask task ships only the slice)."""
+    query, base, k, divisor, decimals = shared
+    qi = np.arange(sl.start, sl.stop)[:, None]
     cols = np.arange(len(base))[None, :]
-
-    def one(sl: slice) -> tuple[np.ndarray, np.ndarray]:
-        qi = np.arange(sl.start, sl.stop)[:, None]
-        return _topk_block(_finish(canonical_sums(query, base, qi, cols), divisor, decimals), k)
-
-    return _map_chunks(one, len(query), rows, backend)
+    return _topk_block(_finish(canonical_sums(query, base, qi, cols), divisor, decimals), k)
 
 
 def _plan(levels: tuple[int, ...], rule: AutoRule) -> tuple[list[int], list[int]]:
@@ -471,7 +480,6 @@ def _select(
     return out_i, out_d
 
 
-# 63 lines: the loop over strata, its pruning bound and the merge read best in one place.
 def _stratified(
     query: GowerMatrix,
     base: GowerMatrix,
@@ -498,41 +506,45 @@ def _stratified(
     strata = _strata(query, base, kq, make_index, rule)
     rows_per_chunk = chunk_size or max(1, _BLOCK_CELLS // (2 * kq + k))
 
-    def one(sl: slice) -> tuple[np.ndarray, np.ndarray]:
-        glob = np.arange(sl.start, sl.stop)
-        m = len(glob)
-        best_i = np.full((m, k), -1, dtype=np.int64)
-        best_d = np.full((m, k), np.inf)
-        fallback = np.zeros(m, dtype=bool)
-        for st in strata:
-            floor = (st.mismatch - 1e-9 * (1 + st.mismatch)) / divisor - 2 * step
-            need = np.flatnonzero(~fallback & ~(floor > best_d[:, -1]))
-            if not len(need):
-                continue
-            qi, bi, big = _gather(st, glob[need])
-            if len(big):
-                qi2, bi2, unsure = _searched(st, big, k, kq, slack)
-                qi, bi = np.concatenate([qi, qi2]), np.concatenate([bi, bi2])
-                fallback[unsure - sl.start] = True
-            if not len(qi):
-                continue
-            d = _finish(canonical_sums(query, base, qi, bi), divisor, decimals)
-            # Merge with the best so far of the searched rows only (row r -> slot where[r]).
-            where = np.full(m, -1, dtype=np.int64)
-            where[need] = np.arange(len(need))
-            have = best_i[need] >= 0
-            qi = np.concatenate([np.nonzero(have)[0], where[qi - sl.start]])
-            bi = np.concatenate([best_i[need][have], bi])
-            d = np.concatenate([best_d[need][have], d])
-            best_i[need], best_d[need] = _select(qi, bi, d, len(need), k)
-        fb = np.flatnonzero(fallback)
-        if len(fb):
-            best_i[fb], best_d[fb] = _brute(
-                query[glob[fb]], base, k, None, divisor, decimals=decimals
-            )
-        return best_i, best_d
+    shared = (query, base, strata, k, kq, divisor, decimals, step, slack)
+    return _map_chunks(_stratified_chunk, shared, len(query), rows_per_chunk, backend)
 
-    return _map_chunks(one, len(query), rows_per_chunk, backend)
+
+def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
+    """One chunk of queries of :func:`_stratified`, stratum by stratum (module level: a Dask
+    task ships only the slice; the strata and their indexes are scattered once)."""
+    # 40 lines: the loop over strata, its pruning bound and the merge read best in one place.
+    query, base, strata, k, kq, divisor, decimals, step, slack = shared
+    glob = np.arange(sl.start, sl.stop)
+    m = len(glob)
+    best_i = np.full((m, k), -1, dtype=np.int64)
+    best_d = np.full((m, k), np.inf)
+    fallback = np.zeros(m, dtype=bool)
+    for st in strata:
+        floor = (st.mismatch - 1e-9 * (1 + st.mismatch)) / divisor - 2 * step
+        need = np.flatnonzero(~fallback & ~(floor > best_d[:, -1]))
+        if not len(need):
+            continue
+        qi, bi, big = _gather(st, glob[need])
+        if len(big):
+            qi2, bi2, unsure = _searched(st, big, k, kq, slack)
+            qi, bi = np.concatenate([qi, qi2]), np.concatenate([bi, bi2])
+            fallback[unsure - sl.start] = True
+        if not len(qi):
+            continue
+        d = _finish(canonical_sums(query, base, qi, bi), divisor, decimals)
+        # Merge with the best so far of the searched rows only (row r -> slot where[r]).
+        where = np.full(m, -1, dtype=np.int64)
+        where[need] = np.arange(len(need))
+        have = best_i[need] >= 0
+        qi = np.concatenate([np.nonzero(have)[0], where[qi - sl.start]])
+        bi = np.concatenate([best_i[need][have], bi])
+        d = np.concatenate([best_d[need][have], d])
+        best_i[need], best_d[need] = _select(qi, bi, d, len(need), k)
+    fb = np.flatnonzero(fallback)
+    if len(fb):
+        best_i[fb], best_d[fb] = _brute(query[glob[fb]], base, k, None, divisor, decimals=decimals)
+    return best_i, best_d
 
 
 def _knn_tree(

@@ -126,6 +126,11 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     return rb.section(findings, blocks)
 
 
+def headline_number(run: AnalysisRun) -> str:
+    """``0 of 2 checks refuted``: the definition-cell checks whose bounds refute fairness."""
+    return f"{run.numbers['violations']} of {run.numbers['checks']} checks refuted"
+
+
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     """Unconfoundedness and a true outcome measured without error."""
     return [
@@ -151,4 +156,5 @@ ANALYSIS = Analysis(
     needs_outcome=True,
     seeds=seeds,
     assumptions=assumptions,
+    headline_number=headline_number,
 )

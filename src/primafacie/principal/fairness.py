@@ -48,6 +48,33 @@ def _boot_summary(boot_vals: dict[str, np.ndarray], level: float) -> dict[str, n
     return out
 
 
+#: Bootstrap replicates per backend task (each is C' cells of 2x2x2 tables: small).
+_BOOT_BLOCK = 256
+
+
+def _boot_block(shared: tuple, bp: np.ndarray) -> dict[str, np.ndarray]:
+    """Margins of a block of replicates ``(b, C', 2, 2, 2)``, shaped ``(b, C', ...)``."""
+    definitions, joint, tol = shared
+    bv = evaluate_margins(bp.reshape(-1, 2, 2, 2), definitions=definitions, joint=joint, tol=tol)
+    return {k: v.reshape(bp.shape[:2] + v.shape[1:]) for k, v in bv.items()}
+
+
+def _boot_values(
+    bp: np.ndarray, definitions: Sequence[int], joint: str, tol: float, backend: Any
+) -> dict[str, np.ndarray]:
+    """Margins of every replicate, ``{key: (B, C', ...)}``; blocks of replicates on the
+    backend when one is given (every cell is evaluated on its own, so blocking changes no
+    value; the replicates themselves were drawn before, from one seeded stream)."""
+    shared = (tuple(definitions), joint, tol)
+    if backend is None:
+        return _boot_block(shared, bp)
+    from ..compute import chunk_slices, get_backend
+
+    blocks = [bp[sl] for sl in chunk_slices(len(bp), _BOOT_BLOCK)]
+    parts = get_backend(backend).map(_boot_block, blocks, shared=shared)
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
 def _cells_to_evaluate(
     cc: CellCounts, empty_cells: str, min_group: int, protected: str, a0: Any, a1: Any
 ) -> np.ndarray:
@@ -122,6 +149,7 @@ def principal_arrays(
     covariates: Sequence[str] = (),
     decision: str | None = None,
     outcome: str | None = None,
+    backend: Any = None,
 ) -> PrincipalResult:
     """Evaluate the method on 0/1 arrays (the engine behind :meth:`PrincipalFairness.run`).
 
@@ -136,6 +164,10 @@ def principal_arrays(
     protected, a1, a0, covariates, decision, outcome
         Labels carried into the result (``decision`` / ``outcome``: the column names of S
         and Y, shown in its scope).
+    backend
+        :mod:`primafacie.compute` backend the bootstrap replicates are evaluated on, in
+        blocks (the counts are drawn here, from one seeded stream, so every backend gives the
+        same replicates and the same intervals).
 
     Returns
     -------
@@ -172,9 +204,7 @@ def principal_arrays(
     if n_boot:
         bc = bootstrap_counts(cc.counts[idx], n_boot, seed)  # (B, C', 2, 2, 2)
         bp = bc / bc.sum(axis=(3, 4), keepdims=True)
-        flat = bp.reshape(-1, 2, 2, 2)
-        bv = evaluate_margins(flat, definitions=definitions, joint=joint, tol=tol)
-        shaped = {k: v.reshape((n_boot, idx.size) + v.shape[1:]) for k, v in bv.items()}
+        shaped = _boot_values(bp, definitions, joint, tol, backend)
         summ = _boot_summary(shaped, level)
         boot = {key: _scatter(arr, idx, cc.counts.shape[0]) for key, arr in summ.items()}
     valid = cc.valid
@@ -240,6 +270,9 @@ class PrincipalFairness:
         the AuditData's roles when given.
     favorable, outcome_favorable
         Values of ``decision`` / ``outcome`` coded 1 (default: the AuditData's, else 1).
+    backend
+        :mod:`primafacie.compute` backend the bootstrap replicates are evaluated on (blocks of
+        replicates; identical results on every backend).
 
     Notes
     -----
@@ -287,6 +320,7 @@ class PrincipalFairness:
         outcome: str | None = None,
         favorable: Any = None,
         outcome_favorable: Any = None,
+        backend: Any = None,
     ) -> None:
         self.definition = definition
         self.covariates = covariates
@@ -298,6 +332,7 @@ class PrincipalFairness:
         self.min_group = min_group
         self.empty_cells = empty_cells
         self.level = level
+        self.backend = backend
         self.protected = protected
         self.decision = decision
         self.outcome = outcome
@@ -401,6 +436,7 @@ class PrincipalFairness:
             covariates=arr["covariates"],
             decision=arr["decision"],
             outcome=arr["outcome"],
+            backend=self.backend,
         )
 
     # ------------------------------------------------------------------ API

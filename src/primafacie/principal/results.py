@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from ..report.notebook import HTMLReprMixin
 
 __all__ = ["NOTE", "PrincipalResult", "RepairResult", "json_safe"]
 
@@ -38,7 +39,7 @@ def _f(x: Any) -> float:
 
 
 @dataclass(frozen=True, eq=False)
-class PrincipalResult:
+class PrincipalResult(HTMLReprMixin):
     """Evaluation of Definitions 1 and 2 (and 3, 4 for comparison) per covariate cell.
 
     Attributes
@@ -520,7 +521,7 @@ class PrincipalResult:
 
 
 @dataclass(frozen=True, eq=False)
-class RepairResult:
+class RepairResult(HTMLReprMixin):
     """Minimal randomised repair for one definition.
 
     Attributes

@@ -85,8 +85,8 @@ class PrincipalSpec(_Strict):
             The audited :class:`~primafacie.data.AuditData`; without ``protected`` the
             section evaluates its first protected attribute (as the audit always has).
         ctx
-            The audit's :class:`~primafacie.analysis.Context` (unused: the method needs no
-            model, SCM or backend); accepted so every spec builds alike.
+            The audit's :class:`~primafacie.analysis.Context`: its compute backend evaluates
+            the bootstrap replicates (the method needs no model or SCM).
 
         Returns
         -------
@@ -126,4 +126,5 @@ class PrincipalSpec(_Strict):
             joint=self.joint,
             min_group=self.min_group,
             empty_cells=self.empty_cells,
+            backend=getattr(ctx, "backend", None),
         )

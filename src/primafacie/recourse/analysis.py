@@ -9,6 +9,7 @@ reads only the results (rankings, CSCs, effectiveness curves), never the engine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,13 +20,23 @@ from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from ..report import plots
-from ..report.html import rate_text
+from ..report.html import rate_text, readable_bins
 from .audit import STAGES
 from .csc import CSCResult
 from .results import FactsResult
 from .spec import RecourseSpec
+from .stability import STABLE_SHARE, RankStabilityResult, rank_stability
 
-__all__ = ["ANALYSIS", "LEAD", "CURVES", "run", "section", "shown_subgroups"]
+__all__ = [
+    "ANALYSIS",
+    "LEAD",
+    "CURVES",
+    "run",
+    "section",
+    "shown_subgroups",
+    "definition_name",
+    "headline_number",
+]
 
 LEAD = (
     "Recourse fairness asks how hard it is for rejected applicants to obtain a favourable "
@@ -44,6 +55,44 @@ def shown_subgroups(results: Mapping[str, Any], limit: int = CURVES) -> list[str
     cscs = [v for k, v in results.items() if k.startswith("csc_")]
     labels = dict.fromkeys(rec.label for csc in cscs for rec in csc.records[:1])
     return list(labels)[:limit]
+
+
+#: A qualifier the definition titles end with: ``(Micro)``, ``(threshold = 0.3)``, ...
+_QUALIFIER = re.compile(r"\s*\((Micro|Macro|threshold = [^()]*|budget = [^()]*)\)$")
+
+
+def definition_name(title: str, label: str) -> str:
+    """A definition named in words with its code in brackets, for the report.
+
+    Examples
+    --------
+    >>> definition_name("Equal Cost of Effectiveness (threshold = 0.3)", "Ma.3")
+    'Equal cost of effectiveness, φ = 0.3 (Ma.3)'
+    >>> definition_name("Equal Cost of Effectiveness (Micro) (threshold = 0.7)", "Mi.7")
+    'Equal cost of effectiveness, micro, φ = 0.7 (Mi.7)'
+    >>> definition_name("Equal (Conditional) Mean Recourse", "MR")
+    'Equal (conditional) mean recourse (MR)'
+    """
+    quals: list[str] = []
+    while m := _QUALIFIER.search(title):
+        q = m.group(1)
+        quals.insert(0, q.replace("threshold", "φ") if "=" in q else q.lower())
+        title = title[: m.start()]
+    words = title[:1].upper() + title[1:].lower()
+    return ", ".join([words, *quals]) + f" ({label})"
+
+
+def headline_number(run: AnalysisRun) -> str:
+    """``6 of 12 definitions against female``: the definitions whose first-ranked subgroup
+    is biased against the protected group."""
+    facts = run.results["definitions"]
+    top = facts.top_subgroups()
+    n_def = len(facts.rankings)
+    pv = [str(v) for v in facts.audited.protected_values] if facts.audited else []
+    if not pv:
+        return f"{len(top)} of {n_def} definitions rank a biased subgroup first"
+    against = int(top["bias_against"].astype(str).isin(pv).sum())
+    return f"{against} of {n_def} definitions against {', '.join(pv)}"
 
 
 def curves_frame(facts: FactsResult, subgroups: list[str]) -> pd.DataFrame:
@@ -70,6 +119,10 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
         if len(ranking.ranked()):
             results[f"csc_{label}"] = audit.csc(**ranking.definition(), top=spec.top)
     ctx.tick(len(facts.rankings), len(facts.rankings), STAGES["csc"])
+    if spec.n_boot > 0 and facts.rankings:
+        # re-weights the fitted flip matrices: no model call, no mining (see .stability)
+        stab = rank_stability(audit, facts, n_boot=spec.n_boot, seed=spec.seed)
+        results["rank_stability"] = stab
     if spec.dossiers is not None:  # pages dossiers/subgroup_<label>.html, read from the CSCs
         from ..report.dossier import build_subgroup_dossiers
 
@@ -93,7 +146,7 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
 
 
 def _csc_card(label: str, title: str, rec: Any) -> dict[str, Any]:
-    lines = [{"cls": "muted", "text": f"Definition {label}: {title}"}]
+    lines = [{"cls": "muted", "text": f"Definition: {definition_name(title, label)}"}]
     for g in rec.groups:
         lines.append(
             {
@@ -107,7 +160,7 @@ def _csc_card(label: str, title: str, rec: Any) -> dict[str, Any]:
                 {"cls": "action", "text": "  no action gives recourse under this definition"}
             )
         for a in g.actions[:3]:
-            change = ", ".join(f"{k} = {v}" for k, v in a.changes.items())
+            change = readable_bins(", ".join(f"{k} = {v}" for k, v in a.changes.items()))
             cost = f", cost {a.cost:.2f}" if a.cumulative else ""
             lines.append(
                 {
@@ -119,7 +172,7 @@ def _csc_card(label: str, title: str, rec: Any) -> dict[str, Any]:
     score = "∞" if np.isinf(rec.score) else f"{rec.score:.3g}"
     verdict = "no bias" if rec.score == 0 else f"bias against {rec.bias_against} (score {score})"
     lines.append({"cls": "verdict", "text": verdict})
-    return {"title": f"#{rec.rank}: {rec.label}", "lines": lines}
+    return {"title": f"#{rec.rank}: {readable_bins(rec.label)}", "lines": lines}
 
 
 def _findings(facts: FactsResult) -> list[str]:
@@ -127,8 +180,8 @@ def _findings(facts: FactsResult) -> list[str]:
     for row in facts.top_subgroups().itertuples(index=False):
         score = "∞" if np.isinf(row.score) else f"{row.score:.3g}"
         out.append(
-            f"{row.definition}: most unfair subgroup '{row.subgroup}', bias against "
-            f"{row.bias_against} (score {score})."
+            f"{definition_name(row.title, row.definition)}: most unfair subgroup "
+            f"'{readable_bins(row.subgroup)}', bias against {row.bias_against} (score {score})."
         )
     return out
 
@@ -139,15 +192,16 @@ def _curve_figures(facts: FactsResult, subgroups: list[str]) -> list[Any]:
         curves = facts.effectiveness_curves(sub)
         labelled = curves.assign(group=[f"{g} (n={n})" for g, n in zip(curves["group"],
                                                                         curves["n"], strict=True)])  # fmt: skip
-        blocks.append(
-            rb.figure(
-                plots.cumulative_effectiveness(labelled, sub),
-                f"Cumulative effectiveness: {sub}",
-                "For rejected members of this subgroup: the share of each group that would "
-                "obtain the favourable decision with an action costing at most the value on "
-                "the x-axis. A curve that stays lower means recourse is harder for that group.",
-            )
+        name = readable_bins(sub)
+        figure = rb.figure(
+            plots.cumulative_effectiveness(labelled, name),
+            f"Cumulative effectiveness: {name}",
+            "For rejected members of this subgroup: the share of each group that would "
+            "obtain the favourable decision with an action costing at most the value on "
+            "the x-axis. A curve that stays lower means recourse is harder for that group.",
         )
+        # one collapsible group per subgroup; the first one opens
+        blocks.append(rb.group(f"Subgroup {name}", [figure], "cumulative effectiveness"))
     return blocks
 
 
@@ -174,9 +228,14 @@ def _cards(results: Mapping[str, Any]) -> list[Any]:
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The report section: definitions, effectiveness curves, CSC cards, the first ranking."""
     facts: FactsResult = run.results["definitions"]
+    summary = facts.summary()
+    if {"definition", "metric"} <= set(summary.columns):  # named in words, code in brackets
+        pairs = zip(summary["definition"], summary["metric"], strict=True)
+        names = [definition_name(t, c) for t, c in pairs]
+        summary = summary.assign(definition=names).drop(columns="metric")
     blocks: list[Any] = [
         rb.table(
-            facts.summary(),
+            summary,
             "Definitions of recourse unfairness",
             "subgroups = subgroups audited; fair = subgroups with no difference; rank1 = "
             "subgroups tied first; top10_against[g] = among the top 10% ranked subgroups, how "
@@ -186,12 +245,18 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         *_curve_figures(facts, shown_subgroups(run.results)),
         *_cards(run.results),
     ]
+    stab = run.results.get("rank_stability")
+    if isinstance(stab, RankStabilityResult):
+        blocks += _stability_blocks(stab)
     first = next(iter(facts.rankings.values()), None)
     if first is not None:
+        ranking = first.to_frame()
+        if "subgroup" in ranking.columns:
+            ranking = ranking.assign(subgroup=ranking["subgroup"].astype(str).map(readable_bins))
         blocks.append(
             rb.table(
-                first.to_frame(),
-                f"Subgroup ranking: {first.title}",
+                ranking,
+                f"Subgroup ranking: {definition_name(first.title, first.label)}",
                 "rank 0 = no difference (fair); n[g] = rejected members of group g in the "
                 "subgroup; cov[g] = their share of all rejected members of g; d[g] = difficulty.",
                 csv=table_path("recourse", f"rank_{first.label}"),
@@ -199,6 +264,53 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             )
         )
     return rb.section(_findings(facts), blocks)
+
+
+def _stability_blocks(stab: RankStabilityResult) -> list[Any]:
+    """How often each top subgroup stays in the top 10 over the bootstrap resamples."""
+    frame = stab.to_frame()
+    shown = pd.DataFrame(
+        {
+            "definition": frame["definition"],
+            "rank": frame["competition_rank"],
+            "subgroup": frame["subgroup"],
+            "against": frame["bias_against"],
+            f"in top {stab.top}": frame["in_top"],
+            "median rank": frame["median_rank"],
+            "rank 5–95%": [
+                "" if np.isnan(lo) else f"{lo:.0f}–{hi:.0f}"
+                for lo, hi in zip(frame["rank_q05"], frame["rank_q95"], strict=True)
+            ],
+            "fair": frame["fair_share"],
+        }
+    )
+    return [
+        rb.heading("Rank stability"),
+        rb.text(stab.headline() + ". " + stab.scope() + "."),
+        rb.figure(
+            stab.plot(),
+            f"How often each top subgroup stays in the top {stab.top}",
+            f"Share of {stab.n_boot} bootstrap resamples of the {stab.n_rows} audited rows "
+            f"(seed {stab.seed}) in which the subgroup ranks in the top {stab.top} under the "
+            f"first definition; dashed line: {100 * STABLE_SHARE:.0f}%.",
+        ),
+        rb.table(
+            shown,
+            f"Rank stability over {stab.n_boot} resamples",
+            f"rank = competition rank on the data (1 + subgroups scoring higher); in top "
+            f"{stab.top} = share of resamples with rank ≤ {stab.top} (ties at the boundary count "
+            "as in); median rank and 5–95% range over the resamples where it is ranked; fair = "
+            "share where it scores 0. Subgroups and actions stay those mined on the data; only "
+            "who is drawn changes.",
+            csv=table_path("recourse", "rank_stability"),
+            max_rows=40,
+        ),
+    ]
+
+
+def seeds(spec: RecourseSpec) -> dict[str, int]:
+    """The seed of the rank-stability bootstrap (none when it is off)."""
+    return {"recourse_rank_stability": int(spec.seed)} if spec.n_boot > 0 else {}
 
 
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
@@ -219,4 +331,6 @@ ANALYSIS = Analysis(
     section=section,
     description="FACTS subgroup recourse fairness.",
     assumptions=assumptions,
+    seeds=seeds,
+    headline_number=headline_number,
 )

@@ -14,9 +14,10 @@ Pipeline (FACTS §3, reference-code conventions where the paper is silent):
 
 from __future__ import annotations
 
+import copy
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -130,6 +131,13 @@ class _PredictionCache:
         values[known] = self.store_vals[pos[known]]
         return known, values
 
+    def empty(self) -> _PredictionCache:
+        """The same key layout with nothing stored (what one remote chunk task starts from)."""
+        out = copy.copy(self)
+        out.store_keys = np.empty(0, dtype=np.uint64)
+        out.store_vals = np.empty(0, dtype=bool)
+        return out
+
     def add(self, keys: np.ndarray, vals: np.ndarray) -> None:
         allk = np.concatenate([self.store_keys, keys])
         allv = np.concatenate([self.store_vals, vals])
@@ -152,6 +160,17 @@ class _ChunkContext:
     cache: _PredictionCache
 
 
+def _remote_chunk_flips(
+    shared: tuple[RecourseAudit, _ChunkContext], units: Sequence[tuple[int, int, int]]
+) -> tuple[np.ndarray, np.ndarray | int]:
+    """One chunk of :meth:`RecourseAudit._effectiveness` as a backend task: the flips and the
+    sorted keys of the rows it predicted (or their count when rows are not keyed)."""
+    audit, ctx = shared
+    ctx = replace(ctx, cache=ctx.cache.empty())
+    flips, n_new = audit._chunk_flips(units, ctx)
+    return flips, (ctx.cache.store_keys if ctx.cache.ok else n_new)
+
+
 class _TableBuilder:
     """Fills the :class:`RecourseTable` arrays one finished subgroup at a time (micro pass)."""
 
@@ -169,6 +188,9 @@ class _TableBuilder:
         self.seq_cum = np.zeros((P, K), np.int64)
         self.n_rec = np.zeros((n_sub, K), np.int64)
         self.rc_sum = np.zeros((n_sub, K), float)
+        # each subgroup's flip matrix, bit-packed (pairs / 8 bytes): the rank-stability
+        # bootstrap (:mod:`.stability`) re-weights members without calling the model again
+        self.packed: list[np.ndarray] = [np.zeros((0, 0), np.uint8)] * n_sub
 
     def add(self, q: int, flips: np.ndarray, group_of_member: np.ndarray) -> None:
         """Store subgroup ``q`` from its (actions × members) flip matrix."""
@@ -182,6 +204,7 @@ class _TableBuilder:
         self.seq_cum[sl] = out["seq_cum"]
         self.n_rec[q] = out["n_rec"]
         self.rc_sum[q] = out["rc_sum"]
+        self.packed[q] = np.packbits(np.asarray(flips, dtype=bool), axis=1)
 
     def table(self) -> RecourseTable:
         return RecourseTable(
@@ -244,6 +267,10 @@ class RecourseAudit:
         (member, action) rows per batched ``predict`` call; a subgroup with more rows than this
         is split into blocks of its actions, so a batch holds at most ``max(chunk_rows, size of
         the largest subgroup)`` rows (a block has at least one action for all its members).
+    backend
+        :mod:`primafacie.compute` backend the predict chunks are mapped over (``None``: this
+        thread; ``Backend(n_jobs=2)``; ``"dask"`` or ``Backend("dask", address=...)``), with
+        the model scattered once per worker. Results are identical on every backend.
 
     Notes
     -----
@@ -285,6 +312,7 @@ class RecourseAudit:
         legacy: bool = False,
         method: str = "bitset",
         chunk_rows: int = 2_000_000,
+        backend: Any = None,
     ) -> None:
         self.model = model
         self.protected = protected
@@ -304,6 +332,7 @@ class RecourseAudit:
         self.legacy = legacy
         self.method = method
         self.chunk_rows = chunk_rows
+        self.backend = backend
 
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
@@ -786,9 +815,11 @@ class RecourseAudit:
         eff_time = micro_time = 0.0
         n_pred = n_pairs_rows = done = 0
         tick("effectiveness", 0, n_sub)
-        for s, e in self._chunks(loads):
+        spans = self._chunks(loads)
+        results = self._chunk_results(spans, units, ctx)
+        for s, e in spans:
             t1 = time.perf_counter()
-            flips, n_new = self._chunk_flips(units[s:e], ctx)
+            flips, n_new = next(results)
             n_pred += n_new
             n_pairs_rows += len(flips)
             t2 = time.perf_counter()
@@ -807,9 +838,44 @@ class RecourseAudit:
             micro_time += time.perf_counter() - t2
             tick("effectiveness", done, n_sub)
         self.table_ = builder.table()
+        self.flips_ = builder.packed
         self.members_ = ctx.members
         self.pair_rows_ = n_pairs_rows
         return eff_time, micro_time, n_pred
+
+    def _chunk_results(
+        self,
+        spans: Sequence[tuple[int, int]],
+        units: Sequence[tuple[int, int, int]],
+        ctx: _ChunkContext,
+    ) -> Iterator[tuple[np.ndarray, int]]:
+        """``(flips, rows sent to the model)`` of every chunk, in chunk order, on the backend.
+
+        Locally in one thread the chunks share one prediction cache, as always. Otherwise
+        (threads or Dask) the chunks run on :meth:`primafacie.compute.Backend.imap` with this
+        audit and ``ctx`` (model, data, members) scattered once per worker; each task starts
+        from an empty cache (no state shared between tasks, so a re-run task after a worker
+        died gives the same answer) and returns the keys it predicted, and the count of rows
+        sent to the model is replayed here against one cache, so ``stats_["predicted_rows"]``
+        is the one-thread count on every backend.
+        """
+        from ..compute import get_backend
+
+        backend = get_backend(self.backend)
+        if backend.kind == "local" and backend.n_jobs == 1:
+            yield from (self._chunk_flips(units[s:e], ctx) for s, e in spans)
+            return
+        seen = ctx.cache
+        for flips, predicted in backend.imap(
+            _remote_chunk_flips, [units[s:e] for s, e in spans], shared=(self, ctx)
+        ):
+            if not seen.ok:
+                yield flips, int(predicted)
+                continue
+            known, _ = seen.lookup(predicted)
+            new = predicted[~known]
+            seen.add(new, np.zeros(len(new), dtype=bool))
+            yield flips, len(new)
 
     def _predict_keys(
         self, frame, space, rows, targets, pairs, keys, decoders, raw_cols, bin_cols, cache

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..report.notebook import HTMLReprMixin
 from ..validation import validate_params
 from .params import PARAM_WHERE, RUN_CONSTRAINTS
 from .results import EffectivenessCurves, format_score, json_safe, make_ranking
@@ -97,7 +98,7 @@ _SUMMARY_COLUMNS = ("rank", "score", "bias_against", "subgroup")
 
 
 @dataclass(frozen=True)
-class CSCResult:
+class CSCResult(HTMLReprMixin):
     """CSCs of several subgroups under one definition.
 
     Attributes

@@ -24,10 +24,17 @@ from typing import Any
 
 import numpy as np
 
+from ..compute import Backend
 from ..validation import InstanceOf, Interval, ListOf, Options, Predicate
 from .metrics import resolve_metric
 
-__all__ = ["PARAMETER_CONSTRAINTS", "RUN_CONSTRAINTS", "SCORE_PARAM", "PARAM_WHERE"]
+__all__ = [
+    "PARAMETER_CONSTRAINTS",
+    "RUN_CONSTRAINTS",
+    "SCORE_PARAM",
+    "PARAM_WHERE",
+    "STABILITY_CONSTRAINTS",
+]
 
 
 def _is_names(value: Any) -> bool:
@@ -91,6 +98,10 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "legacy": [InstanceOf(bool, name="a boolean")],
     "method": [Options("bitset", "mlxtend")],
     "chunk_rows": [Interval(Integral, 1, None)],
+    "backend": [
+        None,
+        InstanceOf(str, Mapping, Backend, name="a compute backend name, mapping or Backend"),
+    ],
 }
 
 #: What :meth:`RecourseAudit.run` / :meth:`~RecourseAudit.evaluate` / :meth:`~RecourseAudit.csc`
@@ -111,6 +122,7 @@ RUN_CONSTRAINTS: dict[str, list[Any]] = {
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter (appended to its error message).
 PARAM_WHERE: dict[str, str] = {
+    "backend": "compute",
     "protected": "--protected, analyses.recourse.protected",
     "support": "--support, analyses.recourse.support",
     "feature_weights": "--weight, analyses.recourse.feature_weights",
@@ -131,4 +143,11 @@ PARAM_WHERE: dict[str, str] = {
 SCORE_PARAM: dict[str, list[Any]] = {
     "phi": [Interval(Real, 0, 1)],
     "budget": [Interval(Real, 0, None)],
+}
+
+#: ``analyses.recourse.n_boot`` and ``seed``: the rank-stability bootstrap
+#: (:func:`~primafacie.recourse.stability.rank_stability`); 0 resamples turn it off.
+STABILITY_CONSTRAINTS: dict[str, list[Any]] = {
+    "n_boot": [Interval(Integral, 0, None)],
+    "seed": [Interval(Integral, 0, None)],
 }

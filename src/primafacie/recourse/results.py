@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..jsonsafe import json_safe
+from ..report.notebook import HTMLReprMixin
 from ..validation import Interval, validate_params
 
 __all__ = [
@@ -122,7 +123,7 @@ def metric_title(
 
 
 @dataclass(frozen=True)
-class RankingResult:
+class RankingResult(HTMLReprMixin):
     """All subgroups under one definition, ranked.
 
     Attributes
@@ -460,7 +461,7 @@ class EffectivenessCurves:
 
 
 @dataclass(frozen=True)
-class FactsResult:
+class FactsResult(HTMLReprMixin):
     """Every definition of the paper's tables for one audit.
 
     Attributes

@@ -2,7 +2,9 @@
 
 Each analysis' ``section`` (in its ``analysis.py``) returns ``{"findings": [...], "blocks":
 [...]}``, where a block is one of the dicts built here (``kind`` = ``figure``, ``table``,
-``heading``, ``text`` or ``cards``); the template renders them in order.
+``heading``, ``text``, ``cards`` or ``group``); the template renders them in order. A
+``group`` holds blocks of its own and renders as a collapsible ``<details>`` element (one per
+protected attribute, test or subgroup); :func:`section` opens the first group of a section.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import pandas as pd
 from . import plots
 from .html import rate_text, table_from_frame
 
-__all__ = ["figure", "table", "rate_cell", "heading", "text", "section"]
+__all__ = ["figure", "table", "rate_cell", "heading", "text", "group", "section"]
 
 
 def figure(fig: Any, title: str, caption: str) -> dict[str, Any] | None:
@@ -54,6 +56,52 @@ def rate_cell(k: Any, n: Any) -> tuple[str, float]:
     return rate_text(k, n), (k / n if n else float("nan"))
 
 
+def group(
+    title: str, blocks: list[Any], summary: str = "", open: bool | None = None
+) -> dict[str, Any] | None:
+    """A collapsible group of blocks (``<details>``), or None when no block is left.
+
+    Parameters
+    ----------
+    title
+        What the group is about (a protected attribute, a test, a subgroup).
+    blocks
+        Its blocks; None entries are dropped.
+    summary
+        A few words shown beside the title while the group is closed (e.g. its headline number).
+    open
+        Whether the group starts open; None lets :func:`section` decide (the first group of a
+        section opens, the others stay closed).
+
+    Examples
+    --------
+    >>> g = group("gender", [text("a"), None])
+    >>> g["kind"], g["open"], len(g["blocks"])
+    ('group', None, 1)
+    >>> group("empty", [None]) is None
+    True
+    """
+    kept = [b for b in blocks if b]
+    if not kept:
+        return None
+    return {"kind": "group", "title": title, "summary": summary, "open": open, "blocks": kept}
+
+
 def section(findings: list[str], blocks: list[Any]) -> dict[str, Any]:
-    """A section body: findings (sentences) and the blocks that are not None."""
-    return {"findings": findings, "blocks": [b for b in blocks if b]}
+    """A section body: findings (sentences) and the blocks that are not None.
+
+    The first :func:`group` whose ``open`` is undecided is opened and the others are closed,
+    so a reader sees one attribute's details and can open the rest.
+
+    Examples
+    --------
+    >>> body = section(["f"], [group("a", [text("x")]), None, group("b", [text("y")])])
+    >>> [b["open"] for b in body["blocks"]]
+    [True, False]
+    """
+    kept = [b for b in blocks if b]
+    first = True
+    for b in kept:
+        if b.get("kind") == "group" and b.get("open") is None:
+            b["open"], first = first, False
+    return {"findings": findings, "blocks": kept}

@@ -8,6 +8,7 @@ fetched over the network when the page is opened.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
@@ -15,7 +16,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["render_report", "table_from_frame", "format_number", "rate_text", "wilson_interval"]
+__all__ = [
+    "render_report",
+    "render_fragment",
+    "table_from_frame",
+    "format_number",
+    "rate_text",
+    "wilson_interval",
+    "readable_bins",
+]
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -87,6 +96,32 @@ def rate_text(k: int, n: int, digits: int = 1, ci: bool = False) -> str:
             f"{100 * lo:.{digits}f}–{100 * hi:.{digits}f}%)"
         )
     return f"{100 * k / n:.{digits}f}% ({k} of {n})"
+
+
+#: A right-closed interval label as pandas writes it (``(21.999, 33]``, ``(-1.5, 2e+03]``).
+_INTERVAL = re.compile(r"\((-?[0-9.]+(?:e[+-]?[0-9]+)?), (-?[0-9.]+(?:e[+-]?[0-9]+)?)\]")
+
+
+def _bin_edge(text: str) -> str:
+    # two decimals are enough to tell bins apart on screen, and they absorb the 0.1% that
+    # pandas.qcut subtracts from the lowest edge (21.999 → 22)
+    return f"{round(float(text), 2):g}"
+
+
+def readable_bins(text: str) -> str:
+    """Interval labels of binned features written for people: ``(21.999, 33]`` → ``22–33``.
+
+    Only the display changes; tables, CSV files and results.json keep the exact labels (the
+    paper reproductions compare them). A bin includes its upper end.
+
+    Examples
+    --------
+    >>> readable_bins("age=(21.999, 33]; job=temporary")
+    'age=22–33; job=temporary'
+    >>> readable_bins("loan_amount=(7.199, 12.58]"), readable_bins("no bins here")
+    ('loan_amount=7.2–12.58', 'no bins here')
+    """
+    return _INTERVAL.sub(lambda m: f"{_bin_edge(m.group(1))}–{_bin_edge(m.group(2))}", text)
 
 
 def _sort_key(value: Any) -> str:
@@ -198,3 +233,21 @@ def render_report(context: Mapping[str, Any]) -> str:
         The complete HTML document.
     """
     return _environment().get_template("report.html.j2").render(**context)
+
+
+def render_fragment(context: Mapping[str, Any]) -> str:
+    """An HTML fragment for a notebook (``templates/fragment.html.j2``): a headline, blocks
+    rendered by the same macros as the report, no script and no external reference.
+
+    Parameters
+    ----------
+    context
+        ``title``, ``headline`` (str), ``facts`` (list of ``(label, value)``) and ``blocks``
+        (report blocks, see :mod:`primafacie.report.blocks`).
+
+    Returns
+    -------
+    str
+        A ``<div class="primafacie">`` element with a scoped ``<style>``.
+    """
+    return _environment().get_template("fragment.html.j2").render(**context)

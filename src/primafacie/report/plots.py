@@ -259,19 +259,40 @@ def cumulative_effectiveness(curves: pd.DataFrame, title: str = "") -> Any:
     """Cumulative effectiveness (share of the group that recovers) against action cost.
 
     ``curves`` needs columns ``group``, ``cost`` and ``effectiveness`` (0..1), one row per
-    point of each group's curve.
+    point of each group's curve. Every curve starts at (0, 0) and runs to the largest cost of
+    any group, so a group that never reaches recourse shows as a line along 0 (drawn above the
+    axis, dashed, and named "never reaches recourse" in the legend) instead of vanishing, and
+    groups with identical curves stay apart through their line styles.
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"group": ["a", "a", "b"], "cost": [1.0, 2.0, 0.0],
+    ...                   "effectiveness": [0.5, 1.0, 0.0]})
+    >>> fig = cumulative_effectiveness(c)
+    >>> [ln.get_label() for ln in fig.axes[0].get_lines()]
+    ['a', 'b (never reaches recourse)']
     """
     if curves.empty or not {"group", "cost", "effectiveness"} <= set(curves.columns):
         return None
+    finite = curves["cost"].replace([np.inf, -np.inf], np.nan).dropna()
+    x_end = float(finite.max()) if len(finite) else 1.0
+    x_end = x_end if x_end > 0 else 1.0
     fig, ax = _figure(5.2, 3.0)
+    styles = ["-", "--", "-.", ":"]
     for j, (grp, sub) in enumerate(curves.groupby("group", sort=False)):
-        sub = sub.sort_values("cost", kind="stable")
-        ax.step(sub["cost"], sub["effectiveness"], where="post", color=PALETTE[j % 7],
-                label=str(grp))  # fmt: skip
-    ax.set_ylim(-0.02, 1.02)
+        sub = sub[np.isfinite(sub["cost"].to_numpy(dtype=float))].sort_values("cost", kind="stable")
+        x = np.concatenate([[0.0], sub["cost"].to_numpy(dtype=float), [x_end]])
+        last = float(sub["effectiveness"].iloc[-1]) if len(sub) else 0.0
+        y = np.concatenate([[0.0], sub["effectiveness"].to_numpy(dtype=float), [last]])
+        never = not np.nanmax(y) > 0
+        ax.step(x, y, where="post", color=PALETTE[j % 7], lw=2.0 if never else 1.6,
+                ls="--" if never else styles[j % len(styles)], zorder=3 + j, clip_on=False,
+                label=f"{grp} (never reaches recourse)" if never else str(grp))  # fmt: skip
+    ax.set_xlim(0, x_end * 1.02)
+    ax.set_ylim(-0.04, 1.04)
     ax.set_xlabel("cost of the action")
     ax.set_ylabel("share of the group that gets the\nfavourable decision (cumulative)")
-    ax.legend(fontsize=8, frameon=False)
+    ax.legend(fontsize=8, frameon=False, loc="center right")
     if title:
         ax.set_title(title, fontsize=9)
     return fig

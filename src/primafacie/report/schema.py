@@ -65,6 +65,107 @@ _DOSSIERS = {
     "additionalProperties": False,
 }
 
+
+#: A list of records, or (when longer than MAX_JSON_ROWS) its row count and the CSV holding it.
+def _records(row: dict[str, Any]) -> dict[str, Any]:
+    pruned = {
+        "type": "object",
+        "required": ["rows", "see"],
+        "properties": {
+            "rows": _COUNT,
+            "see": {"type": "string", "pattern": "^tables/[a-z0-9_]+\\.csv$"},
+        },
+        "additionalProperties": False,
+    }
+    return {"oneOf": [{"type": "array", "items": row}, pruned]}
+
+
+def _row(required: list[str], **types: Any) -> dict[str, Any]:
+    return {"type": "object", "required": required, "properties": types}
+
+
+_TEXT = {"type": "string"}
+_ANY_ID = {"type": ["string", "integer", "number"]}
+
+#: The robustness-to-the-causal-model result (``results.sensitivity`` of an analysis, written
+#: by primafacie.situation.sensitivity): the variants tried, robust cases by k, significant
+#: cases per variant and k, verdicts that hang on one edge, per-complainant verdict counts.
+_SENSITIVITY = {
+    "type": "object",
+    "required": ["params", "variants", "robust", "summary", "single_edge", "complainants"],
+    "properties": {
+        "params": _row(["edges_removed", "edges_added", "mechanisms", "graphs"]),
+        "variants": _records(
+            _row(
+                ["test", "variant", "kind", "edge", "mechanism", "n_edges"],
+                kind={"enum": ["edge removed", "edge added", "mechanism", "graph"]},
+                n_edges=_COUNT,
+            )
+        ),
+        "robust": _records(
+            _row(
+                ["test", "k", "method", "significant", "robust", "n_variants", "denominator"],
+                k=_COUNT,
+                significant=_COUNT,
+                robust=_COUNT,
+                n_variants=_COUNT,
+                denominator=_COUNT,
+            )
+        ),
+        "summary": _records(
+            _row(
+                [
+                    "test",
+                    "variant",
+                    "kind",
+                    "k",
+                    "method",
+                    "significant",
+                    "gained",
+                    "lost",
+                    "unchanged",
+                    "denominator",
+                ],
+                variant=_TEXT,
+                significant=_COUNT,
+                gained=_COUNT,
+                lost=_COUNT,
+                unchanged=_COUNT,
+                denominator=_COUNT,
+            )
+        ),
+        "single_edge": _records(
+            _row(
+                ["test", "row", "id", "k", "significant", "variant", "edge", "change"],
+                row=_COUNT,
+                id=_ANY_ID,
+                k=_COUNT,
+                significant={"type": "boolean"},
+                edge=_TEXT,
+            )
+        ),
+        "complainants": _records(
+            _row(
+                [
+                    "test",
+                    "row",
+                    "id",
+                    "k",
+                    "significant",
+                    "n_variants",
+                    "n_same",
+                    "robust",
+                    "overturned_by",
+                ],
+                row=_COUNT,
+                n_same=_COUNT,
+                robust={"type": "boolean"},
+                overturned_by=_TEXT,
+            )
+        ),
+    },
+}
+
 _ANALYSIS = {
     "type": "object",
     "required": [
@@ -86,7 +187,7 @@ _ANALYSIS = {
         "numbers": {"type": "object"},
         "results": {
             "type": "object",
-            "properties": {"dossiers": _DOSSIERS},
+            "properties": {"dossiers": _DOSSIERS, "sensitivity": _SENSITIVITY},
             "additionalProperties": {"type": "object"},
         },
         "tables": {

@@ -15,9 +15,9 @@ import pandas as pd
 
 from . import plots
 from .blocks import rate_cell
-from .html import format_number, rate_text, table_from_frame
+from .html import format_number, rate_text, readable_bins, table_from_frame
 
-__all__ = ["build_context", "STATUS_TEXT", "LEGAL_NOTE"]
+__all__ = ["build_context", "headline_number", "STATUS_TEXT", "LEGAL_NOTE"]
 
 STATUS_TEXT = {
     "ok": "completed",
@@ -105,6 +105,17 @@ def _flatten(prefix: str, obj: Any, out: list[tuple[str, str]]) -> None:
         out.append((prefix, str(obj) if not isinstance(obj, list) else ", ".join(map(str, obj))))
 
 
+def headline_number(analysis: Any, run: Any) -> str:
+    """The few words beside a section's name in the table of contents and the summary.
+
+    The analysis' own ``headline_number(run)`` when it completed and gives one, else the
+    status in words (``"not available in this build"``).
+    """
+    if run.status == "ok" and analysis.headline_number is not None:
+        return analysis.headline_number(run)
+    return STATUS_TEXT.get(run.status, run.status)
+
+
 def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
     """The template context of report.html for an :class:`~primafacie.audit.AuditResult`.
 
@@ -122,16 +133,20 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
     for name, run in result.runs.items():
         analysis = by_name[name]
         status_text = STATUS_TEXT.get(run.status, run.status)
+        number = headline_number(analysis, run)
         headlines.append(
             {
+                "id": f"sec-{name}",
                 "title": analysis.title,
                 "status": run.status,
                 "status_text": status_text,
-                "text": run.headline if run.status == "ok" else run.message,
+                "number": number,
+                # bins written for people (22–33); results.json keeps the exact labels
+                "text": readable_bins(run.headline if run.status == "ok" else run.message),
             }
         )
         if run.scope:
-            scopes.append((analysis.title, run.scope))
+            scopes.append((analysis.title, readable_bins(run.scope)))
         body = {"findings": [], "blocks": []}
         if run.status == "ok":
             body = analysis.section(run, data, cfg)
@@ -145,6 +160,9 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
                 "status_text": status_text,
                 "message": run.message,
                 "lead": analysis.lead,
+                "number": number,
+                # the run's caveats, shown under the findings of every section alike
+                "caveats": list(run.caveats) if run.status == "ok" else [],
                 **body,
             }
         )
@@ -210,11 +228,22 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
             {
                 "title": "Corrections for multiple testing",
                 "paragraphs": [
-                    "Situation testing runs one test per complainant. Individual intervals are "
-                    "not corrected for the number of complainants: each is evidence about one "
-                    "person. Multiple discrimination (a case on every protected attribute) uses "
-                    "the Bonferroni level α/q for q attributes. Counts of significant cases are "
-                    "therefore descriptive, not a family-wise claim."
+                    "Situation testing runs one test per complainant, so at level α about "
+                    "α × (number of tests) complainants are flagged by chance alone even when "
+                    "no one is discriminated against; each headline states that number. Every "
+                    "complainant gets a p-value dual to its interval (p ≤ α exactly when the "
+                    "interval excludes τ). The p-values of each method and k are then adjusted "
+                    "across complainants (the analysis key multiplicity: none, bonferroni, "
+                    "holm, bh or by; default bh, the Benjamini–Hochberg false discovery rate "
+                    "at α), and the headline gives the significant cases before and after the "
+                    "adjustment; the unadjusted columns are kept, so the published tables "
+                    "reproduce. Neighbour groups overlap, so the tests are dependent: "
+                    "docs/statistics.md measures how often BH and the conservative "
+                    "Benjamini–Yekutieli (by, valid under any dependence) report a discovery "
+                    "in worlds without discrimination. Multiple discrimination (a case on "
+                    "every protected attribute) tests each attribute at the Bonferroni level "
+                    "α/q for q attributes; its p-value is q times the largest of the "
+                    "attributes' p-values, adjusted across complainants in the same way."
                 ],
             },
             {

@@ -11,6 +11,7 @@ from .multi import (
     MultipleSituationTest,
     combine_multiple,
 )
+from .multiplicity import MULTIPLICITY, adjust_p
 from .results import SituationResult
 
 __all__ = [
@@ -23,4 +24,6 @@ __all__ = [
     "METHODS",
     "METHOD_LABELS",
     "DEFAULT_K",
+    "MULTIPLICITY",
+    "adjust_p",
 ]

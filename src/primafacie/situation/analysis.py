@@ -14,8 +14,11 @@ from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from ..report import plots
-from .engine import METHODS
+from ..report.html import rate_text
+from .engine import METHODS, SituationTest
 from .multi import MultipleResult
+from .power import power_sentence
+from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
 from .spec import SituationSpec
 
 __all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "summary_frame"]
@@ -62,6 +65,12 @@ def check(spec: SituationSpec, cfg: Any) -> None:
             "the decision model, but decision: is a recorded column; give decision: {model: "
             "...} or {rule: ...}, or use methods: [st, cst]"
         )
+    if spec.sensitivity is not None and not (needs_scm(spec) and cfg.causal is not None):
+        raise InputError(
+            "analyses.situation.sensitivity varies the causal model of CST: it needs the "
+            "causal: section and a counterfactual method (cst, cst_centers or cf) in "
+            "analyses.situation.methods; remove sensitivity: or add them"
+        )
     if needs_scm(spec) and cfg.causal is None:
         raise InputError(
             "analyses.situation.methods lists a counterfactual method (cst, cst_centers or "
@@ -73,7 +82,7 @@ def check(spec: SituationSpec, cfg: Any) -> None:
 def summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     """Every test's ``summary()`` stacked, with a first column ``test`` (its label)."""
     summaries = []
-    for label, res in results.items():
+    for label, res in _tests(results).items():
         summ = res.summary().copy()
         summ.insert(0, "test", label)
         summaries.append(summ)
@@ -88,9 +97,19 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     """
     engines = spec.tests(list(ctx.data.protected), backend=ctx.backend)
     results: dict[str, Any] = {}
+    states: dict[str, Any] = {}
     for done, (label, engine) in enumerate(engines.items()):
         ctx.tick(done, len(engines), _name(label))
-        results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
+        if spec.sensitivity is not None and isinstance(engine, SituationTest):
+            # keep the factual search spaces: the variants re-run only the CF stages
+            res, state = engine.run_with_state(ctx.data, scm=ctx.scm, decider=ctx.decider)
+            results[label], states[label] = res, (engine, res, state)
+        else:
+            results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
+    if spec.sensitivity is not None:
+        results[SENSITIVITY_LABEL] = run_sensitivity(
+            spec.sensitivity, states, ctx.scm, ctx.decider, ctx.tick
+        )
     return _with_dossiers(collect(results), spec, ctx)
 
 
@@ -134,26 +153,47 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
     """The :class:`AnalysisRun` of some situation tests: tables, numbers and the words the
     Results give about themselves (headline, scope and caveats, each test named when there
     are several)."""
-    several = len(results) > 1
+    tests = _tests(results)
+    several = len(tests) > 1
 
     def named(label: str, text: str) -> str:
         return f"{_name(label)}: {text}" if several else text
 
-    summary = summary_frame(results)
+    summary = summary_frame(tests)
     tables = result_tables(ANALYSIS_NAME, results)
     if not summary.empty:
         tables[table_stem(ANALYSIS_NAME, "summary")] = summary
-    caveats = [named(label, c) for label, res in results.items() for c in res.caveats()]
+    caveats = [named(label, c) for label, res in tests.items() for c in res.caveats()]
+    numbers: dict[str, Any] = {"by_test": json_safe(summary.to_dict(orient="records"))}
+    headline = " ".join(named(label, res.headline()) for label, res in tests.items())
+    scope = " ".join(named(label, res.scope()) for label, res in tests.items())
+    sens = results.get(SENSITIVITY_LABEL)
+    if isinstance(sens, SensitivityResult):
+        # beside the main headline: how many of those cases survive other causal models
+        tables.update(_sensitivity_tables(sens))
+        numbers["robust"] = json_safe(sens.robust_counts().to_dict(orient="records"))
+        headline += " Robustness: " + sens.headline()
+        scope += " Robustness: " + sens.scope()
+        caveats += sens.caveats()
     return AnalysisRun(
         ANALYSIS_NAME,
         "ok",
         results=dict(results),
         tables=tables,
-        numbers={"by_test": json_safe(summary.to_dict(orient="records"))},
-        headline=" ".join(named(label, res.headline()) for label, res in results.items()),
-        scope=" ".join(named(label, res.scope()) for label, res in results.items()),
+        numbers=numbers,
+        headline=headline,
+        scope=scope,
         caveats=tuple(dict.fromkeys(caveats)),
     )
+
+
+def _sensitivity_tables(sens: SensitivityResult) -> dict[str, pd.DataFrame]:
+    """The sensitivity tables besides ``to_frame``/``summary`` (written by result_tables)."""
+    return {
+        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_single_edge"): sens.single_edge(),
+        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_variants"): sens.variant_table(),
+        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_robust"): sens.robust_counts(),
+    }
 
 
 def overview(run: AnalysisRun) -> Any:
@@ -227,13 +267,112 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     results = _tests(run.results)
     links = run.results["dossiers"].links() if "dossiers" in run.results else {}
     findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
-    blocks: list[dict[str, Any] | None] = []
-    if run.caveats:
-        blocks.append(rb.text("Before quoting these numbers: " + " ".join(run.caveats)))
+    # the run's caveats are rendered by the report under the findings of every section
+    blocks: list[dict[str, Any] | None] = list(_power_blocks(results))
     blocks += _count_blocks(summary_frame(results))
     for label, res in results.items():
-        blocks += _complaint_blocks(label, res, data, links)
+        # one collapsible group per test (protected attribute, multiple, intersectional)
+        title = f"{_name(label)}: the strongest complaints"
+        blocks.append(
+            rb.group(title, _complaint_blocks(label, res, data, links), _main_number(res))
+        )
+    sens = run.results.get(SENSITIVITY_LABEL)
+    if isinstance(sens, SensitivityResult):
+        findings.append("Robustness: " + sens.headline())
+        blocks += _robustness_blocks(sens)
     return rb.section(findings, blocks)
+
+
+def _power_blocks(results: Mapping[str, Any]) -> list[dict[str, Any] | None]:
+    """Under the headlines: the simulated power of the first test's main (method, k), so a
+    reader knows how many affected people a test of this size misses (issue 15)."""
+    if not results:
+        return []
+    res = next(iter(results.values()))
+    method, k = res.main_test()
+    p = res.params
+    text = power_sentence(
+        method,
+        k,
+        float(p.get("alpha", 0.05)),
+        float(p.get("tau", 0.0)),
+        str(p.get("interval", "wald")),
+        str(p.get("multiplicity", "none")),
+    )
+    return [rb.text(text)]
+
+
+def _main_number(res: Any) -> str:
+    """``21 of 95 significant (22.1%; 95% CI 15.0–31.4%), CST w/o k=10``: one test's headline
+    number, the significant cases of its main method and k among the tested, with the Wilson
+    interval of the share."""
+    summ = res.summary()
+    method, k = res.main_test()
+    row = summ[(summ["method"] == method) & (summ["k"] == k)]
+    if row.empty:
+        return ""
+    r = row.iloc[0]
+    rate = rate_text(int(r["n_significant"]), int(r["denominator"]), ci=True)
+    return f"{rate} significant, {METHOD_NAMES.get(method, method)} k={k}"
+
+
+def headline_number(run: AnalysisRun) -> str:
+    """Significant cases of each single-attribute test (of the tested), e.g. ``gender 21 of
+    95 · race 70 of 86``; every test when there is no single-attribute one."""
+    tests = {k: v for k, v in run.results.items() if k.startswith("single_")} or run.results
+    parts = []
+    for label, res in tests.items():
+        summ = res.summary()
+        method, k = res.main_test()
+        row = summ[(summ["method"] == method) & (summ["k"] == k)]
+        if len(row):
+            r = row.iloc[0]
+            parts.append(f"{_name(label)} {int(r['n_significant'])} of {int(r['denominator'])}")
+    return "significant cases: " + " · ".join(parts) if parts else "no complainant tested"
+
+
+def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
+    """ "How robust is this?": robust cases, variants × significant cases, single-edge cases."""
+    summ = sens.summary()
+    disp = summ.assign(
+        significant=[
+            rb.rate_cell(a, b)
+            for a, b in zip(summ["significant"], summ["denominator"], strict=True)
+        ]
+    )
+    single = sens.single_edge()
+    return [
+        rb.heading("How robust is this?"),
+        rb.text(
+            sens.headline() + " Each alternative causal model re-runs the counterfactuals and "
+            "the test groups (the control groups do not depend on the causal model): every "
+            "edge removed in turn, plausible missing edges added in turn, the mechanism "
+            "swapped, and any graph listed in the configuration. A robust case is significant "
+            "under the audited model and under every alternative."
+        ),
+        rb.table(
+            sens.robust_counts(),
+            "Robust cases by k",
+            "significant: under the audited causal model; robust: significant under every "
+            "alternative too; denominator: the complainants re-tested.",
+            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_robust"),
+        ),
+        rb.table(
+            disp,
+            "Significant cases under each alternative causal model",
+            "gained / lost: verdicts that become / stop being significant compared with the "
+            "audited model; unchanged: verdicts that stay the same.",
+            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_summary"),
+            max_rows=100,
+        ),
+        rb.table(
+            single,
+            "Verdicts that depend on a single edge",
+            "Complainants whose verdict at that k changes under exactly one edge variant "
+            "(that edge removed or added) and under no other edge change.",
+            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_single_edge"),
+        ),
+    ]
 
 
 def _named(label: str, text: str, n_tests: int) -> str:
@@ -268,16 +407,34 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
                 for a, b in zip(summary["n_significant"], summary["denominator"], strict=True)
             ],
             "mean Δp (cases)": summary["mean_delta_cases"],
+            "expected by chance": summary["expected_by_chance"].round(1),
+            "significant after adjustment": [
+                _named_cell(rb.rate_cell(a, b), m)
+                for a, b, m in zip(
+                    summary["n_significant_adjusted"],
+                    summary["denominator"],
+                    summary["multiplicity"],
+                    strict=True,
+                )
+            ],
         }
     )
     table = rb.table(
         disp,
         "Counts by test, method and k",
         "denominator: the protected individuals of the test minus the untested complainants "
-        "(no control or test neighbour), who are left out of every share.",
+        "(no control or test neighbour), who are left out of every share. expected by chance: "
+        "α × tested, the significant cases chance alone gives when no one is discriminated "
+        "against; significant after adjustment: across the complainants of the row's method "
+        "and k, with the adjustment named (none, bonferroni, holm, bh, by).",
         csv=table_path(ANALYSIS_NAME, "summary"),
     )
     return [figure, table]
+
+
+def _named_cell(cell: tuple[str, float], method: str) -> tuple[str, float]:
+    """A rate cell followed by the adjustment that produced it, e.g. "3.1% (12 of 388) (bh)"."""
+    return f"{cell[0]} ({method})", cell[1]
 
 
 def _complaint_blocks(
@@ -294,7 +451,6 @@ def _complaint_blocks(
     top = sub.sort_values(keys, ascending=False, kind="stable").head(20)
     name, method_name = _name(label), METHOD_NAMES.get(method, method)
     blocks: list[dict[str, Any] | None] = [
-        rb.heading(f"{name}: the strongest complaints"),
         rb.figure(
             plots.delta_intervals(top, top=20, tau=tau),
             f"Δp with intervals, top complainants ({name}, {method_name}, k={k})",
@@ -376,4 +532,5 @@ ANALYSIS = Analysis(
     check=check,
     assumptions=assumptions,
     overview=overview,
+    headline_number=headline_number,
 )

@@ -45,7 +45,7 @@ Two conventions are offered:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from typing import Any
 
@@ -57,10 +57,18 @@ from ..decisions import predict_binary
 from ..errors import InputError
 from ..neighbors import TIE_RULES, GowerTransformer, knn
 from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, validate_params
+from .multiplicity import MULTIPLICITY, adjust_table
 from .results import SituationResult
-from .stats import ALPHA, INTERVALS, newcombe_interval, z_value
+from .stats import ALPHA, INTERVALS, newcombe_interval, test_p_values, z_value
 
-__all__ = ["SituationTest", "METHODS", "METHOD_LABELS", "PARAMETER_SOURCES", "DEFAULT_K"]
+__all__ = [
+    "SituationTest",
+    "RunState",
+    "METHODS",
+    "METHOD_LABELS",
+    "PARAMETER_SOURCES",
+    "DEFAULT_K",
+]
 
 #: Methods in display order.
 METHODS = ("st", "cst", "cst_centers", "cf")
@@ -98,6 +106,7 @@ PARAMETER_SOURCES = {
     "interval": "--interval, analyses.situation.interval",
     "legacy": "--legacy, analyses.situation.legacy",
     "max_distance": "--max-distance, analyses.situation.max_distance",
+    "multiplicity": "analyses.situation.multiplicity",
 }
 
 
@@ -158,6 +167,8 @@ class _Space:
     features: list[str]
     divisor: float
     opts: dict
+    # the factual transformer, kept so that another SCM's centres are scaled the same way
+    transformer: Any = None
 
 
 @dataclass
@@ -180,6 +191,23 @@ class _Lists:
     ctrl_dist: np.ndarray | None = None
     st_dist: np.ndarray | None = None
     cf_dist: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class RunState:
+    """What a run keeps to test other counterfactuals against the same factual data.
+
+    The complainants, the search spaces (Gower coordinates of the factual rows), the control
+    groups and the factual test groups do not depend on the SCM, so
+    :meth:`SituationTest.rerun_counterfactual` reuses them and redoes only the counterfactual
+    generation and the counterfactual test-group search. Obtained from
+    :meth:`SituationTest.run_with_state`.
+    """
+
+    data: AuditData
+    plan: _Plan
+    space: _Space
+    lists: _Lists
 
 
 class SituationTest:
@@ -227,6 +255,11 @@ class SituationTest:
         actual, smaller group sizes instead.
     keep_neighbors
         Keep neighbour positions so that ``to_frame(neighbors=True)`` can list them.
+    multiplicity
+        Adjustment of the p-values across the complainants of each (method, k):
+        ``"none"``, ``"bonferroni"``, ``"holm"``, ``"bh"`` (default; the false discovery
+        rate at α) or ``"by"`` (see :mod:`primafacie.situation.multiplicity`). It adds the
+        columns ``p_adjusted`` and ``significant_adjusted``; ``significant`` is unchanged.
     chunk_size, algorithm, backend
         Passed to :func:`primafacie.neighbors.knn`: complainants are searched in chunks of
         ``chunk_size`` mapped over the :mod:`primafacie.compute` backend (local threads or
@@ -260,6 +293,7 @@ class SituationTest:
         "strict_k": [_BOOL],
         "keep_neighbors": [_BOOL],
         "chunk_size": [None, Interval(Integral, 1, None)],
+        "multiplicity": [Options(*MULTIPLICITY)],
     }
 
     def __init__(
@@ -282,7 +316,9 @@ class SituationTest:
         chunk_size: int | None = None,
         algorithm: str = "auto",
         backend: Any = None,
+        multiplicity: str = "bh",
     ) -> None:
+        self.multiplicity = multiplicity
         self.method = method
         self.k = k
         self.alpha = alpha
@@ -460,6 +496,39 @@ class SituationTest:
         SituationResult
             Per-complainant rows for every (method, k) and a summary.
         """
+        return self.run_with_state(data, scm, counterfactuals, decider, complainant_mask)[0]
+
+    def run_with_state(
+        self,
+        data: AuditData,
+        scm: Any = None,
+        counterfactuals: Any = None,
+        decider: Any = None,
+        complainant_mask: np.ndarray | None = None,
+    ) -> tuple[SituationResult, RunState]:
+        """:meth:`run`, and the state that :meth:`rerun_counterfactual` reuses.
+
+        Parameters
+        ----------
+        data, scm, counterfactuals, decider, complainant_mask
+            As for :meth:`run`.
+
+        Returns
+        -------
+        (SituationResult, RunState)
+            The result of :meth:`run` and the factual plan, search spaces and lists.
+
+        Examples
+        --------
+        >>> from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
+        >>> from primafacie.causal import SCM
+        >>> data = loan_world_data(n=400, seed=1)
+        >>> engine = SituationTest(method="cst", k=10)
+        >>> res, state = engine.run_with_state(data, scm=SCM(LOAN_EDGES).fit(data))
+        >>> again = engine.rerun_counterfactual(state, scm=SCM(LOAN_EDGES).fit(data))
+        >>> again.table.equals(res.table)
+        True
+        """
         if not isinstance(data, AuditData):
             raise InputError("data must be an AuditData (with features, protected and decision)")
         self._check_params()
@@ -468,6 +537,67 @@ class SituationTest:
         space = self._search_space(data, plan, cf)
         lists = self._search(data, plan, space, cf)
         table, neighbours = self._statistics(data, plan, lists, ycf)
+        result = self._result(data, plan, space, table, neighbours, lists)
+        return result, RunState(data=data, plan=plan, space=space, lists=lists)
+
+    def rerun_counterfactual(
+        self,
+        state: RunState,
+        scm: Any = None,
+        counterfactuals: Any = None,
+        decider: Any = None,
+        methods: Sequence[str] | None = None,
+    ) -> SituationResult:
+        """The same run with other counterfactuals: only stages 2 and 4 (counterfactual
+        generation and the counterfactual test-group search) run again; the complainants,
+        search spaces, control groups and factual test groups of ``state`` are reused.
+
+        Parameters
+        ----------
+        state
+            From :meth:`run_with_state` of this engine (same settings).
+        scm, counterfactuals, decider
+            As for :meth:`run`: the other SCM (fitted or not) or counterfactual table.
+        methods
+            Optional subset of the state's methods to compute (default: all of them).
+
+        Returns
+        -------
+        SituationResult
+            Rows for every (method, k), as :meth:`run` gives for that SCM.
+        """
+        plan = state.plan
+        if methods is not None:
+            chosen = [m for m in plan.methods if m in {_method_name(x) for x in methods}]
+            if not chosen:
+                raise InputError(
+                    f"methods {list(methods)} were not run; the run has {plan.methods}"
+                )
+            plan = replace(plan, methods=chosen)
+        data, space = state.data, state.space
+        cf, ycf = self._counterfactual_stage(data, plan, scm, counterfactuals, decider)
+        if cf is not None:
+            space = replace(space, Xcf=self._cf_coordinates(plan, space, cf))
+        lists = replace(state.lists)
+        if plan.need_cf:
+            self._cf_search(data, plan, space, cf, lists)
+        if not self.keep_neighbors:
+            lists.cf_list = None
+        table, neighbours = self._statistics(data, plan, lists, ycf)
+        return self._result(data, plan, space, table, neighbours, lists)
+
+    def _result(
+        self,
+        data: AuditData,
+        plan: _Plan,
+        space: _Space,
+        table: pd.DataFrame,
+        neighbours: dict,
+        lists: _Lists,
+    ) -> SituationResult:
+        """The Result of a run: the table, the resolved parameters, the neighbours and their
+        distances."""
+        table = adjust_table(table, self.multiplicity, float(self.alpha))
         distances = {
             key: self._group_distances(groups, key[0], lists) for key, groups in neighbours.items()
         }
@@ -485,6 +615,7 @@ class SituationTest:
             "attribute": plan.attribute,
             "n_attributes": space.divisor,
             "features": space.features,
+            "multiplicity": self.multiplicity,
         }
         return SituationResult(
             table=table,
@@ -587,15 +718,6 @@ class SituationTest:
         tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
         tf.fit(data.frame, extra_categories=extra)
         X = tf.transform(data.frame)
-        Xcf = None
-        if cf is not None:
-            if plan.legacy:
-                # Legacy (b): the scaler is re-fitted on the whole counterfactual table.
-                tcf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
-                tcf.fit(cf, extra_categories=[data.frame])
-                Xcf = tcf.transform(cf)[plan.comp_rows]
-            else:
-                Xcf = tf.transform(cf.iloc[plan.comp_rows])
         opts = dict(
             ties=plan.ties,
             # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
@@ -607,7 +729,25 @@ class SituationTest:
             divisor=tf.divisor,
             backend=self.backend,
         )
-        return _Space(X=X, Xcf=Xcf, features=list(features), divisor=tf.divisor, opts=opts)
+        space = _Space(
+            X=X, Xcf=None, features=list(features), divisor=tf.divisor, opts=opts, transformer=tf
+        )
+        if cf is None:
+            return space
+        return replace(space, Xcf=self._cf_coordinates(plan, space, cf, data.frame))
+
+    def _cf_coordinates(
+        self, plan: _Plan, space: _Space, cf: pd.DataFrame, factual: pd.DataFrame | None = None
+    ) -> np.ndarray:
+        """Gower coordinates of the complainants' counterfactual centres."""
+        if not plan.legacy:
+            return space.transformer.transform(cf.iloc[plan.comp_rows])
+        # Legacy (b): the scaler is re-fitted on the whole counterfactual table.
+        tcf = GowerTransformer(
+            space.transformer.features, scale="zscore", n_attributes=self.n_attributes
+        )
+        tcf.fit(cf, extra_categories=[] if factual is None else [factual])
+        return tcf.transform(cf)[plan.comp_rows]
 
     # ---- stage 4: one search per centre set, at the largest k (+1)
     @staticmethod
@@ -634,29 +774,36 @@ class SituationTest:
             )
             lists.st_list, lists.st_counts = T, _neg_counts(T, negf)
         if plan.need_cf:
-            legacy_w = plan.legacy and plan.need_centres
-            U, Ud = self._knn(
-                space.Xcf, plan.test_rows, kmax + 1, space,
-                distances=legacy_w or self.keep_neighbors,
-            )  # fmt: skip
-            lists.cf_list, lists.cf_counts, lists.cf_dist = U, _neg_counts(U, negf), Ud
-            if legacy_w:
-                # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF.
-                if data.decision in cf.columns:
-                    negcf_all = 1 - self._cf_decisions(data, cf, np.arange(data.n), None, "cst_w")
-                else:
-                    negcf_all = negf
-                lists.cf_counts_cfneg, _ = _neg_counts(U, negcf_all.astype(np.int64))
-                # Rank of the appended centre (label c, distance 0) among D_t rows: rows at
-                # distance 0 win over it when the tie rule prefers them.
-                zero = (Ud == 0) & (U >= 0)
-                beats = zero & ((U > comp_rows[:, None]) if plan.ties == "last" else True)
-                lists.centre_rank = beats.sum(axis=1)
+            self._cf_search(data, plan, space, cf, lists)
         if not self.keep_neighbors:
             # only the cumulative counts are needed from here on
             lists.ctrl_list = lists.st_list = lists.cf_list = None
             lists.ctrl_dist = lists.st_dist = lists.cf_dist = None
         return lists
+
+    def _cf_search(
+        self, data: AuditData, plan: _Plan, space: _Space, cf: pd.DataFrame, lists: _Lists
+    ) -> None:
+        """The test groups of the counterfactual centres, set on ``lists``."""
+        negf, kmax, comp_rows = 1 - plan.y, plan.kmax, plan.comp_rows
+        legacy_w = plan.legacy and plan.need_centres
+        U, Ud = self._knn(
+            space.Xcf, plan.test_rows, kmax + 1, space,
+            distances=legacy_w or self.keep_neighbors,
+        )  # fmt: skip
+        lists.cf_list, lists.cf_counts, lists.cf_dist = U, _neg_counts(U, negf), Ud
+        if legacy_w:
+            # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF.
+            if data.decision in cf.columns:
+                negcf_all = 1 - self._cf_decisions(data, cf, np.arange(data.n), None, "cst_w")
+            else:
+                negcf_all = negf
+            lists.cf_counts_cfneg, _ = _neg_counts(U, negcf_all.astype(np.int64))
+            # Rank of the appended centre (label c, distance 0) among D_t rows: rows at
+            # distance 0 win over it when the tie rule prefers them.
+            zero = (Ud == 0) & (U >= 0)
+            beats = zero & ((U > comp_rows[:, None]) if plan.ties == "last" else True)
+            lists.centre_rank = beats.sum(axis=1)
 
     def _control_search(self, plan: _Plan, space: _Space, negf: np.ndarray) -> _Lists:
         """The k+1 nearest protected rows of every complainant, and its own position there."""
@@ -729,6 +876,9 @@ class SituationTest:
         if method == "cf":
             frame["significant"] = cf_flag & frame["significant"].to_numpy()
             frame["discriminated"] = cf_flag
+            # a CF case is significant when its CST w/ test is: p of that test, 1 otherwise
+            p = frame["p_value"].to_numpy()
+            frame["p_value"] = np.where(np.isnan(p) | cf_flag, p, 1.0)
         frame.insert(0, "method", method)
         frame.insert(1, "k", k)
         frame.insert(2, "row", comp_rows)
@@ -809,6 +959,15 @@ class SituationTest:
         undefined = np.isnan(delta)
         flag = np.where(undefined, False, flag)
         sig = np.where(undefined, False, sig)
+        p_one, p_two = test_p_values(
+            {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t},
+            tau,
+            "wald" if self.interval == "wald" else "newcombe",
+            self.direction,
+            alpha,
+            sig,
+            (lo2, hi2),
+        )
         # an untested complainant (empty control or test group) has no interval at all, not a
         # half-open one: both one-sided bounds are undefined
         ci_low = np.where(undefined, np.nan, ci_low)
@@ -828,6 +987,8 @@ class SituationTest:
                 "ci2_high": hi2,
                 "discriminated": flag.astype(bool),
                 "significant": sig.astype(bool),
+                "p_value": p_one,
+                "p_value_two": p_two,
             }
         )
 

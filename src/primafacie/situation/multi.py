@@ -24,8 +24,9 @@ from ..data import AuditData
 from ..errors import InputError
 from ..validation import InstanceOf, Options, validate_params
 from .engine import PARAMETER_SOURCES, SituationTest
+from .multiplicity import adjust_table
 from .results import SituationResult, _Narrative, json_safe, summarize
-from .stats import bonferroni
+from .stats import bonferroni, consistent_p
 
 __all__ = [
     "MultipleSituationTest",
@@ -89,7 +90,12 @@ class MultipleResult(_Narrative):
         """Counts and shares by method and k; shares are of ``n_protected`` minus the
         complainants not tested on every attribute."""
         return summarize(
-            self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
+            self.table,
+            self.n_protected,
+            self.params.get("methods"),
+            self.params.get("k"),
+            alpha=self.params.get("alpha"),
+            multiplicity=self.params.get("multiplicity"),
         )
 
     def to_dict(self, neighbors: bool = False) -> dict:
@@ -138,6 +144,7 @@ _RUN_COLUMNS = (
     "ci2_low",
     "ci2_high",
     "cf_decision",
+    "p_value",
 )
 
 
@@ -196,6 +203,7 @@ def combine_multiple(
         merged["cf_flag"] = pd.array([pd.NA] * len(merged), dtype="boolean")
     first = next(iter(runs.values()))
     p = {"dimension": "multiple", "attributes": attrs, **first.params, **(params or {})}
+    merged = _combined_p(merged, attrs, p)
     return MultipleResult(
         table=merged,
         runs=dict(runs),
@@ -203,6 +211,27 @@ def combine_multiple(
         n_protected=first.n_complainants if n_protected is None else int(n_protected),
         n_complainants=first.n_complainants,
     )
+
+
+def _combined_p(merged: pd.DataFrame, attrs: list[str], params: dict) -> pd.DataFrame:
+    """The multiple test's p-value, then the adjustment across complainants (issue 15).
+
+    A complainant is significant when every run's p-value is ≤ α/q (the runs' level), i.e.
+    when ``q · max_i p_i ≤ α``: the intersection-union test with the Bonferroni factor, so
+    ``p_value = min(1, q · max_i p_i)`` is ≤ α exactly when ``significant``. The family of
+    the adjustment is then the complainants of each (method, k), as for a single test.
+    """
+    alpha = float(params["alpha"])
+    factor = alpha / float(params.get("alpha_per_test", alpha))
+    if not all(f"p_value_{a}" in merged.columns for a in attrs):
+        return merged
+    worst = merged[[f"p_value_{a}" for a in attrs]].to_numpy(dtype=float).max(axis=1)
+    p = np.minimum(1.0, factor * worst)
+    nan = np.isnan(p)
+    merged["p_value"] = np.where(
+        nan, np.nan, consistent_p(p, merged["significant"].to_numpy(dtype=bool), alpha)
+    )
+    return adjust_table(merged, params.get("multiplicity", "bh"), alpha)
 
 
 def _check_settings(

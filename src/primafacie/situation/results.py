@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ..jsonsafe import json_safe
+from ..report.notebook import HTMLReprMixin
+from .multiplicity import MULTIPLICITY_NAMES
 
 __all__ = ["SituationResult", "summarize", "json_safe"]
 
@@ -38,7 +40,43 @@ _SUMMARY_COLUMNS = [
     "significant_share",
     "mean_delta_cases",
     "mean_delta_significant",
+    "expected_by_chance",
+    "multiplicity",
+    "n_significant_adjusted",
+    "significant_adjusted_share",
 ]
+
+
+def _summary_row(
+    method: str, k: Any, g: pd.DataFrame, denominator: int, alpha: float | None, multiplicity: Any
+) -> dict[str, Any]:
+    """One row of :func:`summarize`: the counts of one (method, k)."""
+    flag = g["discriminated"].to_numpy(dtype=bool)
+    sig = g["significant"].to_numpy(dtype=bool)
+    # a table built without the adjustment (by hand) is unadjusted: the flags themselves
+    adjusted = "significant_adjusted" in g
+    adj = g["significant_adjusted"].to_numpy(dtype=bool) if adjusted else sig
+    delta = g["delta"].to_numpy(dtype=float)
+    untested = int(np.isnan(delta).sum())
+    den = denominator - untested
+    return {
+        "method": method,
+        "k": int(k),
+        "complainants": len(g),
+        "tested": len(g) - untested,
+        "untested": untested,
+        "denominator": den,
+        "cases": int(flag.sum()),
+        "cases_share": flag.sum() / den if den else np.nan,
+        "n_significant": int(sig.sum()),
+        "significant_share": sig.sum() / den if den else np.nan,
+        "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
+        "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
+        "expected_by_chance": np.nan if alpha is None else alpha * (len(g) - untested),
+        "multiplicity": multiplicity if adjusted else "none",
+        "n_significant_adjusted": int(adj.sum()),
+        "significant_adjusted_share": adj.sum() / den if den else np.nan,
+    }
 
 
 def summarize(
@@ -46,6 +84,8 @@ def summarize(
     denominator: int,
     methods: Any = None,
     ks: Any = None,
+    alpha: float | None = None,
+    multiplicity: str | None = None,
 ) -> pd.DataFrame:
     """Counts and shares of flagged and significant complainants by method and k.
 
@@ -61,13 +101,22 @@ def summarize(
     methods, ks
         The grid that was run; a (method, k) with no complainant (e.g. every protected row
         was accepted and only rejected ones were tested) gets a row with zero counts.
+    alpha
+        The run's α: ``expected_by_chance = α × tested``, the significant cases expected
+        from chance alone if no one were discriminated against (NaN when not given).
+    multiplicity
+        The adjustment behind the table's ``significant_adjusted`` column (see
+        :mod:`primafacie.situation.multiplicity`), recorded in the ``multiplicity`` column;
+        a table without that column counts as unadjusted (``"none"``).
 
     Returns
     -------
     pandas.DataFrame
         method, k, complainants, tested (both groups non-empty), untested (Δp undefined),
         denominator (``denominator`` minus untested), cases, cases_share, n_significant,
-        significant_share, mean_delta_cases, mean_delta_significant. Counts are integers,
+        significant_share, mean_delta_cases, mean_delta_significant, expected_by_chance,
+        multiplicity, n_significant_adjusted (cases still significant after the adjustment
+        across the complainants of the (method, k)), significant_adjusted_share. Counts are integers,
         shares and means floats (NaN when undefined). The count of significant cases is
         ``n_significant`` (it was ``significant``, which in ``to_frame()`` is each
         complainant's boolean flag: a column name means one thing and one type).
@@ -87,29 +136,10 @@ def summarize(
         for m in methods:
             for k in ks:
                 groups.setdefault((m, k), empty)
-    rows = []
-    for (method, k), g in groups.items():
-        flag = g["discriminated"].to_numpy(dtype=bool)
-        sig = g["significant"].to_numpy(dtype=bool)
-        delta = g["delta"].to_numpy(dtype=float)
-        untested = int(np.isnan(delta).sum())
-        den = int(denominator) - untested
-        rows.append(
-            {
-                "method": method,
-                "k": int(k),
-                "complainants": len(g),
-                "tested": len(g) - untested,
-                "untested": untested,
-                "denominator": den,
-                "cases": int(flag.sum()),
-                "cases_share": flag.sum() / den if den else np.nan,
-                "n_significant": int(sig.sum()),
-                "significant_share": sig.sum() / den if den else np.nan,
-                "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
-                "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
-            }
-        )
+    rows = [
+        _summary_row(method, k, g, int(denominator), alpha, multiplicity)
+        for (method, k), g in groups.items()
+    ]
     out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     if len(out):
         out = out.sort_values(
@@ -122,7 +152,7 @@ def _is(n: int) -> str:
     return "is" if n == 1 else "are"
 
 
-class _Narrative:
+class _Narrative(HTMLReprMixin):
     """Headline, scope and caveats of a situation-testing result, from its own numbers.
 
     Shared by :class:`SituationResult` and ``MultipleResult``: both have ``table``,
@@ -192,11 +222,13 @@ class _Narrative:
         >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
         ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
         significant cases of potential discrimination; 1 more could not be tested within
-        max_distance 0.12 and is left out.
+        max_distance 0.12 and is left out. Of 3 tests at α = 0.05, about 0.2 would be
+        significant by chance alone if no one were discriminated against; 1 is significant
+        before adjustment and 1 after Benjamini–Hochberg (false discovery rate 0.05).
         >>> res.summary()[["tested", "untested", "denominator", "n_significant"]].values.tolist()
         [[3, 1, 3, 1]]
-        >>> len(res.caveats())  # untested, groups smaller than k, a zero-width Wald interval
-        3
+        >>> len(res.caveats())  # untested, groups < k, a zero-width Wald interval, Wald tails
+        4
         """
         method, k = self.main_test()
         row = self._row(method, k)
@@ -218,7 +250,27 @@ class _Narrative:
                 f"; {untested:,} more could not be tested {self._why_untested()} and "
                 f"{_is(untested)} left out"
             )
-        return text + "."
+        return text + "." + self._chance(row)
+
+    def _chance(self, row: Any) -> str:
+        """The multiplicity sentence of the headline: tests, flags expected by chance, flags
+        before and after the adjustment across complainants (issue 15)."""
+        method = row["multiplicity"]
+        if method is None or self.params.get("alpha") is None:
+            return ""
+        tests, alpha = int(row["tested"]), float(self.params["alpha"])
+        sig, adj = int(row["n_significant"]), int(row["n_significant_adjusted"])
+        text = (
+            f" Of {tests:,} tests at α = {alpha:g}, about {alpha * tests:,.1f} would be "
+            "significant by chance alone if no one were discriminated against"
+        )
+        if method == "none":
+            return text + f"; {sig:,} {_is(sig)}, with no adjustment across complainants."
+        rate = "false discovery rate" if method in ("bh", "by") else "family-wise error rate"
+        return text + (
+            f"; {sig:,} {_is(sig)} significant before adjustment and {adj:,} after "
+            f"{MULTIPLICITY_NAMES[method]} ({rate} {alpha:g})."
+        )
 
     def scope(self) -> str:
         """Who was tested, with the denominators, and who was left out (and why).
@@ -331,6 +383,21 @@ class _Narrative:
 
     def _setting_caveats(self) -> list[str]:
         out = []
+        if self.params.get("interval", "wald") == "wald" and self.params.get("multiplicity") in (
+            "bonferroni",
+            "holm",
+            "bh",
+            "by",
+        ):
+            # measured by benchmarks/calibration.py (docs/statistics.md, 50 null worlds)
+            out.append(
+                "Wald p-values of small groups are too small in the far tail, where an "
+                "adjustment across complainants looks: in simulated worlds without "
+                "discrimination (docs/statistics.md), Benjamini–Hochberg on Wald p-values "
+                "reported at least one discovery in 4–48% of runs (k = 15: 32–48%) where at "
+                "most 5% is the target, and Benjamini–Yekutieli in 0–16%; with "
+                "interval='newcombe' the rates are 2–10% and 0–2%."
+            )
         if self.params.get("complainants") == "rejected":
             rest = self.n_protected - self.n_complainants
             out.append(
@@ -413,7 +480,12 @@ class SituationResult(_Narrative):
         """Counts, shares and mean Δp by method and k (see :func:`summarize`): shares are of
         ``n_protected`` minus the untested complainants."""
         return summarize(
-            self.table, self.n_protected, self.params.get("methods"), self.params.get("k")
+            self.table,
+            self.n_protected,
+            self.params.get("methods"),
+            self.params.get("k"),
+            alpha=self.params.get("alpha"),
+            multiplicity=self.params.get("multiplicity"),
         )
 
     def to_dict(self, neighbors: bool = False) -> dict:

@@ -32,6 +32,7 @@ from ..report.dossier import DossierSpec
 from ..validation import check_value
 from .engine import DEFAULT_K, SituationTest, _method_name
 from .multi import IntersectionalSituationTest, MultipleSituationTest
+from .sensitivity import SensitivitySpec
 
 __all__ = ["SituationSpec", "DIMENSIONS"]
 
@@ -59,7 +60,17 @@ class SituationSpec(_Strict):
         "max_distance": "Optional largest Gower distance of a neighbour.",
         "legacy": "Reproduce the authors' code conventions (published tables).",
         "dossiers": "A printable page per top complainant: {top: 20, redact: [column, ...]}.",
+        "multiplicity": "Adjustment across complainants of each (method, k): none, "
+        "bonferroni, holm, bh (Benjamini-Hochberg, false discovery rate at alpha; default) "
+        "or by (Benjamini-Yekutieli, valid under any dependence). Adds p_adjusted and "
+        "significant_adjusted; the unadjusted columns are unchanged.",
+        "sensitivity": "Robustness of CST verdicts to the causal model: edges_removed "
+        "(default true), edges_added (default 10), mechanisms (default all three), graphs "
+        "(alternative edge lists); absent = off, true = the defaults.",
     }
+
+    #: Sub-models whose keys the audit.yaml schema also describes.
+    nested_specs: ClassVar[tuple[type, ...]] = (SensitivitySpec,)
 
     k: list[int] = Field(default_factory=lambda: list(DEFAULT_K))
     alpha: float = 0.05
@@ -75,6 +86,14 @@ class SituationSpec(_Strict):
     max_distance: Optional[float] = None
     legacy: bool = False
     dossiers: Optional[DossierSpec] = None
+    multiplicity: Literal["none", "bonferroni", "holm", "bh", "by"] = "bh"
+    sensitivity: Optional[SensitivitySpec] = None
+
+    @field_validator("sensitivity", mode="before")
+    @classmethod
+    def _sensitivity_switch(cls, v: Any) -> Any:
+        # `sensitivity: true` asks for the defaults, `false` turns it off
+        return {} if v is True else (None if v is False else v)
 
     @field_validator("methods", mode="before")
     @classmethod
@@ -118,6 +137,7 @@ class SituationSpec(_Strict):
             interval={"wilson": "newcombe"}.get(self.interval, self.interval),
             legacy=self.legacy,
             max_distance=self.max_distance,
+            multiplicity=self.multiplicity,
         )
 
     def build(

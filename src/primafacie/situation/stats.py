@@ -10,6 +10,12 @@ before (the paper's notation); those keyword names still work with a Deprecation
   ``[Δp - w_α, +inf)`` with ``z_α = Φ⁻¹(1-α)``; two-sided ``[Δp - w_{α/2}, Δp + w_{α/2}]``.
 * Newcombe's hybrid score interval (Newcombe 1998, method 10) built from two Wilson intervals;
   better coverage for small k and never degenerate at p ∈ {0, 1}.
+
+P-values are the duals of these intervals (issue 15): the p-value of ``H0: π = τ`` is the
+smallest α at which the interval excludes τ, so ``p ≤ α`` exactly when the interval at α
+excludes τ. For Wald this is the z-test, ``p = 1 − Φ((Δp − τ) / se)`` (one-sided, negative
+direction); for Newcombe, which has no closed form, the crossing point is found by bisection on
+z, vectorised over complainants (:func:`newcombe_p_value`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,10 @@ __all__ = [
     "wilson_interval",
     "newcombe_interval",
     "bonferroni",
+    "wald_p_value",
+    "newcombe_p_value",
+    "consistent_p",
+    "test_p_values",
     "INTERVALS",
     "ALPHA",
 ]
@@ -231,3 +241,212 @@ def bonferroni(alpha: float, q: int) -> float:
     """
     validate_params("bonferroni", {"alpha": ALPHA, "q": _TESTS}, {"alpha": alpha, "q": q})
     return alpha / q
+
+
+def _side_p(zstat: np.ndarray, sided: str, direction: str) -> np.ndarray:
+    """p-value of a standardised statistic: upper tail (negative direction), lower tail
+    (positive direction) or both (two-sided)."""
+    if sided == "two":
+        return np.minimum(1.0, 2 * norm.sf(np.abs(zstat)))
+    return norm.sf(zstat) if direction == "negative" else norm.cdf(zstat)
+
+
+@_renamed_sizes
+def wald_p_value(
+    x_c, n_c, x_t, n_t, tau: float = 0.0, sided: str = "one", direction: str = "negative"
+) -> np.ndarray:
+    """z-test p-value of ``H0: π = τ``, the dual of :func:`wald_interval`.
+
+    ``z = (Δp − τ) / se`` with ``se = sqrt(p_c(1−p_c)/n_c + p_t(1−p_t)/n_t)`` (the unpooled
+    standard error of the Wald interval, so the two agree): ``p = 1 − Φ(z)`` for negative
+    discrimination (``H1: π > τ``), ``Φ(z)`` for positive (``H1: π < τ``), ``2(1 − Φ(|z|))``
+    two-sided. When ``se = 0`` (both rates 0 or 1) the interval is a point, so ``z = ±inf``
+    (p = 0 or 1) unless ``Δp = τ`` (z = 0). An empty group gives NaN.
+
+    Parameters
+    ----------
+    x_c, n_c, x_t, n_t
+        Negatives and sizes of the control and test groups (arrays or scalars).
+    tau
+        The null difference τ.
+    sided
+        ``"one"`` (the ``significant`` flag) or ``"two"`` (the two-sided interval).
+    direction
+        ``"negative"`` or ``"positive"`` (one-sided only).
+
+    Returns
+    -------
+    numpy.ndarray
+        One p-value per entry; ``p ≤ α`` exactly when :func:`wald_interval` at α excludes τ.
+
+    Examples
+    --------
+    >>> # Δp = 10/15 − 3/15 = 0.4667, se = sqrt(0.2222/15 + 0.16/15) = 0.1596, z = 2.9235
+    >>> round(float(wald_p_value(10, 15, 3, 15)), 5)
+    0.00173
+    """
+    x_c, n_c = np.asarray(x_c, dtype=float), np.asarray(n_c, dtype=float)
+    x_t, n_t = np.asarray(x_t, dtype=float), np.asarray(n_t, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_c, p_t = x_c / n_c, x_t / n_t
+        se = np.sqrt(p_c * (1 - p_c) / n_c + p_t * (1 - p_t) / n_t)
+        diff = p_c - p_t - tau
+        # a point interval: Δp itself decides (the sign of Δp − τ, 0 at Δp = τ)
+        point = np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0))
+        zstat = np.where(se > 0, diff / np.where(se > 0, se, 1.0), point)
+    zstat = np.where(np.isnan(diff) | (n_c <= 0) | (n_t <= 0), np.nan, zstat)
+    return np.asarray(_side_p(zstat, sided, direction), dtype=float)
+
+
+def _newcombe_bounds(x_c, n_c, x_t, n_t, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe's lower and upper bounds with a per-entry normal quantile ``z``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_c, p_t = x_c / n_c, x_t / n_t
+    l_c, u_c = wilson_interval(x_c, n_c, z)
+    l_t, u_t = wilson_interval(x_t, n_t, z)
+    delta = p_c - p_t
+    low = delta - np.sqrt((p_c - l_c) ** 2 + (u_t - p_t) ** 2)
+    high = delta + np.sqrt((u_c - p_c) ** 2 + (p_t - l_t) ** 2)
+    return low, high
+
+
+#: Bisection on z in [0, _Z_MAX]: 1 − Φ(40) underflows to 0, so a bound still beyond τ at
+#: z = 40 gives p = 0; 80 halvings bring the bracket below 1e-22 in z.
+_Z_MAX, _BISECTIONS = 40.0, 80
+
+
+@_renamed_sizes
+def newcombe_p_value(
+    x_c, n_c, x_t, n_t, tau: float = 0.0, sided: str = "one", direction: str = "negative"
+) -> np.ndarray:
+    """p-value dual to :func:`newcombe_interval`: the smallest α at which it excludes τ.
+
+    Newcombe's bounds move monotonically away from Δp as z grows (each Wilson bound does), so
+    the z* where the bound crosses τ is unique and found by bisection on ``[0, 40]``,
+    vectorised over the entries. Then ``p = 1 − Φ(z*)`` one-sided (the lower bound for
+    negative discrimination, the upper for positive), ``2(1 − Φ(z*))`` two-sided (whichever
+    bound crosses). When Δp lies on the wrong side of τ, the other bound's crossing gives
+    ``p = Φ(z*) ≥ 0.5`` (one-sided); ``Δp = τ`` gives 0.5 one-sided, 1 two-sided.
+
+    Parameters
+    ----------
+    x_c, n_c, x_t, n_t
+        Negatives and sizes of the control and test groups.
+    tau
+        The null difference τ.
+    sided
+        ``"one"`` or ``"two"``.
+    direction
+        ``"negative"`` or ``"positive"`` (one-sided only).
+
+    Returns
+    -------
+    numpy.ndarray
+        p-values; ``p ≤ α`` exactly when ``newcombe_interval(..., alpha=α)`` excludes τ (up to
+        the 1e-22 bracket of z*). NaN for an empty group.
+
+    Examples
+    --------
+    >>> lo, _ = newcombe_interval(56, 70, 48, 80, alpha=0.05, sided="two")
+    >>> p = float(newcombe_p_value(56, 70, 48, 80, tau=float(lo), sided="two"))
+    >>> round(p, 6)  # τ on the 95% bound: the smallest α that excludes it is 0.05
+    0.05
+    """
+    x_c, n_c = np.asarray(x_c, dtype=float), np.asarray(n_c, dtype=float)
+    x_t, n_t = np.asarray(x_t, dtype=float), np.asarray(n_t, dtype=float)
+    x_c, n_c, x_t, n_t = np.broadcast_arrays(x_c, n_c, x_t, n_t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff = x_c / n_c - x_t / n_t - tau
+    # Which bound must cross τ: the lower one when Δp > τ, else the upper one.
+    above = diff > 0
+
+    def beyond(z: np.ndarray) -> np.ndarray:
+        low, high = _newcombe_bounds(x_c, n_c, x_t, n_t, z)
+        return np.where(above, low > tau, high < tau)
+
+    lo = np.zeros(diff.shape)
+    hi = np.full(diff.shape, _Z_MAX)
+    for _ in range(_BISECTIONS):  # a fixed number of halvings over all entries at once
+        mid = (lo + hi) / 2
+        out = beyond(mid)
+        lo = np.where(out, mid, lo)
+        hi = np.where(out, hi, mid)
+    zstar = np.where(beyond(np.full(diff.shape, _Z_MAX)), np.inf, lo)
+    zstat = np.where(diff == 0, 0.0, np.where(above, zstar, -zstar))
+    zstat = np.where(np.isnan(diff) | (n_c <= 0) | (n_t <= 0), np.nan, zstat)
+    return np.asarray(_side_p(zstat, sided, direction), dtype=float)
+
+
+def consistent_p(p, significant, alpha: float) -> np.ndarray:
+    """Align p-values with the decisions the engine took at level α.
+
+    The engine's flag compares bounds rounded to 9 decimals (3 in legacy mode, where z is
+    also rounded to 1.645), so at the boundary a p-value computed exactly can fall on the
+    other side of α. There the decision wins: a significant case gets ``min(p, α)`` and a
+    non-significant one at least the next float above α. Nothing else changes; the tests
+    show that only p-values within rounding of α move.
+
+    Parameters
+    ----------
+    p
+        p-values (NaN for untested complainants).
+    significant
+        The engine's flags at level α.
+    alpha
+        The level of the flags.
+
+    Returns
+    -------
+    numpy.ndarray
+        p-values with ``p ≤ α`` exactly where ``significant``.
+
+    Examples
+    --------
+    >>> consistent_p([0.0500001, 0.04], [True, False], 0.05).tolist()
+    [0.05, 0.05000000000000001]
+    """
+    p = np.asarray(p, dtype=float)
+    sig = np.asarray(significant, dtype=bool)
+    p = np.where(sig & (p > alpha), alpha, p)
+    return np.where(~sig & (p <= alpha), np.nextafter(alpha, 1.0), p)
+
+
+def test_p_values(
+    counts: dict,
+    tau: float,
+    interval: str,
+    direction: str,
+    alpha: float,
+    significant,
+    two_sided: tuple,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The engine's one- and two-sided p-values, consistent with its decisions at α.
+
+    Parameters
+    ----------
+    counts
+        ``{"x_c", "n_c", "x_t", "n_t"}`` arrays (negatives and sizes of both groups).
+    tau, interval, direction, alpha
+        The run's settings (``interval`` ``"wald"`` or ``"newcombe"``/``"wilson"``).
+    significant
+        The engine's one-sided flags at α (``p_value ≤ α`` exactly there).
+    two_sided
+        ``(low, high)`` of the two-sided interval (``p_value_two ≤ α`` exactly where it
+        excludes τ).
+
+    Returns
+    -------
+    (p_value, p_value_two)
+        NaN where a group is empty.
+    """
+    fn = wald_p_value if interval == "wald" else newcombe_p_value
+    args = (counts["x_c"], counts["n_c"], counts["x_t"], counts["n_t"])
+    p1 = fn(*args, tau=tau, sided="one", direction=direction)
+    p2 = fn(*args, tau=tau, sided="two")
+    lo2, hi2 = (np.asarray(b, dtype=float) for b in two_sided)
+    with np.errstate(invalid="ignore"):
+        excluded = (lo2 > tau) | (hi2 < tau)
+    nan = np.isnan(p1)
+    p1 = np.where(nan, np.nan, consistent_p(p1, significant, alpha))
+    p2 = np.where(nan, np.nan, consistent_p(p2, excluded, alpha))
+    return p1, p2
