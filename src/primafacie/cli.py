@@ -29,9 +29,29 @@ def _root() -> None:
 
 # One module per command; each exposes ``register(app)``. Plain imports, so a missing module
 # is an error, never a silently absent command.
-from .commands import audit, certainty, demo, principal, recourse, reproduce, schema, situation  # noqa: E402
+from .commands import (  # noqa: E402
+    audit,
+    certainty,
+    demo,
+    dossier,
+    principal,
+    recourse,
+    reproduce,
+    schema,
+    situation,
+)
 
-COMMAND_MODULES = (demo, audit, situation, recourse, principal, certainty, reproduce, schema)
+COMMAND_MODULES = (
+    demo,
+    audit,
+    situation,
+    recourse,
+    principal,
+    certainty,
+    reproduce,
+    schema,
+    dossier,
+)
 for _module in COMMAND_MODULES:
     _module.register(app)
 

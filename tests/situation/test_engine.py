@@ -431,3 +431,23 @@ def test_one_search_per_centre_set_at_the_largest_k(tiny, monkeypatch):
     calls.clear()
     SituationTest(method="st", k=[1, 2]).run(data)
     assert calls == [(4, 4, 3), (4, 4, 2)]
+
+
+def test_kept_neighbour_distances_by_hand():
+    # one numeric feature with range 10: the Gower distance is |Δx| / 10
+    df = pd.DataFrame({"x": [0.0, 1, 3, 10, 0.5, 2.0, 6.0, 9.0],
+                       "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})  # fmt: skip
+    data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+    res = SituationTest(method="st", k=2).run(data)
+    ctrl, test = res.neighbors[("st", 2)]
+    ctrl_d, test_d = res.neighbor_distances[("st", 2)]
+    # complainant x = 0: control 1 (0.1), 3 (0.3); test 0.5 (0.05), 2.0 (0.2)
+    assert ctrl[0].tolist() == [1, 2] and test[0].tolist() == [4, 5]
+    np.testing.assert_allclose(ctrl_d[0], [0.1, 0.3], atol=1e-7)
+    np.testing.assert_allclose(test_d[0], [0.05, 0.2], atol=1e-7)
+    # a pad (max_distance left the group short) has no distance
+    short = SituationTest(method="st", k=2, max_distance=0.15).run(data)
+    c, _ = short.neighbors[("st", 2)]
+    cd, _ = short.neighbor_distances[("st", 2)]
+    assert c[0].tolist() == [1, -1] and cd[0][0] == pytest.approx(0.1) and np.isnan(cd[0][1])
+    assert SituationTest(method="st", k=2, keep_neighbors=False).run(data).neighbor_distances == {}

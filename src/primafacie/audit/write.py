@@ -30,10 +30,20 @@ def write_audit(result: AuditResult, folder: str | Path) -> tuple[str, ...]:
         for run in result.runs.values()
         for stem, frame in run.tables.items()
     }
-    files = tuple(sorted([*tables, "report.html", "results.json"]))
+    # pages a Result writes beside the report (e.g. dossiers/<id>.html), by its pages()
+    pages = {
+        rel: text
+        for run in result.runs.values()
+        for res in run.results.values()
+        if callable(getattr(res, "pages", None))
+        for rel, text in res.pages().items()
+    }
+    files = tuple(sorted([*tables, *pages, "report.html", "results.json"]))
     final = replace(result, files=files)
     for rel, frame in tables.items():
         atomic_write_csv(folder / rel, frame)
+    for rel, text in pages.items():
+        atomic_write_text(folder / rel, text)
     atomic_write_json(folder / "results.json", final.to_dict())
     atomic_write_text(folder / "report.html", build_report(final, ANALYSES))
     return files

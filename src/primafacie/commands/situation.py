@@ -309,7 +309,7 @@ def from_config(path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
     from ..audit import compute_audit
     from ..audit.registry import ANALYSES
     from ..config import load_config
-    from ..situation.analysis import ANALYSIS
+    from ..situation.analysis import ANALYSIS, tests_of
 
     cfg = load_config(path)
     if getattr(cfg.analyses, ANALYSIS.name) is None:
@@ -318,9 +318,7 @@ def from_config(path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
     only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
     with err_console.status("situation testing…"):
         result = compute_audit(only)
-    # the sensitivity Result is not a test: it has its own tables in the audit's output
-    tests = {k: v for k, v in result.runs[ANALYSIS.name].results.items() if k != "sensitivity"}
-    return tests, (path, cfg.data_path)
+    return tests_of(result.runs[ANALYSIS.name].results), (path, cfg.data_path)
 
 
 # ---------------------------------------------------------------------- write and print

@@ -123,6 +123,10 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
         # re-weights the fitted flip matrices: no model call, no mining (see .stability)
         stab = rank_stability(audit, facts, n_boot=spec.n_boot, seed=spec.seed)
         results["rank_stability"] = stab
+    if spec.dossiers is not None:  # pages dossiers/subgroup_<label>.html, read from the CSCs
+        from ..report.dossier import build_subgroup_dossiers
+
+        results["dossiers"] = build_subgroup_dossiers(results, spec.dossiers.top)
     tables = result_tables("recourse", results)
     tables[table_stem("recourse", "curves")] = curves_frame(facts, shown_subgroups(results))
     return AnalysisRun(

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal, Optional, Union
 from pydantic import Field, ValidationInfo, field_validator
 
 from ..configbase import Strict as _Strict
+from ..report.dossier import SubgroupDossierSpec
 from ..validation import check_value
 from .params import PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
 
@@ -61,6 +62,7 @@ class RecourseSpec(_Strict):
         "protected": "Protected attribute audited (default: the only one).",
         "top": "Comparative subgroup counterfactuals per definition (tables and CSC files; "
         "the report shows the first).",
+        "dossiers": "A printable page per top subgroup: {top: 5}.",
         "n_boot": "Bootstrap resamples of the audited rows for the rank stability of the top "
         "10 subgroups of each definition (0 = off). Re-weights the fitted flips: no model call.",
         "seed": "Seed of the rank-stability resamples.",
@@ -75,6 +77,7 @@ class RecourseSpec(_Strict):
     bins: dict[str, Union[int, list[float]]] = Field(default_factory=dict)
     protected: Optional[str] = None
     top: int = 10
+    dossiers: Optional[SubgroupDossierSpec] = None
     n_boot: int = DEFAULT_N_BOOT
     seed: int = 0
 

@@ -137,6 +137,8 @@ def _cell(value: Any) -> tuple[str, str]:
     """(display text, numeric sort key); a ``(text, number)`` tuple sorts by the number."""
     if isinstance(value, tuple) and len(value) == 2:
         return str(value[0]), _sort_key(value[1])
+    if hasattr(value, "__html__"):  # markup built by a section (e.g. a link): kept as is
+        return value, ""
     return format_number(value), _sort_key(value)
 
 

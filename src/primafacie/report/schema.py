@@ -34,6 +34,37 @@ _GROUP = {
     "additionalProperties": False,
 }  # fmt: skip
 
+#: The dossier pages an analysis wrote (``dossiers/<id>.html``) and their index rows.
+_DOSSIER_ROW = {
+    "type": "object",
+    "required": ["id", "file", "test", "verdicts"],
+    "properties": {
+        "file": {"type": "string", "pattern": "^dossiers/[A-Za-z0-9._-]+\\.html$"},
+        "test": {"type": "string"},
+        "method": {"type": "string"},
+        "k": {"type": "integer", "minimum": 1},
+        "p_c": {"type": ["number", "null"]},
+        "p_t": {"type": ["number", "null"]},
+        "delta": {"type": ["number", "null"]},
+        "ci_low": {"type": ["number", "string", "null"]},
+        "significant": {"type": "boolean"},
+        "verdicts": {"type": "string"},
+        "rank": {"type": "integer", "minimum": 0},
+        "score": {"type": ["number", "string"]},
+        "bias_against": {"type": ["string", "null"]},
+    },
+}  # fmt: skip
+
+_DOSSIERS = {
+    "type": "object",
+    "required": ["files", "dossiers"],
+    "properties": {
+        "files": {"type": "array", "items": {"type": "string", "pattern": "^dossiers/"}},
+        "dossiers": {"type": "array", "items": _DOSSIER_ROW},
+    },
+    "additionalProperties": False,
+}
+
 
 #: A list of records, or (when longer than MAX_JSON_ROWS) its row count and the CSV holding it.
 def _records(row: dict[str, Any]) -> dict[str, Any]:
@@ -156,8 +187,8 @@ _ANALYSIS = {
         "numbers": {"type": "object"},
         "results": {
             "type": "object",
+            "properties": {"dossiers": _DOSSIERS, "sensitivity": _SENSITIVITY},
             "additionalProperties": {"type": "object"},
-            "properties": {"sensitivity": _SENSITIVITY},
         },
         "tables": {
             "type": "array",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -109,12 +110,38 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
         results[SENSITIVITY_LABEL] = run_sensitivity(
             spec.sensitivity, states, ctx.scm, ctx.decider, ctx.tick
         )
-    return collect(results)
+    return _with_dossiers(collect(results), spec, ctx)
 
 
-def _tests(results: Mapping[str, Any]) -> dict[str, Any]:
-    """The situation tests among ``results`` (the sensitivity Result set aside)."""
-    return {k: v for k, v in results.items() if k != SENSITIVITY_LABEL}
+def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> AnalysisRun:
+    """Add the dossier pages (``analyses.situation.dossiers``) as the Result ``dossiers``."""
+    if spec.dossiers is None:
+        return run
+    from ..report.dossier import build_dossiers, decision_source
+
+    book = build_dossiers(
+        run.results,
+        ctx.data,
+        scm=ctx.scm,
+        source=decision_source(ctx.config),
+        top=spec.dossiers.top,
+        redact=spec.dossiers.redact,
+        sensitivity=run.results.get("sensitivity"),
+    )
+    tables = {**run.tables, table_stem(ANALYSIS_NAME, "dossiers"): book.to_frame()}
+    return replace(run, results={**run.results, "dossiers": book}, tables=tables)
+
+
+#: Results of the situation analysis that are not tests (left out of counts and headlines).
+_NOT_TESTS = ("dossiers", "sensitivity")
+
+
+def tests_of(results: Mapping[str, Any]) -> dict[str, Any]:
+    """The test Results of a situation run (its ``dossiers`` and ``sensitivity`` left out)."""
+    return {label: res for label, res in results.items() if label not in _NOT_TESTS}
+
+
+_tests = tests_of
 
 
 def _name(label: str) -> str:
@@ -171,7 +198,7 @@ def _sensitivity_tables(sens: SensitivityResult) -> dict[str, pd.DataFrame]:
 
 def overview(run: AnalysisRun) -> Any:
     """Cases and significant cases by test, method and k (None when nothing was tested)."""
-    summary = summary_frame(run.results)
+    summary = summary_frame(_tests(run.results))
     if summary.empty:
         return None
     return plots.situation_counts(summary.rename(columns={"test": "dimension"}))
@@ -238,6 +265,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     and the strongest complaints. Reads only ``run.results`` (and ``data`` for the group
     composition), never the configuration."""
     results = _tests(run.results)
+    links = run.results["dossiers"].links() if "dossiers" in run.results else {}
     findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
     # the run's caveats are rendered by the report under the findings of every section
     blocks: list[dict[str, Any] | None] = list(_power_blocks(results))
@@ -245,7 +273,9 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     for label, res in results.items():
         # one collapsible group per test (protected attribute, multiple, intersectional)
         title = f"{_name(label)}: the strongest complaints"
-        blocks.append(rb.group(title, _complaint_blocks(label, res, data), _main_number(res)))
+        blocks.append(
+            rb.group(title, _complaint_blocks(label, res, data, links), _main_number(res))
+        )
     sens = run.results.get(SENSITIVITY_LABEL)
     if isinstance(sens, SensitivityResult):
         findings.append("Robustness: " + sens.headline())
@@ -407,7 +437,9 @@ def _named_cell(cell: tuple[str, float], method: str) -> tuple[str, float]:
     return f"{cell[0]} ({method})", cell[1]
 
 
-def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | None]:
+def _complaint_blocks(
+    label: str, res: Any, data: Any, links: Mapping[str, str] | None = None
+) -> list[dict[str, Any] | None]:
     """The strongest complaints of one test: Δp with intervals, group composition, table."""
     frame = res.to_frame()
     if frame.empty:
@@ -457,9 +489,12 @@ def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | 
     )
     cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
                         "delta", "ci_low", "significant") if c in top.columns]  # fmt: skip
+    shown = top[cols].rename(columns=_GROUP_COLUMNS)
+    if links:  # a link column only when dossiers were written (the report is unchanged else)
+        shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
     blocks.append(
         rb.table(
-            top[cols].rename(columns=_GROUP_COLUMNS),
+            shown,
             f"Top complainants ({name})",
             "p_c = control rejected / control size; p_t = test rejected / test size.",
             csv=table_path(ANALYSIS_NAME, label),
@@ -467,6 +502,14 @@ def _complaint_blocks(label: str, res: Any, data: Any) -> list[dict[str, Any] | 
         )
     )
     return blocks
+
+
+def _link(links: Mapping[str, str], ident: Any) -> Any:
+    """A table cell linking a complainant's dossier page ("" when it has none)."""
+    from ..report.dossier import PageLink
+
+    href = links.get(str(ident))
+    return PageLink(href) if href else ""
 
 
 _GROUP_COLUMNS = {

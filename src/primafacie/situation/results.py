@@ -441,6 +441,9 @@ class SituationResult(_Narrative):
         Row identifiers of the data (to turn neighbour positions into ids).
     neighbors
         ``{(method, k): (control_rows, test_rows)}`` neighbour positions (-1 pads).
+    neighbor_distances
+        ``{(method, k): (control_distances, test_distances)}``: the Gower distance (float32)
+        of each member in ``neighbors``, column for column (NaN for a pad).
     """
 
     table: pd.DataFrame
@@ -449,6 +452,7 @@ class SituationResult(_Narrative):
     n_complainants: int
     ids: np.ndarray = field(repr=False)
     neighbors: dict = field(default_factory=dict, repr=False)
+    neighbor_distances: dict = field(default_factory=dict, repr=False)
 
     def to_frame(self, neighbors: bool = False) -> pd.DataFrame:
         """Per-complainant table; ``neighbors=True`` adds control_ids and test_ids lists.

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Literal, Optional
 from pydantic import Field, field_validator
 
 from ..configbase import Strict as _Strict
+from ..report.dossier import DossierSpec
 from ..validation import check_value
 from .engine import DEFAULT_K, SituationTest, _method_name
 from .multi import IntersectionalSituationTest, MultipleSituationTest
@@ -58,6 +59,7 @@ class SituationSpec(_Strict):
         "interval": "Confidence interval of the rate difference.",
         "max_distance": "Optional largest Gower distance of a neighbour.",
         "legacy": "Reproduce the authors' code conventions (published tables).",
+        "dossiers": "A printable page per top complainant: {top: 20, redact: [column, ...]}.",
         "multiplicity": "Adjustment across complainants of each (method, k): none, "
         "bonferroni, holm, bh (Benjamini-Hochberg, false discovery rate at alpha; default) "
         "or by (Benjamini-Yekutieli, valid under any dependence). Adds p_adjusted and "
@@ -83,6 +85,7 @@ class SituationSpec(_Strict):
     interval: Literal["wald", "newcombe", "wilson"] = "wald"
     max_distance: Optional[float] = None
     legacy: bool = False
+    dossiers: Optional[DossierSpec] = None
     multiplicity: Literal["none", "bonferroni", "holm", "bh", "by"] = "bh"
     sensitivity: Optional[SensitivitySpec] = None
 

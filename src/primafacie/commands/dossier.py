@@ -1,0 +1,122 @@
+"""``primafacie dossier``: a printable page per complainant, from an audit.yaml.
+
+parse (the configuration and the ids) → build (data, causal model and the situation engines
+through :meth:`~primafacie.situation.spec.SituationSpec.tests`, as the audit does) → run
+(only the named complainants; the search spaces are the whole data, so every number equals
+the audit's row for that person) → print (one line per page).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from ._common import console, guarded
+
+HELP = """Write a printable dossier page per complainant named with --id.
+
+Each page (OUT/ID.html, self-contained, no script) holds the person's record and how the
+decision was obtained, the counterfactual twin with the causal path that moved each feature,
+the control and test groups with their distances, the rates with Δp and its interval, the
+verdict for every method and k, the assumptions and what the evidence means legally. Print it
+to PDF from a browser (A4, page numbers). OUT/dossiers.csv indexes the pages. The numbers are
+those of `primafacie audit` on the same file.
+
+Example (after `primafacie demo --out out/demo`):
+
+    primafacie dossier out/demo/audit.yaml --id 7 --id 12 --out out/dossiers
+
+Columns listed in analyses.situation.dossiers.redact (or --redact) are left out of every page.
+Exit codes: 0 ok, 1 the analysis failed, 2 bad configuration, data or id.
+"""
+
+
+def parse(config: Path, ids: list[str], redact: list[str]) -> tuple[Any, Any, list[str]]:
+    """The configuration, its situation section and the columns to hide."""
+    from ..config import load_config
+    from ..errors import InputError
+
+    cfg = load_config(config)
+    spec = cfg.analyses.situation
+    if spec is None:
+        raise InputError(f"{config}: the configuration has no analyses.situation section")
+    if not ids:
+        raise InputError("give at least one complainant with --id")
+    if "single" not in spec.dimensions:
+        raise InputError(
+            "analyses.situation.dimensions must include single: a dossier reads the test of "
+            "one protected attribute"
+        )
+    listed = list(spec.dossiers.redact) if spec.dossiers is not None else []
+    return cfg, spec, list(dict.fromkeys([*listed, *redact]))
+
+
+def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any:
+    """Run the situation tests for the named complainants and build their pages."""
+    import numpy as np
+
+    from ..report.dossier import build_dossiers, complainant_rows, decision_source
+    from ..situation.analysis import needs_scm
+
+    data = cfg.audit_data()
+    mask = np.zeros(data.n, dtype=bool)
+    mask[complainant_rows(ids, data)] = True  # bad ids fail before any model is fitted
+    scm = cfg.causal.build().fit(data) if needs_scm(spec) and cfg.causal else None
+    # one engine per protected attribute that holds a named complainant (as in the audit)
+    attrs = [a for a in data.protected if (mask & data.protected_mask(a)).any()]
+    engines = spec.model_copy(update={"dimensions": ["single"]}).tests(
+        attrs, backend=cfg.compute.build()
+    )
+    results = {
+        label: engine.run(data, scm=scm, decider=cfg.decider(), complainant_mask=mask)
+        for label, engine in engines.items()
+    }
+    return build_dossiers(
+        results, data, scm=scm, source=decision_source(cfg), ids=ids, redact=redact
+    )
+
+
+def write(book: Any, out: Path, inputs: tuple[Any, ...]) -> list[Path]:
+    """Write OUT/<id>.html and OUT/dossiers.csv atomically; the written paths."""
+    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_text
+
+    index = book.to_frame()
+    index["file"] = index["file"].str.removeprefix("dossiers/")
+    with atomic_output_dir(out, owner="dossier", keep=inputs) as stage:
+        for rel, html in book.pages().items():
+            atomic_write_text(stage / Path(rel).name, html)
+        atomic_write_csv(stage / "dossiers.csv", index)
+    return [out / Path(rel).name for rel in book.pages()]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("dossier", help=HELP)(guarded(dossier))
+
+
+def dossier(
+    config: Path = typer.Argument(..., help="The audit.yaml configuration file."),
+    ids: list[str] = typer.Option([], "--id", help="A complainant's id (repeat for several)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Output folder (default: dossiers next to the file)."
+    ),
+    redact: list[str] = typer.Option(
+        [], "--redact", help="A column to hide from every page (repeat for several)."
+    ),
+) -> None:
+    """``primafacie dossier``: parse → build → run → print."""
+    from ..io import check_output_dir
+
+    cfg, spec, hidden = parse(config, ids, redact)
+    out_dir = out if out is not None else Path(config).resolve().parent / "dossiers"
+    check_output_dir(out_dir, (config, cfg.data_path))  # before any analysis runs
+    book = build_and_run(cfg, spec, ids, hidden)
+    paths = write(book, out_dir, (config, cfg.data_path))
+    for rec in book.to_frame().itertuples(index=False):
+        verdict = "significant" if rec.significant else "not significant"
+        console.print(
+            f"{rec.id}: {rec.test}, {rec.method} k={rec.k}: Δp = {rec.delta:.3f} ({verdict}) "
+            f"→ {out_dir / Path(rec.file).name}"
+        )
+    console.print(f"wrote {len(paths)} page(s) and dossiers.csv to {out_dir}")

@@ -1,0 +1,897 @@
+"""A dossier per complainant: one printable, self-contained HTML page an expert can file.
+
+A page holds, in order: the person's record and how the decision was obtained; the
+counterfactual twin, feature by feature, with the causal path that moved each value (for a
+linear mechanism the contribution of each parent is ``coef × Δparent``); the control and test
+groups, one row per member with its Gower distance; the rates with their counts, Δp and its
+interval; the verdict, and the same verdict for every method and k that was run; the
+variants of the causal model that would overturn it (when the sensitivity analysis ran); the
+assumptions and what the evidence means legally.
+
+Everything is read from the situation-testing Results (``table``, ``neighbors``,
+``neighbor_distances``), the fitted SCM and the data; nothing is recomputed, so a dossier's
+numbers are the engine's per-complainant row. Pages carry no script, no network reference and
+no timestamp (identical inputs give identical pages), and only the id, the features, the
+protected attribute, the decision and the outcome are ever shown; ``redact`` removes more
+columns from every table, path and sentence of the page source.
+
+Examples
+--------
+>>> from primafacie.data import AuditData
+>>> from primafacie.situation import SituationTest
+>>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
+...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
+>>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+>>> res = SituationTest(method="st", k=2).run(data)
+>>> book = build_dossiers({"single_a": res}, data, ids=[0])
+>>> book.to_frame()[["id", "file", "p_c", "p_t"]].values.tolist()
+[[0, 'dossiers/0.html', 0.5, 0.0]]
+>>> "Control group" in book.pages()["dossiers/0.html"]
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, field_validator
+
+from ..configbase import Strict
+from ..errors import InputError
+from ..jsonsafe import json_safe
+from .html import format_number
+from .sections import LEGAL_NOTE
+
+__all__ = [
+    "DossierSpec",
+    "Dossiers",
+    "build_dossiers",
+    "select_ids",
+    "twin_path",
+    "decision_source",
+    "render_dossier",
+    "SECTION_TITLES",
+    "PageLink",
+    "complainant_rows",
+    "SubgroupDossierSpec",
+    "build_subgroup_dossiers",
+    "SUBGROUP_SECTION_TITLES",
+]
+
+#: The section headings of a page, in order (the print test looks for each).
+SECTION_TITLES = (
+    "The person's record",
+    "The counterfactual twin",
+    "Control group",
+    "Test group",
+    "Rates and interval",
+    "Verdict",
+    "Robustness to the causal model",
+    "Assumptions and what this means",
+)
+
+_METHOD_NAMES = {
+    "st": "ST (k-NN, factual test group)",
+    "cst": "CST without centres",
+    "cst_centers": "CST with centres",
+    "cf": "counterfactual fairness",
+}
+
+#: What the evidence of one page means, in plain words (the report's legal note follows).
+_MEANING = (
+    "A significant difference means: people who resemble this person and share the protected "
+    "attribute were rejected more often than people who resemble the person they would have "
+    "been without it, by more than the tolerance τ, beyond what chance explains at level α. "
+    "It does not mean that this decision was taken because of the protected attribute, nor "
+    "that the decision-maker intended it: it is evidence that shifts the burden of proof, "
+    "resting on the assumptions above."
+)
+
+
+class DossierSpec(Strict):
+    """``analyses.situation.dossiers``: write a page per top complainant.
+
+    Examples
+    --------
+    >>> DossierSpec(top=5, redact=["postcode"]).top
+    5
+    """
+
+    top: int = Field(20, ge=1, description="Pages for this many strongest complainants per test.")
+    redact: list[str] = Field(
+        default_factory=list, description="Columns hidden from every page (and its source)."
+    )
+
+    @field_validator("redact")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(map(str, v)))
+
+
+@dataclass(frozen=True)
+class Dossiers:
+    """The dossier pages of an audit and their index (a Result: ``to_frame``, ``to_dict``).
+
+    Attributes
+    ----------
+    index
+        One row per page and test: id, file, test, method, k, p_c, p_t, delta, ci_low,
+        significant, and ``verdicts`` (``method k: yes/no`` for every (method, k) run).
+    html
+        ``{relative file: page}``.
+    """
+
+    index: pd.DataFrame
+    html: Mapping[str, str] = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The index of the pages (the ``situation_dossiers`` table)."""
+        return self.index.copy()
+
+    def summary(self) -> dict[str, int]:
+        """Number of pages and of complainants they cover."""
+        return {"pages": len(self.html), "rows": len(self.index)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the page files and the index rows."""
+        return json_safe(
+            {
+                "files": sorted(self.html),
+                "dossiers": self.index.astype(object).to_dict(orient="records"),
+            }
+        )
+
+    def pages(self) -> dict[str, str]:
+        """``{relative file: HTML}``, written beside the report by the audit."""
+        return dict(self.html)
+
+    def links(self) -> dict[str, str]:
+        """``{str(id): relative file}`` for the report's link column."""
+        return {str(i): f for i, f in zip(self.index["id"], self.index["file"], strict=True)}
+
+
+class PageLink:
+    """A report table cell linking a dossier page: rendered as ``<a href=...>page</a>``.
+
+    Not a ``str`` (pandas turns ``str`` subclasses such as ``Markup`` into plain text);
+    the report's table keeps any cell with ``__html__`` as markup.
+
+    Examples
+    --------
+    >>> PageLink("dossiers/7.html").__html__()
+    '<a href="dossiers/7.html">page</a>'
+    """
+
+    def __init__(self, href: str) -> None:
+        self.href = href
+
+    def __html__(self) -> str:
+        from markupsafe import escape
+
+        return f'<a href="{escape(self.href)}">page</a>'
+
+    def __str__(self) -> str:
+        return self.href
+
+
+# ------------------------------------------------------------------ selection
+def _tests(results: Mapping[str, Any], data: Any = None) -> dict[str, Any]:
+    """The single-attribute situation tests (with per-complainant neighbour lists); an
+    intersectional test, whose attribute is a derived column, is left out."""
+    return {
+        label: res
+        for label, res in results.items()
+        if hasattr(res, "neighbor_distances")
+        and hasattr(res, "main_test")
+        and (data is None or res.params.get("attribute") in data.protected)
+    }
+
+
+def select_ids(results: Mapping[str, Any], top: int) -> list[Any]:
+    """The ``top`` strongest complainants of each test (as in the report's table: the main
+    (method, k), by Δp then the interval's lower bound), in first-seen order.
+
+    Parameters
+    ----------
+    results
+        ``{label: SituationResult}``.
+    top
+        Complainants per test.
+
+    Returns
+    -------
+    list
+        Row ids, without repeats.
+    """
+    out: list[Any] = []
+    for res in _tests(results).values():
+        method, k = res.main_test()
+        t = res.table[(res.table["method"] == method) & (res.table["k"] == k)]
+        keys = [c for c in ("delta", "ci_low") if c in t.columns]
+        out += t.sort_values(keys, ascending=False, kind="stable").head(top)["id"].tolist()
+    return list(dict.fromkeys(out))
+
+
+def _check_ids(ids: Sequence[Any], results: Mapping[str, Any], data: Any) -> list[Any]:
+    """Match the requested ids to the data's ids (also when given as text)."""
+    known = pd.Index(np.asarray(data.ids))
+    text = {str(v): v for v in known}
+    out = []
+    for i in ids:
+        v = i if i in known else text.get(str(i))
+        if v is None:
+            raise InputError(f"--id {i!r}: no row has this id (ids come from {_id_name(data)})")
+        if not any((res.table["id"] == v).any() for res in results.values()):
+            attrs = ", ".join(map(repr, data.protected))
+            raise InputError(
+                f"--id {i!r} is not a complainant: the row is not protected on {attrs} (or "
+                "was not tested); a dossier is written for a complainant only"
+            )
+        out.append(v)
+    return list(dict.fromkeys(out))
+
+
+def complainant_rows(ids: Sequence[Any], data: Any) -> np.ndarray:
+    """Row positions of ``ids`` (matched as given or as text), each protected on at least
+    one attribute; an :class:`InputError` naming the first id that is not.
+
+    Parameters
+    ----------
+    ids
+        Requested complainant ids (``--id``).
+    data
+        The audited :class:`~primafacie.data.AuditData`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Row positions, in the order of ``ids``.
+    """
+    known = pd.Index(np.asarray(data.ids).astype(str))
+    protected = np.zeros(data.n, dtype=bool)
+    for attr in data.protected:  # a complainant of any single-attribute test
+        protected |= data.protected_mask(attr)
+    rows = []
+    for i in ids:
+        hit = np.flatnonzero(known == str(i))
+        if not len(hit):
+            raise InputError(f"--id {i!r}: no row has this id (ids come from {_id_name(data)})")
+        if not protected[hit[0]]:
+            attrs = ", ".join(map(repr, data.protected))
+            raise InputError(
+                f"--id {i!r} is not a complainant: the row is not protected on {attrs}; a "
+                "dossier is written for a complainant only"
+            )
+        rows.append(int(hit[0]))
+    return np.asarray(rows, dtype=np.int64)
+
+
+def _id_name(data: Any) -> str:
+    col = getattr(data, "id_column", None)
+    return f"the column {col!r}" if col else "the row positions (no id column)"
+
+
+# ------------------------------------------------------------------ decision source
+def decision_source(cfg: Any) -> dict[str, str]:
+    """How ŷ was obtained: ``{"kind": column|model|rule, "text", "sha256"}``.
+
+    Parameters
+    ----------
+    cfg
+        An :class:`~primafacie.config.AuditConfig` (its ``decision`` section).
+
+    Returns
+    -------
+    dict
+        ``sha256`` is the model file's hash (empty for a column or a rule).
+    """
+    from ..io import file_sha256
+
+    dec = cfg.decision
+    if dec.column is not None:
+        return {"kind": "recorded column", "text": str(dec.column), "sha256": ""}
+    if dec.model is not None:
+        path = cfg.resolve(dec.model)
+        sha = file_sha256(path) if path.is_file() else ""
+        return {"kind": "model", "text": str(dec.model.as_posix()), "sha256": sha}
+    return {"kind": "rule", "text": str(dec.rule), "sha256": ""}
+
+
+# ------------------------------------------------------------------ the twin
+def _reference(data: Any, attribute: str) -> Any:
+    """The value do() sets: the one non-protected value of the attribute (as the engine)."""
+    prot = data.protected_mask(attribute)
+    others = pd.unique(data.frame.loc[~prot, attribute])
+    if len(others) != 1:
+        return None
+    value = others[0]
+    return value.item() if hasattr(value, "item") else value
+
+
+def _encoded(scm: Any, node: str, value: Any) -> np.ndarray:
+    from ..causal import encoding
+
+    vals = np.asarray([value])
+    if node in scm.categories_:
+        return encoding.codes(node, vals, scm.categories_[node])
+    return vals.astype(float)
+
+
+def twin_path(scm: Any, factual: pd.Series, twin: pd.Series, attribute: str) -> list[dict]:
+    """Decompose each changed node's Δ along the SCM's edges, in topological order.
+
+    For a linear mechanism the contribution of parent ``p`` is ``Σ coef × Δ(design column of
+    p)`` (one column for a numeric parent, one dummy per non-baseline category for a
+    categorical one); what clip/round changed afterwards is its own line. A non-linear or
+    categorical mechanism gets its total change only, said so.
+
+    Parameters
+    ----------
+    scm
+        The fitted SCM.
+    factual, twin
+        The person's factual and counterfactual values (indexed by column).
+    attribute
+        The intervened protected attribute.
+
+    Returns
+    -------
+    list of dict
+        One per descendant: node, mechanism, factual, twin, change, noise, edges
+        (``[(parent, contribution)]``), note.
+
+    Examples
+    --------
+    >>> from primafacie.causal import SCM
+    >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "x": [1.0, 2.0, 4.0, 5.0]})
+    >>> scm = SCM([("a", "x")]).fit(df)
+    >>> [(p, round(v, 9)) for p, v in twin_path(scm, df.iloc[2], pd.Series({"a": 0, "x": 1.0}),
+    ...                                          "a")[0]["edges"]]
+    [('a', -3.0)]
+    """
+    from ..causal import encoding
+    from ..causal.mechanisms import LinearANM
+
+    out = []
+    for node in scm.topological_order:
+        if node == attribute or node not in scm.descendants(attribute):
+            continue
+        parents = scm.parents(node)
+        mech = scm.mechanisms_[node]
+        row: dict[str, Any] = {
+            "node": node,
+            "mechanism": mech.label,
+            "factual": factual[node],
+            "twin": twin[node],
+            "edges": [],
+            "note": "",
+        }
+        numeric = node not in scm.categories_
+        row["change"] = float(twin[node]) - float(factual[node]) if numeric else None
+        if isinstance(mech, LinearANM):
+            coef = np.asarray(mech.coef_[1:], dtype=float)
+            start, total = 0, 0.0
+            for p in parents:
+                n_cat = len(scm.categories_[p]) if p in scm.categories_ else None
+                f = encoding.parent_block(_encoded(scm, p, factual[p]), n_cat)[0]
+                c = encoding.parent_block(_encoded(scm, p, twin[p]), n_cat)[0]
+                part = float((c - f) @ coef[start : start + len(f)])
+                start += len(f)
+                total += part
+                if part != 0.0:
+                    row["edges"].append((p, part))
+            rest = row["change"] - total
+            if abs(rest) > 1e-9 * max(1.0, abs(row["change"])):
+                row["note"] = f"clip/round changed the value by {format_number(rest)}"
+        elif numeric:
+            row["note"] = "non-linear mechanism: total change only, not split by edge"
+        elif factual[node] != twin[node]:
+            row["note"] = "categorical mechanism: the category changes as a whole"
+        else:
+            row["note"] = "unchanged (the category holds under the twin's parents)"
+        out.append(row)
+    return out
+
+
+def _twin(scm: Any, data: Any, pos: int, attribute: str) -> tuple[pd.Series | None, list, dict]:
+    """The person's twin (feature values), the path that moved it, and abducted noise."""
+    ref = _reference(data, attribute)
+    if scm is None or ref is None or attribute not in scm.nodes:
+        return None, [], {}
+    frame = data.frame
+    cf = scm.counterfactual(frame.iloc[[pos]], {attribute: ref})
+    twin = cf.iloc[0]
+    noise = scm.abduct(frame.iloc[[pos]]).iloc[0].to_dict()
+    return twin, twin_path(scm, frame.iloc[pos], twin, attribute), noise
+
+
+# ------------------------------------------------------------------ the page's facts
+def _shown(data: Any, redact: Iterable[str]) -> list[str]:
+    """The feature columns a page may show (never anything outside the audit's roles)."""
+    hidden = set(redact)
+    return [c for c in data.features if c not in hidden]
+
+
+def _members(
+    data: Any, rows: np.ndarray, dist: np.ndarray, cols: list[str], first: dict
+) -> pd.DataFrame:
+    """One row per group member (pads dropped), the complainant or twin first."""
+    ok = rows >= 0
+    rows, dist = rows[ok], dist[ok]
+    frame = data.frame.iloc[rows]
+    y = data.decision_array()[rows]
+    out = pd.DataFrame({"id": np.asarray(data.ids)[rows]})
+    for c in cols:
+        out[c] = frame[c].to_numpy()
+    out["decision"] = np.where(y == 1, "favourable", "unfavourable")
+    out["distance"] = dist
+    return pd.concat([pd.DataFrame([first]), out], ignore_index=True)[
+        ["id", *cols, "decision", "distance"]
+    ]
+
+
+def _verdict(row: pd.Series, params: Mapping[str, Any]) -> str:
+    """The verdict sentence of one (method, k) row."""
+    name = _METHOD_NAMES.get(row["method"], row["method"])
+    if pd.isna(row["delta"]):
+        return f"{name}, k={row['k']}: not tested (a control or test group is empty)."
+    kind = "positive " if params.get("direction") == "positive" else ""
+    level = f"α = {params['alpha']:g}, τ = {params['tau']:g}"
+    if bool(row["significant"]):
+        what = f"a significant case of potential {kind}discrimination"
+    elif bool(row["discriminated"]):
+        what = f"a case (Δp > τ) of potential {kind}discrimination, not significant"
+    else:
+        what = "not a case"
+    return f"{name}, k={row['k']} ({level}): Δp = {row['delta']:.3f}, {what}."
+
+
+def _interval(row: pd.Series, params: Mapping[str, Any], res: Any) -> dict[str, str]:
+    side = "one-sided" if params.get("direction") != "positive" else "one-sided (upper)"
+    lo, hi = row["ci_low"], row["ci_high"]
+    mult = params.get("multiplicity") or getattr(res, "multiplicity", None)
+    return {
+        "method": str(params.get("interval", "wald")),
+        "alpha": f"{params['alpha']:g}",
+        "tau": f"{params['tau']:g}",
+        "sides": side,
+        "one_sided": f"[{format_number(lo)}, {format_number(hi)}]",
+        "two_sided": f"[{format_number(row['ci2_low'])}, {format_number(row['ci2_high'])}]",
+        "correction": str(mult) if mult else "none (each interval is about one person)",
+    }
+
+
+def _overturning(sens: Any, pos: int, label: str) -> list[str]:
+    """The variants of the causal model that change this person's verdict in this test."""
+    try:
+        return list(sens.overturning(pos, test=label))
+    except TypeError:  # a sensitivity Result whose overturning() takes the row only
+        return list(sens.overturning(pos))
+
+
+def _test_facts(
+    label: str, res: Any, data: Any, pos: int, scm: Any, redact: Sequence[str], sens: Any
+) -> dict[str, Any]:
+    """Everything one test says about one complainant (row position ``pos``)."""
+    method, k = res.main_test()
+    params, table = res.params, res.table
+    mine = table[table["row"] == pos]
+    row = mine[(mine["method"] == method) & (mine["k"] == k)].iloc[0]
+    attr = params["attribute"]
+    cols = _shown(data, redact)
+    twin, path, noise = _twin(scm, data, pos, attr) if method != "st" else (None, [], {})
+    sel = table[(table["method"] == method) & (table["k"] == k)]
+    at = int(np.flatnonzero(sel["row"].to_numpy() == pos)[0])  # the neighbour lists' row
+    ctrl, test = (a[at] for a in res.neighbors[(method, k)])
+    ctrl_d, test_d = (a[at] for a in res.neighbor_distances[(method, k)])
+    me = data.frame.iloc[pos]
+    y = "favourable" if data.decision_array()[pos] == 1 else "unfavourable"
+    first_c = {"id": f"{data.ids[pos]} (complainant)", **{c: me[c] for c in cols},
+               "decision": y, "distance": 0.0}  # fmt: skip
+    centre = twin if twin is not None else me
+    cf_dec = row.get("cf_decision")
+    first_t = {
+        "id": "twin (counterfactual)" if twin is not None else f"{data.ids[pos]} (complainant)",
+        **{c: centre[c] for c in cols},
+        "decision": "—" if pd.isna(cf_dec) else ("favourable" if cf_dec == 1 else "unfavourable"),
+        "distance": 0.0,
+    }
+    overturn = None if sens is None else _overturning(sens, pos, label)
+    return {
+        "label": label,
+        "attribute": attr,
+        "method": method,
+        "method_name": _METHOD_NAMES.get(method, method),
+        "k": k,
+        "row": row,
+        "twin": twin,
+        "path": path,
+        "noise": noise,
+        "control": _members(data, ctrl, ctrl_d, cols, first_c),
+        "test": _members(data, test, test_d, cols, first_t),
+        "interval": _interval(row, params, res),
+        "verdict": _verdict(row, params),
+        "all": mine,
+        "params": params,
+        "overturning": overturn,
+    }
+
+
+# ------------------------------------------------------------------ rendering
+def _fmt(v: Any) -> str:
+    if isinstance(v, (float, np.floating)):
+        return format_number(float(v))
+    return str(v)
+
+
+def _table(frame: pd.DataFrame) -> dict[str, Any]:
+    return {
+        "columns": [str(c) for c in frame.columns],
+        "rows": [[_fmt(v) for v in rec] for rec in frame.itertuples(index=False, name=None)],
+    }
+
+
+def _all_verdicts(mine: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
+    frame = pd.DataFrame(
+        {
+            "method": [_METHOD_NAMES.get(m, m) for m in mine["method"]],
+            "k": mine["k"].to_numpy(),
+            "p_c": [f"{a}/{n}" for a, n in zip(mine["neg_c"], mine["k_c"], strict=True)],
+            "p_t": [f"{a}/{n}" for a, n in zip(mine["neg_t"], mine["k_t"], strict=True)],
+            "Δp": mine["delta"].to_numpy(),
+            "lower bound": mine["ci_low"].to_numpy(),
+            "case": np.where(mine["discriminated"].to_numpy(dtype=bool), "yes", "no"),
+            "significant": np.where(mine["significant"].to_numpy(dtype=bool), "yes", "no"),
+        }
+    )
+    return _table(frame)
+
+
+def _record(data: Any, pos: int, redact: Sequence[str], source: Mapping[str, str]) -> dict:
+    me = data.frame.iloc[pos]
+    rows = [("id", str(data.ids[pos]))]
+    rows += [(f"{a} (protected)", str(me[a])) for a in data.protected if a not in redact]
+    rows += [(c, _fmt(me[c])) for c in _shown(data, redact)]
+    y = data.decision_array()[pos]
+    dec = "favourable" if y == 1 else "unfavourable"
+    if data.decision is not None and data.decision in data.frame.columns:
+        dec += f" (recorded value {me[data.decision]!s})"
+    rows.append(("decision", dec))
+    if data.outcome is not None and data.outcome not in redact:
+        rows.append((f"outcome ({data.outcome})", str(me[data.outcome])))
+    return {"rows": rows, "source": dict(source)}
+
+
+def _scrub(text: str, redact: Sequence[str]) -> str:
+    """Remove every redacted column name from a rendered page's text (whole words only).
+
+    Tags and the style sheet are left alone, so a column called ``size`` or ``id`` cannot
+    break the markup; the tables, paths and sentences (all text) lose the name.
+
+    Examples
+    --------
+    >>> _scrub('<p id="x">size: 3, sizes</p><style>@page { size: A4 }</style>', ["size"])
+    '<p id="x">[redacted]: 3, sizes</p><style>@page { size: A4 }</style>'
+    """
+    if not redact:
+        return text
+    words = re.compile(
+        r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, redact)) + r")(?![A-Za-z0-9_])"
+    )
+    parts = re.split(r"(<style>.*?</style>|<[^>]*>)", text, flags=re.S)
+    return "".join(p if p.startswith("<") else words.sub("[redacted]", p) for p in parts)
+
+
+def _assumptions(params: Mapping[str, Any], scm: Any, redact: Sequence[str]) -> list[str]:
+    ks = ", ".join(map(str, params.get("k", [])))
+    out = [
+        "Similar people are found with the Gower distance (range-normalised absolute "
+        "differences of numeric and ordinal features, 0/1 mismatch of categorical ones, "
+        f"averaged over {params.get('n_attributes', 'the')} attributes); the protected "
+        f"attribute is never used. k ∈ {{{ks}}}, α = {params['alpha']:g}, τ = "
+        f"{params['tau']:g}, {params.get('interval', 'wald')} intervals, "
+        f"{params.get('direction', 'negative')} discrimination.",
+    ]
+    if scm is not None:
+        edges = [f"{a} → {b}" for a, b in scm.edges if a not in redact and b not in redact]
+        mechs = sorted({m.label for m in getattr(scm, "mechanisms_", {}).values()})
+        out.append(
+            "The counterfactual twin follows the causal graph "
+            + (", ".join(edges) or "(edges redacted)")
+            + f" with {', '.join(mechs) or 'no'} mechanisms and additive noise abducted from "
+            "the person's own values (Pearl's abduction, action, prediction)."
+        )
+    if params.get("legacy"):
+        out.append("legacy=True: the CST authors' code conventions (for published tables).")
+    return out
+
+
+def render_dossier(facts: Mapping[str, Any]) -> str:
+    """Render one page from its facts (see :func:`build_dossiers`).
+
+    Parameters
+    ----------
+    facts
+        ``{"id", "record", "tests", "legal", "meaning", "sections"}``.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
+    return _render("dossier.html", {"running": f"complainant {facts['id']}", **facts})
+
+
+def _render(name: str, context: Mapping[str, Any]) -> str:
+    """Render a dossier template (they share ``dossier_style.html``: print CSS, no script)."""
+    import jinja2
+
+    templates = resources.files("primafacie.report").joinpath("templates")
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(lambda n: templates.joinpath(n).read_text("utf-8")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = _fmt
+    return env.get_template(name).render(**context)
+
+
+def _page(
+    ident: Any,
+    pos: int,
+    tests: Mapping[str, Any],
+    data: Any,
+    scm: Any,
+    source: Mapping[str, str],
+    redact: Sequence[str],
+    sensitivity: Any,
+) -> tuple[str, list[dict]]:
+    """One person's page and its index rows."""
+    parts, index = [], []
+    for label, res in tests.items():
+        if not (res.table["row"] == pos).any():
+            continue
+        f = _test_facts(label, res, data, pos, scm, redact, sensitivity)
+        f["control_table"], f["test_table"] = _table(f["control"]), _table(f["test"])
+        f["verdicts"] = _all_verdicts(f["all"], f["params"])
+        f["assumptions"] = _assumptions(f["params"], scm, redact)
+        f["path"] = [p for p in f["path"] if p["node"] not in redact]
+        for p in f["path"]:
+            p["edges"] = [(a, v) for a, v in p["edges"] if a not in redact]
+        f["noise"] = {k: v for k, v in f["noise"].items() if k not in redact}
+        parts.append(f)
+        row = f["row"]
+        index.append(
+            {
+                "id": ident,
+                "file": f"dossiers/{_slug(ident)}.html",
+                "test": label,
+                "method": f["method"],
+                "k": int(f["k"]),
+                "p_c": row["p_c"],
+                "p_t": row["p_t"],
+                "delta": row["delta"],
+                "ci_low": row["ci_low"],
+                "significant": bool(row["significant"]),
+                "verdicts": "; ".join(
+                    f"{m} k={k}: {'yes' if s else 'no'}"
+                    for m, k, s in zip(
+                        f["all"]["method"], f["all"]["k"], f["all"]["significant"], strict=True
+                    )
+                ),  # fmt: skip
+            }
+        )
+    html = render_dossier(
+        {
+            "id": str(ident),
+            "record": _record(data, pos, redact, source),
+            "tests": parts,
+            "legal": list(LEGAL_NOTE),
+            "meaning": _MEANING,
+            "sections": SECTION_TITLES,
+        }
+    )
+    return _scrub(html, redact), index
+
+
+def _slug(ident: Any) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(ident)) or "row"
+
+
+def build_dossiers(
+    results: Mapping[str, Any],
+    data: Any,
+    *,
+    scm: Any = None,
+    source: Mapping[str, str] | None = None,
+    ids: Sequence[Any] | None = None,
+    top: int = 20,
+    redact: Sequence[str] = (),
+    sensitivity: Any = None,
+) -> Dossiers:
+    """A page per complainant: the given ``ids``, or the ``top`` strongest of each test.
+
+    Parameters
+    ----------
+    results
+        ``{label: Result}`` of the situation analysis; the single-attribute tests
+        (:class:`~primafacie.situation.SituationResult`, run with ``keep_neighbors=True``)
+        are used, others are skipped.
+    data
+        The audited :class:`~primafacie.data.AuditData`.
+    scm
+        The fitted SCM (the twin and its path); None for ST only.
+    source
+        How the decision was obtained (:func:`decision_source`).
+    ids
+        Complainant ids; an unknown id or a non-complainant is an :class:`InputError`.
+    top
+        With ``ids=None``: pages for the ``top`` strongest complainants of each test.
+    redact
+        Columns hidden everywhere, page source included.
+    sensitivity
+        The sensitivity Result (``overturning(row) -> list[str]``) when that analysis ran.
+
+    Returns
+    -------
+    Dossiers
+    """
+    tests = _tests(results, data)
+    if not tests:
+        raise InputError(
+            "dossiers need the test of a single protected attribute (dimensions: [single])"
+        )
+    for label, res in tests.items():
+        if not res.neighbors or not res.neighbor_distances:
+            raise InputError(f"dossiers need the neighbour lists of {label!r}: keep_neighbors")
+    bad = [c for c in redact if c not in data.frame.columns]
+    if bad:
+        raise InputError(
+            f"dossiers.redact: {bad} are not columns of the data; columns: "
+            + ", ".join(map(str, data.frame.columns))
+        )
+    chosen = select_ids(tests, top) if ids is None else _check_ids(ids, tests, data)
+    lookup = pd.Series(np.arange(data.n), index=pd.Index(np.asarray(data.ids)))
+    html, index = {}, []
+    src = dict(source or {"kind": "recorded column", "text": str(data.decision), "sha256": ""})
+    for ident in chosen:
+        pos = int(lookup[ident])
+        page, rows = _page(ident, pos, tests, data, scm, src, list(redact), sensitivity)
+        html[f"dossiers/{_slug(ident)}.html"] = page
+        index += rows
+    columns = ["id", "file", "test", "method", "k", "p_c", "p_t", "delta", "ci_low",
+               "significant", "verdicts"]  # fmt: skip
+    return Dossiers(index=pd.DataFrame(index, columns=columns), html=html)
+
+
+# ------------------------------------------------------------------ recourse subgroups
+#: The section headings of a subgroup page, in order.
+SUBGROUP_SECTION_TITLES = (
+    "The subgroup",
+    "Comparative subgroup counterfactual",
+    "What this means",
+)
+
+_SUBGROUP_MEANING = (
+    "Each definition compares how easily the rejected members of each group obtain the "
+    "favourable decision by changing what they can change (the actions below, with their "
+    "costs). A subgroup ranked with a bias against a group is evidence that the favourable decision is "
+    "harder to reach for that group here; it does not say why, and it rests on the cost of each feature, the "
+    "immutable features and the support threshold stated in the report."
+)
+
+
+class SubgroupDossierSpec(Strict):
+    """``analyses.recourse.dossiers``: a page per top subgroup.
+
+    Examples
+    --------
+    >>> SubgroupDossierSpec().top
+    5
+    """
+
+    top: int = Field(5, ge=1, description="Pages for this many subgroups (first ranked first).")
+
+
+def _cscs(results: Mapping[str, Any]) -> list[Any]:
+    """The comparative subgroup counterfactual Results (they have ``records``)."""
+    return [r for r in results.values() if hasattr(r, "records") and hasattr(r, "title")]
+
+
+def _subgroup_definition(rec: Any, title: str) -> dict[str, Any]:
+    """One definition's expanded card: the members by group and every action with its cost."""
+    members = pd.DataFrame(
+        {
+            "group": [g.group for g in rec.groups],
+            "rejected members in the subgroup": [int(g.n) for g in rec.groups],
+            "share of the group's rejected": [f"{100 * g.coverage:.1f}%" for g in rec.groups],
+            "difficulty": [g.difficulty for g in rec.groups],
+        }
+    )
+    acts = [
+        {
+            "group": g.group,
+            "action": ", ".join(f"{k} = {v}" for k, v in a.changes.items()),
+            "obtain the favourable decision": f"{int(a.flipped)} of {int(a.n)}",
+            "effectiveness": f"{100 * a.effectiveness:.1f}%",
+            "cost": a.cost if a.cumulative else "—",
+        }
+        for g in rec.groups
+        for a in g.actions
+    ] + [
+        {"group": g.group, "action": "no action changes the decision under this definition",
+         "obtain the favourable decision": f"0 of {int(g.n)}", "effectiveness": "—", "cost": "—"}
+        for g in rec.groups
+        if not g.actions
+    ]  # fmt: skip
+    actions = pd.DataFrame(
+        acts, columns=["group", "action", "obtain the favourable decision", "effectiveness",
+                       "cost"]
+    )  # fmt: skip
+    score = "∞" if np.isinf(rec.score) else f"{rec.score:.3g}"
+    verdict = (
+        f"Ranked #{rec.rank}: no difference between the groups."
+        if rec.score == 0
+        else f"Ranked #{rec.rank}: bias against {rec.bias_against} (unfairness score {score})."
+    )
+    return {"title": title, "verdict": verdict, "members": _table(members),
+            "actions": _table(actions)}  # fmt: skip
+
+
+def build_subgroup_dossiers(results: Mapping[str, Any], top: int = 5) -> Dossiers:
+    """A page per top subgroup of the recourse Results: its card, expanded, per definition.
+
+    Parameters
+    ----------
+    results
+        ``{label: Result}`` of the recourse analysis; the comparative subgroup counterfactual
+        Results (with ``records``) are read, in definition order.
+    top
+        Subgroups, taken in order of first appearance (each definition's first ranked first).
+
+    Returns
+    -------
+    Dossiers
+        Pages ``dossiers/subgroup_<label>.html``; the index has one row per subgroup and
+        definition (id = subgroup label, test = definition, rank, score, bias_against).
+    """
+    cscs = _cscs(results)
+    depth = max((len(c.records) for c in cscs), default=0)
+    order = [c.records[i].label for i in range(depth) for c in cscs if i < len(c.records)]
+    chosen = list(dict.fromkeys(order))[:top]
+    html, index = {}, []
+    for label in chosen:
+        file = f"dossiers/subgroup_{_slug(label)}.html"
+        defs = []
+        for csc in cscs:
+            for rec in csc.records:
+                if rec.label != label:
+                    continue
+                defs.append(_subgroup_definition(rec, csc.title))
+                index.append({"id": label, "file": file, "test": csc.title,
+                              "rank": int(rec.rank), "score": float(rec.score),
+                              "bias_against": rec.bias_against, "verdicts": defs[-1]["verdict"]})  # fmt: skip
+        rec = next(r for c in cscs for r in c.records if r.label == label)
+        html[file] = _render(
+            "dossier_subgroup.html",
+            {
+                "running": f"subgroup {label}",
+                "label": label,
+                "subgroup": [(k, _fmt(v)) for k, v in rec.subgroup.items()],
+                "definitions": defs,
+                "meaning": _SUBGROUP_MEANING,
+                "legal": list(LEGAL_NOTE),
+                "sections": SUBGROUP_SECTION_TITLES,
+            },
+        )
+    columns = ["id", "file", "test", "rank", "score", "bias_against", "verdicts"]
+    return Dossiers(index=pd.DataFrame(index, columns=columns), html=html)
