@@ -178,3 +178,21 @@ def _docstring_lines() -> set[str]:
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     out.add(f"{name}:{value.lineno}")
     return out
+
+
+_ENGINES = ("situation", "recourse", "principal", "certainty", "groups")
+
+
+def test_analyses_never_import_each_other():
+    """An engine package shares data, decisions, neighbors, causal, compute, validation and
+    intervals with the others, never another engine's modules (DESIGN.md)."""
+    offenders = []
+    for mod, targets in import_graph().items():
+        own = mod.split(".")[1] if mod.count(".") >= 1 else ""
+        if own not in _ENGINES:
+            continue
+        for t in targets:
+            other = t.split(".")[1] if t.count(".") >= 1 else ""
+            if other in _ENGINES and other != own:
+                offenders.append(f"{mod} -> {t}")
+    assert not offenders, "analyses import each other:\n" + "\n".join(sorted(offenders))

@@ -1,7 +1,7 @@
 """Interval formulas of the group metrics, each tested by hand in ``tests/groups/test_stats.py``.
 
 The Wilson interval of a rate and Newcombe's hybrid score interval of a difference are the
-vectorised ones of :mod:`primafacie.situation.stats` (re-exported here so the group metrics
+vectorised ones of :mod:`primafacie.intervals` (re-exported here so the group metrics
 use one implementation); this module adds Katz's log interval of a ratio and the interval of
 an absolute difference.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..situation.stats import newcombe_interval, wilson_interval, z_value
+from ..intervals import newcombe_interval, wilson_interval, z_value
 
 __all__ = ["katz_interval", "abs_interval", "newcombe_interval", "wilson_interval", "z_value"]
 

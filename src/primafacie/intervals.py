@@ -1,0 +1,102 @@
+"""Confidence intervals for proportions and their differences, shared by the analyses.
+
+The one definition of a significance level (:data:`ALPHA`), the normal quantile
+(:func:`z_value`), Wilson's score interval and Newcombe's hybrid score interval of a
+difference. Situation testing and the group metrics use them; analyses never import each other.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from scipy.stats import norm
+
+from .validation import Interval, Options, validate_params
+
+__all__ = ["ALPHA", "z_value", "wilson_interval", "newcombe_interval"]
+
+#: What a significance level accepts: the one definition, used by the engines' constraints,
+#: the ``audit.yaml`` models and the functions below.
+ALPHA = [Interval(Real, 0, 1, closed="neither")]
+
+_SIDED = [Options("one", "two")]
+_SIDED = [Options("one", "two")]
+
+
+def z_value(alpha: float, sided: str = "one", legacy: bool = False) -> float:
+    """Normal quantile for a one-sided (``1 - α``) or two-sided (``1 - α/2``) interval.
+
+    Parameters
+    ----------
+    alpha
+        Significance level in (0, 1).
+    sided
+        ``"one"`` or ``"two"``.
+    legacy
+        Round to 3 decimals as the CST authors' code does (1.645, 1.96).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> z_value(0.05, legacy=True), z_value(0.05, "two", legacy=True)
+    (1.645, 1.96)
+    """
+    validate_params("z_value", {"alpha": ALPHA, "sided": _SIDED}, {"alpha": alpha, "sided": sided})
+    z = float(norm.ppf(1 - (alpha if sided == "one" else alpha / 2)))
+    return round(z, 3) if legacy else z
+
+
+def wilson_interval(x, n, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for a proportion ``x / n`` with normal quantile ``z``.
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(0, 10, 1.959963984540054)
+    >>> float(lo), round(float(hi), 4)
+    (0.0, 0.2775)
+    """
+    x = np.asarray(x, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = x / n
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+
+
+def newcombe_interval(
+    x_c, n_c, x_t, n_t, alpha: float = 0.05, sided: str = "one", direction: str = "negative"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe's hybrid score interval (method 10) for ``p_c - p_t = x_c/n_c - x_t/n_t``.
+
+    Counts come as (count, size) per group.
+
+    ``low = Δ - sqrt((p_c - l_c)² + (u_t - p_t)²)``, ``high = Δ + sqrt((u_c - p_c)² + (p_t - l_t)²)``
+    with Wilson bounds ``(l, u)`` at ``z_α`` (one-sided) or ``z_{α/2}`` (two-sided).
+
+    Examples
+    --------
+    >>> lo, hi = newcombe_interval(56, 70, 48, 80, sided="two")  # Newcombe (1998), Table II
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.0524, 0.3339)
+    """
+    z = z_value(alpha, sided)
+    x_c, x_t = np.asarray(x_c, dtype=float), np.asarray(x_t, dtype=float)
+    n_c, n_t = np.asarray(n_c, dtype=float), np.asarray(n_t, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_c, p_t = x_c / n_c, x_t / n_t
+    l_c, u_c = wilson_interval(x_c, n_c, z)
+    l_t, u_t = wilson_interval(x_t, n_t, z)
+    delta = p_c - p_t
+    low = delta - np.sqrt((p_c - l_c) ** 2 + (u_t - p_t) ** 2)
+    high = delta + np.sqrt((u_c - p_c) ** 2 + (p_t - l_t) ** 2)
+    if sided == "two":
+        return low, high
+    if direction == "positive":
+        return np.full_like(delta, -np.inf), high
+    return low, np.full_like(delta, np.inf)
