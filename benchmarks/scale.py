@@ -12,7 +12,9 @@ of the same span (the machine is shared: wall seconds vary with the load, CPU se
 
 ``--dask W`` runs the situation cases on a ``LocalCluster`` of W worker processes (one thread
 each; the cluster is started before the clock, the scattered index and the chunk tasks are
-inside it; ``peak MB`` is then the client process only, the workers' peak is ``worker MB``).
+inside it; ``peak MB`` is then the client process only, the workers' peak is ``worker MB``;
+``total MB`` is the peak of the summed memory of the process and all its children, workers,
+nannies and scheduler included, sampled every 0.2 s).
 ``--recourse`` times FACTS on the Adult test split replicated 10x (``$PRIMAFACIE_DATA``;
 support 0.01, the paper's setting of :func:`primafacie.experiments.facts.run_adult_audit`).
 Every line also prints the 1-minute load average at its end (the machine is shared).
@@ -86,6 +88,41 @@ def _worker_peak_mb(backend) -> float:
     return round(max(peaks.values()), 1)
 
 
+class _TreeMemory:
+    """Peak of the summed resident memory of this process and all its descendants (the Dask
+    workers, nannies and scheduler of a LocalCluster), sampled every 0.2 s in a thread: the
+    "in total" of a run's memory, which no single process's peak gives."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import psutil
+
+        self.peak = 0
+        self._me = psutil.Process()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _total(self) -> int:
+        total = 0
+        for proc in [self._me, *self._me.children(recursive=True)]:
+            try:
+                total += proc.memory_info().rss
+            except Exception:  # a process that just ended
+                pass
+        return total
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            self.peak = max(self.peak, self._total())
+
+    def stop_mb(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return round(max(self.peak, self._total()) / 2**20, 1)
+
+
 def _situation_case(n: int, postcode: bool, algorithm: str, workers: int = 0) -> dict:
     from primafacie.causal import SCM
     from primafacie.compute import Backend
@@ -107,6 +144,7 @@ def _situation_case(n: int, postcode: bool, algorithm: str, workers: int = 0) ->
         method=METHODS, k=[5], keep_neighbors=False, algorithm=algorithm, backend=backend
     )
     warm.run(small, scm=SCM(edges=CREDIT_EDGES).fit(small), decider=rule)
+    tree = _TreeMemory()
     t0, c0 = time.perf_counter(), time.process_time()
     scm = SCM(edges=CREDIT_EDGES).fit(data)
     test = SituationTest(
@@ -115,6 +153,7 @@ def _situation_case(n: int, postcode: bool, algorithm: str, workers: int = 0) ->
     test.run(data, scm=scm, decider=rule).summary()
     seconds = time.perf_counter() - t0
     cpu = time.process_time() - c0
+    total = tree.stop_mb()
     wpeak = _worker_peak_mb(backend)
     levels = sum(len(data.frame[c].unique()) for c, k in data.features.items()
                  if getattr(k, "kind", k) == "categorical")  # fmt: skip
@@ -129,6 +168,7 @@ def _situation_case(n: int, postcode: bool, algorithm: str, workers: int = 0) ->
         "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "rows_s": round(n / seconds),
         "worker_mb": wpeak,
+        "total_mb": total,
         "load": round(os.getloadavg()[0], 1),
     }
 
@@ -281,11 +321,13 @@ def _print_row(r: dict | None, header: bool = False) -> None:
     """One line of the table (and the header first when asked)."""
     if header:
         print(f"{'case':<30} {'n':>8} {'features':>8} {'levels':>7} {'seconds':>8} "
-              f"{'cpu s':>8} {'peak MB':>8} {'worker MB':>9} {'rows/s':>8} {'load':>5}")  # fmt: skip
+              f"{'cpu s':>8} {'peak MB':>8} {'worker MB':>9} {'total MB':>9} {'rows/s':>8} "
+              f"{'load':>5}")  # fmt: skip
     if r:
         print(f"{r['case']:<30} {r['n']:>8} {r['features']:>8} {r['levels']:>7} "
               f"{r['seconds']:>8.2f} {r['cpu_s']:>8.2f} {r['peak_mb']:>8.1f} "
-              f"{r['worker_mb']:>9.1f} {r['rows_s']:>8} {r['load']:>5}", flush=True)  # fmt: skip
+              f"{r['worker_mb']:>9.1f} {r.get('total_mb', 0.0):>9.1f} {r['rows_s']:>8} "
+              f"{r['load']:>5}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -358,18 +358,6 @@ def test_infinite_counterfactual_is_an_input_error(tiny):
         SituationTest(method="cst", k=2).run(data, counterfactuals=cf)
 
 
-def test_neg_counts_cumulative_with_pads():
-    """Row 0 lists rows 2, 0, 1 (negatives at rows 0 and 2); row 1 has one neighbour and pads."""
-    from primafacie.situation.engine import _neg_counts
-
-    neg = np.array([1, 0, 1])
-    groups = np.array([[2, 0, 1], [1, -1, -1]])
-    cneg, csize = _neg_counts(groups, neg)
-    assert cneg.tolist() == [[0, 1, 2, 2], [0, 0, 0, 0]]
-    assert csize.tolist() == [[0, 1, 2, 3], [0, 1, 1, 1]]
-    assert cneg.dtype == np.int32 and csize.dtype == np.int32
-
-
 # ---------------------------------------------------------------- declared parameter constraints
 @pytest.mark.parametrize("name", sorted(SituationTest._parameter_constraints))
 def test_every_declared_constraint_rejects_an_invalid_value_in_one_format(tiny, name):

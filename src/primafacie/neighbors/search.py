@@ -182,14 +182,53 @@ def _map_chunks(
     m: int,
     rows: int,
     backend: Any,
-) -> tuple[np.ndarray, np.ndarray]:
+    post: Callable[[np.ndarray, np.ndarray, slice], tuple] | None = None,
+) -> tuple[np.ndarray, ...]:
     """Apply ``fn(shared, chunk)`` to contiguous query chunks on a compute backend; results in
-    chunk order. ``shared`` (queries, base matrix, search index) is sent once per Dask worker;
-    a chunk task carries only its slice."""
+    chunk order. ``shared`` (queries, base matrix, search index) and ``post`` are sent once per
+    Dask worker; a chunk task carries only its slice. ``post(indices, distances, chunk)`` runs
+    on the worker, so only what it returns travels back."""
     from ..compute import chunk_slices, get_backend
 
-    parts = get_backend(backend).map(fn, chunk_slices(m, rows), shared=shared)
-    return np.vstack([p[0] for p in parts]), np.vstack([p[1] for p in parts])
+    parts = get_backend(backend).map(_post_chunk, chunk_slices(m, rows), shared=(fn, shared, post))
+    if not parts:
+        return ()
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
+
+
+def _post_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, ...]:
+    """Dask task body of :func:`_map_chunks`: search one chunk, then post-process it."""
+    fn, inner, post = shared
+    idx, dist = fn(inner, sl)
+    return (idx, dist) if post is None else post(idx, dist, sl)
+
+
+@dataclass(frozen=True)
+class _Post:
+    """What :func:`knn` does to each chunk's lists after the search, on the worker: undo the
+    reversal of ``ties="last"``, pad to ``k`` columns, drop neighbours beyond ``max_distance``,
+    then hand the lists to the caller's ``reduce`` (when given)."""
+
+    n: int
+    k: int
+    ties_last: bool
+    max_distance: float | None
+    reduce: Callable[[np.ndarray, np.ndarray, slice], tuple] | None
+
+    def __call__(self, idx: np.ndarray, dist: np.ndarray, sl: slice) -> tuple[np.ndarray, ...]:
+        if self.ties_last:
+            idx = self.n - 1 - idx
+        if idx.shape[1] < self.k:
+            pad = self.k - idx.shape[1]
+            idx = np.hstack([idx, np.full((len(idx), pad), -1, dtype=np.int64)])
+            dist = np.hstack([dist, np.full((len(dist), pad), np.inf)])
+        if self.max_distance is not None:
+            far = dist > self.max_distance
+            idx = np.where(far, -1, idx)
+            dist = np.where(far, np.inf, dist)
+        if self.reduce is not None:
+            return tuple(self.reduce(idx, dist, sl))
+        return idx, dist
 
 
 def _brute(
@@ -200,11 +239,12 @@ def _brute(
     divisor: float,
     backend: Any = None,
     decimals: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    post: _Post | None = None,
+) -> tuple[np.ndarray, ...]:
     """Blocked exact scan: codes compared for equality, partial sort of each block."""
     rows = chunk_size or max(1, _BLOCK_CELLS // max(len(base), 1))
     shared = (query, base, k, divisor, decimals)
-    return _map_chunks(_brute_chunk, shared, len(query), rows, backend)
+    return _map_chunks(_brute_chunk, shared, len(query), rows, backend, post)
 
 
 def _brute_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
@@ -490,7 +530,8 @@ def _stratified(
     backend: Any = None,
     decimals: int | None = None,
     rule: AutoRule = AUTO_RULE,
-) -> tuple[np.ndarray, np.ndarray]:
+    post: _Post | None = None,
+) -> tuple[np.ndarray, ...]:
     """Exact k-NN: candidates stratum by stratum, ranked in the canonical arithmetic.
 
     Strata are visited by increasing number of keyed mismatches; a query skips a stratum once
@@ -507,7 +548,7 @@ def _stratified(
     rows_per_chunk = chunk_size or max(1, _BLOCK_CELLS // (2 * kq + k))
 
     shared = (query, base, strata, k, kq, divisor, decimals, step, slack)
-    return _map_chunks(_stratified_chunk, shared, len(query), rows_per_chunk, backend)
+    return _map_chunks(_stratified_chunk, shared, len(query), rows_per_chunk, backend, post)
 
 
 def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
@@ -555,9 +596,12 @@ def _knn_tree(
     divisor: float,
     backend: Any = None,
     decimals: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    post: _Post | None = None,
+) -> tuple[np.ndarray, ...]:
     """scikit-learn KD-trees (Manhattan, float64) per stratum of keyed columns; exact."""
-    return _stratified(query, base, k, chunk_size, divisor, _tree_index, backend, decimals)
+    return _stratified(
+        query, base, k, chunk_size, divisor, _tree_index, backend, decimals, post=post
+    )
 
 
 def _knn_faiss(
@@ -568,7 +612,8 @@ def _knn_faiss(
     divisor: float,
     backend: Any = None,
     decimals: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    post: _Post | None = None,
+) -> tuple[np.ndarray, ...]:
     """faiss flat L1 indexes (float32) per stratum of keyed columns; re-ranked exactly."""
     try:
         import faiss  # noqa: F401
@@ -576,7 +621,9 @@ def _knn_faiss(
         raise InputError(
             "algorithm='faiss' needs the [fast] extra: pip install 'primafacie[fast]'"
         ) from exc
-    return _stratified(query, base, k, chunk_size, divisor, _faiss_index, backend, decimals)
+    return _stratified(
+        query, base, k, chunk_size, divisor, _faiss_index, backend, decimals, post=post
+    )
 
 
 def _check(
@@ -626,7 +673,8 @@ def knn(
     divisor: float = 1.0,
     backend: Any = None,
     decimals: int | None = None,
-) -> KnnResult:
+    reduce: Callable[[np.ndarray, np.ndarray, slice], tuple] | None = None,
+) -> KnnResult | tuple[np.ndarray, ...]:
     """Exact k nearest base rows of every query row under Gower's distance.
 
     Parameters
@@ -660,11 +708,19 @@ def knn(
         are equal in exact arithmetic but differ by floating-point noise (``|3 - 2.5| / 3.5``
         and ``|3 - 3.5| / 3.5`` computed on the scaled matrix) are ties and ``ties`` decides
         them. ``None`` (default) ranks the raw float64 sums, as the CST authors' code does.
+    reduce
+        Optional ``reduce(indices, distances, rows)`` applied to each chunk's final lists
+        (``rows`` is the chunk's slice of the queries) where the chunk ran, returning a tuple
+        of arrays with one row per query. It must be picklable for Dask (a module-level
+        function or a dataclass instance); large inputs it holds are sent once per worker.
+        On a cluster only what it returns travels back, so a caller that needs counts, not
+        the ``(m, k)`` lists, keeps them off the client.
 
     Returns
     -------
-    KnnResult
-        Neighbour positions and distances, nearest first, with the documented tie rule.
+    KnnResult or tuple of numpy.ndarray
+        Neighbour positions and distances, nearest first, with the documented tie rule; with
+        ``reduce``, its outputs concatenated over the chunks in query order.
 
     Examples
     --------
@@ -673,18 +729,26 @@ def knn(
     [[1, 2]]
     >>> knn(np.array([[0.0]]), base, 2, ties="last").indices.tolist()
     [[0, 2]]
+    >>> def nearest(idx, dist, rows):
+    ...     return (idx[:, 0],)
+    >>> knn(np.array([[0.9], [2.9]]), base, 2, reduce=nearest)[0].tolist()
+    [1, 3]
     """
     query, base = _check(query, base, k, ties, decimals, algorithm)
     m, n = len(query), len(base)
-    if m == 0 or n == 0:
-        idx = np.full((m, k), -1, dtype=np.int64)
-        return KnnResult(idx, np.full((m, k), np.inf), np.zeros(m, dtype=np.int64))
     if max_distance is not None and not max_distance > 0:
         raise InputError(f"max_distance must be positive, got {max_distance}")
+    if m == 0 or n == 0:
+        idx = np.full((m, k), -1, dtype=np.int64)
+        dist = np.full((m, k), np.inf)
+        if reduce is not None:
+            return tuple(reduce(idx, dist, slice(0, m)))
+        return KnnResult(idx, dist, np.zeros(m, dtype=np.int64))
     # Identical centres have identical neighbour lists: search each distinct centre once
-    # (the law-school data have ~1200 distinct (LSAT, UGPA) pairs among 21790 rows).
-    first, inverse = _unique_rows(query)
-    if len(first) < 0.9 * m:
+    # (the law-school data have ~1200 distinct (LSAT, UGPA) pairs among 21790 rows). Not with
+    # ``reduce``: it may read which query a row is (e.g. to drop the query's own row).
+    first, inverse = _unique_rows(query) if reduce is None else (None, None)
+    if first is not None and len(first) < 0.9 * m:
         query = query[first]
     else:
         inverse = None
@@ -695,16 +759,11 @@ def knn(
     if algorithm == "auto":
         algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk)
     search = {"brute": _brute, "tree": _knn_tree, "faiss": _knn_faiss}[algorithm]
-    idx, dist = search(query, base, kk, chunk_size, divisor, backend, decimals=decimals)
-    if ties == "last":
-        idx = n - 1 - idx
+    post = _Post(n=n, k=k, ties_last=ties == "last", max_distance=max_distance, reduce=reduce)
+    out = search(query, base, kk, chunk_size, divisor, backend, decimals=decimals, post=post)
+    if reduce is not None:
+        return out
+    idx, dist = out
     if inverse is not None:
         idx, dist = idx[inverse], dist[inverse]
-    if kk < k:
-        idx = np.hstack([idx, np.full((m, k - kk), -1, dtype=np.int64)])
-        dist = np.hstack([dist, np.full((m, k - kk), np.inf)])
-    if max_distance is not None:
-        far = dist > max_distance
-        idx = np.where(far, -1, idx)
-        dist = np.where(far, np.inf, dist)
     return KnnResult(idx, dist, (idx >= 0).sum(axis=1))

@@ -57,7 +57,8 @@ from ..decisions import predict_binary
 from ..errors import InputError
 from ..neighbors import TIE_RULES, GowerTransformer, knn
 from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, validate_params
-from .multiplicity import MULTIPLICITY, adjust_table
+from .lists import ListReducer, PrefixCounts, prefix_lengths
+from .multiplicity import MULTIPLICITY, adjust_p
 from .results import SituationResult
 from .stats import ALPHA, INTERVALS, newcombe_interval, test_p_values, z_value
 
@@ -78,6 +79,11 @@ METHOD_LABELS = {"st": "st", "cst": "cst_wo", "cst_centers": "cst_w", "cf": "cf"
 #: sizes of the paper's grid. A single k hides how much a verdict depends on k, and one
 #: search at the largest k serves the smaller ones as prefixes, so the grid costs little more.
 DEFAULT_K = (15, 30, 50)
+#: Columns :meth:`SituationTest._test` computes for each (method, k), in table order.
+_TEST_COLUMNS = (
+    "k_c", "k_t", "neg_c", "neg_t", "p_c", "p_t", "delta", "ci_low", "ci_high", "ci2_low",
+    "ci2_high", "discriminated", "significant", "p_value", "p_value_two",
+)  # fmt: skip
 #: Corrected mode ranks distances rounded to this many decimals (see ``knn(decimals=...)``).
 _DISTANCE_DECIMALS = 12
 _ALIASES = {"cst_wo": "cst", "cst_w": "cst_centers", "cstwo": "cst", "cstwi": "cst_centers"}
@@ -110,24 +116,19 @@ PARAMETER_SOURCES = {
 }
 
 
+def _labels(codes: np.ndarray, labels: list[str]) -> Any:
+    """``labels[codes]`` as a string column of pandas' default string dtype, built through
+    Arrow: no Python string per row (6·10^7 of them in a 10^7-row run)."""
+    import pyarrow as pa
+
+    arr = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(labels))
+    return pd.array(arr.cast(pa.large_string()), dtype=pd.Series(labels).dtype)
+
+
 def _as_list(value: Any) -> list:
     if isinstance(value, (list, tuple, np.ndarray)):
         return list(value)
     return [value]
-
-
-def _neg_counts(groups: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cumulative negatives and cumulative sizes of sorted neighbour lists (column 0 = empty)."""
-    valid = groups >= 0
-    vals = np.where(valid, neg[np.where(valid, groups, 0)], 0)
-    m, width = groups.shape
-    # counts never exceed the list width: int32 halves the memory of these (m, k+2) tables
-    dtype = np.int32 if width < np.iinfo(np.int32).max else np.int64
-    cneg = np.zeros((m, width + 1), dtype=dtype)
-    np.cumsum(vals, axis=1, dtype=dtype, out=cneg[:, 1:])
-    csize = np.zeros((m, width + 1), dtype=dtype)
-    np.cumsum(valid, axis=1, dtype=dtype, out=csize[:, 1:])
-    return cneg, csize
 
 
 @dataclass(frozen=True)
@@ -173,19 +174,21 @@ class _Space:
 
 @dataclass
 class _Lists:
-    """Stage 4: neighbour lists at the largest k and cumulative (negatives, sizes) of their
-    prefixes (column j = the first j neighbours). ``ctrl_*`` is the control group (legacy:
-    the top k+1 protected rows, complainant included; corrected: the complainant removed),
-    ``st_*`` the factual test group, ``cf_*`` the test group of the counterfactual centres."""
+    """Stage 4: what the searches at the largest k keep: the negatives and sizes of the
+    prefixes of every list (:class:`~primafacie.situation.lists.PrefixCounts`, one column per
+    prefix length the grid reads) and, with ``keep_neighbors``, the lists themselves (data-row
+    positions, -1 pads) and their distances. ``ctrl_*`` is the control group (legacy: the top
+    k+1 protected rows, complainant included; corrected: the complainant removed), ``st_*`` the
+    factual test group, ``cf_*`` the test group of the counterfactual centres."""
 
     self_pos: np.ndarray  # the complainant's position in the k+1 control list (k+2 if absent)
-    ctrl_counts: tuple[np.ndarray, np.ndarray]
+    ctrl_counts: PrefixCounts
     ctrl_list: np.ndarray | None = None
-    st_counts: tuple[np.ndarray, np.ndarray] | None = None
+    st_counts: PrefixCounts | None = None
     st_list: np.ndarray | None = None
-    cf_counts: tuple[np.ndarray, np.ndarray] | None = None
+    cf_counts: PrefixCounts | None = None
     cf_list: np.ndarray | None = None
-    cf_counts_cfneg: np.ndarray | None = None  # legacy CST w/: negatives read from D^CF
+    cf_counts_cfneg: PrefixCounts | None = None  # legacy CST w/: negatives read from D^CF
     centre_rank: np.ndarray | None = None  # legacy CST w/: rank of the appended centre
     # Gower distances of the lists above (kept with them, for the dossiers' member tables)
     ctrl_dist: np.ndarray | None = None
@@ -496,7 +499,7 @@ class SituationTest:
         SituationResult
             Per-complainant rows for every (method, k) and a summary.
         """
-        return self.run_with_state(data, scm, counterfactuals, decider, complainant_mask)[0]
+        return self._run(data, scm, counterfactuals, decider, complainant_mask, False)[0]
 
     def run_with_state(
         self,
@@ -529,6 +532,20 @@ class SituationTest:
         >>> again.table.equals(res.table)
         True
         """
+        return self._run(data, scm, counterfactuals, decider, complainant_mask, True)
+
+    def _run(
+        self,
+        data: AuditData,
+        scm: Any,
+        counterfactuals: Any,
+        decider: Any,
+        complainant_mask: np.ndarray | None,
+        keep_state: bool,
+    ) -> tuple[SituationResult, RunState | None]:
+        """The five stages; without ``keep_state`` the counterfactual table and the Gower
+        coordinates are released before the statistics (the table is then built in their
+        memory: at 10^7 rows they are ~1.5 GB)."""
         if not isinstance(data, AuditData):
             raise InputError("data must be an AuditData (with features, protected and decision)")
         self._check_params()
@@ -536,8 +553,13 @@ class SituationTest:
         cf, ycf = self._counterfactual_stage(data, plan, scm, counterfactuals, decider)
         space = self._search_space(data, plan, cf)
         lists = self._search(data, plan, space, cf)
+        del cf
+        if not keep_state:
+            space = replace(space, X=None, Xcf=None)
         table, neighbours = self._statistics(data, plan, lists, ycf)
         result = self._result(data, plan, space, table, neighbours, lists)
+        if not keep_state:
+            return result, None
         return result, RunState(data=data, plan=plan, space=space, lists=lists)
 
     def rerun_counterfactual(
@@ -597,7 +619,6 @@ class SituationTest:
     ) -> SituationResult:
         """The Result of a run: the table, the resolved parameters, the neighbours and their
         distances."""
-        table = adjust_table(table, self.multiplicity, float(self.alpha))
         distances = {
             key: self._group_distances(groups, key[0], lists) for key, groups in neighbours.items()
         }
@@ -750,94 +771,94 @@ class SituationTest:
         return tcf.transform(cf)[plan.comp_rows]
 
     # ---- stage 4: one search per centre set, at the largest k (+1)
-    @staticmethod
     def _knn(
-        centres: np.ndarray, rows: np.ndarray, k: int, space: _Space, distances: bool = False
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """The one place that calls the k-NN backend: the k nearest of ``rows`` to each
-        centre, as data-row positions sorted by distance (-1 pads), and optionally the
-        distances."""
-        res = knn(centres, space.X[rows], k, **space.opts)
-        found = np.where(res.indices >= 0, rows[np.maximum(res.indices, 0)], -1)
-        return found, (res.distances if distances else None)
+        self, centres: np.ndarray, rows: np.ndarray, k: int, space: _Space, reducer: ListReducer
+    ) -> dict[str, np.ndarray]:
+        """The one place that calls the k-NN backend: the k nearest of ``rows`` to each centre,
+        reduced where the search ran to ``reducer``'s outputs (by name); kept lists come back
+        as data-row positions (-1 pads)."""
+        out = dict(zip(reducer.names, knn(centres, space.X[rows], k, **space.opts, reduce=reducer)))
+        if "list" in out:
+            idx = out["list"]
+            out["list"] = np.where(idx >= 0, rows[np.maximum(idx, 0)], -1)
+        return out
+
+    def _reducer(self, plan: _Plan, rows: np.ndarray, width: int, **kw: Any) -> ListReducer:
+        """A :class:`ListReducer` over the search space ``rows`` with lists ``width`` long."""
+        # 0/1 per search-space row: int8 keeps what is sent to every worker small
+        neg = (1 - plan.y[rows]).astype(np.int8)
+        cols = prefix_lengths(plan.ks, width)
+        return ListReducer(cols=cols, neg=neg, keep=bool(self.keep_neighbors), **kw)
 
     def _search(
         self, data: AuditData, plan: _Plan, space: _Space, cf: pd.DataFrame | None
     ) -> _Lists:
-        """Neighbour lists at the largest k and the cumulative negatives of their prefixes."""
-        negf = 1 - plan.y
-        lists = self._control_search(plan, space, negf)
+        """The prefix counts of the control and test groups at the largest k (and the lists,
+        when kept)."""
+        lists = self._control_search(plan, space)
         kmax, comp_rows = plan.kmax, plan.comp_rows
         if "st" in plan.methods:
-            T, lists.st_dist = self._knn(
-                space.X[comp_rows], plan.test_rows, kmax, space, distances=self.keep_neighbors
-            )
-            lists.st_list, lists.st_counts = T, _neg_counts(T, negf)
+            red = self._reducer(plan, plan.test_rows, kmax)
+            out = self._knn(space.X[comp_rows], plan.test_rows, kmax, space, red)
+            lists.st_counts = PrefixCounts(red.cols, out["neg"], out["size"])
+            lists.st_list, lists.st_dist = out.get("list"), out.get("dist")
         if plan.need_cf:
             self._cf_search(data, plan, space, cf, lists)
-        if not self.keep_neighbors:
-            # only the cumulative counts are needed from here on
-            lists.ctrl_list = lists.st_list = lists.cf_list = None
-            lists.ctrl_dist = lists.st_dist = lists.cf_dist = None
         return lists
 
     def _cf_search(
         self, data: AuditData, plan: _Plan, space: _Space, cf: pd.DataFrame, lists: _Lists
     ) -> None:
         """The test groups of the counterfactual centres, set on ``lists``."""
-        negf, kmax, comp_rows = 1 - plan.y, plan.kmax, plan.comp_rows
-        legacy_w = plan.legacy and plan.need_centres
-        U, Ud = self._knn(
-            space.Xcf, plan.test_rows, kmax + 1, space,
-            distances=legacy_w or self.keep_neighbors,
-        )  # fmt: skip
-        lists.cf_list, lists.cf_counts, lists.cf_dist = U, _neg_counts(U, negf), Ud
-        if legacy_w:
-            # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF.
+        kmax, rows = plan.kmax, plan.test_rows
+        legacy_w = {}
+        if plan.legacy and plan.need_centres:
+            # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF, and the
+            # appended centre (distance 0) is ranked among the rows at distance 0.
+            negf = 1 - plan.y
             if data.decision in cf.columns:
-                negcf_all = 1 - self._cf_decisions(data, cf, np.arange(data.n), None, "cst_w")
-            else:
-                negcf_all = negf
-            lists.cf_counts_cfneg, _ = _neg_counts(U, negcf_all.astype(np.int64))
-            # Rank of the appended centre (label c, distance 0) among D_t rows: rows at
-            # distance 0 win over it when the tie rule prefers them.
-            zero = (Ud == 0) & (U >= 0)
-            beats = zero & ((U > comp_rows[:, None]) if plan.ties == "last" else True)
-            lists.centre_rank = beats.sum(axis=1)
-
-    def _control_search(self, plan: _Plan, space: _Space, negf: np.ndarray) -> _Lists:
-        """The k+1 nearest protected rows of every complainant, and its own position there."""
-        kmax, comp_rows = plan.kmax, plan.comp_rows
-        L, Ld = self._knn(
-            space.X[comp_rows], plan.ctrl_rows, kmax + 1, space, distances=self.keep_neighbors
-        )
-        is_self = L == comp_rows[:, None]
-        has_self = is_self.any(axis=1)
-        self_pos = np.where(has_self, is_self.argmax(axis=1), kmax + 2)
-        if plan.legacy:
-            return _Lists(
-                self_pos=self_pos, ctrl_list=L, ctrl_counts=_neg_counts(L, negf), ctrl_dist=Ld
+                negf = 1 - self._cf_decisions(data, cf, np.arange(data.n), None, "cst_w")
+            legacy_w = dict(
+                neg_cf=negf[rows].astype(np.int8),
+                centre_rows=plan.comp_rows,
+                space_rows=rows,
+                ties_last=plan.ties == "last",
             )
-        # Corrected control list: the complainant removed by identity, K columns.
-        keep = ~is_self
-        keep[~has_self, -1] = False
-        E = L[keep].reshape(len(comp_rows), kmax)
-        Ed = None if Ld is None else Ld[keep].reshape(len(comp_rows), kmax)
-        del keep, is_self, L
+        red = self._reducer(plan, rows, kmax + 1, **legacy_w)
+        out = self._knn(space.Xcf, rows, kmax + 1, space, red)
+        lists.cf_counts = PrefixCounts(red.cols, out["neg"], out["size"])
+        lists.cf_list, lists.cf_dist = out.get("list"), out.get("dist")
+        if legacy_w:
+            lists.cf_counts_cfneg = PrefixCounts(red.cols, out["neg_cf"], out["size"])
+            lists.centre_rank = out["centre_rank"]
+
+    def _control_search(self, plan: _Plan, space: _Space) -> _Lists:
+        """The k+1 nearest protected rows of every complainant, and its own position there;
+        corrected mode removes the complainant by identity (K members remain)."""
+        kmax, comp_rows, rows = plan.kmax, plan.comp_rows, plan.ctrl_rows
+        # complainants are protected rows: their own positions in the control search space
+        own = np.searchsorted(rows, comp_rows)
+        width = kmax + 1 if plan.legacy else kmax
+        red = self._reducer(plan, rows, width, own=own, drop_own=not plan.legacy)
+        out = self._knn(space.X[comp_rows], rows, kmax + 1, space, red)
         return _Lists(
-            self_pos=self_pos, ctrl_list=E, ctrl_counts=_neg_counts(E, negf), ctrl_dist=Ed
+            self_pos=out["self_pos"],
+            ctrl_counts=PrefixCounts(red.cols, out["neg"], out["size"]),
+            ctrl_list=out.get("list"),
+            ctrl_dist=out.get("dist"),
         )
 
     # ---- stage 5: statistics for every k
     def _statistics(
         self, data: AuditData, plan: _Plan, lists: _Lists, ycf: np.ndarray | None
     ) -> tuple[pd.DataFrame, dict[tuple[str, int], tuple[np.ndarray, np.ndarray]]]:
-        """Counts, Δp, intervals and flags of every (k, method): each k is a prefix of the
-        sorted lists, so no search runs again."""
-        frames = []
+        """Counts, Δp, intervals, flags and adjusted p-values of every (k, method): each k is
+        a prefix of the sorted lists, so no search runs again."""
+        blocks = []
         neighbours: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         negc = 1 - plan.y[plan.comp_rows]
         negcf = None if ycf is None else 1 - ycf
+        cf_flag = None if ycf is None else self._cf_flag(plan.y[plan.comp_rows], ycf)
         cache_w: dict[int, dict[str, np.ndarray]] = {}
         for k in plan.ks:
             for method in plan.methods:
@@ -848,11 +869,14 @@ class SituationTest:
                     counts = cache_w[k]
                 else:
                     counts = self._counts_wo(k, plan.legacy, lists, negc, method)
-                frame = self._test(counts, plan.legacy)
-                frames.append(self._label(frame, method, k, data, plan, ycf))
+                block = self._test(counts, plan.legacy)
+                if method == "cf":
+                    self._cf_verdict(block, cf_flag)
+                self._adjust(block)
+                blocks.append(block)
                 if self.keep_neighbors:
                     neighbours[(method, k)] = self._groups(method, k, plan.legacy, lists)
-        return pd.concat(frames, ignore_index=True), neighbours
+        return self._table(data, plan, blocks, ycf, cf_flag), neighbours
 
     def _cf_flag(self, y_c: np.ndarray, ycf: np.ndarray) -> np.ndarray:
         """Counterfactual-fairness case: the decision flips with the protected attribute."""
@@ -860,34 +884,59 @@ class SituationTest:
             return (y_c == 0) & (ycf == 1)
         return (y_c == 1) & (ycf == 0)
 
-    def _label(
-        self,
-        frame: pd.DataFrame,
-        method: str,
-        k: int,
+    @staticmethod
+    def _cf_verdict(block: dict[str, np.ndarray], cf_flag: np.ndarray) -> None:
+        """A CF case is a flip; it is significant when its CST w/ test is (the p-value of that
+        test for a flip, 1 otherwise)."""
+        block["significant"] = cf_flag & block["significant"]
+        block["discriminated"] = cf_flag
+        p = block["p_value"]
+        block["p_value"] = np.where(np.isnan(p) | cf_flag, p, 1.0)
+
+    def _adjust(self, block: dict[str, np.ndarray]) -> None:
+        """``p_adjusted`` and ``significant_adjusted`` of one (method, k): its complainants are
+        one family (:func:`~primafacie.situation.multiplicity.adjust_p`)."""
+        adjusted = adjust_p(block["p_value"], self.multiplicity)
+        block["p_adjusted"] = adjusted
+        with np.errstate(invalid="ignore"):
+            block["significant_adjusted"] = adjusted <= float(self.alpha)
+
+    @staticmethod
+    def _table(
         data: AuditData,
         plan: _Plan,
+        blocks: list[dict[str, np.ndarray]],
         ycf: np.ndarray | None,
+        cf_flag: np.ndarray | None,
     ) -> pd.DataFrame:
-        """Add who was tested (method, k, row, id) and the factual/counterfactual decisions."""
-        comp_rows = plan.comp_rows
-        y_c = plan.y[comp_rows]
-        cf_flag = None if ycf is None else self._cf_flag(y_c, ycf)
-        if method == "cf":
-            frame["significant"] = cf_flag & frame["significant"].to_numpy()
-            frame["discriminated"] = cf_flag
-            # a CF case is significant when its CST w/ test is: p of that test, 1 otherwise
-            p = frame["p_value"].to_numpy()
-            frame["p_value"] = np.where(np.isnan(p) | cf_flag, p, 1.0)
-        frame.insert(0, "method", method)
-        frame.insert(1, "k", k)
-        frame.insert(2, "row", comp_rows)
-        frame.insert(3, "id", data.ids[comp_rows])
-        frame["decision"] = y_c
-        missing = [pd.NA] * len(comp_rows)
-        frame["cf_decision"] = pd.array(missing if ycf is None else ycf, dtype="Int64")
-        frame["cf_flag"] = pd.array(missing if cf_flag is None else cf_flag, dtype="boolean")
-        return frame
+        """One row per (k, method, complainant), blocks in that order.
+
+        Built column by column, each block's array released as soon as its column is joined,
+        and handed to pandas without a copy: at 10^7 rows (6·10^7 table rows) the table is the
+        largest thing a run holds. Who was tested (row, id, decisions) repeats per block.
+        """
+        comp_rows, m, b = plan.comp_rows, len(plan.comp_rows), len(blocks)
+        grid = [(k, method) for k in plan.ks for method in plan.methods]
+        codes = np.array([plan.methods.index(method) for _, method in grid], dtype=np.int8)
+        columns: dict[str, Any] = {
+            "method": _labels(np.repeat(codes, m), plan.methods),
+            "k": np.repeat(np.array([k for k, _ in grid], dtype=np.int64), m),
+            "row": np.tile(comp_rows, b),
+            "id": np.tile(np.asarray(data.ids)[comp_rows], b),
+        }
+        for name in _TEST_COLUMNS:
+            columns[name] = np.concatenate([block.pop(name) for block in blocks])
+        columns["decision"] = np.tile(plan.y[comp_rows].astype(np.int8), b)
+        missing = np.ones(m * b, dtype=bool)
+        if ycf is None:
+            columns["cf_decision"] = pd.arrays.IntegerArray(np.zeros(m * b, np.int8), missing)
+            columns["cf_flag"] = pd.arrays.BooleanArray(np.zeros(m * b, bool), missing)
+        else:
+            columns["cf_decision"] = pd.array(np.tile(ycf.astype(np.int8), b), dtype="Int8")
+            columns["cf_flag"] = pd.array(np.tile(cf_flag, b), dtype="boolean")
+        for name in ("p_adjusted", "significant_adjusted"):
+            columns[name] = np.concatenate([block.pop(name) for block in blocks])
+        return pd.DataFrame(columns, copy=False)
 
     # ------------------------------------------------------------------ counting
     @staticmethod
@@ -895,36 +944,36 @@ class SituationTest:
         k: int, legacy: bool, lists: _Lists, negc: np.ndarray, method: str
     ) -> dict[str, np.ndarray]:
         """(negatives, size) of both groups without the centres: ``x_c, n_c, x_t, n_t``."""
-        cneg, csize = lists.ctrl_counts
+        ctrl = lists.ctrl_counts
         if legacy:
             # Legacy (e): top k+1 protected rows, the complainant removed when present.
             inside = lists.self_pos <= k
-            x_c = cneg[:, k + 1] - np.where(inside, negc, 0)
-            n_c = csize[:, k + 1] - inside
+            x_c = ctrl.negatives(k + 1) - np.where(inside, negc, 0)
+            n_c = ctrl.sizes(k + 1) - inside
         else:
-            x_c, n_c = cneg[:, k], csize[:, k]
-        tneg, tsize = lists.st_counts if method == "st" else lists.cf_counts
-        return {"x_c": x_c, "n_c": n_c, "x_t": tneg[:, k], "n_t": tsize[:, k]}
+            x_c, n_c = ctrl.negatives(k), ctrl.sizes(k)
+        test = lists.st_counts if method == "st" else lists.cf_counts
+        return {"x_c": x_c, "n_c": n_c, "x_t": test.negatives(k), "n_t": test.sizes(k)}
 
     @staticmethod
     def _counts_w(
         k: int, legacy: bool, lists: _Lists, negc: np.ndarray, negcf: np.ndarray
     ) -> dict[str, np.ndarray]:
         """(negatives, size) of both groups with the centres counted (CST w/ and CF)."""
-        cneg, csize = lists.ctrl_counts
-        uneg, usize = lists.cf_counts
+        ctrl, test = lists.ctrl_counts, lists.cf_counts
         if legacy:
-            x_c, n_c = cneg[:, k + 1], csize[:, k + 1]
+            x_c, n_c = ctrl.negatives(k + 1), ctrl.sizes(k + 1)
             first = lists.centre_rank <= k
-            uneg_cf = lists.cf_counts_cfneg
-            x_t = np.where(first, uneg_cf[:, k] + negcf, uneg_cf[:, k + 1])
-            n_t = np.where(first, usize[:, k] + 1, usize[:, k + 1])
+            test_cf = lists.cf_counts_cfneg
+            x_t = np.where(first, test_cf.negatives(k) + negcf, test_cf.negatives(k + 1))
+            n_t = np.where(first, test.sizes(k) + 1, test.sizes(k + 1))
         else:
-            x_c, n_c = cneg[:, k] + negc, csize[:, k] + 1
-            x_t, n_t = uneg[:, k] + negcf, usize[:, k] + 1
+            x_c, n_c = ctrl.negatives(k) + negc, ctrl.sizes(k) + 1
+            x_t, n_t = test.negatives(k) + negcf, test.sizes(k) + 1
         return {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
 
-    def _test(self, counts: dict, legacy: bool) -> pd.DataFrame:
+    def _test(self, counts: dict, legacy: bool) -> dict[str, np.ndarray]:
+        """The columns of one (method, k): counts, rates, Δp, intervals, flags, p-values."""
         x_c, n_c = counts["x_c"].astype(float), counts["n_c"].astype(float)
         x_t, n_t = counts["x_t"].astype(float), counts["n_t"].astype(float)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -972,25 +1021,23 @@ class SituationTest:
         # half-open one: both one-sided bounds are undefined
         ci_low = np.where(undefined, np.nan, ci_low)
         ci_high = np.where(undefined, np.nan, ci_high)
-        return pd.DataFrame(
-            {
-                "k_c": counts["n_c"].astype(np.int64),
-                "k_t": counts["n_t"].astype(np.int64),
-                "neg_c": counts["x_c"].astype(np.int64),
-                "neg_t": counts["x_t"].astype(np.int64),
-                "p_c": p_c,
-                "p_t": p_t,
-                "delta": delta,
-                "ci_low": ci_low,
-                "ci_high": ci_high,
-                "ci2_low": lo2,
-                "ci2_high": hi2,
-                "discriminated": flag.astype(bool),
-                "significant": sig.astype(bool),
-                "p_value": p_one,
-                "p_value_two": p_two,
-            }
-        )
+        return {
+            "k_c": counts["n_c"].astype(np.int32),
+            "k_t": counts["n_t"].astype(np.int32),
+            "neg_c": counts["x_c"].astype(np.int32),
+            "neg_t": counts["x_t"].astype(np.int32),
+            "p_c": p_c,
+            "p_t": p_t,
+            "delta": delta,
+            "ci_low": ci_low,
+            "ci_high": ci_high,
+            "ci2_low": lo2,
+            "ci2_high": hi2,
+            "discriminated": flag.astype(bool),
+            "significant": sig.astype(bool),
+            "p_value": p_one,
+            "p_value_two": p_two,
+        }
 
     @staticmethod
     def _groups(method: str, k: int, legacy: bool, lists: _Lists) -> tuple[np.ndarray, np.ndarray]:

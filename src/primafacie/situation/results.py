@@ -48,22 +48,27 @@ _SUMMARY_COLUMNS = [
 
 
 def _summary_row(
-    method: str, k: Any, g: pd.DataFrame, denominator: int, alpha: float | None, multiplicity: Any
+    method: str,
+    k: Any,
+    cols: dict[str, np.ndarray],
+    denominator: int,
+    alpha: float | None,
+    multiplicity: Any,
 ) -> dict[str, Any]:
-    """One row of :func:`summarize`: the counts of one (method, k)."""
-    flag = g["discriminated"].to_numpy(dtype=bool)
-    sig = g["significant"].to_numpy(dtype=bool)
-    # a table built without the adjustment (by hand) is unadjusted: the flags themselves
-    adjusted = "significant_adjusted" in g
-    adj = g["significant_adjusted"].to_numpy(dtype=bool) if adjusted else sig
-    delta = g["delta"].to_numpy(dtype=float)
+    """One row of :func:`summarize`: the counts of one (method, k) from its rows' columns
+    (``significant_adjusted`` absent: a table built without the adjustment, by hand, is
+    unadjusted, so the flags themselves count)."""
+    flag, sig, delta = cols["discriminated"], cols["significant"], cols["delta"]
+    adjusted = "significant_adjusted" in cols
+    adj = cols["significant_adjusted"] if adjusted else sig
+    n = len(delta)
     untested = int(np.isnan(delta).sum())
     den = denominator - untested
     return {
         "method": method,
         "k": int(k),
-        "complainants": len(g),
-        "tested": len(g) - untested,
+        "complainants": n,
+        "tested": n - untested,
         "untested": untested,
         "denominator": den,
         "cases": int(flag.sum()),
@@ -72,7 +77,7 @@ def _summary_row(
         "significant_share": sig.sum() / den if den else np.nan,
         "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
         "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
-        "expected_by_chance": np.nan if alpha is None else alpha * (len(g) - untested),
+        "expected_by_chance": np.nan if alpha is None else alpha * (n - untested),
         "multiplicity": multiplicity if adjusted else "none",
         "n_significant_adjusted": int(adj.sum()),
         "significant_adjusted_share": adj.sum() / den if den else np.nan,
@@ -130,15 +135,21 @@ def summarize(
        complainants  tested  untested  denominator  cases_share
     0             4       3         1            4          0.5
     """
-    groups = {key: g for key, g in table.groupby(["method", "k"], sort=False)}
+    # Only the four columns the counts read, as arrays, indexed per group: materialising each
+    # group's rows would copy the whole table (6·10^7 rows at 10^7 decisions).
+    names = ["discriminated", "significant", "significant_adjusted"]
+    cols = {c: table[c].to_numpy(dtype=bool) for c in names if c in table}
+    cols["delta"] = table["delta"].to_numpy(dtype=float)
+    groups = dict(table.groupby(["method", "k"], sort=False).indices)
     if methods is not None and ks is not None:
-        empty = table.iloc[:0]
         for m in methods:
             for k in ks:
-                groups.setdefault((m, k), empty)
+                groups.setdefault((m, k), np.zeros(0, dtype=np.int64))
     rows = [
-        _summary_row(method, k, g, int(denominator), alpha, multiplicity)
-        for (method, k), g in groups.items()
+        _summary_row(
+            method, k, {c: a[idx] for c, a in cols.items()}, int(denominator), alpha, multiplicity
+        )
+        for (method, k), idx in groups.items()
     ]
     out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     if len(out):
