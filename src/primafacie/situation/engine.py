@@ -777,7 +777,8 @@ class SituationTest:
         """The one place that calls the k-NN backend: the k nearest of ``rows`` to each centre,
         reduced where the search ran to ``reducer``'s outputs (by name); kept lists come back
         as data-row positions (-1 pads)."""
-        out = dict(zip(reducer.names, knn(centres, space.X[rows], k, **space.opts, reduce=reducer)))
+        found = knn(centres, space.X[rows], k, **space.opts, reduce=reducer)
+        out = dict(zip(reducer.names, found, strict=True))
         if "list" in out:
             idx = out["list"]
             out["list"] = np.where(idx >= 0, rows[np.maximum(idx, 0)], -1)
