@@ -114,8 +114,16 @@ class _TreeMemory:
         return total
 
     def _sample(self) -> None:
+        # A guard for shared machines: stop the whole tree before it exhausts the memory.
+        limit = float(os.environ.get("PRIMAFACIE_BENCH_MAX_MB", "inf")) * 2**20
         while not self._stop.wait(0.2):
             self.peak = max(self.peak, self._total())
+            if self.peak > limit:
+                print(f"stopped: {self.peak / 2**20:.0f} MB in total exceeds "
+                      f"PRIMAFACIE_BENCH_MAX_MB", file=sys.stderr, flush=True)  # fmt: skip
+                for proc in self._me.children(recursive=True):
+                    proc.kill()
+                os._exit(3)
 
     def stop_mb(self) -> float:
         self._stop.set()
