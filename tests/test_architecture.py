@@ -5,12 +5,16 @@
 * nothing reaches the project's own modules through ``importlib`` (every dependency is a
   plain import that readers and type checkers see);
 * no analysis name is spelled outside its own package and the registry: the audit, the
-  report, ``results.json`` and the configuration iterate the registry.
+  report, ``results.json`` and the configuration iterate the registry;
+* no function or method is longer than 80 code lines (``LONG_FUNCTIONS_ALLOWED`` lists the
+  exceptions, each with its reason; it is empty).
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -196,3 +200,89 @@ def test_analyses_never_import_each_other():
             if other in _ENGINES and other != own:
                 offenders.append(f"{mod} -> {t}")
     assert not offenders, "analyses import each other:\n" + "\n".join(sorted(offenders))
+
+
+# ---------------------------------------------------------------------- function length
+#: The longest a function or method may be, in code lines (non-blank, not a comment, its
+#: docstring left out): longer ones do several jobs and are split into helpers.
+MAX_FUNCTION_LINES = 80
+
+#: ``"module:qualname": reason`` for functions allowed to be longer (one line of reason each).
+#: Empty: every function of the package fits. A new entry needs a reason a reviewer accepts.
+LONG_FUNCTIONS_ALLOWED: dict[str, str] = {}
+
+
+def _code_lines(source: str) -> set[int]:
+    """Line numbers holding code: a token other than a comment, a newline or indentation."""
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+            tokenize.DEDENT, tokenize.ENDMARKER}  # fmt: skip
+    lines: set[int] = set()
+    text = source.splitlines()
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in skip:
+            # a string over several lines counts each of its lines that is not blank
+            lines.update(r for r in range(tok.start[0], tok.end[0] + 1) if text[r - 1].strip())
+    return lines
+
+
+def function_lengths(source: str) -> dict[str, int]:
+    """``{qualname: code lines}`` of every function and method in ``source`` (nested ones
+    count in their parent too); the function's own docstring is left out."""
+    code = _code_lines(source)
+    out: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    span = set(range(child.lineno, child.end_lineno + 1))
+                    doc = child.body[0]
+                    if ast.get_docstring(child, clean=False) is not None:
+                        span -= set(range(doc.lineno, doc.end_lineno + 1))
+                    out[name] = len(span & code)
+                visit(child, f"{name}.")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return out
+
+
+def test_function_lengths_by_hand():
+    source = (
+        "def f(x):\n"
+        '    """Doc\n'
+        '    on two lines."""\n'
+        "    # a comment\n"
+        "\n"
+        "    y = (x +\n"
+        "         1)  # trailing comment\n"
+        "    s = '''a\n"
+        "\n"
+        "    b'''\n"
+        "\n"
+        "    def g():\n"
+        "        return 1\n"
+        "    return y\n"
+        "class C:\n"
+        "    def m(self):\n"
+        "        pass\n"
+    )
+    # f: def, y = (2 lines), the string (2 non-blank lines), def g, return 1, return y = 8
+    assert function_lengths(source) == {"f": 8, "f.g": 2, "C.m": 2}
+
+
+def test_no_function_is_longer_than_the_limit():
+    too_long = {}
+    for name, path in _modules().items():
+        for qualname, n in function_lengths(path.read_text(encoding="utf-8")).items():
+            if n > MAX_FUNCTION_LINES:
+                too_long[f"{name}:{qualname}"] = n
+    new = {k: n for k, n in too_long.items() if k not in LONG_FUNCTIONS_ALLOWED}
+    assert not new, (
+        f"functions over {MAX_FUNCTION_LINES} code lines (split them into helpers):\n"
+        + "\n".join(f"{k}: {n}" for k, n in sorted(new.items()))
+    )
+    stale = set(LONG_FUNCTIONS_ALLOWED) - set(too_long)
+    assert not stale, f"allowed long functions that are now short or gone: {sorted(stale)}"

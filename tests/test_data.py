@@ -338,3 +338,17 @@ def test_feature_kind_synonyms(given, kind):
          "protected": {"g": "f"}}
     )  # fmt: skip
     assert cfg.features["x"] == kind
+
+
+def test_constructor_roles_keep_only_what_was_given():
+    from types import SimpleNamespace
+
+    from primafacie.data import constructor_roles
+
+    eng = SimpleNamespace(decision=None, outcome="Y", favorable=0, outcome_favorable=None,
+                          protected="sex")  # fmt: skip
+    # None keeps the data's role; favorable=0 is a value; a bare name declares no attribute
+    assert constructor_roles(eng) == {"outcome": "Y", "favorable": 0}
+    eng.protected = {"sex": ["F"]}
+    roles = constructor_roles(eng)
+    assert roles["protected"] == {"sex": ["F"]} and roles["protected"] is not eng.protected

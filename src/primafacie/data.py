@@ -19,6 +19,7 @@ __all__ = [
     "MAX_LEVELS",
     "check_listed_values",
     "check_spellings",
+    "constructor_roles",
     "parquet_files",
     "read_table",
     "sniff_delimiter",
@@ -539,6 +540,40 @@ def check_listed_values(col: pd.Series, name: str, values: tuple, role: str, key
             f"{key} {value!r} of {role} column {name!r} never occurs{hint}; values present: "
             f"{shown}{more}"
         )
+
+
+def constructor_roles(engine: Any) -> dict[str, Any]:
+    """The data roles an engine was constructed with, as :meth:`AuditData.replace` takes them.
+
+    ``decision``, ``outcome``, ``favorable`` and ``outcome_favorable`` when not None (None keeps
+    the data's), and ``protected`` when it is a mapping (a bare name only picks one of the
+    data's attributes, it declares none).
+
+    Parameters
+    ----------
+    engine
+        An object with those attributes (e.g. ``GroupMetrics``, ``PrincipalFairness``).
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> eng = SimpleNamespace(decision="y", outcome=None, favorable=1, outcome_favorable=None,
+    ...                       protected={"sex": "F"})
+    >>> constructor_roles(eng)
+    {'decision': 'y', 'favorable': 1, 'protected': {'sex': 'F'}}
+    """
+    roles: dict[str, Any] = {
+        key: getattr(engine, key)
+        for key in ("decision", "outcome", "favorable", "outcome_favorable")
+        if getattr(engine, key) is not None
+    }
+    if isinstance(engine.protected, Mapping):
+        roles["protected"] = dict(engine.protected)
+    return roles
 
 
 #: Default largest number of levels of a categorical feature (see ``AuditData(max_levels=)``).

@@ -14,13 +14,12 @@ from scipy.stats import norm
 
 from .validation import Interval, Options, validate_params
 
-__all__ = ["ALPHA", "z_value", "wilson_interval", "newcombe_interval"]
+__all__ = ["ALPHA", "z_value", "wilson_interval", "newcombe_bounds", "newcombe_interval"]
 
 #: What a significance level accepts: the one definition, used by the engines' constraints,
 #: the ``audit.yaml`` models and the functions below.
 ALPHA = [Interval(Real, 0, 1, closed="neither")]
 
-_SIDED = [Options("one", "two")]
 _SIDED = [Options("one", "two")]
 
 
@@ -69,6 +68,43 @@ def wilson_interval(x, n, z: float) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
 
 
+def newcombe_bounds(x_c, n_c, x_t, n_t, z) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe's lower and upper bounds of ``p_c - p_t`` at the normal quantile ``z``.
+
+    ``low = Δ - sqrt((p_c - l_c)² + (u_t - p_t)²)``, ``high = Δ + sqrt((u_c - p_c)² + (p_t - l_t)²)``
+    with the Wilson bounds ``(l, u)`` of each proportion at ``z``. ``z`` may be one number or
+    one per entry (the p-value of situation testing bisects on it).
+
+    Parameters
+    ----------
+    x_c, n_c, x_t, n_t
+        Counts and sizes of the two groups (numbers or arrays).
+    z
+        Normal quantile (a number or an array broadcasting with the counts).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The lower and upper bounds (NaN for an empty group).
+
+    Examples
+    --------
+    >>> lo, hi = newcombe_bounds(56, 70, 48, 80, 1.959963984540054)  # Newcombe (1998), Table II
+    >>> round(float(lo), 4), round(float(hi), 4)
+    (0.0524, 0.3339)
+    """
+    x_c, x_t = np.asarray(x_c, dtype=float), np.asarray(x_t, dtype=float)
+    n_c, n_t = np.asarray(n_c, dtype=float), np.asarray(n_t, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_c, p_t = x_c / n_c, x_t / n_t
+    l_c, u_c = wilson_interval(x_c, n_c, z)
+    l_t, u_t = wilson_interval(x_t, n_t, z)
+    delta = p_c - p_t
+    low = delta - np.sqrt((p_c - l_c) ** 2 + (u_t - p_t) ** 2)
+    high = delta + np.sqrt((u_c - p_c) ** 2 + (p_t - l_t) ** 2)
+    return low, high
+
+
 def newcombe_interval(
     x_c, n_c, x_t, n_t, alpha: float = 0.05, sided: str = "one", direction: str = "negative"
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -85,18 +121,9 @@ def newcombe_interval(
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.0524, 0.3339)
     """
-    z = z_value(alpha, sided)
-    x_c, x_t = np.asarray(x_c, dtype=float), np.asarray(x_t, dtype=float)
-    n_c, n_t = np.asarray(n_c, dtype=float), np.asarray(n_t, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_c, p_t = x_c / n_c, x_t / n_t
-    l_c, u_c = wilson_interval(x_c, n_c, z)
-    l_t, u_t = wilson_interval(x_t, n_t, z)
-    delta = p_c - p_t
-    low = delta - np.sqrt((p_c - l_c) ** 2 + (u_t - p_t) ** 2)
-    high = delta + np.sqrt((u_c - p_c) ** 2 + (p_t - l_t) ** 2)
+    low, high = newcombe_bounds(x_c, n_c, x_t, n_t, z_value(alpha, sided))
     if sided == "two":
         return low, high
     if direction == "positive":
-        return np.full_like(delta, -np.inf), high
-    return low, np.full_like(delta, np.inf)
+        return np.full_like(high, -np.inf), high
+    return low, np.full_like(low, np.inf)

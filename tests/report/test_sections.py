@@ -141,3 +141,105 @@ def test_recourse_labels_are_readable(demo_audit):
     # the CSV tables keep the exact labels (the paper reproductions compare them)
     csv = (out / "tables" / "recourse_rank_ma_3.csv").read_text(encoding="utf-8")
     assert re.search(r"\(-?[0-9.]+, -?[0-9.]+\]", csv)
+
+
+# ---------------------------------------------------------------------- context pieces
+def _fake_analysis(name="alpha"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        name=name,
+        title=f"Title {name}",
+        lead="lead text",
+        headline_number=lambda run: "3 of 7",
+        section=lambda run, data, cfg: {"findings": ["f"], "blocks": [{"kind": "x"}]},
+    )
+
+
+def test_section_of_a_completed_run_puts_its_message_above_its_blocks():
+    from primafacie.analysis import AnalysisRun
+    from primafacie.report.sections import _section
+
+    run = AnalysisRun("alpha", "ok", message="note", caveats=("c1",))
+    sec = _section("alpha", _fake_analysis(), run, "3 of 7", None, {})
+    assert sec["id"] == "sec-alpha" and sec["status_text"] == "completed"
+    assert sec["findings"] == ["f"] and sec["caveats"] == ["c1"] and sec["number"] == "3 of 7"
+    assert sec["blocks"] == [{"kind": "text", "text": "note"}, {"kind": "x"}]
+
+
+def test_section_of_a_failed_run_is_its_status_only():
+    from primafacie.analysis import AnalysisRun
+    from primafacie.report.sections import _section
+
+    run = AnalysisRun("alpha", "failed", message="boom", caveats=("c1",))
+    sec = _section("alpha", _fake_analysis(), run, "failed", None, {})
+    assert (sec["findings"], sec["blocks"], sec["caveats"]) == ([], [], [])
+    assert sec["status_text"] == "failed" and sec["message"] == "boom"
+
+
+def test_runs_keep_audit_order_and_share_the_headline_number():
+    from types import SimpleNamespace
+
+    from primafacie.analysis import AnalysisRun
+    from primafacie.report.sections import _runs
+
+    a, b = _fake_analysis("a"), _fake_analysis("b")
+    runs = {
+        "b": AnalysisRun("b", "ok", headline="hb", scope="all 10"),
+        "a": AnalysisRun("a", "unavailable", message="no extra"),
+    }
+    result = SimpleNamespace(runs=runs, data=None, config={})
+    heads, scopes, secs = _runs(result, {"a": a, "b": b})
+    assert [h["id"] for h in heads] == [s["id"] for s in secs] == ["sec-b", "sec-a"]
+    assert [h["number"] for h in heads] == ["3 of 7", "not available in this build"]
+    assert [h["text"] for h in heads] == ["hb", "no extra"]
+    assert scopes == [("Title b", "all 10")]  # a run without a scope adds no row
+
+
+def test_overview_rows_by_hand():
+    from types import SimpleNamespace
+
+    from primafacie.analysis import AnalysisRun
+    from primafacie.report.sections import _overview
+
+    info = {
+        "n": 8, "decision_source": "column y", "n_favourable": 2,
+        "protected": {"gender": ["female"], "race": ["black", "asian"]},
+        "outcome": "repaid", "n_outcome_favourable": 6, "warnings": ["tiny data"],
+    }  # fmt: skip
+    result = SimpleNamespace(data_info=info, runs={"a": AnalysisRun("a", "failed")})
+    assert _overview(result, {"a": _fake_analysis("a")}) == [
+        ("Warning", "tiny data"),
+        ("People audited", "8 decisions"),
+        ("Decision audited", "column y"),
+        ("Favourable decisions", "25.0% (2 of 8)"),
+        ("Protected attributes", "gender (female); race (black, asian)"),
+        ("True outcome", "repaid: favourable for 75.0% (6 of 8)"),
+        ("Analyses", "Title a (failed)"),
+    ]
+
+
+def test_parameters_table_lists_features_last():
+    from primafacie.report.sections import _parameters_table
+
+    cfg = {"features": {"edu": {"ordinal": ["lo", "hi"]}, "x": "numeric"}, "favorable": 1}
+    rows = [[cell[0] for cell in row] for row in _parameters_table(cfg)["rows"]]
+    assert rows == [
+        ["favorable", "1"],
+        ["features.edu", "ordinal ['lo', 'hi']"],
+        ["features.x", "numeric"],
+    ]
+
+
+def test_context_sections_follow_the_runs(demo_audit):
+    from primafacie.report.sections import build_context
+
+    _, audit = demo_audit
+    ctx = build_context(audit, ANALYSES)
+    ids = [f"sec-{name}" for name in audit.runs]
+    assert [h["id"] for h in ctx["headlines"]] == [s["id"] for s in ctx["sections"]] == ids
+    assert [h["number"] for h in ctx["headlines"]] == [s["number"] for s in ctx["sections"]]
+    # the demo has a causal graph: the appendix draws it and counts its edges
+    edges = len(audit.config["causal"]["edges"])
+    assert ctx["appendix"]["scm_caption"] == f"Causal graph with {edges} edges."
+    assert ctx["appendix"]["scm_svg"].lstrip().startswith("<svg")

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..certainty import CertaintyAudit, score_counts, synthetic_grid
 from ..errors import InputError
-from .compare import Check, check, comparison_frame
+from .compare import Check, check, comparison_frame, read_run_csv
 
 __all__ = [
     "run_hiring",
@@ -237,13 +237,6 @@ _COUNT_COLUMNS = ("n_i", "k_i", "n_j", "k_j")
 _DM_COLUMNS = ("disparity", "uncertainty", "utility")
 
 
-def _read(out_dir: Path, name: str) -> pd.DataFrame:
-    path = Path(out_dir) / name
-    if not path.is_file():
-        raise InputError(f"{path} is missing: run the reproduction first")
-    return pd.read_csv(path)
-
-
 def compare_hiring(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """Table 1 (recruiters A and B) next to ours.
 
@@ -274,7 +267,7 @@ def compare_hiring(out_dir: Path, data_dir: Path | None = None, **options: Any) 
     >>> compare_hiring(out).status.value_counts().to_dict()
     {'exact': 18, 'within tolerance': 3}
     """
-    t = _read(out_dir, "certainty-hiring.csv").set_index("recruiter")
+    t = read_run_csv(out_dir, "certainty-hiring.csv").set_index("recruiter")
     cols = (*_COUNT_COLUMNS, "p_i", "p_j", *_DM_COLUMNS)
     rows: list[Check] = []
     for name, printed in PAPER_TABLE1.items():
@@ -365,7 +358,7 @@ def compare_synthetic(out_dir: Path, data_dir: Path | None = None, **options: An
     >>> compare_synthetic(out).status.value_counts().to_dict()
     {'within tolerance': 27, 'exact': 23}
     """
-    t = _read(out_dir, "certainty-synthetic.csv")
+    t = read_run_csv(out_dir, "certainty-synthetic.csv")
     t = t.assign(tie_size=t.groupby("rank")["rank"].transform("size"))
     rows = [check("§6.1 text", "number of decision-makers", len(t), PAPER_N_SYNTHETIC)]
     for rank, (ni, ki, nj, kj, *dm) in PAPER_TABLE2.items():
@@ -458,7 +451,7 @@ def compare_compas(out_dir: Path, data_dir: Path | None = None, **options: Any) 
     >>> _ = run_compas(None, Path("out"))  # doctest: +SKIP
     >>> compare_compas(Path("out")).status.value_counts()  # doctest: +SKIP
     """
-    t = _read(out_dir, "certainty-compas.csv").set_index("model")
+    t = read_run_csv(out_dir, "certainty-compas.csv").set_index("model")
     seed = options.get("seed")
     seed_text = f"seed {COMPAS_SEED if seed is None else int(seed)}"
     unpublished = f"features, preprocessing and seed unpublished (ours: {seed_text}); spec §5.3"

@@ -24,7 +24,7 @@ from ..datasets.cst_data import load_cst_law, load_cst_loan
 from ..errors import InputError
 from ..io import atomic_write_csv
 from ..situation import METHOD_LABELS, SituationTest, combine_multiple
-from .compare import Check, check, comparison_frame
+from .compare import Check, check, comparison_frame, read_run_csv
 
 __all__ = [
     "run_loan",
@@ -327,9 +327,7 @@ _MISSING = "missing"
 def _read_counts(out_dir: Path, name: str, keys: Sequence[str]) -> dict[tuple, dict[str, int]]:
     """The run's CSV as ``(*keys, method, k) -> {"cases": n, "significant": n}``."""
     path = Path(out_dir) / name
-    if not path.is_file():
-        raise InputError(f"{path} not found: compare reads the CSV that the run wrote")
-    frame = pd.read_csv(path)
+    frame = read_run_csv(out_dir, name)
     needed = [*keys, "method", "k", *_MEASURES]
     absent = [c for c in needed if c not in frame.columns]
     if absent:

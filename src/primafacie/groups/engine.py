@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, to_pandas
+from ..data import AuditData, constructor_roles, to_pandas
 from ..errors import InputError
 from ..validation import validate_params
 from .params import DEFAULT_ALPHA, DEFAULT_MIN_GROUP, PARAMETER_CONSTRAINTS, WHERE
@@ -188,13 +188,7 @@ class GroupMetrics:
     # ------------------------------------------------------------------ helpers
     def _audit_data(self, data: Any) -> tuple[AuditData, list[str]]:
         """The AuditData to measure (constructor roles applied) and the attributes to use."""
-        roles: dict[str, Any] = {
-            key: getattr(self, key)
-            for key in ("decision", "outcome", "favorable", "outcome_favorable")
-            if getattr(self, key) is not None
-        }
-        if isinstance(self.protected, Mapping):
-            roles["protected"] = dict(self.protected)
+        roles = constructor_roles(self)
         if isinstance(data, AuditData):
             audit = data.replace(**roles) if roles else data
         else:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, to_pandas
+from ..data import AuditData, constructor_roles, to_pandas
 from ..errors import InputError
 from ..validation import validate_params
 from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
@@ -349,13 +349,7 @@ class PrincipalFairness:
 
     def _audit_data(self, data: Any) -> AuditData:
         """The AuditData to evaluate: ``data`` itself, or with the constructor's roles applied."""
-        roles: dict[str, Any] = {
-            key: getattr(self, key)
-            for key in ("decision", "outcome", "favorable", "outcome_favorable")
-            if getattr(self, key) is not None
-        }
-        if isinstance(self.protected, Mapping):
-            roles["protected"] = dict(self.protected)
+        roles = constructor_roles(self)
         if isinstance(data, AuditData):
             return data.replace(**roles) if roles else data
         if not isinstance(roles.get("protected"), Mapping):

@@ -35,7 +35,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -45,7 +44,7 @@ from pydantic import Field, field_validator
 from ..configbase import Strict
 from ..errors import InputError
 from ..jsonsafe import json_safe
-from .html import format_number
+from .html import format_number, template_environment
 from .sections import LEGAL_NOTE
 
 __all__ = [
@@ -630,19 +629,7 @@ def render_dossier(facts: Mapping[str, Any]) -> str:
 
 def _render(name: str, context: Mapping[str, Any]) -> str:
     """Render a dossier template (they share ``dossier_style.html``: print CSS, no script)."""
-    import jinja2
-
-    templates = resources.files("primafacie.report").joinpath("templates")
-    env = jinja2.Environment(
-        loader=jinja2.FunctionLoader(lambda n: templates.joinpath(n).read_text("utf-8")),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["num"] = _fmt
-    return env.get_template(name).render(**context)
+    return template_environment(num=_fmt).get_template(name).render(**context)
 
 
 def _page(

@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import intervals
+
 __all__ = [
     "render_report",
     "render_fragment",
+    "template_environment",
     "table_from_frame",
     "format_number",
     "rate_text",
@@ -31,7 +34,8 @@ Z95 = 1.959963984540054
 
 
 def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion k/n (two-sided, 95% by default).
+    """Wilson score interval of a proportion k/n (two-sided, 95% by default) as two floats,
+    NaN for an empty group (:func:`primafacie.intervals.wilson_interval` of one count).
 
     Examples
     --------
@@ -41,10 +45,8 @@ def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     """
     if n <= 0:
         return float("nan"), float("nan")
-    z2 = z * z
-    centre = (k + z2 / 2) / (n + z2)
-    half = z / (n + z2) * math.sqrt(k * (n - k) / n + z2 / 4)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo, hi = intervals.wilson_interval(k, n, z)
+    return float(lo), float(hi)
 
 
 def format_number(value: Any, digits: int = 3) -> str:
@@ -195,9 +197,28 @@ def table_from_frame(
     }
 
 
-def _environment() -> Any:
+def template_environment(**filters: Any) -> Any:
+    """The jinja2 environment of the report's and the dossiers' templates.
+
+    Autoescaping on, an undefined name is an error, whitespace trimmed as the templates
+    expect; ``filters`` are added by name (e.g. ``num`` formats a number).
+
+    Parameters
+    ----------
+    **filters
+        ``name=function`` pairs made available to the templates.
+
+    Returns
+    -------
+    jinja2.Environment
+
+    Examples
+    --------
+    >>> env = template_environment(num=format_number)
+    >>> env.from_string("{{ x | num }} {{ y }}").render(x=0.12345, y="<b>")
+    '0.123 &lt;b&gt;'
+    """
     import jinja2
-    from markupsafe import Markup
 
     templates = resources.files("primafacie.report").joinpath("templates")
     env = jinja2.Environment(
@@ -208,9 +229,15 @@ def _environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["svg"] = lambda s: Markup(s or "")
-    env.filters["num"] = format_number
+    env.filters.update(filters)
     return env
+
+
+def _environment() -> Any:
+    from markupsafe import Markup
+
+    # only SVG made by report.plots is marked safe
+    return template_environment(svg=lambda s: Markup(s or ""), num=format_number)
 
 
 def render_report(context: Mapping[str, Any]) -> str:

@@ -116,63 +116,75 @@ def headline_number(analysis: Any, run: Any) -> str:
     return STATUS_TEXT.get(run.status, run.status)
 
 
-def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
-    """The template context of report.html for an :class:`~primafacie.audit.AuditResult`.
+def _headline(name: str, analysis: Any, run: Any, number: str) -> dict[str, Any]:
+    """One row of the executive summary (and of the table of contents)."""
+    return {
+        "id": f"sec-{name}",
+        "title": analysis.title,
+        "status": run.status,
+        "status_text": STATUS_TEXT.get(run.status, run.status),
+        "number": number,
+        # bins written for people (22–33); results.json keeps the exact labels
+        "text": readable_bins(run.headline if run.status == "ok" else run.message),
+    }
 
-    ``analyses`` are the registered :class:`~primafacie.analysis.Analysis` definitions; each
-    run's section is built by its own ``section`` (the report knows no analysis by name).
-    """
-    by_name = {a.name: a for a in analyses}
-    cfg = result.config
-    info = result.data_info
-    data = result.data
-    protected_txt = "; ".join(f"{k} ({', '.join(v)})" for k, v in info["protected"].items())
-    headlines = []
+
+def _section(
+    name: str, analysis: Any, run: Any, number: str, data: Any, cfg: Mapping[str, Any]
+) -> dict[str, Any]:
+    """One analysis' section: its own ``section`` blocks when it completed, else its status."""
+    body: dict[str, Any] = {"findings": [], "blocks": []}
+    if run.status == "ok":
+        body = analysis.section(run, data, cfg)
+        if run.message:
+            body["blocks"].insert(0, {"kind": "text", "text": run.message})
+    return {
+        "id": f"sec-{name}",
+        "title": analysis.title,
+        "status": run.status,
+        "status_text": STATUS_TEXT.get(run.status, run.status),
+        "message": run.message,
+        "lead": analysis.lead,
+        "number": number,
+        # the run's caveats, shown under the findings of every section alike
+        "caveats": list(run.caveats) if run.status == "ok" else [],
+        **body,
+    }
+
+
+def _runs(
+    result: Any, by_name: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]], list[dict[str, Any]]]:
+    """``(headlines, scopes, sections)`` of the runs, in the order the audit ran them."""
+    headlines: list[dict[str, Any]] = []
     scopes: list[tuple[str, str]] = []
-    sections = []
+    sections: list[dict[str, Any]] = []
     for name, run in result.runs.items():
         analysis = by_name[name]
-        status_text = STATUS_TEXT.get(run.status, run.status)
+        # computed once: the summary row and the section show the same words
         number = headline_number(analysis, run)
-        headlines.append(
-            {
-                "id": f"sec-{name}",
-                "title": analysis.title,
-                "status": run.status,
-                "status_text": status_text,
-                "number": number,
-                # bins written for people (22–33); results.json keeps the exact labels
-                "text": readable_bins(run.headline if run.status == "ok" else run.message),
-            }
-        )
+        headlines.append(_headline(name, analysis, run, number))
         if run.scope:
             scopes.append((analysis.title, readable_bins(run.scope)))
-        body = {"findings": [], "blocks": []}
-        if run.status == "ok":
-            body = analysis.section(run, data, cfg)
-            if run.message:
-                body["blocks"].insert(0, {"kind": "text", "text": run.message})
-        sections.append(
-            {
-                "id": f"sec-{name}",
-                "title": analysis.title,
-                "status": run.status,
-                "status_text": status_text,
-                "message": run.message,
-                "lead": analysis.lead,
-                "number": number,
-                # the run's caveats, shown under the findings of every section alike
-                "caveats": list(run.caveats) if run.status == "ok" else [],
-                **body,
-            }
-        )
+        sections.append(_section(name, analysis, run, number, result.data, result.config))
+    return headlines, scopes, sections
+
+
+def _protected_text(info: Mapping[str, Any]) -> str:
+    """``"gender (female); race (black, hispanic)"``."""
+    return "; ".join(f"{k} ({', '.join(v)})" for k, v in info["protected"].items())
+
+
+def _overview(result: Any, by_name: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The "at a glance" rows: warnings first, then who and what was audited."""
+    info = result.data_info
     n = info["n"]
     overview = [("Warning", w) for w in info.get("warnings", [])]
     overview += [
         ("People audited", f"{n} decisions"),
         ("Decision audited", info["decision_source"]),
         ("Favourable decisions", rate_text(info["n_favourable"], n)),
-        ("Protected attributes", protected_txt),
+        ("Protected attributes", _protected_text(info)),
     ]
     if info.get("outcome"):
         overview.append(
@@ -189,6 +201,11 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
             ),
         )
     )
+    return overview
+
+
+def _parameters_table(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The resolved configuration as ``setting | value`` rows (features last, one row each)."""
     params: list[tuple[str, str]] = []
     _flatten("", {k: v for k, v in cfg.items() if k != "features"}, params)
     for fname, kind in cfg["features"].items():
@@ -198,11 +215,63 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
                 kind if isinstance(kind, str) else f"ordinal {kind.get('ordinal')}",
             )
         )
+    return table_from_frame(
+        pd.DataFrame(params, columns=["setting", "value"]),
+        "",
+        "The resolved configuration, defaults filled in.",
+        max_rows=500,
+        table_id="parameters",
+        wrap=True,
+    )
+
+
+def _appendix_notes() -> list[dict[str, Any]]:
+    """The appendix' fixed notes: the legal meaning, multiple testing, reading the numbers."""
+    return [
+        {
+            "title": "What “potential” or “prima facie” discrimination means",
+            "paragraphs": LEGAL_NOTE,
+        },
+        {
+            "title": "Corrections for multiple testing",
+            "paragraphs": [
+                "Situation testing runs one test per complainant, so at level α about "
+                "α × (number of tests) complainants are flagged by chance alone even when "
+                "no one is discriminated against; each headline states that number. Every "
+                "complainant gets a p-value dual to its interval (p ≤ α exactly when the "
+                "interval excludes τ). The p-values of each method and k are then adjusted "
+                "across complainants (the analysis key multiplicity: none, bonferroni, "
+                "holm, bh or by; default bh, the Benjamini–Hochberg false discovery rate "
+                "at α), and the headline gives the significant cases before and after the "
+                "adjustment; the unadjusted columns are kept, so the published tables "
+                "reproduce. Neighbour groups overlap, so the tests are dependent: "
+                "docs/statistics.md measures how often BH and the conservative "
+                "Benjamini–Yekutieli (by, valid under any dependence) report a discovery "
+                "in worlds without discrimination. Multiple discrimination (a case on "
+                "every protected attribute) tests each attribute at the Bonferroni level "
+                "α/q for q attributes; its p-value is q times the largest of the "
+                "attributes' p-values, adjusted across complainants in the same way."
+            ],
+        },
+        {
+            "title": "How to read the numbers",
+            "paragraphs": [
+                "Every rate is shown with its count and denominator, e.g. 8.0% (123 of "
+                "1530). All tables can be sorted by clicking a column header; the full "
+                "tables are CSV files next to this report and every number is also in "
+                "results.json."
+            ],
+        },
+    ]
+
+
+def _appendix(cfg: Mapping[str, Any], info: Mapping[str, Any]) -> dict[str, Any]:
+    """The methods appendix: the causal graph, every setting and the fixed notes."""
     causal = cfg.get("causal")
     scm_svg = None
     if causal:
         scm_svg = plots.scm_graph_svg(causal["edges"], protected=list(info["protected"]))
-    appendix = {
+    return {
         "scm_text": (
             "Arrows point from cause to effect; protected attributes are orange. Counterfactuals "
             "change a protected attribute and propagate the change along the arrows, keeping "
@@ -212,51 +281,52 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
         ),
         "scm_svg": scm_svg,
         "scm_caption": f"Causal graph with {len(causal['edges'])} edges." if causal else "",
-        "parameters": table_from_frame(
-            pd.DataFrame(params, columns=["setting", "value"]),
-            "",
-            "The resolved configuration, defaults filled in.",
-            max_rows=500,
-            table_id="parameters",
-            wrap=True,
-        ),  # fmt: skip
-        "notes": [
-            {
-                "title": "What “potential” or “prima facie” discrimination means",
-                "paragraphs": LEGAL_NOTE,
-            },
-            {
-                "title": "Corrections for multiple testing",
-                "paragraphs": [
-                    "Situation testing runs one test per complainant, so at level α about "
-                    "α × (number of tests) complainants are flagged by chance alone even when "
-                    "no one is discriminated against; each headline states that number. Every "
-                    "complainant gets a p-value dual to its interval (p ≤ α exactly when the "
-                    "interval excludes τ). The p-values of each method and k are then adjusted "
-                    "across complainants (the analysis key multiplicity: none, bonferroni, "
-                    "holm, bh or by; default bh, the Benjamini–Hochberg false discovery rate "
-                    "at α), and the headline gives the significant cases before and after the "
-                    "adjustment; the unadjusted columns are kept, so the published tables "
-                    "reproduce. Neighbour groups overlap, so the tests are dependent: "
-                    "docs/statistics.md measures how often BH and the conservative "
-                    "Benjamini–Yekutieli (by, valid under any dependence) report a discovery "
-                    "in worlds without discrimination. Multiple discrimination (a case on "
-                    "every protected attribute) tests each attribute at the Bonferroni level "
-                    "α/q for q attributes; its p-value is q times the largest of the "
-                    "attributes' p-values, adjusted across complainants in the same way."
-                ],
-            },
-            {
-                "title": "How to read the numbers",
-                "paragraphs": [
-                    "Every rate is shown with its count and denominator, e.g. 8.0% (123 of "
-                    "1530). All tables can be sorted by clicking a column header; the full "
-                    "tables are CSV files next to this report and every number is also in "
-                    "results.json."
-                ],
-            },
-        ],
+        "parameters": _parameters_table(cfg),
+        "notes": _appendix_notes(),
     }
+
+
+def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
+    """The template context of report.html for an :class:`~primafacie.audit.AuditResult`.
+
+    Parameters
+    ----------
+    result
+        The :class:`~primafacie.audit.AuditResult` to report.
+    analyses
+        The registered :class:`~primafacie.analysis.Analysis` definitions; each run's section
+        is built by its own ``section`` (the report knows no analysis by name).
+
+    Returns
+    -------
+    dict
+        The keys ``report.html`` reads: title, lead, overview, headlines, scopes, groups,
+        assumptions, sections, appendix, footer and the ``format_number`` filter.
+
+    Examples
+    --------
+    An audit in which no analysis ran (``run_demo`` gives a full one):
+
+    >>> from primafacie.audit import AuditResult
+    >>> info = {"n": 4, "protected": {"gender": ["female"]}, "decision_source": "column y",
+    ...         "n_favourable": 1, "groups": []}
+    >>> res = AuditResult(config={"analyses": {}, "features": {"x": "numeric"}},
+    ...                   data_info=info, runs={}, inputs=(), versions={}, seeds={})
+    >>> ctx = build_context(res, [])
+    >>> ctx["subtitle"]
+    '4 decisions · column y · protected: gender (female)'
+    >>> ctx["overview"][2]
+    ('Favourable decisions', '25.0% (1 of 4)')
+    """
+    by_name = {a.name: a for a in analyses}
+    cfg = result.config
+    info = result.data_info
+    n = info["n"]
+    protected_txt = _protected_text(info)
+    # the same order as before the split: sections first (their figures), then the appendix
+    headlines, scopes, sections = _runs(result, by_name)
+    overview = _overview(result, by_name)
+    appendix = _appendix(cfg, info)
     versions = result.versions
     return {
         "title": "primafacie audit report",

@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..validation import InstanceOf, Options, validate_params
 from .engine import PARAMETER_SOURCES, SituationTest
 from .multiplicity import adjust_table
-from .results import SituationResult, _Narrative, json_safe, summarize
+from .results import SituationResult, _SituationResultBase
 from .stats import bonferroni, consistent_p
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class MultipleResult(_Narrative):
+class MultipleResult(_SituationResultBase):
     """Multiple-discrimination results: the combined table and the per-attribute runs.
 
     Attributes
@@ -85,35 +85,6 @@ class MultipleResult(_Narrative):
             )
             out = out.merge(ids, on=keys, how="left")
         return out
-
-    def summary(self) -> pd.DataFrame:
-        """Counts and shares by method and k; shares are of ``n_protected`` minus the
-        complainants not tested on every attribute."""
-        return summarize(
-            self.table,
-            self.n_protected,
-            self.params.get("methods"),
-            self.params.get("k"),
-            alpha=self.params.get("alpha"),
-            multiplicity=self.params.get("multiplicity"),
-        )
-
-    def to_dict(self, neighbors: bool = False) -> dict:
-        """JSON-safe dict (NaN→None, inf→"inf"); ``neighbors=True`` adds every run's ids."""
-        return json_safe(
-            {
-                "params": self.params,
-                "n_protected": self.n_protected,
-                "n_complainants": self.n_complainants,
-                "headline": self.headline(),
-                "scope": self.scope(),
-                "caveats": self.caveats(),
-                "summary": self.summary().to_dict(orient="records"),
-                "complainants": self.to_frame(neighbors=neighbors)
-                .astype(object)
-                .to_dict(orient="records"),
-            }
-        )
 
     def plot(self, ax: Any = None) -> Any:
         """Flagged and significant counts against k (matplotlib Figure)."""

@@ -163,11 +163,12 @@ def _is(n: int) -> str:
     return "is" if n == 1 else "are"
 
 
-class _Narrative(HTMLReprMixin):
-    """Headline, scope and caveats of a situation-testing result, from its own numbers.
+class _SituationResultBase(HTMLReprMixin):
+    """What a situation-testing result says from its own numbers: summary, headline, scope,
+    caveats and the JSON-safe dict.
 
     Shared by :class:`SituationResult` and ``MultipleResult``: both have ``table``,
-    ``params``, ``n_protected``, ``n_complainants`` and ``summary()``.
+    ``params``, ``n_protected``, ``n_complainants`` and their own ``to_frame(neighbors)``.
     """
 
     table: pd.DataFrame
@@ -175,8 +176,57 @@ class _Narrative(HTMLReprMixin):
     n_protected: int
     n_complainants: int
 
-    def summary(self) -> pd.DataFrame:  # pragma: no cover - provided by the dataclasses
-        raise NotImplementedError
+    def to_frame(self, neighbors: bool = False) -> pd.DataFrame:  # pragma: no cover
+        raise NotImplementedError  # each result joins its own neighbour ids
+
+    def summary(self) -> pd.DataFrame:
+        """Counts, shares and mean Δp by method and k (see :func:`summarize`).
+
+        Shares are of ``n_protected`` minus the untested complainants (for multiple
+        discrimination: those not tested on every attribute).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (method, k).
+        """
+        return summarize(
+            self.table,
+            self.n_protected,
+            self.params.get("methods"),
+            self.params.get("k"),
+            alpha=self.params.get("alpha"),
+            multiplicity=self.params.get("multiplicity"),
+        )
+
+    def to_dict(self, neighbors: bool = False) -> dict:
+        """JSON-safe dict: params, summary rows and complainant rows (NaN→None, inf→"inf").
+
+        Parameters
+        ----------
+        neighbors
+            Add each complainant's neighbour ids (``control_ids``/``test_ids``, per
+            attribute for multiple discrimination), as :meth:`to_frame` gives them.
+
+        Returns
+        -------
+        dict
+            ``params``, ``n_protected``, ``n_complainants``, ``headline``, ``scope``,
+            ``caveats``, ``summary`` and ``complainants``.
+        """
+        rows = self.to_frame(neighbors=neighbors)
+        return json_safe(
+            {
+                "params": self.params,
+                "n_protected": self.n_protected,
+                "n_complainants": self.n_complainants,
+                "headline": self.headline(),
+                "scope": self.scope(),
+                "caveats": self.caveats(),
+                "summary": self.summary().to_dict(orient="records"),
+                "complainants": rows.astype(object).to_dict(orient="records"),
+            }
+        )
 
     # ---- what the narrative is about
     def main_test(self) -> tuple[str, int]:
@@ -431,7 +481,7 @@ class _Narrative(HTMLReprMixin):
 
 
 @dataclass(frozen=True)
-class SituationResult(_Narrative):
+class SituationResult(_SituationResultBase):
     """Per-complainant situation-testing results for every (method, k).
 
     Attributes
@@ -486,37 +536,6 @@ class SituationResult(_Narrative):
     def _id_lists(self, rows: np.ndarray) -> list[list]:
         ids = self.ids
         return [ids[r[r >= 0]].tolist() for r in rows]
-
-    def summary(self) -> pd.DataFrame:
-        """Counts, shares and mean Δp by method and k (see :func:`summarize`): shares are of
-        ``n_protected`` minus the untested complainants."""
-        return summarize(
-            self.table,
-            self.n_protected,
-            self.params.get("methods"),
-            self.params.get("k"),
-            alpha=self.params.get("alpha"),
-            multiplicity=self.params.get("multiplicity"),
-        )
-
-    def to_dict(self, neighbors: bool = False) -> dict:
-        """JSON-safe dict: params, summary rows and complainant rows (NaN→None, inf→"inf").
-
-        ``neighbors=True`` adds each complainant's ``control_ids`` and ``test_ids`` lists.
-        """
-        rows = self.to_frame(neighbors=neighbors)
-        return json_safe(
-            {
-                "params": self.params,
-                "n_protected": self.n_protected,
-                "n_complainants": self.n_complainants,
-                "headline": self.headline(),
-                "scope": self.scope(),
-                "caveats": self.caveats(),
-                "summary": self.summary().to_dict(orient="records"),
-                "complainants": rows.astype(object).to_dict(orient="records"),
-            }
-        )
 
     def plot(self, ax: Any = None) -> Any:
         """Number of flagged (solid) and significant (dashed) complainants against k.

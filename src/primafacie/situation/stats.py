@@ -30,7 +30,7 @@ import numpy as np
 from scipy.stats import norm
 
 from .. import intervals as _intervals
-from ..intervals import ALPHA, wilson_interval, z_value
+from ..intervals import ALPHA, newcombe_bounds, wilson_interval, z_value
 from ..validation import Interval, validate_params
 
 __all__ = [
@@ -219,18 +219,6 @@ def wald_p_value(
     return np.asarray(_side_p(zstat, sided, direction), dtype=float)
 
 
-def _newcombe_bounds(x_c, n_c, x_t, n_t, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Newcombe's lower and upper bounds with a per-entry normal quantile ``z``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_c, p_t = x_c / n_c, x_t / n_t
-    l_c, u_c = wilson_interval(x_c, n_c, z)
-    l_t, u_t = wilson_interval(x_t, n_t, z)
-    delta = p_c - p_t
-    low = delta - np.sqrt((p_c - l_c) ** 2 + (u_t - p_t) ** 2)
-    high = delta + np.sqrt((u_c - p_c) ** 2 + (p_t - l_t) ** 2)
-    return low, high
-
-
 #: Bisection on z in [0, _Z_MAX]: 1 − Φ(40) underflows to 0, so a bound still beyond τ at
 #: z = 40 gives p = 0; 80 halvings bring the bracket below 1e-22 in z.
 _Z_MAX, _BISECTIONS = 40.0, 80
@@ -282,7 +270,7 @@ def newcombe_p_value(
     above = diff > 0
 
     def beyond(z: np.ndarray) -> np.ndarray:
-        low, high = _newcombe_bounds(x_c, n_c, x_t, n_t, z)
+        low, high = newcombe_bounds(x_c, n_c, x_t, n_t, z)
         return np.where(above, low > tau, high < tau)
 
     lo = np.zeros(diff.shape)
