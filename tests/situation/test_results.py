@@ -10,7 +10,7 @@ import pytest
 
 from primafacie.data import AuditData
 from primafacie.situation import SituationTest
-from primafacie.situation.results import json_safe
+from primafacie.situation.results import _group_rows, json_safe, summarize
 
 
 def _result():
@@ -173,3 +173,27 @@ def test_summary_with_no_complainants_lists_every_method_and_k_with_zero_counts(
     ]
     assert (s.denominator == 4).all() and (s.cases_share == 0).all()
     assert s.mean_delta_cases.isna().all()
+
+
+def test_summary_reads_blocks_as_slices_and_any_order_the_same():
+    """An engine table holds each (method, k) as one block (found as slices, no copy); the
+    same rows in any order give the same summary through groupby."""
+    t = pd.DataFrame(
+        {
+            "method": ["st", "st", "st", "cf", "cf", "st"],
+            "k": [1, 1, 2, 1, 1, 3],
+            "delta": [0.5, np.nan, 0.2, -0.1, 0.3, 0.4],
+            "discriminated": [True, False, True, False, True, True],
+            "significant": [True, False, False, False, True, False],
+        }
+    )
+    groups = _group_rows(t)
+    assert groups == {("st", 1): slice(0, 2), ("st", 2): slice(2, 3), ("cf", 1): slice(3, 5),
+                      ("st", 3): slice(5, 6)}  # fmt: skip
+    s = summarize(t, 10)
+    assert s.set_index(["method", "k"]).loc[
+        ("st", 1), ["tested", "cases", "n_significant"]
+    ].tolist() == [1, 1, 1]
+    shuffled = t.iloc[[5, 3, 0, 2, 4, 1]].reset_index(drop=True)
+    assert not isinstance(next(iter(_group_rows(shuffled).values())), slice)
+    pd.testing.assert_frame_equal(summarize(shuffled, 10), s)
