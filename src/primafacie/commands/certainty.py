@@ -37,12 +37,16 @@ Example:
     primafacie certainty --data loans.csv --protected gender \\
         --outcome repaid --column clerk=human_decision \\
         --model lr=lr.joblib --rule strict="salary > 50000" \\
-        --tie-breaker accuracy --out out/certainty
+        --tie-breaker accuracy --n-draws 20000 --seed 1 \\
+        --out out/certainty
 
     primafacie certainty --config audit.yaml --out out/certainty
 
 With --config the ranking is built from the file exactly as `primafacie audit` builds it
 (without a decision_makers list, the audited decision is ranked alone).
+
+p_most_fair, the posterior probability that each decision-maker has the smallest disparity, is
+a Monte Carlo of --n-draws posterior draws seeded by --seed (--n-draws 0: not computed).
 
 Writes certainty.csv (ranking), certainty_counts.csv (per group: n, k, posterior, credible
 interval), certainty.json and certainty.png into --out; nothing is written when the input is
@@ -70,6 +74,7 @@ _SPEC_FLAGS = {
     "protected": "--protected", "criterion": "--criterion", "tie_breaker": "--tie-breaker",
     "utility": "--utility", "disparity": "--disparity", "epsilon": "--epsilon",
     "on_empty": "--on-empty", "min_group_size": "--min-group-size", "max_levels": "--max-levels",
+    "n_draws": "--n-draws", "seed": "--seed",
 }  # fmt: skip
 #: Flags that give the data, roles and decision-makers; the configuration has its own.
 _DATA_FLAGS = {
@@ -127,7 +132,7 @@ def _print_summary(res: Any, out: Path) -> None:
 
     table = Table(title=f"certainty of fairness — {res.criterion.replace('_', ' ')}")
     for col in ("rank", "decision-maker", "most priv.", "least priv.", "n_i/k_i", "n_j/k_j",
-                "disparity", "uncertainty", "utility", "accuracy"):  # fmt: skip
+                "disparity", "uncertainty", "utility", "P(most fair)", "accuracy"):  # fmt: skip
         table.add_column(
             col, justify="left" if "priv" in col or col == "decision-maker" else "right"
         )
@@ -136,10 +141,11 @@ def _print_summary(res: Any, out: Path) -> None:
         if acc and not pd.isna(row.accuracy_n):
             acc += f" ({row.accuracy_k}/{row.accuracy_n})"
         mark = " ★" if row.selected else ""
+        p_most = "" if pd.isna(row.p_most_fair) else f"{row.p_most_fair:.2f}"
         table.add_row(
             str(row.rank), f"{row.decision_maker}{mark}", str(row.most_privileged),
             str(row.least_privileged), f"{row.n_i}/{row.k_i}", f"{row.n_j}/{row.k_j}",
-            f"{row.disparity:.3f}", f"{row.uncertainty:.3f}", f"{row.utility:.3f}", acc,
+            f"{row.disparity:.3f}", f"{row.uncertainty:.3f}", f"{row.utility:.3f}", p_most, acc,
         )  # fmt: skip
     console.print(table)
     console.print(f"selected: [bold]{', '.join(res.selected)}[/]")
@@ -181,6 +187,9 @@ def certainty(
         help="Merge groups smaller than this into one."),
     max_levels: int = typer.Option(_DEFAULT.max_levels, "--max-levels",
         help="Most values a protected column may have (0: no limit)."),
+    n_draws: int = typer.Option(_DEFAULT.n_draws or 0, "--n-draws",
+        help="Posterior draws behind p_most_fair (0: not computed)."),
+    seed: int = typer.Option(_DEFAULT.seed, "--seed", help="Seed of those posterior draws."),
     config: Optional[Path] = typer.Option(
         None, "--config", help="audit.yaml with an analyses.certainty section."),
     out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
@@ -196,6 +205,7 @@ def certainty(
             CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
             tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,
             on_empty=on_empty, min_group_size=min_group_size, max_levels=max_levels or None,
+            n_draws=n_draws or None, seed=seed,
         )  # fmt: skip
         engine = spec.build()
         # the roles of a plain table (an AuditData from --config carries its own)
