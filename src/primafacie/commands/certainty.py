@@ -7,7 +7,7 @@ write and print.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markup import escape
@@ -22,6 +22,9 @@ from ._common import (
     spec_from_flags,
 )
 from ._defaults import CERTAINTY
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 # the spec, the engine and pandas are imported inside the functions: the CLI loads this module
 # to render --help, which must not wait for them.
@@ -126,28 +129,44 @@ def _write(out: Path, res: Any, fig: Any, inputs: list) -> None:
         fig.savefig(stage / "certainty.png", dpi=120, bbox_inches="tight")
 
 
-def _print_summary(res: Any, out: Path) -> None:
+def summary_table(res: Any) -> Table:
+    """Rich table, one row per decision-maker in rank order; P(most fair) and accuracy appear
+    only when computed (``--n-draws`` not 0, ``--outcome`` given), so the table stays legible
+    at 80 columns."""
     import pandas as pd
     from rich.table import Table
 
+    rows = res.table
+    cols = ["rank", "decision-maker", "most priv.", "least priv.", "n_i/k_i", "n_j/k_j",
+            "disparity", "uncertainty", "utility"]  # fmt: skip
+    has_p = bool(rows["p_most_fair"].notna().any())
+    has_acc = bool(rows["accuracy"].notna().any())
+    cols += ["P(most fair)"] * has_p + ["accuracy"] * has_acc
     table = Table(title=f"certainty of fairness — {res.criterion.replace('_', ' ')}")
-    for col in ("rank", "decision-maker", "most priv.", "least priv.", "n_i/k_i", "n_j/k_j",
-                "disparity", "uncertainty", "utility", "P(most fair)", "accuracy"):  # fmt: skip
+    for col in cols:
         table.add_column(
             col, justify="left" if "priv" in col or col == "decision-maker" else "right"
         )
-    for row in res.table.itertuples(index=False):
+    for row in rows.itertuples(index=False):
         acc = "" if row.accuracy != row.accuracy else f"{row.accuracy:.3f}"
         if acc and not pd.isna(row.accuracy_n):
             acc += f" ({row.accuracy_k}/{row.accuracy_n})"
         mark = " ★" if row.selected else ""
-        p_most = "" if pd.isna(row.p_most_fair) else f"{row.p_most_fair:.2f}"
-        table.add_row(
+        cells = [
             str(row.rank), f"{row.decision_maker}{mark}", str(row.most_privileged),
             str(row.least_privileged), f"{row.n_i}/{row.k_i}", f"{row.n_j}/{row.k_j}",
-            f"{row.disparity:.3f}", f"{row.uncertainty:.3f}", f"{row.utility:.3f}", p_most, acc,
-        )  # fmt: skip
-    console.print(table)
+            f"{row.disparity:.3f}", f"{row.uncertainty:.3f}", f"{row.utility:.3f}",
+        ]  # fmt: skip
+        if has_p:
+            cells.append("" if pd.isna(row.p_most_fair) else f"{row.p_most_fair:.2f}")
+        if has_acc:
+            cells.append(acc)
+        table.add_row(*(escape(c) for c in cells))
+    return table
+
+
+def _print_summary(res: Any, out: Path) -> None:
+    console.print(summary_table(res))
     console.print(f"selected: [bold]{', '.join(res.selected)}[/]")
     console.print(escape(res.headline()))
     console.print(escape(f"scope: {res.scope()}"))
