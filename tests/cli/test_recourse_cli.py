@@ -404,6 +404,10 @@ def test_config_refuses_n_boot_and_seed(table, tmp_path):
     text = " ".join(res.output.split())
     assert "drop --n-boot, --seed or set the keys of analyses.recourse" in text
     assert not out.exists()
+    # any other key of the section would be ignored just the same: refused too
+    res = runner.invoke(app, ["recourse", "--config", str(cfg), "--support", "0.2",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2 and "drop --support" in " ".join(res.output.split())
     res = runner.invoke(app, ["recourse", "--config", str(cfg), "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert json.loads((out / "recourse.json").read_text())["rank_stability"]["n_boot"] == 5

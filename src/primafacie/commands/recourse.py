@@ -119,6 +119,18 @@ ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="audit.yaml 
 OutOpt = Annotated[Path, typer.Option("--out", help="Output folder.")]
 
 
+#: Flags that --config would otherwise ignore ({parameter: flag}): the keys of
+#: analyses.recourse and the engine settings the file describes. ``--legacy`` and ``--loose``
+#: are not among them: they adjust the engine built from the file.
+_CONFIG_REFUSED = {
+    "protected": "--protected", "favorable": "--favorable", "support": "--support",
+    "phi": "--phi", "budget": "--budget", "metrics": "--metrics", "weight": "--weight",
+    "immutable": "--immutable", "monotone": "--monotone", "max_step": "--max-step",
+    "bins": "--bins", "ordinal": "--ordinal", "exclude": "--exclude", "top": "--top",
+    "n_boot": "--n-boot", "seed": "--seed",
+}  # fmt: skip
+
+
 @dataclass
 class FlagInputs:
     """The flags of one ``primafacie recourse`` run, as typed (nothing read yet)."""
@@ -478,7 +490,7 @@ def recourse(
     values = {"top": top, "n_boot": n_boot, "seed": seed}
     validate_params("recourse", constraints, values, PARAM_WHERE)
     if config is not None:
-        spec_flags = given_flags(ctx, {"n_boot": "--n-boot", "seed": "--seed"})
+        spec_flags = given_flags(ctx, _CONFIG_REFUSED)
         run_config(config, out, legacy, loose, any(v is not None for v in (data, model, rule)),
                    spec_flags)  # fmt: skip
         return

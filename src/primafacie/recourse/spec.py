@@ -90,8 +90,10 @@ class RecourseSpec(_Strict):
     @classmethod
     def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
         name = info.field_name
-        # the flag and key are named, so `--n-boot -1` and `n_boot: -1` read alike
-        return check_value(name, v, _CHECKED[name], where=PARAM_WHERE.get(name, ""))
+        # the rank-stability keys name their flag and key (as principal's and certainty's do),
+        # so `--n-boot -1` and `n_boot: -1` read alike
+        where = PARAM_WHERE[name] if name in STABILITY_CONSTRAINTS else ""
+        return check_value(name, v, _CHECKED[name], where=where)
 
     def build(self, data: Any, ctx: Any) -> Any:
         """The :class:`~primafacie.recourse.RecourseAudit` this section configures.
