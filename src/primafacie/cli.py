@@ -34,6 +34,7 @@ from .commands import (  # noqa: E402
     certainty,
     demo,
     dossier,
+    groups,
     principal,
     recourse,
     reproduce,
@@ -44,6 +45,7 @@ from .commands import (  # noqa: E402
 COMMAND_MODULES = (
     demo,
     audit,
+    groups,
     situation,
     recourse,
     principal,

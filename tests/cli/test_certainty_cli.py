@@ -247,6 +247,10 @@ def test_config_refuses_flags_that_would_change_the_ranking(demo_folder, tmp_pat
         (["--epsilon", "1.5"], "epsilon must be None or a number in [0, 1); got 1.5"),
         (["--criterion", "fairness"], "criterion must be one of 'statistical_parity'"),
         (["--min-group-size", "0"], "min_group_size must be None or an integer ≥ 1; got 0"),
+        (["--n-draws", "-3"], "n_draws must be None or an integer ≥ 1; got -3 (--n-draws, "
+                              "analyses.certainty.n_draws)"),
+        (["--seed", "-1"], "seed must be an integer ≥ 0; got -1 (--seed, "
+                           "analyses.certainty.seed)"),
     ],
 )  # fmt: skip
 def test_flags_are_checked_by_the_engine_constraints(tmp_path, table, extra, message):
@@ -276,5 +280,72 @@ def test_typer_defaults_are_the_spec_defaults():
     command = typer.main.get_command(app).commands["certainty"]
     defaults = {p.name: p.default for p in command.params}
     spec = CertaintySpec()
-    for key in ("criterion", "utility", "disparity", "on_empty", "max_levels", "epsilon"):
+    for key in ("criterion", "utility", "disparity", "on_empty", "max_levels", "epsilon",
+                "n_draws", "seed"):  # fmt: skip
         assert defaults[key] == getattr(spec, key), key
+
+
+# ---------------------------------------------------------------------------- --n-draws, --seed
+def _two_makers(path, out, *extra):
+    return ["certainty", "--data", str(path), "--protected", "g", "--column", "clerk=clerk",
+            "--rule", "strict=x > 0.5", *extra, "--out", str(out)]  # fmt: skip
+
+
+def test_n_draws_and_seed_give_the_api_p_most_fair(tmp_path, table):
+    from primafacie.certainty import CertaintyAudit
+    from primafacie.decisions import Rule
+
+    path, df = table
+    out = tmp_path / "o"
+    res = runner.invoke(app, _two_makers(path, out, "--n-draws", "2000", "--seed", "5"))
+    assert res.exit_code == 0, res.output
+    ranking = pd.read_csv(out / "certainty.csv")
+    api = CertaintyAudit(protected=["g"], n_draws=2000, seed=5, favorable=1).run(
+        df, {"clerk": "clerk", "strict": Rule("x > 0.5")}
+    )
+    expected = api.to_frame().set_index("decision_maker")["p_most_fair"]
+    got = ranking.set_index("decision_maker")["p_most_fair"]
+    np.testing.assert_allclose(got.loc[expected.index], expected.to_numpy())
+    assert got.sum() == pytest.approx(1.0)  # exactly one decision-maker is most fair per draw
+    assert (got * 2000 == np.round(got * 2000)).all()  # shares of 2000 draws
+    doc = json.loads((out / "certainty.json").read_text())
+    assert (doc["n_draws"], doc["seed"]) == (2000, 5)
+    from primafacie.certainty.spec import CertaintySpec
+    from primafacie.commands.certainty import summary_table
+
+    table = summary_table(api)
+    headers = [c.header for c in table.columns]
+    assert list(table.columns[headers.index("P(most fair)")].cells) == [
+        f"{p:.2f}" for p in api.table["p_most_fair"]
+    ]
+    assert "accuracy" not in headers  # no --outcome: the column would be empty
+    off = CertaintySpec(n_draws=None, protected=["g"]).build()
+    off.favorable = 1
+    no_draws = off.run(df, {"clerk": "clerk"})
+    assert "P(most fair)" not in [c.header for c in summary_table(no_draws).columns]
+
+
+def test_n_draws_zero_leaves_p_most_fair_out(tmp_path, table):
+    path, _ = table
+    out = tmp_path / "o"
+    res = runner.invoke(app, _two_makers(path, out, "--n-draws", "0"))
+    assert res.exit_code == 0, res.output
+    assert pd.read_csv(out / "certainty.csv")["p_most_fair"].isna().all()
+    assert json.loads((out / "certainty.json").read_text())["n_draws"] is None
+
+
+def test_n_draws_help_shows_the_default():
+    from primafacie.certainty.spec import CertaintySpec
+
+    text = " ".join(runner.invoke(app, ["certainty", "--help"]).output.split())
+    assert "--n-draws" in text and f"[default: {CertaintySpec().n_draws}]" in text
+
+
+def test_config_refuses_n_draws_and_seed(demo_folder, tmp_path):
+    path = _demo_with(demo_folder / "draws", {"criterion": "statistical_parity"})
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["certainty", "--config", str(path), "--n-draws", "10",
+                              "--seed", "2", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert "drop --n-draws, --seed or set the keys" in " ".join(res.output.split())
+    assert not out.exists()

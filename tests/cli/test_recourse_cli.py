@@ -288,6 +288,10 @@ def test_config_parity_with_the_audit_byte_for_byte(demo_world):
         audit / "recourse_definitions_summary.csv"
     ).read_bytes()
     assert (cli / "ranking_EE.csv").read_bytes() == (audit / "recourse_rank_ee.csv").read_bytes()
+    # the rank stability of analyses.recourse (n_boot, seed) reached both
+    assert (cli / "rank_stability.csv").read_bytes() == (
+        audit / "recourse_rank_stability.csv"
+    ).read_bytes()
 
 
 def test_config_headline_scope_and_caveats_match_the_audit(demo_world):
@@ -300,3 +304,110 @@ def test_config_headline_scope_and_caveats_match_the_audit(demo_world):
     assert "recourse definitions rank first a subgroup biased against the protected group " \
         "(female) of gender" in doc["headline"]  # fmt: skip
     assert doc["caveats"][0].startswith("Actions change only the features they name")
+
+
+# ---------------------------------------------------------------------------- --n-boot, --seed
+STAB = ["--exclude", "label", "--support", "0.05", "--metrics", "EE,FECT"]
+
+
+def test_n_boot_and_seed_give_the_api_rank_stability(table, tmp_path):
+    """The flags reach rank_stability as n_boot and seed: the CSV equals the API's result for
+    the engine the same flags build."""
+    from primafacie.commands import recourse as command
+    from primafacie.recourse.stability import rank_stability
+
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected",
+                              "g", *STAB, "--n-boot", "20", "--seed", "3", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    written = pd.read_csv(out / "rank_stability.csv")
+    args = command.parse_flags(
+        table, None, RULE, "g", favorable="1", support=0.05, phi=[0.3, 0.7], budget=None,
+        metrics="EE,FECT", weight=None, immutable=None, monotone=None, max_step=None, bins=None,
+        ordinal=None, exclude=["label"], loose=False, legacy=False, top=10, n_boot=20, seed=3,
+    )  # fmt: skip
+    audit, frame = command.build_from_flags(args)
+    result = audit.run(frame, phi=args.phi, budgets=args.budgets, metrics=args.metrics)
+    expected = rank_stability(audit, result, n_boot=20, seed=3).to_frame()
+    pd.testing.assert_frame_equal(written, expected, check_dtype=False)
+    # every share is a count of the 20 resamples
+    np.testing.assert_allclose(written["in_top"] * 20, np.round(written["in_top"] * 20))
+    doc = json.loads((out / "recourse.json").read_text())["rank_stability"]
+    assert (doc["n_boot"], doc["seed"]) == (20, 3)
+    assert "Rank stability (20 bootstrap resamples of" in " ".join(res.output.split())
+
+
+def test_n_boot_zero_turns_the_rank_stability_off(table, tmp_path):
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected",
+                              "g", *STAB, "--n-boot", "0", "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert not (out / "rank_stability.csv").exists()
+    assert "rank_stability" not in json.loads((out / "recourse.json").read_text())
+    assert "Rank stability" not in res.output
+
+
+def test_n_boot_default_is_the_specs_and_shown_in_help(table, tmp_path):
+    from primafacie.recourse.spec import RecourseSpec
+
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected",
+                              "g", *STAB, "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads((out / "recourse.json").read_text())["rank_stability"]
+    spec = RecourseSpec()
+    assert (doc["n_boot"], doc["seed"]) == (spec.n_boot, spec.seed)
+    text = " ".join(runner.invoke(app, ["recourse", "--help"]).output.split())
+    assert "--n-boot" in text and f"[default: {spec.n_boot}]" in text and "--seed" in text
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--n-boot", "-1"], "n_boot must be an integer ≥ 0; got -1 (--n-boot, "
+                             "analyses.recourse.n_boot)"),
+        (["--seed", "-2"], "seed must be an integer ≥ 0; got -2 (--seed, analyses.recourse.seed)"),
+    ],
+)  # fmt: skip
+def test_bad_n_boot_or_seed_exit_2_name_the_flag(table, tmp_path, extra, message):
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected",
+                              "g", *STAB, *extra, "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_audit_yaml_n_boot_error_names_the_flag_and_key():
+    from pydantic import ValidationError
+
+    from primafacie.recourse.spec import RecourseSpec
+
+    with pytest.raises(ValidationError, match=r"\(--n-boot, analyses.recourse.n_boot\)"):
+        RecourseSpec(n_boot=-1)
+
+
+def test_config_refuses_n_boot_and_seed(table, tmp_path):
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"data: {table.name}\n"
+        f'decision: {{rule: "{RULE}"}}\n'
+        "features: {x: {ordinal: [lo, mid, hi]}, y: categorical, w: categorical}\n"
+        "protected: {g: b}\n"
+        "analyses:\n"
+        "  recourse: {support: 0.05, metrics: [EE], n_boot: 5}\n"
+    )
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--config", str(cfg), "--n-boot", "10", "--seed", "1",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "drop --n-boot, --seed or set the keys of analyses.recourse" in text
+    assert not out.exists()
+    # any other key of the section would be ignored just the same: refused too
+    res = runner.invoke(app, ["recourse", "--config", str(cfg), "--support", "0.2",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2 and "drop --support" in " ".join(res.output.split())
+    res = runner.invoke(app, ["recourse", "--config", str(cfg), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "recourse.json").read_text())["rank_stability"]["n_boot"] == 5

@@ -291,8 +291,10 @@ def test_config_gives_the_audits_per_complainant_numbers_byte_for_byte(tmp_path)
         (["--k", "5,0"], "--k: k must be an integer ≥ 1 or a non-empty list of them; got [5, 0]"),
         (["--max-distance", "-1"], "--max-distance: max_distance must be a number > 0 or None"),
         (["--dimension", "double"], "--dimension: Input should be 'single', 'multiple' or"),
+        (["--multiplicity", "fdr"], "--multiplicity: multiplicity must be one of 'none', "
+                                    "'bonferroni', 'holm', 'bh', 'by'; got 'fdr'"),
     ],
-)
+)  # fmt: skip
 def test_bad_flags_name_the_flag_and_the_constraint(loans, tmp_path, extra, message):
     path, _ = loans
     out = tmp_path / "out"
@@ -313,3 +315,80 @@ def test_terminal_shows_untested_headline_and_caveats(loans, tmp_path):
     assert (summ.denominator == summ.tested).all()  # every protected row is a complainant
     text = " ".join(r.output.split())
     assert "untested" in text and "could not be tested within max_distance 0.01" in text
+
+
+# ---------------------------------------------------------------------------- --multiplicity
+def _st_args(path, out, *extra):
+    return _base(path, out) + ["--method", "st", *extra]
+
+
+def test_multiplicity_bonferroni_is_m_times_p_within_each_method_and_k(loans, tmp_path):
+    path, _ = loans
+    out = tmp_path / "out"
+    r = runner.invoke(app, _st_args(path, out, "--multiplicity", "bonferroni"))
+    assert r.exit_code == 0, r.output
+    comp = pd.read_csv(out / "complainants.csv")
+    for _, g in comp.groupby("k"):
+        m = int(g["p_value"].notna().sum())  # the tested complainants of this (method, k)
+        expected = np.minimum(1.0, m * g["p_value"].to_numpy())
+        np.testing.assert_allclose(g["p_adjusted"].to_numpy(), expected)
+        assert (g["significant_adjusted"] == (g["p_adjusted"] <= 0.05)).all()
+    summ = pd.read_csv(out / "summary.csv")
+    assert (summ["multiplicity"] == "bonferroni").all()
+    # the terminal table has a column of the adjusted counts, headed by the adjustment
+    from primafacie.commands.situation import _summary_table
+
+    table = _summary_table(summ, "t")
+    headers = [c.header for c in table.columns]
+    assert "after bonferroni" in headers
+    cells = list(table.columns[headers.index("after bonferroni")].cells)
+    assert cells == [
+        f"{n} ({share:.1%})"
+        for n, share in zip(
+            summ.n_significant_adjusted, summ.significant_adjusted_share, strict=True
+        )
+    ]
+
+
+def test_multiplicity_none_leaves_the_flags_as_they_are(loans, tmp_path):
+    path, _ = loans
+    out = tmp_path / "out"
+    r = runner.invoke(app, _st_args(path, out, "--multiplicity", "none"))
+    assert r.exit_code == 0, r.output
+    comp = pd.read_csv(out / "complainants.csv")
+    assert (comp["significant_adjusted"] == comp["significant"]).all()
+    summ = pd.read_csv(out / "summary.csv")
+    assert (summ["n_significant_adjusted"] == summ["n_significant"]).all()
+
+
+def test_multiplicity_default_is_the_specs_and_shown_in_help(loans, tmp_path):
+    from primafacie.situation.spec import SituationSpec
+
+    path, _ = loans
+    out = tmp_path / "out"
+    r = runner.invoke(app, _st_args(path, out))
+    assert r.exit_code == 0, r.output
+    summ = pd.read_csv(out / "summary.csv")
+    assert (summ["multiplicity"] == SituationSpec().multiplicity).all()
+    help_text = " ".join(runner.invoke(app, ["situation", "--help"]).output.split())
+    assert "--multiplicity" in help_text and "[default: bh]" in help_text
+
+
+def test_config_refuses_flags_it_would_ignore(loans, tmp_path):
+    path, _ = loans
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"data: {path.name}\ndecision: {{column: approved}}\nfavorable: 1\n"
+        "features: {salary: numeric, balance: numeric}\nprotected: {gender: 1}\n"
+        "analyses:\n  situation: {k: [5], methods: [st]}\n"
+    )
+    out = tmp_path / "o"
+    r = runner.invoke(
+        app, ["situation", "--config", str(cfg), "--multiplicity", "none", "--out", str(out)]
+    )
+    assert r.exit_code == 2, r.output
+    text = " ".join(r.output.split())
+    assert "drop --multiplicity or set the keys of analyses.situation" in text
+    assert not out.exists()
+    r = runner.invoke(app, ["situation", "--config", str(cfg), "--out", str(out)])
+    assert r.exit_code == 0, r.output

@@ -17,6 +17,7 @@ HEAVY = (
     "primafacie.recourse",
     "primafacie.principal",
     "primafacie.certainty",
+    "primafacie.groups",
     "primafacie.causal",
     "primafacie.neighbors",
     "primafacie.audit",
@@ -28,8 +29,8 @@ HEAVY = (
     "sklearn",
 )
 
-COMMANDS = ("demo", "audit", "situation", "recourse", "principal", "certainty", "reproduce",
-            "schema")  # fmt: skip
+COMMANDS = ("demo", "audit", "groups", "situation", "recourse", "principal", "certainty",
+            "reproduce", "schema")  # fmt: skip
 
 
 def loaded_after(code: str) -> dict:
@@ -77,6 +78,7 @@ def test_help_of_the_cli_and_of_every_command_loads_no_heavy_module():
     "args",
     [
         ["situation", "--no-such-flag"],
+        ["groups", "--min-group", "many"],  # not an integer: typer's own check
         ["audit"],  # missing argument
         ["reproduce"],
         ["nonsense"],
@@ -124,13 +126,15 @@ def test_flag_defaults_written_as_literals_equal_the_specs_defaults():
     """The analysis commands take their defaults from light literals (commands/_defaults.py)
     rather than from the specs, which import pandas; they must equal the specs' defaults."""
     from primafacie.certainty.spec import CertaintySpec
-    from primafacie.commands._defaults import CERTAINTY, PRINCIPAL, RECOURSE, SITUATION
+    from primafacie.commands._defaults import CERTAINTY, GROUPS, PRINCIPAL, RECOURSE, SITUATION
+    from primafacie.groups.spec import GroupsSpec
     from primafacie.principal.spec import PrincipalSpec
     from primafacie.recourse.spec import RecourseSpec
     from primafacie.situation.spec import SituationSpec
 
     pairs = [(SITUATION, SituationSpec()), (RECOURSE, RecourseSpec()),
-             (PRINCIPAL, PrincipalSpec()), (CERTAINTY, CertaintySpec())]  # fmt: skip
+             (PRINCIPAL, PrincipalSpec()), (CERTAINTY, CertaintySpec()),
+             (GROUPS, GroupsSpec())]  # fmt: skip
     for literals, spec in pairs:
         for key, value in literals._asdict().items():
             expected = getattr(spec, key)

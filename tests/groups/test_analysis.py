@@ -59,9 +59,9 @@ def test_schema_describes_the_section_and_its_keys():
     assert "Groups with fewer members are flagged" in text
 
 
-def test_spec_constraints_name_the_key():
+def test_spec_constraints_name_the_flag_and_the_key():
     with pytest.raises(ValueError, match=r"alpha must be a number in \(0, 1\); got 0 "
-                                         r"\(analyses.groups.alpha\)"):  # fmt: skip
+                                         r"\(--alpha, analyses.groups.alpha\)"):  # fmt: skip
         GroupsSpec(alpha=0)
     with pytest.raises(ValueError, match="intersections"):
         GroupsSpec(intersections="pairs")

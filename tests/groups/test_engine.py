@@ -291,9 +291,9 @@ def test_every_declared_constraint_rejects_an_invalid_value():
             GroupMetrics(**{name: invalid_value(cons)}).run(data())
 
 
-def test_alpha_message_names_the_yaml_key():
+def test_alpha_message_names_the_flag_and_the_yaml_key():
     with pytest.raises(InputError, match=r"alpha must be a number in \(0, 1\); got 1.5 "
-                                         r"\(analyses.groups.alpha\)"):  # fmt: skip
+                                         r"\(--alpha, analyses.groups.alpha\)"):  # fmt: skip
         GroupMetrics(alpha=1.5).run(data())
 
 

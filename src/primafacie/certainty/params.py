@@ -69,6 +69,6 @@ WHERE: dict[str, str] = {
     "min_group_size": "--min-group-size, analyses.certainty.min_group_size",
     "epsilon": "--epsilon, analyses.certainty.epsilon",
     "max_levels": "--max-levels, analyses.certainty.max_levels",
-    "n_draws": "analyses.certainty.n_draws",
-    "seed": "analyses.certainty.seed",
+    "n_draws": "--n-draws, analyses.certainty.n_draws",
+    "seed": "--seed, analyses.certainty.seed",
 }

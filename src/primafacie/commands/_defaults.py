@@ -1,7 +1,7 @@
 """Defaults of the analysis commands' flags, written as literals.
 
 They are the analyses' spec defaults (``SituationSpec()``, ``RecourseSpec()``, ``PrincipalSpec()``,
-``CertaintySpec()``), which the flags
+``CertaintySpec()``, ``GroupsSpec()``), which the flags
 and ``audit.yaml`` share. They are spelled out here because importing a spec imports its engine
 package, numpy and pandas, and ``primafacie --help`` must answer before any of that loads.
 ``tests/cli/test_startup.py`` checks that every value equals the spec's default, so the two
@@ -25,6 +25,7 @@ class SituationDefaults(NamedTuple):
     interval: str = "wald"
     max_distance: Optional[float] = None
     legacy: bool = False
+    multiplicity: str = "bh"
 
 
 class RecourseDefaults(NamedTuple):
@@ -34,6 +35,8 @@ class RecourseDefaults(NamedTuple):
     phi: tuple[float, ...] = (0.3, 0.7)
     metrics: str = "all"
     top: int = 10
+    n_boot: int = 50
+    seed: int = 0
 
 
 class PrincipalDefaults(NamedTuple):
@@ -58,9 +61,20 @@ class CertaintyDefaults(NamedTuple):
     on_empty: str = "error"
     min_group_size: Optional[int] = None
     max_levels: int = 20
+    n_draws: Optional[int] = 10_000
+    seed: int = 0
+
+
+class GroupsDefaults(NamedTuple):
+    """``GroupsSpec()``'s values of the keys ``primafacie groups`` has flags for."""
+
+    min_group: int = 30
+    alpha: float = 0.05
+    intersections: str = "all"
 
 
 SITUATION = SituationDefaults()
 RECOURSE = RecourseDefaults()
 PRINCIPAL = PrincipalDefaults()
 CERTAINTY = CertaintyDefaults()
+GROUPS = GroupsDefaults()

@@ -7,7 +7,7 @@ write and print.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markup import escape
@@ -23,6 +23,9 @@ from ._common import (
 )
 from ._defaults import CERTAINTY
 
+if TYPE_CHECKING:
+    from rich.table import Table
+
 # the spec, the engine and pandas are imported inside the functions: the CLI loads this module
 # to render --help, which must not wait for them.
 
@@ -37,12 +40,16 @@ Example:
     primafacie certainty --data loans.csv --protected gender \\
         --outcome repaid --column clerk=human_decision \\
         --model lr=lr.joblib --rule strict="salary > 50000" \\
-        --tie-breaker accuracy --out out/certainty
+        --tie-breaker accuracy --n-draws 20000 --seed 1 \\
+        --out out/certainty
 
     primafacie certainty --config audit.yaml --out out/certainty
 
 With --config the ranking is built from the file exactly as `primafacie audit` builds it
 (without a decision_makers list, the audited decision is ranked alone).
+
+p_most_fair, the posterior probability that each decision-maker has the smallest disparity, is
+a Monte Carlo of --n-draws posterior draws seeded by --seed (--n-draws 0: not computed).
 
 Writes certainty.csv (ranking), certainty_counts.csv (per group: n, k, posterior, credible
 interval), certainty.json and certainty.png into --out; nothing is written when the input is
@@ -70,6 +77,7 @@ _SPEC_FLAGS = {
     "protected": "--protected", "criterion": "--criterion", "tie_breaker": "--tie-breaker",
     "utility": "--utility", "disparity": "--disparity", "epsilon": "--epsilon",
     "on_empty": "--on-empty", "min_group_size": "--min-group-size", "max_levels": "--max-levels",
+    "n_draws": "--n-draws", "seed": "--seed",
 }  # fmt: skip
 #: Flags that give the data, roles and decision-makers; the configuration has its own.
 _DATA_FLAGS = {
@@ -121,27 +129,44 @@ def _write(out: Path, res: Any, fig: Any, inputs: list) -> None:
         fig.savefig(stage / "certainty.png", dpi=120, bbox_inches="tight")
 
 
-def _print_summary(res: Any, out: Path) -> None:
+def summary_table(res: Any) -> Table:
+    """Rich table, one row per decision-maker in rank order; P(most fair) and accuracy appear
+    only when computed (``--n-draws`` not 0, ``--outcome`` given), so the table stays legible
+    at 80 columns."""
     import pandas as pd
     from rich.table import Table
 
+    rows = res.table
+    cols = ["rank", "decision-maker", "most priv.", "least priv.", "n_i/k_i", "n_j/k_j",
+            "disparity", "uncertainty", "utility"]  # fmt: skip
+    has_p = bool(rows["p_most_fair"].notna().any())
+    has_acc = bool(rows["accuracy"].notna().any())
+    cols += ["P(most fair)"] * has_p + ["accuracy"] * has_acc
     table = Table(title=f"certainty of fairness — {res.criterion.replace('_', ' ')}")
-    for col in ("rank", "decision-maker", "most priv.", "least priv.", "n_i/k_i", "n_j/k_j",
-                "disparity", "uncertainty", "utility", "accuracy"):  # fmt: skip
+    for col in cols:
         table.add_column(
             col, justify="left" if "priv" in col or col == "decision-maker" else "right"
         )
-    for row in res.table.itertuples(index=False):
+    for row in rows.itertuples(index=False):
         acc = "" if row.accuracy != row.accuracy else f"{row.accuracy:.3f}"
         if acc and not pd.isna(row.accuracy_n):
             acc += f" ({row.accuracy_k}/{row.accuracy_n})"
         mark = " ★" if row.selected else ""
-        table.add_row(
+        cells = [
             str(row.rank), f"{row.decision_maker}{mark}", str(row.most_privileged),
             str(row.least_privileged), f"{row.n_i}/{row.k_i}", f"{row.n_j}/{row.k_j}",
-            f"{row.disparity:.3f}", f"{row.uncertainty:.3f}", f"{row.utility:.3f}", acc,
-        )  # fmt: skip
-    console.print(table)
+            f"{row.disparity:.3f}", f"{row.uncertainty:.3f}", f"{row.utility:.3f}",
+        ]  # fmt: skip
+        if has_p:
+            cells.append("" if pd.isna(row.p_most_fair) else f"{row.p_most_fair:.2f}")
+        if has_acc:
+            cells.append(acc)
+        table.add_row(*(escape(c) for c in cells))
+    return table
+
+
+def _print_summary(res: Any, out: Path) -> None:
+    console.print(summary_table(res))
     console.print(f"selected: [bold]{', '.join(res.selected)}[/]")
     console.print(escape(res.headline()))
     console.print(escape(f"scope: {res.scope()}"))
@@ -181,6 +206,9 @@ def certainty(
         help="Merge groups smaller than this into one."),
     max_levels: int = typer.Option(_DEFAULT.max_levels, "--max-levels",
         help="Most values a protected column may have (0: no limit)."),
+    n_draws: int = typer.Option(_DEFAULT.n_draws or 0, "--n-draws",
+        help="Posterior draws behind p_most_fair (0: not computed)."),
+    seed: int = typer.Option(_DEFAULT.seed, "--seed", help="Seed of those posterior draws."),
     config: Optional[Path] = typer.Option(
         None, "--config", help="audit.yaml with an analyses.certainty section."),
     out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
@@ -196,6 +224,7 @@ def certainty(
             CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
             tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,
             on_empty=on_empty, min_group_size=min_group_size, max_levels=max_levels or None,
+            n_draws=n_draws or None, seed=seed,
         )  # fmt: skip
         engine = spec.build()
         # the roles of a plain table (an AuditData from --config carries its own)

@@ -18,7 +18,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
-from ._common import console, err_console, guarded, parse_pairs
+from ._common import console, err_console, given_flags, guarded, parse_pairs
 from ._defaults import RECOURSE
 
 if TYPE_CHECKING:
@@ -36,16 +36,19 @@ predict(); with --model the file is unpickled because you named it (only load fi
 Writes to --out: rankings.csv (all definitions, long format), ranking_LABEL.csv (one per
 definition, with per-group coverage and difficulty), csc_LABEL.txt (Comparative Subgroup
 Counterfactuals of the top subgroups), summary.csv (rank-1 ties, top-10% bias tallies),
-aggregated_rankings.csv, stats.csv (mining counts and budgets) and recourse.json; with --config
-also tables/recourse_*.csv, the very tables `primafacie audit` writes. The stage seconds are
-printed, not written, so the same input gives byte-identical files.
+aggregated_rankings.csv, stats.csv (mining counts and budgets), recourse.json and, unless
+--n-boot 0, rank_stability.csv (share of --n-boot bootstrap resamples of the audited rows, drawn
+with --seed, in which each top-10 subgroup of each definition stays in the top 10; the fitted
+flips are re-weighted, the model is not called again); with --config also tables/recourse_*.csv,
+the very tables `primafacie audit` writes. The stage seconds are printed, not written, so the
+same input gives byte-identical files.
 
 Example (Adult test split with a fitted scikit-learn pipeline):
 
     primafacie recourse --data adult_test.csv --model lr.joblib \\
         --protected sex --support 0.01 --phi 0.3 --phi 0.7 \\
         --weight age=10 --weight occupation=4 --immutable race \\
-        --monotone age --top 5 --out out/recourse
+        --monotone age --top 5 --n-boot 100 --seed 1 --out out/recourse
 
 or with a rule: `--rule "education_num + hours > 50"`, or `--config audit.yaml`
 (section analyses.recourse).
@@ -104,8 +107,28 @@ ExcludeOpt = Annotated[
 LooseOpt = Annotated[bool, typer.Option("--loose", help="Actions over any subset of features.")]
 LegacyOpt = Annotated[bool, typer.Option("--legacy", help="Reference code's FECT lists.")]
 TopOpt = Annotated[int, typer.Option("--top", help="Subgroups per CSC file.")]
+NBootOpt = Annotated[
+    int,
+    typer.Option(
+        "--n-boot",
+        help="Bootstrap resamples for the rank stability of the top subgroups (0 = off).",
+    ),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the rank-stability resamples.")]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="audit.yaml instead.")]
 OutOpt = Annotated[Path, typer.Option("--out", help="Output folder.")]
+
+
+#: Flags that --config would otherwise ignore ({parameter: flag}): the keys of
+#: analyses.recourse and the engine settings the file describes. ``--legacy`` and ``--loose``
+#: are not among them: they adjust the engine built from the file.
+_CONFIG_REFUSED = {
+    "protected": "--protected", "favorable": "--favorable", "support": "--support",
+    "phi": "--phi", "budget": "--budget", "metrics": "--metrics", "weight": "--weight",
+    "immutable": "--immutable", "monotone": "--monotone", "max_step": "--max-step",
+    "bins": "--bins", "ordinal": "--ordinal", "exclude": "--exclude", "top": "--top",
+    "n_boot": "--n-boot", "seed": "--seed",
+}  # fmt: skip
 
 
 @dataclass
@@ -131,6 +154,8 @@ class FlagInputs:
     exclude: list[str] = field(default_factory=list)
     loose: bool = False
     legacy: bool = False
+    n_boot: int = DEFAULTS.n_boot
+    seed: int = DEFAULTS.seed
 
     @property
     def inputs(self) -> tuple[Path, ...]:
@@ -194,6 +219,7 @@ def parse_flags(data: Path | None, model: Path | None, rule: str | None,
         ordinal={c: [v.strip() for v in levels.split(",")]
                  for c, levels in _kv(flags["ordinal"], "--ordinal").items()},
         exclude=list(flags["exclude"] or []), loose=flags["loose"], legacy=flags["legacy"],
+        n_boot=flags["n_boot"], seed=flags["seed"],
     )  # fmt: skip
 
 
@@ -321,11 +347,24 @@ def run_facts(audit: Any, data: Any, phi: Any, budgets: Any, metrics: Any,
     return result, cscs
 
 
+def run_stability(audit: Any, result: Any, n_boot: int, seed: int) -> Any:
+    """The rank stability of the top subgroups (as the audit computes it), or None when
+    ``n_boot`` is 0 or no definition was scored."""
+    if n_boot <= 0 or not result.rankings:
+        return None
+    from ..recourse.stability import rank_stability
+
+    with err_console.status(f"rank stability ({n_boot} resamples)…"):
+        return rank_stability(audit, result, n_boot=n_boot, seed=seed)
+
+
 # ---------------------------------------------------------------------------------- print
 def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = (),
-                  tables: Mapping[str, pd.DataFrame] | None = None) -> None:  # fmt: skip
-    """Every file of :data:`OUTPUTS` (and ``tables/<stem>.csv`` of the audit's tables, with
-    ``--config``), swapped into ``out`` in one step."""
+                  tables: Mapping[str, pd.DataFrame] | None = None,
+                  stability: Any = None) -> None:  # fmt: skip
+    """Every file of :data:`OUTPUTS` (``rank_stability.csv`` when ``stability`` is given, and
+    ``tables/<stem>.csv`` of the audit's tables with ``--config``), swapped into ``out`` in
+    one step."""
     from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
 
     with atomic_output_dir(out, owner="recourse", keep=keep) as stage:
@@ -338,10 +377,11 @@ def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = ()
         atomic_write_csv(stage / "summary.csv", result.ranking_analysis(), index=False)
         atomic_write_csv(stage / "aggregated_rankings.csv", result.aggregated_rankings())
         atomic_write_csv(stage / "stats.csv", result.stats_frame(), index=False)
-        atomic_write_json(
-            stage / "recourse.json",
-            {"result": result.to_dict(), "csc": {k: v.to_dict() for k, v in cscs.items()}},
-        )
+        doc = {"result": result.to_dict(), "csc": {k: v.to_dict() for k, v in cscs.items()}}
+        if stability is not None:
+            atomic_write_csv(stage / "rank_stability.csv", stability.to_frame(), index=False)
+            doc["rank_stability"] = stability.to_dict()
+        atomic_write_json(stage / "recourse.json", doc)
 
 
 def summary_table(result: Any) -> Table:
@@ -358,21 +398,30 @@ def summary_table(result: Any) -> Table:
     return table
 
 
-def print_summary(result: Any, out: Path) -> None:
-    """Headline, scope, the summary table, stage seconds and where the files went."""
+def print_summary(result: Any, out: Path, stability: Any = None) -> None:
+    """Headline, scope, the summary table, rank stability, stage seconds and where the files
+    went."""
     console.print(summary_table(result))
     for line in (result.headline(), f"scope: {result.scope()}"):
         console.print(line, soft_wrap=True, markup=False)
+    written = OUTPUTS
+    if stability is not None:
+        console.print(stability.headline(), soft_wrap=True, markup=False)
+        for caveat in stability.caveats():
+            console.print(f"  • {caveat}", soft_wrap=True, markup=False)
+        written += ", rank_stability.csv"
     secs = ", ".join(f"{k} {v:.1f} s" for k, v in result.timings.items())
     console.print(f"stages: {secs}", soft_wrap=True, markup=False)
-    console.print(f"wrote {out}/{OUTPUTS}", soft_wrap=True, markup=False)
+    console.print(f"wrote {out}/{written}", soft_wrap=True, markup=False)
 
 
 # ---------------------------------------------------------------------------------- commands
-def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: bool) -> None:
+def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: bool,
+               spec_flags: list[str] | None = None) -> None:  # fmt: skip
     """``--config audit.yaml``: ``analyses.recourse`` built and run exactly as the audit does
     (:meth:`RecourseSpec.build`, the analysis' ``run``); writes the audit's recourse tables
-    under ``tables/`` too. ``--legacy``/``--loose`` adjust the built engine."""
+    under ``tables/`` too. ``--legacy``/``--loose`` adjust the built engine; ``spec_flags``
+    (flags typed that set a key of analyses.recourse, such as ``--n-boot``) are refused."""
     from ..analysis import Context
     from ..config import load_config
     from ..recourse.analysis import run as run_analysis
@@ -380,6 +429,11 @@ def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: 
 
     if flags_given:
         raise InputError("give either --config or --data/--model/--rule, not both")
+    if spec_flags:
+        raise InputError(
+            f"--config builds the analysis from {config} alone (as `primafacie audit` does); "
+            f"drop {', '.join(spec_flags)} or set the keys of analyses.recourse in the file"
+        )
     cfg = load_config(config)
     spec = cfg.analyses.recourse
     if spec is None:
@@ -394,11 +448,15 @@ def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: 
     result = run.results["definitions"]
     cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
             for label, r in result.rankings.items()}  # fmt: skip
-    write_outputs(result, cscs, out, keep=(config, cfg.data_path), tables=run.tables)
-    print_summary(result, out)
+    stability = run.results.get("rank_stability")
+    write_outputs(
+        result, cscs, out, keep=(config, cfg.data_path), tables=run.tables, stability=stability
+    )
+    print_summary(result, out, stability)
 
 
 def recourse(
+    ctx: typer.Context,
     data: DataOpt = None,
     model: ModelOpt = None,
     rule: RuleOpt = None,
@@ -418,27 +476,35 @@ def recourse(
     loose: LooseOpt = False,
     legacy: LegacyOpt = False,
     top: TopOpt = DEFAULTS.top,
+    n_boot: NBootOpt = DEFAULTS.n_boot,
+    seed: SeedOpt = DEFAULTS.seed,
     config: ConfigOpt = None,
     out: OutOpt = Path("out/recourse"),
 ) -> None:
     """Parse -> build -> run -> print (see the module docstring)."""
-    from ..recourse.params import PARAM_WHERE, RUN_CONSTRAINTS
+    from ..recourse.params import PARAM_WHERE, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
     from ..validation import validate_params
 
-    validate_params("recourse", {"top": RUN_CONSTRAINTS["top"]}, {"top": top}, PARAM_WHERE)
+    # the constraints of analyses.recourse (top, n_boot, seed), named by their flags
+    constraints = {"top": RUN_CONSTRAINTS["top"], **STABILITY_CONSTRAINTS}
+    values = {"top": top, "n_boot": n_boot, "seed": seed}
+    validate_params("recourse", constraints, values, PARAM_WHERE)
     if config is not None:
-        run_config(config, out, legacy, loose, any(v is not None for v in (data, model, rule)))
+        spec_flags = given_flags(ctx, _CONFIG_REFUSED)
+        run_config(config, out, legacy, loose, any(v is not None for v in (data, model, rule)),
+                   spec_flags)  # fmt: skip
         return
     args = parse_flags(
         data, model, rule, protected, favorable=favorable, support=support, phi=phi,
         budget=budget, metrics=metrics, weight=weight, immutable=immutable, monotone=monotone,
         max_step=max_step, bins=bins, ordinal=ordinal, exclude=exclude, loose=loose,
-        legacy=legacy, top=top,
+        legacy=legacy, top=top, n_boot=n_boot, seed=seed,
     )  # fmt: skip
     audit, frame = build_from_flags(args)
     result, cscs = run_facts(audit, frame, args.phi, args.budgets, args.metrics, args.top)
-    write_outputs(result, cscs, out, keep=args.inputs)
-    print_summary(result, out)
+    stability = run_stability(audit, result, args.n_boot, args.seed)
+    write_outputs(result, cscs, out, keep=args.inputs, stability=stability)
+    print_summary(result, out, stability)
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import console, err_console, guarded
+from ._common import console, err_console, given_flags, guarded
 from ._defaults import SITUATION
 
 if TYPE_CHECKING:
@@ -50,6 +50,11 @@ replaces `--edge` with a precomputed counterfactual table (same rows, same order
 FILE` unpickles a fitted estimator for b(): only use a file you trust. `--legacy` reproduces
 the CST authors' code conventions (z-scores refitted on the counterfactuals, ties to the larger
 index, rounded z); the default is the corrected method.
+
+`--multiplicity` adjusts the p-values across the complainants of each (method, k): none (the
+papers' tables), bonferroni, holm, bh (Benjamini-Hochberg, the default) or by
+(Benjamini-Yekutieli, valid under any dependence). It adds p_adjusted and significant_adjusted;
+the unadjusted columns are unchanged.
 """
 
 
@@ -173,6 +178,18 @@ _FLAGS = {
     "interval": "--interval",
     "max_distance": "--max-distance",
     "legacy": "--legacy",
+    "multiplicity": "--multiplicity",
+}
+#: Flags that give the data, b() and the causal model; ``--config`` has its own.
+_DATA_FLAGS = {
+    "data": "--data", "protected": "--protected", "feature": "--feature",
+    "decision": "--decision", "favorable": "--favorable", "rule": "--rule", "model": "--model",
+    "edge": "--edge", "counterfactuals": "--counterfactuals", "sep": "--sep",
+}  # fmt: skip
+#: Typer parameter -> flag of every option that sets a key of ``analyses.situation``.
+_SPEC_FLAGS = {
+    {"methods": "method", "dimensions": "dimension"}.get(key, key): flag
+    for key, flag in _FLAGS.items()
 }
 
 
@@ -186,6 +203,7 @@ def spec_from_flags(
     interval: str,
     max_distance: float | None,
     legacy: bool,
+    multiplicity: str = SITUATION.multiplicity,
 ) -> SituationSpec:
     """The :class:`SituationSpec` the flags describe (validated like ``audit.yaml``)."""
     from pydantic import ValidationError
@@ -202,6 +220,7 @@ def spec_from_flags(
         interval=interval,
         max_distance=max_distance,
         legacy=legacy,
+        multiplicity=multiplicity,
     )
     try:
         return SituationSpec(**values)
@@ -300,9 +319,14 @@ def run_tests(
         }
 
 
-def from_config(path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
+def from_config(
+    path: Path, given: list[str] | None = None
+) -> tuple[dict[str, Any], tuple[Path, ...]]:
     """Run exactly what ``primafacie audit`` runs for ``analyses.situation`` (the same
     :func:`~primafacie.audit.compute_audit`, with the other analyses switched off).
+
+    ``given`` are the flags typed besides ``--config``; any is refused, since the file alone
+    says what runs (a silently ignored ``--multiplicity`` would mislead).
 
     Returns the Results by test label and the input files the output folder must keep.
     """
@@ -311,6 +335,11 @@ def from_config(path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
     from ..config import load_config
     from ..situation.analysis import ANALYSIS, tests_of
 
+    if given:
+        raise InputError(
+            f"--config builds the analysis from {path} alone (as `primafacie audit` does); "
+            f"drop {', '.join(given)} or set the keys of analyses.situation in the file"
+        )
     cfg = load_config(path)
     if getattr(cfg.analyses, ANALYSIS.name) is None:
         raise InputError(f"{path}: the configuration has no analyses.{ANALYSIS.name} section")
@@ -326,14 +355,24 @@ def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     from rich.table import Table
 
     table = Table(title=title)
-    for col in ("method", "k", "cases", "significant", "denominator", "untested"):
+    # one adjustment per run: its name heads the column ("none": the column repeats nothing)
+    methods = set(summary["multiplicity"])
+    adjusted_col = f"after {methods.pop()}" if len(methods) == 1 else "adjusted"
+    cols = ("method", "k", "cases", "significant", adjusted_col, "denominator", "untested")
+    for col in cols:
         table.add_column(col, justify="right" if col != "method" else "left")
     for row in summary.itertuples(index=False):
+        adjusted = (
+            "—"
+            if row.multiplicity == "none"
+            else f"{row.n_significant_adjusted} ({row.significant_adjusted_share:.1%})"
+        )
         table.add_row(
             str(row.method),
             str(row.k),
             f"{row.cases} ({row.cases_share:.1%})",
             f"{row.n_significant} ({row.significant_share:.1%})",
+            adjusted,
             str(row.denominator),
             str(row.untested),
         )
@@ -387,8 +426,9 @@ def _csv(values: Any) -> str:
     return ",".join(map(str, values))
 
 
-# A typer command declares every option in its signature (23 options), hence the length.
+# A typer command declares every option in its signature (24 options), hence the length.
 def situation(
+    ctx: typer.Context,
     data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
     config: Optional[Path] = typer.Option(None, "--config", help="audit.yaml instead of flags."),
     protected: list[str] = typer.Option([], "--protected", help="COL=VALUE (repeatable)."),
@@ -416,19 +456,26 @@ def situation(
         _DEFAULT.max_distance, "--max-distance", help="ε."
     ),
     legacy: bool = typer.Option(_DEFAULT.legacy, "--legacy", help="CST authors' conventions."),
+    multiplicity: str = typer.Option(
+        _DEFAULT.multiplicity,
+        "--multiplicity",
+        help="Adjustment of the p-values across the complainants of each (method, k): none, "
+        "bonferroni, holm, bh (false discovery rate) or by (FDR under any dependence).",
+    ),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
     out: Path = typer.Option(Path("out/situation"), "--out", help="Output folder."),
 ) -> None:
     """Parse the flags (or read ``--config``), build, run, write and print."""
     if config is not None:
-        results, keep = from_config(config)
+        results, keep = from_config(config, given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS}))
     else:
         audit, decider = parse_flags(
             data, sep, protected, feature, decision, favorable, rule, model
         )
         spec = spec_from_flags(
-            k, method, dimension, alpha, tau, direction, interval, max_distance, legacy
-        )
+            k, method, dimension, alpha, tau, direction, interval, max_distance, legacy,
+            multiplicity,
+        )  # fmt: skip
         scm, cf = causal_from_flags(audit, edge, counterfactuals, sep)
         results = run_tests(spec, audit, scm=scm, counterfactuals=cf, decider=decider)
         keep = tuple(p for p in (data, counterfactuals, model) if p)

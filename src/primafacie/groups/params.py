@@ -1,8 +1,8 @@
 """What the parameters of :class:`~primafacie.groups.GroupMetrics` accept, declared once.
 
 :class:`~primafacie.groups.GroupMetrics` validates them at ``run``; the ``audit.yaml`` model
-:class:`~primafacie.groups.spec.GroupsSpec` checks the same constraints
-(:func:`primafacie.validation.check_value`).
+:class:`~primafacie.groups.spec.GroupsSpec` and the ``primafacie groups`` flags check the same
+constraints (:func:`primafacie.validation.check_value`).
 
 >>> from primafacie.validation import check_value
 >>> check_value("min_group", 0, PARAMETER_CONSTRAINTS["min_group"])
@@ -60,11 +60,12 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "outcome": [None, _COLUMN],
 }
 
-#: The ``audit.yaml`` key that sets a parameter, quoted in error messages.
+#: The ``primafacie groups`` flag and ``audit.yaml`` key that set a parameter, quoted in
+#: error messages.
 WHERE: dict[str, str] = {
-    "min_group": "analyses.groups.min_group",
-    "alpha": "analyses.groups.alpha",
-    "intersections": "analyses.groups.intersections",
+    "min_group": "--min-group, analyses.groups.min_group",
+    "alpha": "--alpha, analyses.groups.alpha",
+    "intersections": "--intersections, analyses.groups.intersections",
     "protected": "analyses.groups.protected",
     "outcome": "outcome",
 }

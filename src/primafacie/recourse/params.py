@@ -136,6 +136,8 @@ PARAM_WHERE: dict[str, str] = {
     "budgets": "--budget",
     "metrics": "--metrics, analyses.recourse.metrics",
     "top": "--top, analyses.recourse.top",
+    "n_boot": "--n-boot, analyses.recourse.n_boot",
+    "seed": "--seed, analyses.recourse.seed",
 }
 
 

@@ -17,7 +17,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from ..configbase import Strict as _Strict
 from ..report.dossier import SubgroupDossierSpec
 from ..validation import check_value
-from .params import PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
+from .params import PARAM_WHERE, PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
 
 __all__ = ["RecourseSpec"]
 
@@ -89,7 +89,11 @@ class RecourseSpec(_Strict):
     @field_validator(*_CHECKED)
     @classmethod
     def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
-        return check_value(info.field_name, v, _CHECKED[info.field_name])
+        name = info.field_name
+        # the rank-stability keys name their flag and key (as principal's and certainty's do),
+        # so `--n-boot -1` and `n_boot: -1` read alike
+        where = PARAM_WHERE[name] if name in STABILITY_CONSTRAINTS else ""
+        return check_value(name, v, _CHECKED[name], where=where)
 
     def build(self, data: Any, ctx: Any) -> Any:
         """The :class:`~primafacie.recourse.RecourseAudit` this section configures.

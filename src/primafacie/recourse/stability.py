@@ -89,7 +89,7 @@ _CONSTRAINTS: dict[str, list[Any]] = {
     "seed": [Interval(Integral, 0, None)],
     "top": [Interval(Integral, 1, None)],
 }
-_WHERE = {"n_boot": "analyses.recourse.n_boot", "seed": "analyses.recourse.seed"}
+_WHERE = {"n_boot": "--n-boot, analyses.recourse.n_boot", "seed": "--seed, analyses.recourse.seed"}
 
 
 # ---------------------------------------------------------------------------- resampling

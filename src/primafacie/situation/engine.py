@@ -112,7 +112,7 @@ PARAMETER_SOURCES = {
     "interval": "--interval, analyses.situation.interval",
     "legacy": "--legacy, analyses.situation.legacy",
     "max_distance": "--max-distance, analyses.situation.max_distance",
-    "multiplicity": "analyses.situation.multiplicity",
+    "multiplicity": "--multiplicity, analyses.situation.multiplicity",
 }
 
 

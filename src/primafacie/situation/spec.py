@@ -119,6 +119,12 @@ class SituationSpec(_Strict):
         name = {"methods": "method"}.get(info.field_name, info.field_name)
         return check_value(info.field_name, v, _CONSTRAINTS[name])
 
+    @field_validator("multiplicity", mode="before")
+    @classmethod
+    def _multiplicity(cls, v: Any) -> Any:
+        # before the Literal check, so that a wrong name reads as the engine's own message
+        return check_value("multiplicity", v, _CONSTRAINTS["multiplicity"])
+
     @field_validator("methods", "dimensions")
     @classmethod
     def _distinct(cls, v: list[str], info: Any) -> list[str]:

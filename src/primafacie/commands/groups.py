@@ -1,0 +1,296 @@
+"""``primafacie groups``: selection rates, four-fifths ratios and error-rate gaps per group.
+
+parse (flags or ``--config``) -> build (:meth:`GroupsSpec.build`, as the audit) -> run ->
+write and print. With ``--config`` the analysis' own ``run`` measures the configuration's
+AuditData, so the CSVs are the audit's ``tables/groups_*.csv`` byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+import typer
+from rich.markup import escape
+
+from ..errors import InputError
+from ._common import config_section, console, err_console, guarded, spec_from_flags
+from ._defaults import GROUPS
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ..data import AuditData
+
+# pandas, the spec and the engine are imported inside the functions: the CLI loads this module
+# to render --help, which must not wait for them.
+
+HELP = """Group metrics: for each protected attribute and their intersections, the selection rate
+(favourable decisions among the group's members) of every group, each protected group's
+difference from and ratio to the reference (non-protected) group with their intervals, and the
+four-fifths rule (a ratio below 0.8 suggests adverse impact). With --outcome, the true positive,
+false positive and false negative rates, the positive predictive value and the accuracy per
+group follow, with the equal-opportunity (TPR gap) and equalized-odds differences. Every rate
+is k of n with its Wilson interval; a group smaller than --min-group is flagged, never dropped.
+
+Example (the demo's loan officer, column human, on its generated credit world):
+
+    primafacie groups --data credit_world.csv \\
+        --protected gender=female --protected race=black,hispanic \\
+        --decision human --favorable 1 --outcome repaid \\
+        --out out/groups
+
+    primafacie groups --config audit.yaml --out out/groups
+
+With --config the metrics are measured exactly as `primafacie audit` measures them (section
+analyses.groups, on by default; the decision may then be a model or a rule), and rates.csv and
+summary.csv equal the audit's tables/groups_metrics.csv and tables/groups_metrics_summary.csv.
+
+Writes rates.csv (one row per group and metric: k, n, rate, interval, difference and ratio to
+the reference), summary.csv (one row per protected group: selection rates, difference, ratio,
+four-fifths flag, error-rate gaps) and groups.json to --out; nothing is written when the input
+is bad (exit 2).
+"""
+
+#: Typer defaults: the spec's (literals, checked against ``GroupsSpec()`` by the tests).
+_DEFAULT = GROUPS
+
+#: Flags that set an ``analyses.groups`` key ({parameter: flag}); refused with --config.
+_SPEC_FLAGS = {"min_group": "--min-group", "alpha": "--alpha", "intersections": "--intersections"}
+#: Flags that give the data and roles; the configuration has its own.
+_DATA_FLAGS = {
+    "data": "--data", "protected": "--protected", "decision": "--decision",
+    "favorable": "--favorable", "outcome": "--outcome", "outcome_favorable": "--outcome-favorable",
+    "sep": "--sep",
+}  # fmt: skip
+
+#: The flag behind each role an AuditData message starts with (most specific first).
+_ROLE_FLAGS = (
+    ("outcome_favorable", "--outcome-favorable"),
+    ("favourable value", "--favorable"),
+    ("outcome", "--outcome"),
+    ("decision", "--decision"),
+    ("protected", "--protected"),
+)
+
+
+# ---------------------------------------------------------------------------------- parse
+def parse_protected(items: list[str]) -> dict[str, Any]:
+    """``["gender=female", "race=black,hispanic"]`` -> ``{"gender": "female", "race": [...]}``.
+
+    Examples
+    --------
+    >>> parse_protected(["gender=female", "race=black,hispanic"])
+    {'gender': 'female', 'race': ['black', 'hispanic']}
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        col, sep, value = item.partition("=")
+        values = [v.strip() for v in value.split(",") if v.strip()]
+        if not sep or not col.strip() or not values:
+            raise InputError(f"--protected expects COL=VALUE[,VALUE...], got {item!r}")
+        if col.strip() in out:
+            raise InputError(f"--protected names column {col.strip()!r} twice")
+        out[col.strip()] = values if len(values) > 1 else values[0]
+    return out
+
+
+def data_from_flags(
+    data: Path | None,
+    protected: list[str],
+    decision: str | None,
+    favorable: str,
+    outcome: str | None,
+    outcome_favorable: str,
+    sep: str | None = None,
+) -> AuditData:
+    """The AuditData the flags describe; a mistake is an InputError naming its flag."""
+    import pandas as pd
+
+    from ..data import AuditData, read_table
+
+    if data is None:
+        raise InputError("give --data FILE (with --protected and --decision) or --config FILE")
+    if not protected:
+        raise InputError("give at least one --protected COL=VALUE (repeat it per attribute)")
+    if decision is None:
+        raise InputError("give --decision COL (the column of decisions)")
+    prot = parse_protected(protected)
+    frame = pd.read_csv(data, sep=sep) if sep else read_table(data)
+    named = [("--decision", decision), ("--outcome", outcome), *(("--protected", c) for c in prot)]
+    for flag, col in named:
+        if col is not None and col not in frame.columns:
+            columns = ", ".join(map(str, frame.columns))
+            raise InputError(f"{flag} {col!r} is not a column of {data}; columns: {columns}")
+    try:
+        return AuditData(
+            frame, features={}, protected=prot, decision=decision, favorable=favorable,
+            outcome=outcome, outcome_favorable=outcome_favorable,
+        )  # fmt: skip
+    except InputError as exc:  # AuditData names the role; the user typed a flag
+        text = str(exc)
+        flag = next((f for role, f in _ROLE_FLAGS if text.startswith(role)), None)
+        raise InputError(f"{flag}: {text}" if flag else text) from None
+
+
+# ---------------------------------------------------------------------------------- run
+def from_config(ctx: typer.Context, config: Path) -> tuple[Any, tuple[Path, ...]]:
+    """The Result of ``analyses.groups`` measured exactly as the audit measures it (the
+    analysis' check and run on the configuration's AuditData), and the input files."""
+    from ..analysis import Context
+    from ..groups.analysis import ANALYSIS, LABEL
+
+    cfg, spec = config_section(ctx, config, ANALYSIS.name, {**_DATA_FLAGS, **_SPEC_FLAGS})
+    ANALYSIS.check(spec, cfg)  # before any data is read, as the audit does
+    with err_console.status("measuring groups…"):
+        run = ANALYSIS.run(spec, Context(config=cfg, data=cfg.audit_data()))
+    return run.results[LABEL], (config, cfg.data_path)
+
+
+def from_flags(
+    data: Path | None, protected: list[str], decision: str | None, favorable: str,
+    outcome: str | None, outcome_favorable: str, sep: str | None,
+    min_group: int, alpha: float, intersections: str,
+) -> tuple[Any, tuple[Path, ...]]:  # fmt: skip
+    """The Result of the flags: the spec validates the settings (errors name the flag), then
+    builds the engine that measures the data."""
+    from ..groups.spec import GroupsSpec
+
+    spec = spec_from_flags(
+        GroupsSpec, min_group=min_group, alpha=alpha, intersections=intersections
+    )
+    audit = data_from_flags(data, protected, decision, favorable, outcome, outcome_favorable, sep)
+    with err_console.status("measuring groups…"):
+        return spec.build(audit).run(audit), (data,)  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------- print
+def _rate(k: Any, n: Any) -> str:
+    k, n = int(k), int(n)
+    return f"{100 * k / n:.1f}% ({k}/{n})" if n else "— (0/0)"
+
+
+def _number(value: Any, digits: int, low: Any = None, high: Any = None) -> str:
+    """``0.60 [0.56, 0.65]``, ``-0.267`` or — when undefined."""
+    import pandas as pd
+
+    if pd.isna(value):
+        return "—"
+    text = f"{value:.{digits}f}"
+    return text if low is None or pd.isna(low) else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _below(flag: Any) -> str:
+    """The four-fifths cell: yes (in red), no, or — when the ratio is undefined (an empty
+    group, or a reference group without a favourable decision)."""
+    import pandas as pd
+
+    if pd.isna(flag):
+        return "—"
+    return "[bold red]yes[/]" if bool(flag) else "no"
+
+
+def summary_tables(res: Any) -> list[Table]:
+    """Rich tables, one per grouping (an attribute or an intersection), one row per protected
+    group against the reference group named in the caption: the selection rate as k/n, the
+    ratio with its interval and the four-fifths flag (and the TPR and equalized-odds gaps with
+    an outcome). The intervals of every number are in the CSVs."""
+    from rich import box
+    from rich.table import Table
+
+    from ..groups.params import FOUR_FIFTHS
+
+    level = f"{100 * (1 - res.alpha):g}%"
+    tables = []
+    for attribute, rows in res.summary().groupby("attribute", sort=False):
+        first = rows.iloc[0]
+        table = Table(
+            title=escape(f"{attribute}: selection rates"),
+            caption=escape(
+                f"reference {first['reference']}: "
+                f"{_rate(first['reference_k'], first['reference_n'])}"
+            ),
+            box=box.SIMPLE_HEAD,
+        )
+        cols = ["group", "selection rate", f"ratio [{level} CI]", f"< {FOUR_FIFTHS:g}"]
+        if res.has_outcome:
+            cols += ["TPR gap", "eq. odds"]
+        for col in cols:
+            # the numbers never wrap; a long intersection label does
+            table.add_column(col, justify="left" if col == "group" else "right",
+                             no_wrap=col != "group")  # fmt: skip
+        for r in rows.itertuples(index=False):
+            row = [
+                escape(f"{r.group} (small)" if r.small else str(r.group)),
+                _rate(r.selection_k, r.selection_n),
+                _number(r.selection_ratio, 2, r.selection_ratio_low, r.selection_ratio_high),
+                _below(r.four_fifths),
+            ]
+            if res.has_outcome:
+                row += [_number(r.equal_opportunity_diff, 3), _number(r.equalized_odds_diff, 3)]
+            table.add_row(*row)
+        tables.append(table)
+    return tables
+
+
+def print_summary(res: Any, out: Path) -> None:
+    """The table, headline, scope and caveats, then where the files went."""
+    for table in summary_tables(res):
+        console.print(table)
+    console.print(escape(res.headline()))
+    console.print(escape(f"scope: {res.scope()}"))
+    for caveat in res.caveats():
+        console.print(escape(f"  • {caveat}"))
+    console.print(escape(f"wrote {out}/rates.csv, summary.csv, groups.json"))
+
+
+def write_outputs(res: Any, out: Path, inputs: tuple) -> None:
+    """rates.csv, summary.csv and groups.json, swapped into ``out`` in one step."""
+    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+
+    with atomic_output_dir(out, owner="groups", keep=inputs) as stage:
+        # the same frames and writer as the audit's tables (result_tables, audit/write.py)
+        atomic_write_csv(stage / "rates.csv", res.to_frame())
+        atomic_write_csv(stage / "summary.csv", res.summary())
+        atomic_write_json(stage / "groups.json", res.to_dict())
+
+
+# ---------------------------------------------------------------------------------- command
+# parse -> build -> run -> print; the typer option declarations make up most of its length
+def groups(
+    ctx: typer.Context,
+    data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
+    protected: list[str] = typer.Option(
+        [], "--protected", help="COL=VALUE[,VALUE...]: the protected group(s) (repeatable)."),
+    decision: Optional[str] = typer.Option(None, "--decision", help="Decision column ŷ."),
+    favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
+    outcome: Optional[str] = typer.Option(
+        None, "--outcome", help="True-outcome column (adds the error rates)."),
+    outcome_favorable: str = typer.Option(
+        "1", "--outcome-favorable", help="Favourable true-outcome value."),
+    min_group: int = typer.Option(_DEFAULT.min_group, "--min-group",
+        help="Groups with fewer members are flagged 'small' (kept)."),
+    alpha: float = typer.Option(_DEFAULT.alpha, "--alpha",
+        help="Two-sided level of every interval (0.05: 95%)."),
+    intersections: str = typer.Option(_DEFAULT.intersections, "--intersections",
+        help="all (every combination of 2+ attributes), full (all crossed) or none."),
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
+    config: Optional[Path] = typer.Option(
+        None, "--config", help="audit.yaml (section analyses.groups) instead of flags."),
+    out: Path = typer.Option(Path("out/groups"), "--out", help="Output folder."),
+) -> None:  # fmt: skip
+    """``primafacie groups`` (the help text is :data:`HELP`)."""
+    if config is not None:
+        res, inputs = from_config(ctx, config)
+    else:
+        res, inputs = from_flags(
+            data, protected, decision, favorable, outcome, outcome_favorable, sep,
+            min_group, alpha, intersections,
+        )  # fmt: skip
+    write_outputs(res, out, inputs)
+    print_summary(res, out)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``primafacie groups`` to ``app``."""
+    app.command("groups", help=HELP)(guarded(groups))
