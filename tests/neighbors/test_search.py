@@ -216,3 +216,25 @@ def test_ties_fetched_by_radius_search():
         ]
         last = knn(np.zeros((1, 2)), base, 5, algorithm=algorithm, ties="last")
         assert last.indices.tolist() == [[99, 98, 97, 96, 95]]
+
+
+def test_lazy_strata_travel_without_their_indexes_and_rebuild_the_same():
+    """A worker receives the matrices, not the pickled trees, and builds the same strata."""
+    import pickle
+
+    from primafacie.neighbors.search import AUTO_RULE, _LazyStrata, _tree_index
+
+    rng = np.random.default_rng(0)
+    X = GowerMatrix(np.round(rng.random((400, 2)), 1), rng.integers(0, 3, (400, 2)), (3, 3))
+    q, b = X[np.arange(50)], X[np.arange(50, 400)]
+    lazy = _LazyStrata((q, b, 13, _tree_index, AUTO_RULE))
+    built = lazy.get()
+    assert lazy.get() is built  # built once per process
+    clone = pickle.loads(pickle.dumps(lazy))  # the strata hold closures: plain pickle of
+    assert clone._strata is None  # them would fail, so they cannot have travelled
+    again = clone.get()
+    assert [s.mismatch for s in again] == [s.mismatch for s in built]
+    for s, t in zip(again, built, strict=True):
+        np.testing.assert_array_equal(s.order, t.order)
+        np.testing.assert_array_equal(s.qkey, t.qkey)
+    assert knn(q, b, 5, algorithm="tree").indices.tolist() == knn(q, b, 5).indices.tolist()

@@ -6,6 +6,7 @@ applies and the benchmark behind it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
@@ -400,6 +401,35 @@ def _strata(
     return out
 
 
+class _LazyStrata:
+    """The strata of one search, built where the chunks run, once per process.
+
+    A Dask worker builds its own from the scattered query and base matrices instead of
+    receiving the pickled indexes: at 10^7 rows they are ~2 GB, held by the client while
+    pickled and twice on a worker while unpickled (measured worker peak 5.2 GB against 2.6 GB
+    in use). Local threads share one build (the lock). Building is deterministic, so every
+    process searches the same strata.
+    """
+
+    def __init__(self, args: tuple) -> None:
+        self._args = args
+        self._strata: list[_Stratum] | None = None
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        return {"args": self._args}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["args"])
+
+    def get(self) -> list[_Stratum]:
+        """The strata, built on first use."""
+        with self._lock:
+            if self._strata is None:
+                self._strata = _strata(*self._args)
+            return self._strata
+
+
 def _gather(st: _Stratum, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query, base) pairs of whole small groups, without a loop (offsets from cumulative sizes).
 
@@ -544,7 +574,7 @@ def _stratified(
     kq = min(k + _EXTRA, n)
     step = 0.0 if decimals is None else 10.0**-decimals
     slack = 2 * divisor * step
-    strata = _strata(query, base, kq, make_index, rule)
+    strata = _LazyStrata((query, base, kq, make_index, rule))
     rows_per_chunk = chunk_size or max(1, _BLOCK_CELLS // (2 * kq + k))
 
     shared = (query, base, strata, k, kq, divisor, decimals, step, slack)
@@ -555,7 +585,8 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
     """One chunk of queries of :func:`_stratified`, stratum by stratum (module level: a Dask
     task ships only the slice; the strata and their indexes are scattered once)."""
     # 40 lines: the loop over strata, its pruning bound and the merge read best in one place.
-    query, base, strata, k, kq, divisor, decimals, step, slack = shared
+    query, base, lazy, k, kq, divisor, decimals, step, slack = shared
+    strata = lazy.get()
     glob = np.arange(sl.start, sl.stop)
     m = len(glob)
     best_i = np.full((m, k), -1, dtype=np.int64)
