@@ -82,6 +82,12 @@ def test_help_of_the_cli_and_of_every_command_loads_no_heavy_module():
         ["audit"],  # missing argument
         ["reproduce"],
         ["nonsense"],
+        # a command run without its data: the usage error comes before any import
+        ["situation"],
+        ["recourse"],
+        ["principal"],
+        ["certainty"],
+        ["groups", "--protected", "sex=F"],
     ],
 )
 def test_argument_errors_exit_2_without_loading_heavy_modules(args):

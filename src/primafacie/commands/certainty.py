@@ -88,11 +88,11 @@ _DATA_FLAGS = {
 
 def _from_flags(data, protected, models, columns, rules) -> tuple[Any, dict]:
     """The table and the decision-makers the flags name (models loaded, rules parsed)."""
+    if data is None:  # before the imports: a usage error answers at once
+        raise InputError("give --data FILE (or --config audit.yaml)")
     from ..data import read_table
     from ..decisions import Rule, load_model
 
-    if data is None:
-        raise InputError("give --data FILE (or --config audit.yaml)")
     if not protected:
         raise InputError("give --protected COLUMN (repeat it for intersectional groups)")
     frame = read_table(data)
@@ -214,6 +214,8 @@ def certainty(
     out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
 ) -> None:  # fmt: skip
     """``primafacie certainty`` (the help text is :data:`HELP`)."""
+    if config is None and data is None:  # before the imports: a usage error answers at once
+        raise InputError("give --data FILE (or --config audit.yaml)")
     from ..certainty.spec import CertaintySpec
 
     if config is not None:

@@ -105,12 +105,12 @@ def data_from_flags(
     sep: str | None = None,
 ) -> AuditData:
     """The AuditData the flags describe; a mistake is an InputError naming its flag."""
+    if data is None:  # before the imports: a usage error answers at once
+        raise InputError("give --data FILE (with --protected and --decision) or --config FILE")
     import pandas as pd
 
     from ..data import AuditData, read_table
 
-    if data is None:
-        raise InputError("give --data FILE (with --protected and --decision) or --config FILE")
     if not protected:
         raise InputError("give at least one --protected COL=VALUE (repeat it per attribute)")
     if decision is None:
@@ -280,6 +280,8 @@ def groups(
     out: Path = typer.Option(Path("out/groups"), "--out", help="Output folder."),
 ) -> None:  # fmt: skip
     """``primafacie groups`` (the help text is :data:`HELP`)."""
+    if config is None and data is None:  # before the imports: a usage error answers at once
+        raise InputError("give --data FILE (with --protected and --decision) or --config FILE")
     if config is not None:
         res, inputs = from_config(ctx, config)
     else:

@@ -183,14 +183,14 @@ def principal(
     out: Path = typer.Option(Path("out/principal"), "--out", help="Output folder."),
 ) -> None:  # fmt: skip
     """``primafacie principal`` (the help text is :data:`HELP`)."""
+    if config is None and data is None:  # before the imports: a usage error answers at once
+        raise InputError(
+            "give --data FILE (with --protected, --outcome, --decision) or --config FILE"
+        )
     from ..principal.spec import PrincipalSpec
 
     if config is not None:
         audit, spec, inputs = _from_config(ctx, config)
-    elif data is None:
-        raise InputError(
-            "give --data FILE (with --protected, --outcome, --decision) or --config FILE"
-        )
     else:
         audit = _data_from_flags(
             data, protected, outcome, outcome_favorable, decision, favorable, rule, sep

@@ -482,6 +482,8 @@ def recourse(
     out: OutOpt = Path("out/recourse"),
 ) -> None:
     """Parse -> build -> run -> print (see the module docstring)."""
+    if config is None and data is None:  # before the imports: a usage error answers at once
+        raise InputError("give --data FILE with --model FILE or --rule EXPR, or --config FILE")
     from ..recourse.params import PARAM_WHERE, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
     from ..validation import validate_params
 

@@ -243,14 +243,14 @@ def parse_flags(
     model: Path | None,
 ) -> tuple[AuditData, Any]:
     """The audited data and b() (a rule, a model or None) from the flags."""
+    if data is None:  # before the imports: a usage error answers at once
+        raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
     import numpy as np
     import pandas as pd
 
     from ..data import AuditData
     from ..decisions import ModelDecider, Rule, load_model
 
-    if data is None:
-        raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
     frame = _read(data, sep)
     if not protected:
         raise InputError("give at least one --protected COL=VALUE")
