@@ -56,7 +56,8 @@ class SituationSpec(_Strict):
         "dimensions": "single (per attribute), multiple (Bonferroni over attributes), "
         "intersectional (protected on every attribute).",
         "direction": "negative (against the protected) or positive discrimination.",
-        "interval": "Confidence interval of the rate difference: newcombe (default; calibrated p-values for the adjustment) or wald (the paper; needed with legacy).",
+        "interval": "Confidence interval of the rate difference: newcombe (default; its "
+        "p-values keep the adjustment calibrated) or wald (the paper's; needed with legacy).",
         "max_distance": "Optional largest Gower distance of a neighbour.",
         "legacy": "Reproduce the authors' code conventions (published tables).",
         "dossiers": "A printable page per top complainant: {top: 20, redact: [column, ...]}.",
