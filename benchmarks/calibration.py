@@ -7,6 +7,11 @@ around α; and the share of runs with ANY discovery after Benjamini–Hochberg (
 Benjamini–Yekutieli (BY) at FDR α (under the complete null every discovery is false, so this
 share is the FDR itself).
 
+Tail (``--tail``): why an adjustment is or is not calibrated. BH compares the smallest
+p-values of ~1,000 tests with α·i/m ≈ 5e-5, so what matters is ``P(p ≤ t) / t`` at small t
+(1 for a calibrated p-value, > 1 when small p-values come too often): pooled over the null
+worlds' tests, and exact for one test of two groups of n with a common rejection rate.
+
 Power (``--power``): on worlds where every protected person is rejected 5, 10 or 20 points
 more often (a direct effect), the share of protected complainants detected by ST, CST w/o,
 CST w/ and CF at k = 15, 30, 50, unadjusted and after BH. ``--write`` regenerates
@@ -16,7 +21,9 @@ Everything is seeded (run r uses seed ``seed + r``): the tables are reproducible
 
 Usage::
 
-    python benchmarks/calibration.py                     # calibration table
+    python benchmarks/calibration.py                     # calibration table (Newcombe)
+    python benchmarks/calibration.py --interval wald     # the same with the paper's Wald
+    python benchmarks/calibration.py --tail              # the p-values' far tail
     python benchmarks/calibration.py --power --write     # power table (+ the data module)
     python benchmarks/calibration.py --runs 10 --n 1500  # quicker
 """
@@ -33,19 +40,24 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binom
 
 from primafacie.datasets.null_worlds import NULL_KINDS, make_gap_world, make_null_world
 from primafacie.situation import SituationTest
 from primafacie.situation.multiplicity import adjust_p
+from primafacie.situation.stats import newcombe_p_value, wald_p_value
 
 METHODS = ["st", "cst", "cst_centers", "cf"]
 NAMES = {"st": "ST", "cst": "CST w/o", "cst_centers": "CST w/", "cf": "CF"}
 KS = [15, 30, 50]
 GAPS = [0.05, 0.10, 0.20]
+#: Levels t of the tail table: 5e-5 ≈ α/m, the threshold BH gives the smallest of ~1,000
+#: p-values at α = 0.05, up to α itself.
+TAIL = (5e-5, 1e-4, 1e-3, 1e-2, 5e-2)
 
 
 def run_world(
-    world, alpha: float = 0.05, methods=METHODS, ks=KS, interval: str = "wald"
+    world, alpha: float = 0.05, methods=METHODS, ks=KS, interval: str = "newcombe"
 ) -> pd.DataFrame:
     """Per-(method, k) counts of one run: tested, significant before/after BH and BY."""
     res = SituationTest(
@@ -63,9 +75,65 @@ def run_world(
                 "significant": int(g["significant"].sum()),
                 "bh": int((adjust_p(p, "bh") <= alpha).sum()),
                 "by": int((adjust_p(p, "by") <= alpha).sum()),
+                # how many p-values fall at or below each small level (NaN: untested)
+                **{f"p<={t:g}": int((p <= t).sum()) for t in TAIL},
             }
         )
     return pd.DataFrame(rows)
+
+
+def null_runs(runs: int, n: int, alpha: float, seed: int, interval: str) -> pd.DataFrame:
+    """Per-run rows of :func:`run_world` on both null worlds (``world`` column), CF left out
+    (it never flags when ŷ^CF = ŷ)."""
+    frames = []
+    for kind in NULL_KINDS:
+        for r in range(runs):
+            world = make_null_world(n=n, kind=kind, seed=seed + r)
+            frames.append(run_world(world, alpha, interval=interval).assign(world=kind))
+    allruns = pd.concat(frames, ignore_index=True)
+    return allruns[allruns["method"] != "cf"]
+
+
+def tail(runs: int, n: int, alpha: float, seed: int, interval: str = "newcombe") -> pd.DataFrame:
+    """Pooled ``P(p ≤ t) / t`` of the null worlds' p-values, per world, method and k."""
+    allruns = null_runs(runs, n, alpha, seed, interval)
+    out = []
+    for (kind, method, k), g in allruns.groupby(["world", "method", "k"], sort=False):
+        tests = int(g["tested"].sum())
+        row = {"world": kind, "method": NAMES[method], "k": int(k), "tests": tests}
+        row.update({f"P(p≤{t:g})/t": g[f"p<={t:g}"].sum() / tests / t for t in TAIL})
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def exact_size(n: int, rate: float, t: float, interval: str = "newcombe") -> float:
+    """``P(p ≤ t)`` of one one-sided test when both groups have n members and rejection rate
+    ``rate`` (H0 true): the sum of the binomial probabilities of the count pairs with p ≤ t.
+
+    Examples
+    --------
+    >>> # n = 1: only (x_c, x_t) = (1, 0) has p < 0.5 (Wald: p = 0), probability ¼ at rate ½
+    >>> round(exact_size(1, 0.5, 0.01, "wald"), 12)
+    0.25
+    """
+    x = np.arange(n + 1)
+    xc, xt = np.meshgrid(x, x, indexing="ij")
+    fn = wald_p_value if interval == "wald" else newcombe_p_value
+    p = fn(xc, n, xt, n)
+    w = binom.pmf(x, n, rate)
+    return float(np.outer(w, w)[p <= t].sum())
+
+
+def exact_tail(ns=(15, 30, 50), rates=(0.25, 0.5)) -> pd.DataFrame:
+    """:func:`exact_size` over t divided by t, for both intervals (rates r and 1 − r agree)."""
+    out = []
+    for interval in ("wald", "newcombe"):
+        for n in ns:
+            for rate in rates:
+                row = {"interval": interval, "n": n, "rate": rate}
+                row.update({f"P(p≤{t:g})/t": exact_size(n, rate, t, interval) / t for t in TAIL})
+                out.append(row)
+    return pd.DataFrame(out)
 
 
 def binomial_band(alpha: float, n: int, z: float = 3.0) -> tuple[float, float]:
@@ -74,7 +142,9 @@ def binomial_band(alpha: float, n: int, z: float = 3.0) -> tuple[float, float]:
     return max(0.0, alpha - half), alpha + half
 
 
-def calibration(runs: int, n: int, alpha: float, seed: int, interval: str = "wald") -> pd.DataFrame:
+def calibration(
+    runs: int, n: int, alpha: float, seed: int, interval: str = "newcombe"
+) -> pd.DataFrame:
     """The calibration table: one row per null world, method (ST, CST w/o, CST w/) and k.
 
     ``design effect`` is the variance of the per-run share over the binomial variance
@@ -82,45 +152,40 @@ def calibration(runs: int, n: int, alpha: float, seed: int, interval: str = "wal
     independent tests). The one-run band ``α ± 3·sqrt(deff·α(1−α)/tests)`` accounts for it.
     """
     out = []
-    for kind in NULL_KINDS:
-        per_run = [
-            run_world(make_null_world(n=n, kind=kind, seed=seed + r), alpha, interval=interval)
-            for r in range(runs)
-        ]
-        allruns = pd.concat(per_run)
-        allruns = allruns[allruns["method"] != "cf"]  # CF never flags when ŷ^CF = ŷ
-        for (method, k), g in allruns.groupby(["method", "k"], sort=False):
-            tests = int(g["tested"].sum())
-            per_test = int(g["tested"].mean())
-            share = g["significant"] / g["tested"]
-            deff = float(share.var(ddof=1) / (alpha * (1 - alpha) / per_test))
-            lo, hi = binomial_band(alpha, per_test)
-            out.append(
-                {
-                    "world": kind,
-                    "method": NAMES[method],
-                    "k": k,
-                    "tests/run": per_test,
-                    "significant share": g["significant"].sum() / tests,
-                    "binomial band (one run)": f"[{lo:.3f}, {hi:.3f}]",
-                    "design effect": deff,
-                    "band with deff": "[{:.3f}, {:.3f}]".format(
-                        *binomial_band(alpha, per_test / max(deff, 1.0))
-                    ),
-                    "max share in a run": float(share.max()),
-                    "runs with a BH discovery": float((g["bh"] > 0).mean()),
-                    "runs with a BY discovery": float((g["by"] > 0).mean()),
-                }
-            )
+    allruns = null_runs(runs, n, alpha, seed, interval)
+    for (kind, method, k), g in allruns.groupby(["world", "method", "k"], sort=False):
+        tests = int(g["tested"].sum())
+        per_test = int(g["tested"].mean())
+        share = g["significant"] / g["tested"]
+        deff = float(share.var(ddof=1) / (alpha * (1 - alpha) / per_test))
+        lo, hi = binomial_band(alpha, per_test)
+        out.append(
+            {
+                "world": kind,
+                "method": NAMES[method],
+                "k": k,
+                "tests/run": per_test,
+                "significant share": g["significant"].sum() / tests,
+                "binomial band (one run)": f"[{lo:.3f}, {hi:.3f}]",
+                "design effect": deff,
+                "band with deff": "[{:.3f}, {:.3f}]".format(
+                    *binomial_band(alpha, per_test / max(deff, 1.0))
+                ),
+                "max share in a run": float(share.max()),
+                "runs with a BH discovery": float((g["bh"] > 0).mean()),
+                "runs with a BY discovery": float((g["by"] > 0).mean()),
+            }
+        )
     return pd.DataFrame(out)
 
 
-def power(runs: int, n: int, alpha: float, seed: int) -> pd.DataFrame:
+def power(runs: int, n: int, alpha: float, seed: int, interval: str = "newcombe") -> pd.DataFrame:
     """The power table: share of protected complainants detected, by gap, method and k."""
     out = []
     for gap in GAPS:
         per_run = [
-            run_world(make_gap_world(n=n, gap=gap, seed=seed + r), alpha) for r in range(runs)
+            run_world(make_gap_world(n=n, gap=gap, seed=seed + r), alpha, interval=interval)
+            for r in range(runs)
         ]
         allruns = pd.concat(per_run)
         for (method, k), g in allruns.groupby(["method", "k"], sort=False):
@@ -138,7 +203,9 @@ def power(runs: int, n: int, alpha: float, seed: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def write_power_module(table: pd.DataFrame, runs: int, n: int, alpha: float, seed: int) -> Path:
+def write_power_module(
+    table: pd.DataFrame, runs: int, n: int, alpha: float, seed: int, interval: str = "newcombe"
+) -> Path:
     """Regenerate ``situation/power_table.py`` from a measured power table."""
     path = Path(__file__).resolve().parents[1] / "src/primafacie/situation/power_table.py"
     rows = [
@@ -156,7 +223,7 @@ def write_power_module(table: pd.DataFrame, runs: int, n: int, alpha: float, see
         "from __future__ import annotations\n\n"
         f"#: How the table was measured.\n"
         f"SETTINGS = {{'runs': {runs}, 'n': {n}, 'alpha': {alpha}, 'seed': {seed}, "
-        "'protected_share': 0.35, 'interval': 'wald', 'tau': 0.0}\n\n"
+        f"'protected_share': 0.35, 'interval': {interval!r}, 'tau': 0.0}}\n\n"
         "#: (method, k, gap, power, power_bh, power_by)\n"
         f"ROWS = {pprint.pformat(rows, width=96)}\n"
     )
@@ -185,22 +252,31 @@ def markdown(frame: pd.DataFrame, index: bool = False) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--power", action="store_true", help="the power table instead")
+    ap.add_argument("--tail", action="store_true", help="the p-values' tail, pooled and exact")
     ap.add_argument("--write", action="store_true", help="regenerate situation/power_table.py")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--n", type=int, default=3000)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--interval", default="wald", choices=["wald", "newcombe"])
+    # the engine's default interval (Newcombe), so the tables describe what a user gets
+    ap.add_argument("--interval", default="newcombe", choices=["wald", "newcombe"])
     args = ap.parse_args()
     t0 = time.perf_counter()
     if args.power:
-        table = power(args.runs, args.n, args.alpha, args.seed)
+        table = power(args.runs, args.n, args.alpha, args.seed, args.interval)
         wide = table.assign(method=table["method"].map(NAMES)).pivot_table(
             index=["gap", "method"], columns="k", values=["power", "power_bh"], sort=False
         )
         print(markdown(wide, index=True))
         if args.write:
-            print("wrote", write_power_module(table, args.runs, args.n, args.alpha, args.seed))
+            print(
+                "wrote",
+                write_power_module(table, args.runs, args.n, args.alpha, args.seed, args.interval),
+            )
+    elif args.tail:
+        print(markdown(tail(args.runs, args.n, args.alpha, args.seed, args.interval)))
+        print("\nExact, one test of two groups of n with a common rejection rate:\n")
+        print(markdown(exact_tail()))
     else:
         table = calibration(args.runs, args.n, args.alpha, args.seed, args.interval)
         print(markdown(table))

@@ -82,10 +82,14 @@ def test_counterfactual_table_route_and_legacy(loans, tmp_path):
     cf_path = tmp_path / "cf.csv"
     cf.to_csv(cf_path, index=False)
     out = tmp_path / "out"
-    r = runner.invoke(
-        app,
-        _base(path, out) + ["--counterfactuals", str(cf_path), "--legacy", "--method", "cst,cf"],
-    )
+    legacy = ["--counterfactuals", str(cf_path), "--legacy", "--method", "cst,cf"]
+    # the default interval is Newcombe; --legacy reproduces the authors' Wald interval and
+    # says so when it is not asked for, before anything is written
+    r = runner.invoke(app, _base(path, out) + legacy)
+    said = " ".join(r.output.split())  # the console wraps long messages
+    assert r.exit_code == 2 and "--legacy:" in said and "(--interval wald)" in said
+    assert not out.exists()
+    r = runner.invoke(app, _base(path, out) + legacy + ["--interval", "wald"])
     assert r.exit_code == 0, r.output
     assert set(pd.read_csv(out / "summary.csv").method) == {"cst", "cf"}
 

@@ -37,7 +37,7 @@ def _row(res, method, k, row):
 
 def test_st_by_hand(tiny):
     data, _ = tiny
-    r = _row(SituationTest(method="st", k=2).run(data), "st", 2, 0)
+    r = _row(SituationTest(method="st", k=2, interval="wald").run(data), "st", 2, 0)
     # control: rows 1 (y=0) and 2 (y=1) -> 1/2; test: rows 4, 5 (both accepted) -> 0
     assert r.control_ids == [1, 2] and r.test_ids == [4, 5]
     assert (r.p_c, r.p_t, r.delta) == (0.5, 0.0, 0.5)
@@ -70,7 +70,7 @@ def test_legacy_control_group_keeps_k_plus_1_when_duplicates_push_c_out():
         {"x": [1.0, 1.0, 1.0, 5.0, 1.0, 2.0], "a": [1, 1, 1, 1, 0, 0], "y": [0, 0, 1, 1, 1, 1]}
     )
     data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-    legacy = SituationTest(method="st", k=1, legacy=True).run(data).to_frame()
+    legacy = SituationTest(method="st", k=1, legacy=True, interval="wald").run(data).to_frame()
     fixed = SituationTest(method="st", k=1).run(data).to_frame()
     assert legacy.loc[legacy.row == 0, "k_c"].item() == 2
     assert fixed.loc[fixed.row == 0, "k_c"].item() == 1
@@ -217,7 +217,11 @@ def test_scm_route_labels_centres_with_b_not_the_copied_decision(tiny):
     cf = scm.counterfactual(df, intervention={"a": 0}, rows=d2.protected_mask())
     expect = rule.predict(cf)[d2.protected_mask()].tolist()
     for legacy in (False, True):
-        t = SituationTest(method="cf", k=2, legacy=legacy).run(d2, scm=scm, decider=rule).to_frame()
+        t = (
+            SituationTest(method="cf", k=2, legacy=legacy, interval="wald")
+            .run(d2, scm=scm, decider=rule)
+            .to_frame()
+        )
         assert t.cf_decision.tolist() == expect
 
 
@@ -278,7 +282,7 @@ def test_tie_rule_parameter(tiny):
 
 def test_fewer_than_k_uses_actual_group_sizes_in_p_and_w(tiny):
     data, _ = tiny
-    r = _row(SituationTest(method="st", k=4, strict_k=False).run(data), "st", 4, 0)
+    r = _row(SituationTest(method="st", k=4, strict_k=False, interval="wald").run(data), "st", 4, 0)
     # control: the 3 other protected rows (1 rejected); test: all 4 non-protected (1 rejected)
     assert (r.k_c, r.neg_c, r.k_t, r.neg_t) == (3, 1, 4, 1)
     assert (r.p_c, r.p_t) == (1 / 3, 1 / 4)
@@ -305,24 +309,25 @@ def favoured():
 
 def test_positive_discrimination_d15_by_hand(favoured):
     data, cf = favoured
-    pos = SituationTest(method="st", k=4, direction="positive").run(data).to_frame()
+    wald = dict(method="st", k=4, interval="wald")
+    pos = SituationTest(**wald, direction="positive").run(data).to_frame()
     # Δp = 0 - 2/4 = -0.5; w = z * sqrt(0.25/4) = 0.4112; upper = -0.0888 < 0: significant
     w = Z95 * math.sqrt(0.25 / 4)
     assert pos.delta.eq(-0.5).all() and np.allclose(pos.ci_high, -0.5 + w)
     assert np.isneginf(pos.ci_low).all()
     assert pos.discriminated.all() and pos.significant.all()
-    neg = SituationTest(method="st", k=4).run(data).to_frame()
+    neg = SituationTest(**wald).run(data).to_frame()
     assert not neg.discriminated.any()
     # τ = -0.1: still flagged (Δp < τ) but the interval (-inf, -0.0888] contains τ
-    tau = SituationTest(method="st", k=4, direction="positive", tau=-0.1).run(data).to_frame()
+    tau = SituationTest(**wald, direction="positive", tau=-0.1).run(data).to_frame()
     assert tau.discriminated.all() and not tau.significant.any()
 
 
 def test_positive_cf_flag_and_significance_by_hand(favoured):
     data, cf = favoured
-    res = SituationTest(method=["cst_centers", "cf"], k=4, direction="positive").run(
-        data, counterfactuals=cf, decider=Rule("x > 1.5")
-    )
+    res = SituationTest(
+        method=["cst_centers", "cf"], k=4, direction="positive", interval="wald"
+    ).run(data, counterfactuals=cf, decider=Rule("x > 1.5"))
     t = res.to_frame().set_index(["method", "row"])
     for row in range(5):
         ycf = int(row >= 2)
@@ -395,6 +400,35 @@ def test_valid_edge_values_are_accepted(tiny):
     assert res.params["methods"] == ["st"] and res.params["k"] == [2]
     with pytest.raises(InputError, match="legacy=True reproduces the authors' Wald interval"):
         SituationTest(method="st", k=2, legacy=True, interval="newcombe").run(data)
+    # the default interval is Newcombe, so legacy must name Wald; the message says how
+    with pytest.raises(InputError, match=r"got interval='newcombe'; the default is 'newcombe'"):
+        SituationTest(method="st", k=2, legacy=True).run(data)
+
+
+def test_default_interval_is_newcombe_by_hand():
+    # complainant row 0: control rows 1, 2 both rejected (2/2), test rows 3, 4 both
+    # accepted (0/2), so Δp = 1 and Wald's interval is the point {1} (p = 0)
+    df = pd.DataFrame(
+        {"x": [0.0, 0.1, 0.2, 0.05, 0.15, 5.0], "a": [1, 1, 1, 0, 0, 0], "y": [0, 0, 0, 1, 1, 1]}
+    )
+    data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+    res = SituationTest(method="st", k=2).run(data)
+    assert res.params["interval"] == "newcombe"
+    r = _row(res, "st", 2, 0)
+    assert r.control_ids == [1, 2] and r.test_ids == [3, 4] and r.delta == 1.0
+    # Wilson at 2/2: lower 1/(1 + z²/2); at 0/2: upper (z²/2)/(1 + z²/2). Newcombe's lower
+    # bound is 1 − sqrt((1 − l_c)² + u_t²) = 1 − √2·(z²/2)/(1 + z²/2):
+    # z = 1.644854 (one-sided 95%): 1 − √2 · 1.352772/2.352772 = 0.186870
+    assert r.ci_low == pytest.approx(0.18687048930737604, abs=1e-12)
+    assert math.isinf(r.ci_high) and bool(r.significant)
+    # z = 1.959964 (two-sided): 1 − √2 · 1.920729/2.920729 = 0.069985; upper 1 + 0 = 1
+    assert (r.ci2_low, r.ci2_high) == pytest.approx((0.06998519885519949, 1.0), abs=1e-12)
+    # p: the bound reaches 0 where (z²/2)/(1 + z²/2) = 1/√2, i.e. z* = sqrt(2 + 2√2) =
+    # 2.197368; one-sided p = 1 − Φ(z*) = 0.013997, two-sided 0.027994 (Wald: p = 0)
+    assert r.p_value == pytest.approx(0.01399707928124501, abs=1e-9)
+    assert r.p_value_two == pytest.approx(0.02799415856249002, abs=1e-9)
+    wald = _row(SituationTest(method="st", k=2, interval="wald").run(data), "st", 2, 0)
+    assert wald.p_value == 0.0 and wald.ci_low == 1.0
 
 
 # ---------------------------------------------------------------- stages

@@ -69,9 +69,9 @@ def test_newcombe_p_value_inverts_the_interval():
 
 
 def _grid():
-    """Every count pair for group sizes 1..20 (unequal sizes too), as flat arrays."""
+    """Every count pair for group sizes 1..51 (unequal sizes too), as flat arrays."""
     rows = []
-    for n_c, n_t in [(1, 1), (2, 3), (5, 5), (10, 7), (15, 15), (16, 16), (20, 11)]:
+    for n_c, n_t in [(1, 1), (2, 3), (5, 5), (10, 7), (15, 15), (16, 16), (20, 11), (31, 51)]:
         xc, xt = np.meshgrid(np.arange(n_c + 1), np.arange(n_t + 1), indexing="ij")
         rows.append(
             np.stack([xc.ravel(), np.full(xc.size, n_c), xt.ravel(), np.full(xc.size, n_t)])
@@ -88,7 +88,8 @@ def test_p_below_alpha_exactly_when_the_interval_excludes_tau(interval, directio
     checked = 0
     for tau in (-0.3, -0.1, 0.0, 0.05, 0.2):
         p = p_fn(x_c, n_c, x_t, n_t, tau=tau, sided=sided, direction=direction)
-        for alpha in (0.001, 0.01, 0.025, 0.05, 0.1, 0.2):
+        # down to 5e-5 ≈ 0.05/1,000: BH compares the smallest p-values of a family with α·i/m
+        for alpha in (5e-5, 1e-4, 0.001, 0.01, 0.025, 0.05, 0.1, 0.2):
             if interval == "wald":
                 lo, hi = wald_interval(x_c / n_c, x_t / n_t, n_c, n_t, alpha, sided, direction)
             else:
@@ -127,12 +128,12 @@ def world():
 @pytest.mark.parametrize(
     "settings",
     [
-        dict(),
-        dict(interval="newcombe"),
+        dict(),  # the default: Newcombe
+        dict(interval="wald"),
         dict(direction="positive"),
-        dict(tau=0.1, alpha=0.1),
-        dict(tau=-0.05, interval="newcombe", alpha=0.01),
-        dict(legacy=True),
+        dict(tau=0.1, alpha=0.1, interval="wald"),
+        dict(tau=-0.05, alpha=0.01),
+        dict(legacy=True, interval="wald"),
     ],
 )
 def test_engine_p_value_is_at_most_alpha_exactly_when_significant(world, settings):
@@ -158,7 +159,7 @@ def test_engine_p_value_is_at_most_alpha_exactly_when_significant(world, setting
 
 def test_engine_wald_p_values_match_the_z_test_of_their_counts(world):
     data, _ = world
-    t = SituationTest(method="st", k=15).run(data).to_frame()
+    t = SituationTest(method="st", k=15, interval="wald").run(data).to_frame()
     z = (t.p_c - t.p_t) / np.sqrt(t.p_c * (1 - t.p_c) / t.k_c + t.p_t * (1 - t.p_t) / t.k_t)
     ok = np.isfinite(z).to_numpy()
     expect = norm.sf(z[ok])

@@ -55,7 +55,7 @@ def isolated():
 
 
 def test_untested_complainants_leave_numerators_and_denominators_by_hand(isolated):
-    res = SituationTest(method="st", k=[1, 2], max_distance=0.12).run(isolated)
+    res = SituationTest(method="st", k=[1, 2], max_distance=0.12, interval="wald").run(isolated)
     t = res.to_frame().query("k == 2").set_index("row")
     # row 0: control {x=1: neg}, test {0.5: pos} -> Δp = 1 (groups of 1)
     # row 1: control {0: neg, 2: pos}, test {0.5, 1.5: pos} -> Δp = 0.5
@@ -75,7 +75,8 @@ def test_untested_complainants_leave_numerators_and_denominators_by_hand(isolate
 
 
 def test_headline_scope_and_caveats_by_hand(isolated):
-    res = SituationTest(method="st", k=[1, 2], max_distance=0.12).run(isolated)
+    # by hand with Wald intervals (the zero-width and tail caveats are Wald's)
+    res = SituationTest(method="st", k=[1, 2], max_distance=0.12, interval="wald").run(isolated)
     assert res.main_test() == ("st", 2)
     assert res.headline() == (
         "ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are "
@@ -98,12 +99,14 @@ def test_headline_scope_and_caveats_by_hand(isolated):
     assert caveats[2].startswith("1 significant case (ST, k=2) rests on a zero-width Wald")
     # Wald with an adjustment (the default bh): the measured calibration of its tails
     assert caveats[3].startswith("Wald p-values of small groups are too small in the far tail")
-    unadjusted = SituationTest(method="st", k=[1, 2], max_distance=0.12, multiplicity="none")
+    unadjusted = SituationTest(
+        method="st", k=[1, 2], max_distance=0.12, multiplicity="none", interval="wald"
+    )
     assert len(unadjusted.run(isolated).caveats()) == 3
     d = res.to_dict()
     assert (d["headline"], d["scope"], d["caveats"]) == (res.headline(), res.scope(), caveats)
-    # Newcombe intervals are never zero-width, and without ε nothing is left out
-    plain = SituationTest(method="st", k=2, interval="newcombe").run(isolated)
+    # Newcombe intervals (the default) are never zero-width, and without ε nothing is left out
+    plain = SituationTest(method="st", k=2).run(isolated)
     assert plain.caveats() == []
     assert plain.summary()[["tested", "untested", "denominator"]].values.tolist() == [[4, 0, 4]]
     assert "could not be tested" not in plain.headline() + plain.scope()

@@ -106,3 +106,32 @@ def test_tests_builds_every_engine_the_section_asks_for():
     assert engines["multiple"].settings["backend"] is backend
     assert isinstance(engines["intersectional"], IntersectionalSituationTest)
     assert list(SituationSpec(methods=["st"]).tests(["g"])) == ["single_g"]
+
+
+def test_one_interval_default_for_the_engine_the_config_the_cli_and_the_power_table():
+    from primafacie.commands._defaults import SITUATION
+    from primafacie.situation.power_table import SETTINGS
+
+    # Newcombe: BH on its p-values holds the FDR at α in null worlds, Wald's does not
+    # (docs/statistics.md §3); the report's power sentence quotes the same setting
+    assert inspect.signature(SituationTest).parameters["interval"].default == "newcombe"
+    assert SituationSpec().interval == SITUATION.interval == SETTINGS["interval"] == "newcombe"
+    assert SituationSpec().build(attribute="a").interval == "newcombe"
+
+
+def test_legacy_needs_the_wald_interval_by_name(tmp_path):
+    from primafacie.config import load_config
+
+    assert SituationSpec(legacy=True, interval="wald").engine_kwargs()["interval"] == "wald"
+    for other in ({}, {"interval": "newcombe"}, {"interval": "wilson"}):
+        with pytest.raises(ValidationError, match="legacy reproduces the authors' Wald interval"):
+            SituationSpec(legacy=True, **other)
+    # in audit.yaml: the key, its line and the fix
+    (tmp_path / "d.csv").write_text("x,a,y\n1,0,1\n2,1,0\n")
+    path = tmp_path / "audit.yaml"
+    path.write_text(
+        "data: d.csv\ndecision: {column: y}\nfeatures: {x: numeric}\nprotected: {a: 1}\n"
+        "analyses:\n  situation:\n    methods: [st]\n    legacy: true\n"
+    )
+    with pytest.raises(InputError, match=r"analyses\.situation\.legacy: .*set interval: wald"):
+        load_config(path)

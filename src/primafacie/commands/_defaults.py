@@ -22,7 +22,7 @@ class SituationDefaults(NamedTuple):
     alpha: float = 0.05
     tau: float = 0.0
     direction: str = "negative"
-    interval: str = "wald"
+    interval: str = "newcombe"
     max_distance: Optional[float] = None
     legacy: bool = False
     multiplicity: str = "bh"

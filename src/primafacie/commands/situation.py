@@ -49,7 +49,8 @@ checks). `--counterfactuals FILE`
 replaces `--edge` with a precomputed counterfactual table (same rows, same order). `--model
 FILE` unpickles a fitted estimator for b(): only use a file you trust. `--legacy` reproduces
 the CST authors' code conventions (z-scores refitted on the counterfactuals, ties to the larger
-index, rounded z); the default is the corrected method.
+index, rounded z) and needs `--interval wald`, the paper's interval; the default is the
+corrected method with Newcombe intervals (docs/statistics.md says why).
 
 `--multiplicity` adjusts the p-values across the complainants of each (method, k): none (the
 papers' tables), bonferroni, holm, bh (Benjamini-Hochberg, the default) or by
@@ -450,7 +451,7 @@ def situation(
     tau: float = typer.Option(_DEFAULT.tau, "--tau", help="Tolerated Δp."),
     direction: str = typer.Option(_DEFAULT.direction, "--direction", help="negative or positive."),
     interval: str = typer.Option(
-        _DEFAULT.interval, "--interval", help="wald or newcombe (wilson)."
+        _DEFAULT.interval, "--interval", help="newcombe (wilson) or wald (the paper's)."
     ),
     max_distance: Optional[float] = typer.Option(
         _DEFAULT.max_distance, "--max-distance", help="ε."

@@ -58,6 +58,7 @@ def _settings(options: dict[str, Any]) -> dict[str, Any]:
     direction = "positive" if options.get("positive") else "negative"
     settings = dict(method=_METHODS, k=ks, tau=tau, direction=direction, legacy=legacy)
     settings["multiplicity"] = "none"  # the papers report unadjusted counts
+    settings["interval"] = "wald"  # the papers' interval (the engine's default is Newcombe)
     if legacy:
         # Legacy (c): the authors' divisor counted every declared attribute (3).
         settings["n_attributes"] = 3

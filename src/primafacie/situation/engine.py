@@ -3,7 +3,7 @@
 For every complainant ``c`` (a protected row) the engine builds a control group (the k nearest
 *protected* rows to ``x_c``, ``c`` itself excluded) and a test group (the k nearest
 *non-protected* rows to a test centre), and compares their rejection rates
-``Δp = p_c − p_t`` with a Wald (or Newcombe) interval (CST spec §3–§4):
+``Δp = p_c − p_t`` with a Newcombe (default) or Wald interval (CST spec §3–§4):
 
 ========================  ===========================  ================  ===================
 method                    test centre                  centres counted   flag
@@ -232,8 +232,13 @@ class SituationTest:
     direction
         ``"negative"`` (discrimination against the protected group) or ``"positive"``.
     interval
-        ``"wald"`` (the paper) or ``"newcombe"`` (Newcombe's hybrid score interval from two
-        Wilson intervals; better coverage for small k; ``"wilson"`` is an alias).
+        ``"newcombe"`` (default: Newcombe's hybrid score interval from two Wilson intervals;
+        ``"wilson"`` is an alias) or ``"wald"`` (the paper's interval). Newcombe is the
+        default because its p-values stay calibrated in the far tail, where an adjustment
+        across complainants looks: in worlds without discrimination, Benjamini–Hochberg on
+        Wald p-values made a discovery in 8–47% of runs, on Newcombe p-values in 2–6%, within
+        the 5% an FDR of 0.05 allows (``docs/statistics.md``). ``legacy=True`` needs
+        ``interval="wald"``.
     legacy
         Reproduce the CST authors' code conventions (see module docstring); default False.
     ties
@@ -306,7 +311,7 @@ class SituationTest:
         alpha: float = 0.05,
         tau: float = 0.0,
         direction: str = "negative",
-        interval: str = "wald",
+        interval: str = "newcombe",
         legacy: bool = False,
         ties: str | None = None,
         max_distance: float | None = None,
@@ -351,8 +356,11 @@ class SituationTest:
             where=PARAMETER_SOURCES,
         )
         if self.legacy and self.interval != "wald":
+            # the default interval is Newcombe, so legacy users must ask for Wald by name
             raise InputError(
-                "legacy=True reproduces the authors' Wald interval; use interval='wald'"
+                "legacy=True reproduces the authors' Wald interval; use interval='wald' "
+                f"with it (got interval={self.interval!r}; the default is 'newcombe') "
+                "(--interval wald, analyses.situation.interval: wald)"
             )
 
     def _methods(self) -> list[str]:

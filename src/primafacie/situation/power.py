@@ -37,7 +37,7 @@ def power_sentence(
     k: int,
     alpha: float,
     tau: float = 0.0,
-    interval: str = "wald",
+    interval: str = "newcombe",
     multiplicity: str = "bh",
 ) -> str:
     """One sentence quoting the simulated power for a run's setting.
@@ -60,7 +60,8 @@ def power_sentence(
         row
         and abs(alpha - SETTINGS["alpha"]) < 1e-12
         and tau == SETTINGS["tau"]
-        and interval == SETTINGS["interval"]
+        # "wilson" names the same interval as "newcombe" (the engine's alias)
+        and {"wilson": "newcombe"}.get(interval, interval) == SETTINGS["interval"]
     )
     where = (
         f"simulations of docs/statistics.md ({SETTINGS['runs']} worlds of {SETTINGS['n']:,} "

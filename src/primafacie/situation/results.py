@@ -301,7 +301,7 @@ class _SituationResultBase(HTMLReprMixin):
         >>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
         ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
         >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-        >>> res = SituationTest(method="st", k=2, max_distance=0.12).run(data)
+        >>> res = SituationTest(method="st", k=2, max_distance=0.12, interval="wald").run(data)
         >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
         ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
         significant cases of potential discrimination; 1 more could not be tested within
@@ -472,14 +472,15 @@ class _SituationResultBase(HTMLReprMixin):
             "bh",
             "by",
         ):
-            # measured by benchmarks/calibration.py (docs/statistics.md, 50 null worlds)
+            # measured by benchmarks/calibration.py (docs/statistics.md: 250 null worlds with
+            # Wald, 750 with Newcombe, k = 15, 30, 50)
             out.append(
                 "Wald p-values of small groups are too small in the far tail, where an "
                 "adjustment across complainants looks: in simulated worlds without "
                 "discrimination (docs/statistics.md), Benjamini–Hochberg on Wald p-values "
-                "reported at least one discovery in 4–48% of runs (k = 15: 32–48%) where at "
-                "most 5% is the target, and Benjamini–Yekutieli in 0–16%; with "
-                "interval='newcombe' the rates are 2–10% and 0–2%."
+                "reported at least one discovery in 8–47% of runs (k = 15: 31–47%) where at "
+                "most 5% is the target, and Benjamini–Yekutieli in 0–20%; with the default "
+                "interval='newcombe' the rates are 2–6% and 0–1%."
             )
         if self.params.get("complainants") == "rejected":
             rest = self.n_protected - self.n_complainants

@@ -56,7 +56,8 @@ class SituationSpec(_Strict):
         "dimensions": "single (per attribute), multiple (Bonferroni over attributes), "
         "intersectional (protected on every attribute).",
         "direction": "negative (against the protected) or positive discrimination.",
-        "interval": "Confidence interval of the rate difference.",
+        "interval": "Confidence interval of the rate difference: newcombe (default; its "
+        "p-values keep the adjustment calibrated) or wald (the paper's; needed with legacy).",
         "max_distance": "Optional largest Gower distance of a neighbour.",
         "legacy": "Reproduce the authors' code conventions (published tables).",
         "dossiers": "A printable page per top complainant: {top: 20, redact: [column, ...]}.",
@@ -82,7 +83,7 @@ class SituationSpec(_Strict):
         default_factory=lambda: ["single"]
     )
     direction: Literal["negative", "positive"] = "negative"
-    interval: Literal["wald", "newcombe", "wilson"] = "wald"
+    interval: Literal["wald", "newcombe", "wilson"] = "newcombe"
     max_distance: Optional[float] = None
     legacy: bool = False
     dossiers: Optional[DossierSpec] = None
@@ -124,6 +125,19 @@ class SituationSpec(_Strict):
     def _multiplicity(cls, v: Any) -> Any:
         # before the Literal check, so that a wrong name reads as the engine's own message
         return check_value("multiplicity", v, _CONSTRAINTS["multiplicity"])
+
+    @field_validator("legacy")
+    @classmethod
+    def _legacy_needs_wald(cls, v: bool, info: Any) -> bool:
+        # The authors' code uses the Wald interval; the default is Newcombe, so a legacy run
+        # must ask for Wald by name (checked here so that audit.yaml fails before any run).
+        interval = info.data.get("interval")
+        if v and interval is not None and interval != "wald":
+            raise ValueError(
+                f"legacy reproduces the authors' Wald interval; set interval: wald (--interval "
+                f"wald) with it (got interval: {interval}; the default is newcombe)"
+            )
+        return v
 
     @field_validator("methods", "dimensions")
     @classmethod
