@@ -200,3 +200,23 @@ def test_summary_reads_blocks_as_slices_and_any_order_the_same():
     shuffled = t.iloc[[5, 3, 0, 2, 4, 1]].reset_index(drop=True)
     assert not isinstance(next(iter(_group_rows(shuffled).values())), slice)
     pd.testing.assert_frame_equal(summarize(shuffled, 10), s)
+
+
+def test_summary_of_an_interleaved_table_goes_through_groupby_at_once():
+    """More runs than (method, k) pairs: not blocks, so no per-run key list is built."""
+    t = pd.DataFrame(
+        {
+            "method": ["st"] * 6,
+            "k": [1, 2, 1, 2, 1, 2],
+            "delta": [0.5, 0.1, 0.2, np.nan, 0.3, 0.4],
+            "discriminated": [True, True, True, False, True, True],
+            "significant": [True, False, False, False, True, False],
+        }
+    )
+    groups = _group_rows(t)
+    assert {key: list(v) for key, v in groups.items()} == {
+        ("st", 1): [0, 2, 4],
+        ("st", 2): [1, 3, 5],
+    }
+    s = summarize(t, 10).set_index("k")
+    assert s.loc[1, "cases"] == 3 and s.loc[2, "tested"] == 2 and s.loc[1, "n_significant"] == 2

@@ -23,6 +23,9 @@ from ._common import (
 )
 from ._defaults import CERTAINTY
 
+#: The usage error of a run without data (checked first, before any heavy import).
+_NO_DATA = "give --data FILE (or --config audit.yaml)"
+
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -89,7 +92,7 @@ _DATA_FLAGS = {
 def _from_flags(data, protected, models, columns, rules) -> tuple[Any, dict]:
     """The table and the decision-makers the flags name (models loaded, rules parsed)."""
     if data is None:  # before the imports: a usage error answers at once
-        raise InputError("give --data FILE (or --config audit.yaml)")
+        raise InputError(_NO_DATA)
     from ..data import read_table
     from ..decisions import Rule, load_model
 
@@ -215,7 +218,7 @@ def certainty(
 ) -> None:  # fmt: skip
     """``primafacie certainty`` (the help text is :data:`HELP`)."""
     if config is None and data is None:  # before the imports: a usage error answers at once
-        raise InputError("give --data FILE (or --config audit.yaml)")
+        raise InputError(_NO_DATA)
     from ..certainty.spec import CertaintySpec
 
     if config is not None:

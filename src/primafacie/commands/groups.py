@@ -17,6 +17,9 @@ from ..errors import InputError
 from ._common import config_section, console, err_console, guarded, spec_from_flags
 from ._defaults import GROUPS
 
+#: The usage error of a run without data (checked first, before any heavy import).
+_NO_DATA = "give --data FILE (with --protected and --decision) or --config FILE"
+
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -106,7 +109,7 @@ def data_from_flags(
 ) -> AuditData:
     """The AuditData the flags describe; a mistake is an InputError naming its flag."""
     if data is None:  # before the imports: a usage error answers at once
-        raise InputError("give --data FILE (with --protected and --decision) or --config FILE")
+        raise InputError(_NO_DATA)
     import pandas as pd
 
     from ..data import AuditData, read_table
@@ -281,7 +284,7 @@ def groups(
 ) -> None:  # fmt: skip
     """``primafacie groups`` (the help text is :data:`HELP`)."""
     if config is None and data is None:  # before the imports: a usage error answers at once
-        raise InputError("give --data FILE (with --protected and --decision) or --config FILE")
+        raise InputError(_NO_DATA)
     if config is not None:
         res, inputs = from_config(ctx, config)
     else:

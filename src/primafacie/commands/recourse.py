@@ -21,6 +21,9 @@ from ..errors import InputError
 from ._common import console, err_console, given_flags, guarded, parse_pairs
 from ._defaults import RECOURSE
 
+#: The usage error of a run without data (checked first, before any heavy import).
+_NO_DATA = "give --data FILE with --model FILE or --rule EXPR, or --config FILE"
+
 if TYPE_CHECKING:
     import pandas as pd
     from rich.table import Table
@@ -200,7 +203,7 @@ def parse_flags(data: Path | None, model: Path | None, rule: str | None,
                 protected: str | None, **flags: Any) -> FlagInputs:  # fmt: skip
     """Check the flags that must come together and convert the repeated ``COL=VALUE`` ones."""
     if data is None:
-        raise InputError("give --data FILE with --model FILE or --rule EXPR, or --config FILE")
+        raise InputError(_NO_DATA)
     if (model is None) == (rule is None):
         raise InputError("give exactly one of --model FILE or --rule EXPR")
     if protected is None:
@@ -483,7 +486,7 @@ def recourse(
 ) -> None:
     """Parse -> build -> run -> print (see the module docstring)."""
     if config is None and data is None:  # before the imports: a usage error answers at once
-        raise InputError("give --data FILE with --model FILE or --rule EXPR, or --config FILE")
+        raise InputError(_NO_DATA)
     from ..recourse.params import PARAM_WHERE, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
     from ..validation import validate_params
 

@@ -98,6 +98,10 @@ def _group_rows(table: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
     change = (codes[1:] != codes[:-1]) | (k[1:] != k[:-1])
     starts = np.concatenate([[0], np.flatnonzero(change) + 1, [len(table)]])
     del change
+    # More runs than (method, k) pairs: not in blocks. Checked before the keys are listed, so
+    # a shuffled table never costs a Python step per row.
+    if len(starts) - 1 > len(uniques) * len(np.unique(k)):
+        return dict(table.groupby(["method", "k"], sort=False).indices)
     keys = [(uniques[codes[a]], k[a]) for a in starts[:-1]]
     if len(set(keys)) < len(keys):  # a (method, k) in several runs: not in blocks
         return dict(table.groupby(["method", "k"], sort=False).indices)
