@@ -43,6 +43,10 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     numbers = {
         "protected_groups": int(len(summ)),
         "below_four_fifths": int(summ["four_fifths"].fillna(False).sum()),
+        "statistically_significant": int(summ["statistical"].fillna(False).sum()),
+        "practical_and_statistical": int(
+            (summ["adverse_impact"] == "practical and statistical").sum()
+        ),
         "small_groups": int(res.rates()["small"].sum()),
         "comparisons": json_safe(
             summ[
@@ -56,6 +60,10 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
                     "selection_diff",
                     "selection_ratio",
                     "four_fifths",
+                    "fisher_p",
+                    "z_pooled",
+                    "shortfall",
+                    "adverse_impact",
                 ]
             ].to_dict(orient="records")
         ),  # fmt: skip
@@ -123,6 +131,10 @@ def _comparison_table(res: Any) -> pd.DataFrame:
             .where(s["four_fifths"].notna(), "undefined"),
         }
     )
+    table["adverse impact (UGESP)"] = [
+        _adverse_cell(c, p, sf) for c, p, sf in zip(
+            s["adverse_impact"], s["fisher_p"], s["shortfall"], strict=True)
+    ]  # fmt: skip
     if res.has_outcome:
         table["equal opportunity (TPR gap) [CI]"] = _interval(
             s["equal_opportunity_diff"], s["equal_opportunity_diff_low"],
@@ -133,6 +145,19 @@ def _comparison_table(res: Any) -> pd.DataFrame:
             s["equalized_odds_diff"], s["equalized_odds_low"], s["equalized_odds_high"]
         )
     return table
+
+
+def _p_text(p: float) -> str:
+    """A p-value for people: three decimals, or the bound below 0.001."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _adverse_cell(criteria: str, p: float, short: float) -> str:
+    """``practical and statistical (Fisher p < 0.001; shortfall 41.3)``."""
+    if criteria == "undefined" or pd.isna(p):
+        return "undefined"
+    text = f"{criteria} (Fisher {_p_text(p)}"
+    return text + (f"; shortfall {short:.1f})" if short > 0 else ")")
 
 
 def _rates_table(res: Any) -> pd.DataFrame:
@@ -181,7 +206,11 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "Each protected group against the reference group",
             f"Difference = group rate − reference rate ({level} Newcombe interval); ratio = "
             f"group rate / reference rate ({level} Katz log interval); below "
-            f"{FOUR_FIFTHS:g} = the four-fifths rule flags adverse impact."
+            f"{FOUR_FIFTHS:g} = the four-fifths rule flags adverse impact. Adverse impact "
+            "(Uniform Guidelines, 29 CFR 1607.4(D)): which of the practical criterion (below "
+            f"four-fifths) and the statistical one (Fisher's exact test, two-sided, p < "
+            f"{res.alpha:g}) hold; shortfall = favourable decisions the group would need to "
+            "reach the reference rate."
             + (
                 " Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
                 "intervals at half the level each (Bonferroni)."

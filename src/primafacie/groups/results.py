@@ -11,7 +11,7 @@ import pandas as pd
 from ..jsonsafe import json_safe
 from ..report.notebook import HTMLReprMixin
 from .params import FOUR_FIFTHS
-from .stats import abs_interval, newcombe_interval
+from .stats import abs_interval, fisher_exact_p, newcombe_interval, pooled_z, shortfall
 
 __all__ = ["GroupMetricsResult", "METRIC_LABELS"]
 
@@ -29,6 +29,18 @@ METRIC_LABELS = {
 def _pct(k: Any, n: Any) -> str:
     k, n = int(k), int(n)
     return f"{100 * k / n:.1f}% ({k} of {n})" if n else f"— (0 of {n})"
+
+
+def _criteria(practical: Any, statistical: Any) -> str:
+    """Which adverse-impact criteria hold: the four-fifths rule and Fisher's test at alpha."""
+    if pd.isna(practical) or pd.isna(statistical):
+        return "undefined"
+    return {
+        (True, True): "practical and statistical",
+        (True, False): "practical only",
+        (False, True): "statistical only",
+        (False, False): "neither",
+    }[(bool(practical), bool(statistical))]
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,11 @@ class GroupMetricsResult(HTMLReprMixin):
         ``selection_k, selection_n, selection_rate`` and ``reference_k, reference_n,
         reference_rate``; ``selection_diff[_low, _high]`` (Newcombe), ``selection_ratio[_low,
         _high]`` (Katz), ``four_fifths`` (ratio < 0.8; ``<NA>`` when the ratio is undefined).
+        The adverse-impact reading of the Uniform Guidelines: ``fisher_p`` (Fisher's exact
+        test, two-sided), ``z_pooled`` and ``two_sd`` (|z| > 2), ``shortfall`` (favourable
+        decisions short of the reference rate), ``statistical`` (``fisher_p < alpha``) and
+        ``adverse_impact`` (``practical and statistical``, ``practical only``, ``statistical
+        only``, ``neither`` or ``undefined``).
         With an outcome: ``tpr, reference_tpr, equal_opportunity_diff[_low, _high]`` (TPR
         gap, Newcombe at ``alpha``); ``fpr, reference_fpr, fpr_diff[_low, _high]``;
         ``equalized_odds_diff[_low, _high]``: max(|TPR gap|, |FPR gap|), its interval the
@@ -120,9 +137,36 @@ class GroupMetricsResult(HTMLReprMixin):
         out["four_fifths"] = pd.array(
             [pd.NA if np.isnan(r) else bool(r < FOUR_FIFTHS) for r in ratio], dtype="boolean"
         )
+        self._adverse_impact(out)
         if self.has_outcome:
             self._error_gaps(out)
         return out.reset_index(drop=True)
+
+    def _adverse_impact(self, out: pd.DataFrame) -> None:
+        """Add the Uniform Guidelines' adverse-impact reading to ``out`` (in place).
+
+        29 CFR 1607.4(D) reads the four-fifths rule (practical significance) together with
+        statistical significance. Columns: ``fisher_p`` (Fisher's exact test, two-sided),
+        ``z_pooled`` (two-proportion z with pooled variance; the "two standard deviations"
+        test flags |z| > 2), ``shortfall`` (favourable decisions the group lacks to reach the
+        reference rate), ``statistical`` (``fisher_p < alpha``) and ``adverse_impact``: which
+        of the practical (below four-fifths) and statistical criteria hold.
+        """
+        counts = [out[c].to_numpy() for c in ("selection_k", "selection_n",
+                                               "reference_k", "reference_n")]  # fmt: skip
+        out["fisher_p"] = fisher_exact_p(*counts)
+        out["z_pooled"] = pooled_z(*counts)
+        out["two_sd"] = pd.array(
+            [pd.NA if np.isnan(z) else bool(abs(z) > 2) for z in out["z_pooled"]], dtype="boolean"
+        )
+        out["shortfall"] = shortfall(*counts)
+        p = out["fisher_p"].to_numpy(dtype=float)
+        stat = pd.array([pd.NA if np.isnan(v) else bool(v < self.alpha) for v in p], "boolean")
+        out["statistical"] = stat
+        out["adverse_impact"] = [
+            _criteria(practical, statistical)
+            for practical, statistical in zip(out["four_fifths"], stat, strict=True)
+        ]
 
     def _error_gaps(self, out: pd.DataFrame) -> None:
         """Add the TPR / FPR gaps and the equalized-odds difference to ``out`` (in place)."""
@@ -264,7 +308,9 @@ class GroupMetricsResult(HTMLReprMixin):
         out.append(
             f"intervals are {100 * (1 - self.alpha):g}% per comparison (Wilson for a rate, "
             "Newcombe for a difference, Katz for a ratio), not corrected for the number of "
-            "groups compared; the four-fifths rule is a rule of thumb on the point ratio"
+            "groups compared, and neither are Fisher's p-values; the four-fifths rule is a rule "
+            "of thumb on the point ratio, which the Uniform Guidelines read together with "
+            "statistical significance (29 CFR 1607.4(D))"
         )
         return out
 
