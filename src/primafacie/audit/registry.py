@@ -6,13 +6,14 @@ Adding an analysis is one ``analysis.py`` in its engine package (an
 :data:`ANALYSES`.
 
 >>> [a.name for a in ANALYSES]
-['groups', 'situation', 'recourse', 'principal', 'certainty']
+['groups', 'situation', 'recourse', 'principal', 'certainty', 'alternatives']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..alternatives.analysis import ANALYSIS as ALTERNATIVES
 from ..analysis import Analysis
 from ..certainty.analysis import ANALYSIS as CERTAINTY
 from ..errors import InputError
@@ -24,7 +25,7 @@ from ..situation.analysis import ANALYSIS as SITUATION
 __all__ = ["ANALYSES", "get", "requested", "names"]
 
 #: Every analysis, in report order.
-ANALYSES: tuple[Analysis, ...] = (GROUPS, SITUATION, RECOURSE, PRINCIPAL, CERTAINTY)
+ANALYSES: tuple[Analysis, ...] = (GROUPS, SITUATION, RECOURSE, PRINCIPAL, CERTAINTY, ALTERNATIVES)
 
 
 def names() -> list[str]:
