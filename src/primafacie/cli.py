@@ -30,6 +30,7 @@ def _root() -> None:
 # One module per command; each exposes ``register(app)``. Plain imports, so a missing module
 # is an error, never a silently absent command.
 from .commands import (  # noqa: E402
+    alternatives,
     audit,
     certainty,
     demo,
@@ -50,6 +51,7 @@ COMMAND_MODULES = (
     recourse,
     principal,
     certainty,
+    alternatives,
     reproduce,
     schema,
     dossier,
