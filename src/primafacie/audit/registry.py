@@ -6,7 +6,7 @@ Adding an analysis is one ``analysis.py`` in its engine package (an
 :data:`ANALYSES`.
 
 >>> [a.name for a in ANALYSES]
-['groups', 'situation', 'recourse', 'principal', 'certainty', 'alternatives']
+['groups', 'situation', 'recourse', 'principal', 'certainty', 'alternatives', 'll144']
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ..analysis import Analysis
 from ..certainty.analysis import ANALYSIS as CERTAINTY
 from ..errors import InputError
 from ..groups.analysis import ANALYSIS as GROUPS
+from ..ll144.analysis import ANALYSIS as LL144
 from ..principal.analysis import ANALYSIS as PRINCIPAL
 from ..recourse.analysis import ANALYSIS as RECOURSE
 from ..situation.analysis import ANALYSIS as SITUATION
@@ -25,7 +26,15 @@ from ..situation.analysis import ANALYSIS as SITUATION
 __all__ = ["ANALYSES", "get", "requested", "names"]
 
 #: Every analysis, in report order.
-ANALYSES: tuple[Analysis, ...] = (GROUPS, SITUATION, RECOURSE, PRINCIPAL, CERTAINTY, ALTERNATIVES)
+ANALYSES: tuple[Analysis, ...] = (
+    GROUPS,
+    SITUATION,
+    RECOURSE,
+    PRINCIPAL,
+    CERTAINTY,
+    ALTERNATIVES,
+    LL144,
+)
 
 
 def names() -> list[str]:

@@ -1,0 +1,64 @@
+"""``primafacie ll144 --config`` and the audit's ll144 section on a hiring table."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import yaml
+
+from .test_engine import hiring
+
+
+def _config(tmp_path, **ll144):
+    # the category columns have blanks (unknown), so the audit's protected role is another column
+    df = hiring().assign(score=range(200), grp=["a", "b"] * 100)
+    df.to_csv(tmp_path / "hiring.csv", index=False)
+    cfg = {
+        "data": "hiring.csv",
+        "decision": {"column": "sel"},
+        "favorable": 1,
+        "features": {"score": "numeric"},
+        "protected": {"grp": "a"},
+        "analyses": {
+            "groups": None,
+            "ll144": {"categories": {"sex": "sex", "race/ethnicity": "race"}, **ll144},
+        },
+    }
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(cfg))
+    return tmp_path / "audit.yaml"
+
+
+def _run(*args):
+    return subprocess.run(
+        [sys.executable, "-c", "from primafacie.cli import main; main()", *args],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_command_writes_the_summary_and_equals_the_audit(tmp_path):
+    cfg = _config(tmp_path, unknown=["Unknown"], audit_date="2026-11-26",
+                  data_source="employer's <historical> data")  # fmt: skip
+    got = _run("ll144", "--config", str(cfg), "--out", str(tmp_path / "ll"))
+    assert got.returncode == 0, got.stderr
+    page = (tmp_path / "ll" / "summary.html").read_text()
+    assert "default-src 'none'" in page
+    assert "employer&#39;s &lt;historical&gt; data" in page  # escaped, never markup
+    assert "2026-11-26" in page and "excluded" in page
+    rates = pd.read_csv(tmp_path / "ll" / "rates.csv")
+    audit = _run("audit", str(cfg), "--out", str(tmp_path / "audit"))
+    assert audit.returncode == 0, audit.stderr
+    table = pd.read_csv(tmp_path / "audit" / "tables" / "ll144_rates.csv")
+    pd.testing.assert_frame_equal(rates, table)
+    res = json.loads((tmp_path / "audit" / "results.json").read_text())
+    numbers = res["analyses"]["ll144"]["numbers"]
+    assert numbers["unknown"]["sex"] == 7 and numbers["audit_date"] == "2026-11-26"
+
+
+def test_bad_date_and_score_column_exit_2(tmp_path):
+    got = _run("ll144", "--config", str(_config(tmp_path, audit_date="26/11/2026")))
+    assert got.returncode == 2 and "YYYY-MM-DD" in got.stderr + got.stdout
+    got = _run("ll144", "--config", str(_config(tmp_path, score="nope")))
+    assert got.returncode == 2 and "nope" in got.stderr + got.stdout
