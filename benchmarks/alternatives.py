@@ -33,7 +33,7 @@ def world(n: int, seed: int = 0) -> tuple[AuditData, Pipeline]:
     frame = pd.DataFrame(num)
     frame["region"] = rng.integers(0, 200, n).astype(str)
     frame["job"] = np.where(rng.random(n) < 0.5 + 0.2 * a, "temp", "perm")
-    logit = frame[["x0", "x3", "x4"]].sum(1) - 0.5 * (frame["job"] == "temp")
+    logit = frame[["x0", "x3", "x4"]].sum(axis=1) - 0.5 * (frame["job"] == "temp")
     frame["y"] = (logit + rng.logistic(size=n) > 0).astype(int)
     frame["g"] = np.where(a, "p", "r")
     cats, nums = ["region", "job"], [f"x{i}" for i in range(10)]
