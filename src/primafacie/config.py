@@ -37,7 +37,7 @@ from pydantic import (
 )
 
 from .data import KIND_SYNONYMS, MAX_LEVELS, AuditData, read_table, table_columns, to_pandas
-from .decisions import ModelDecider, Rule, load_model
+from .decisions import ModelDecider, Rule, load_model, score_decisions
 from .errors import InputError
 
 __all__ = [
@@ -155,6 +155,7 @@ class AuditConfig(_Strict):
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
     seed: int = 0
     max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
+    where: Optional[str] = None
     base_dir: Path = Field(default=Path("."), exclude=True)
 
     @model_validator(mode="after")
@@ -208,7 +209,7 @@ class AuditConfig(_Strict):
 
     @property
     def decision_column(self) -> str:
-        """The column holding ŷ in :meth:`audit_data` (computed for a model or rule)."""
+        """The column holding ŷ in :meth:`audit_data` (computed for a model, rule or score)."""
         return self.decision.column or "__decision__"
 
     def feature_spec(self) -> dict[str, Any]:
@@ -280,7 +281,11 @@ class AuditConfig(_Strict):
         """
         present = [str(c) for c in available]
         named = [*self.features, *self.protected]
-        named += [c for c in (self.decision.column, self.outcome, self.id) if c]
+        named += [
+            c for c in (self.decision.column, self.decision.score, self.outcome, self.id) if c
+        ]
+        if self.where:
+            named.extend(Rule(self.where).columns)
         deciders = [self.decider(), *self.decision_makers().values()]
         for dm in deciders:
             if isinstance(dm, str):  # a decision-maker's recorded column
@@ -331,7 +336,14 @@ class AuditConfig(_Strict):
         AuditData
         """
         frame = self.read_frame() if frame is None else to_pandas(frame)
+        frame = self.filtered(frame)
         favorable: Any = self.favorable
+        if self.decision.score is not None:
+            frame = frame.copy()
+            frame[self.decision_column] = score_decisions(
+                frame, self.decision.score, self.decision.threshold, self.decision.favorable
+            )
+            favorable = 1
         decider = self.decider()
         if decider is not None:
             frame = frame.copy()
@@ -356,6 +368,31 @@ class AuditConfig(_Strict):
             id_column=self.id,
             max_levels=self.max_levels,
         )
+
+    def filtered(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows ``where`` selects (all rows without it), index reset.
+
+        Raises
+        ------
+        InputError
+            When the filter selects no row (an audit of nobody), naming the filter.
+        """
+        if not self.where:
+            return frame
+        try:
+            keep = Rule(self.where).predict(frame).astype(bool)
+        except InputError as exc:
+            raise InputError(f"where: {exc}") from None
+        if not keep.any():
+            raise InputError(f"where: {self.where!r} selects none of the {len(frame)} rows")
+        out = frame.loc[keep].reset_index(drop=True)
+        # carried to data_info (results.json): the rows the filter left out, and the filter
+        out.attrs["where"] = {
+            "filter": self.where,
+            "rows_read": len(frame),
+            "left_out": int((~keep).sum()),
+        }
+        return out
 
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
@@ -581,10 +618,17 @@ KEY_DESCRIPTIONS = {
     "AuditConfig.seed": "Seed of every random step (same input and seed give identical outputs).",
     "AuditConfig.max_levels": "Largest number of distinct values of a categorical feature "
     "(default 1000; more is usually an id or a number read as text); null allows any.",
+    "AuditConfig.where": 'Row filter in the rule language, e.g. "year == 2024 and region != '
+    "'test'\": only these rows are audited; the rows left out are counted in results.json.",
     "DecisionSpec.column": "Column holding recorded decisions.",
     "DecisionSpec.model": "Fitted scikit-learn estimator saved with joblib (unpickled because "
     "you named it: only files you trust).",
     "DecisionSpec.rule": "Rule expression, e.g. 'salary + 5 * balance > 225000' (never eval'd).",
+    "DecisionSpec.score": "Numeric score column: the decision is favourable at or above "
+    "threshold (favorable: above) or below it (favorable: below).",
+    "DecisionSpec.threshold": "Threshold of the score (with score).",
+    "DecisionSpec.favorable": "above (default: score >= threshold is favourable) or below "
+    "(score < threshold is favourable), with score.",
     "OrdinalSpec.ordinal": "Levels from lowest to highest.",
     "CausalSpec.edges": "Directed edges [cause, effect] among protected attributes and features.",
     "CausalSpec.mechanism": "Regressor of each additive-noise structural equation.",

@@ -7,7 +7,7 @@ Kept apart from :mod:`primafacie.config` so that each analysis' spec module (``s
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Union
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -26,17 +26,32 @@ class Strict(BaseModel):
 
 
 class DecisionSpec(Strict):
-    """Where ŷ comes from: exactly one of a recorded ``column``, a ``model`` file or a ``rule``."""
+    """Where ŷ comes from: exactly one of a recorded ``column``, a ``model`` file, a ``rule``
+    or a ``score`` column with a ``threshold`` (favourable at or above it, or below it with
+    ``favorable: below``)."""
 
     column: Optional[str] = None
     model: Optional[Path] = None
     rule: Optional[str] = None
+    score: Optional[str] = None
+    threshold: Optional[float] = None
+    favorable: Optional[Literal["above", "below"]] = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> DecisionSpec:
-        given = [k for k in ("column", "model", "rule") if getattr(self, k) is not None]
+        given = [k for k in ("column", "model", "rule", "score") if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError(f"give exactly one of column, model or rule (got {given or 'none'})")
+            raise ValueError(
+                f"give exactly one of column, model, rule or score (got {given or 'none'})"
+            )
+        if self.score is None and (self.threshold is not None or self.favorable is not None):
+            raise ValueError("threshold and favorable (above/below) go with score: COLUMN")
+        if self.score is not None and self.threshold is None:
+            raise ValueError(
+                f"score: {self.score} needs a threshold: the decision is favourable when the "
+                "score is at or above it (favorable: above, the default) or below it "
+                "(favorable: below)"
+            )
         if self.rule is not None:
             try:
                 Rule(self.rule)

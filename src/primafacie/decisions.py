@@ -20,7 +20,15 @@ import pandas as pd
 
 from .errors import InputError
 
-__all__ = ["Rule", "ModelDecider", "as_decider", "check_fitted", "load_model", "predict_binary"]
+__all__ = [
+    "Rule",
+    "ModelDecider",
+    "as_decider",
+    "check_fitted",
+    "load_model",
+    "predict_binary",
+    "score_decisions",
+]
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -552,6 +560,45 @@ def predict_binary(decider: Any, data: pd.DataFrame) -> np.ndarray:
     if not np.isin(out, (0, 1)).all():
         raise InputError("the decision maker must return 0/1 (1 = favourable)")
     return out.astype(np.int8)
+
+
+def score_decisions(
+    frame: pd.DataFrame, column: str, threshold: float, favorable: str | None = "above"
+) -> np.ndarray:
+    """0/1 decisions (1 = favourable) from a numeric score and a threshold.
+
+    ``favorable="above"`` (default): favourable when ``score >= threshold``; ``"below"``:
+    when ``score < threshold``. The threshold belongs to the "above" side either way, so
+    ``threshold: 5, favorable: below`` makes COMPAS deciles 1–4 favourable.
+
+    Raises
+    ------
+    InputError
+        When the column is absent, not numeric or has missing values.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"decile": [1, 4, 5, 10]})
+    >>> score_decisions(df, "decile", 5, "below").tolist()
+    [1, 1, 0, 0]
+    """
+    if column not in frame.columns:
+        raise InputError(f"decision.score: column {column!r} is not in the data")
+    values = frame[column]
+    if not (pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)):
+        raise InputError(
+            f"decision.score: column {column!r} is not numeric ({values.dtype}); a score needs "
+            "numbers (decimal commas: read the file with decimal: ',')"
+        )
+    if values.isna().any():
+        first = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise InputError(
+            f"decision.score: column {column!r} has {int(values.isna().sum())} missing values "
+            f"(first at row {first})"
+        )
+    s = values.to_numpy(dtype=float)
+    hit = s < threshold if favorable == "below" else s >= threshold
+    return hit.astype(np.int8)
 
 
 def load_model(path: str | os.PathLike) -> Any:

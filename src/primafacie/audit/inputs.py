@@ -102,6 +102,9 @@ def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
         source = f"recorded column {cfg.decision.column!r}"
     elif cfg.decision.model is not None:
         source = f"model {Path(cfg.decision.model).as_posix()}"
+    elif cfg.decision.score is not None:
+        side = "below" if cfg.decision.favorable == "below" else "at or above"
+        source = f"score {cfg.decision.score!r}, favourable {side} {cfg.decision.threshold:g}"
     else:
         source = f"rule {cfg.decision.rule}"
     n_fav = int(y_hat.sum())
@@ -122,4 +125,6 @@ def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
         "outcome": data.outcome,
         "n_outcome_favourable": int(data.outcome_array().sum()) if data.outcome else None,
         "groups": groups,
+        # the rows a `where:` filter left out (absent without a filter)
+        **({"where": data.frame.attrs["where"]} if "where" in data.frame.attrs else {}),
     }
