@@ -125,7 +125,7 @@ def test_k_not_positive(tmp_path, k):
 def test_decision_needs_exactly_one_source(tmp_path):
     text = GOOD.replace("{column: approved}", '{column: approved, rule: "salary > 3"}')
     msg = error_of(write(tmp_path, text))
-    assert "exactly one of column, model or rule" in msg and "audit.yaml:2" in msg
+    assert "exactly one of column, model, rule or score" in msg and "audit.yaml:2" in msg
 
 
 def test_causal_edge_into_protected_and_unknown_node(tmp_path):

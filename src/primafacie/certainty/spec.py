@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, Optional
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ..configbase import DecisionSpec
 from ..configbase import Strict as _Strict
@@ -30,7 +30,20 @@ class DecisionMakerSpec(DecisionSpec):
         "column": "Column holding this decision-maker's decisions.",
         "model": "Fitted estimator file of this decision-maker.",
         "rule": "Rule expression of this decision-maker.",
+        "score": "Not for a decision-maker: write its threshold as a rule, e.g. "
+        "{rule: 'decile_score < 5'}.",
+        "threshold": "Not for a decision-maker (see score).",
+        "favorable": "Not for a decision-maker (see score).",
     }
+
+    @model_validator(mode="after")
+    def _no_score(self) -> DecisionMakerSpec:
+        if self.score is not None:
+            raise ValueError(
+                f"a decision-maker takes a column, a model or a rule; write the score's "
+                f"threshold as a rule, e.g. {{rule: '{self.score} < {self.threshold:g}'}}"
+            )
+        return self
 
 
 class CertaintySpec(_Strict):
