@@ -71,8 +71,10 @@ def frame() -> pd.DataFrame:
 
 def fitted(kind: str = "lr") -> Any:
     df = frame()
-    est = LogisticRegression(C=100.0) if kind == "lr" else GradientBoostingClassifier(
-        n_estimators=5, random_state=0
+    est = (
+        LogisticRegression(C=100.0)
+        if kind == "lr"
+        else GradientBoostingClassifier(n_estimators=5, random_state=0)
     )
     return est.fit(df[["income", "years"]], df["approved"])
 
@@ -209,9 +211,9 @@ def test_onnx_with_one_input_per_column(tmp_path):
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import Pipeline
 
-    pipe = Pipeline(
-        [("cols", ColumnTransformer([("p", "passthrough", [0, 1])])), ("lr", est)]
-    ).fit(df[["income", "years"]].to_numpy(), df["approved"])
+    pipe = Pipeline([("cols", ColumnTransformer([("p", "passthrough", [0, 1])])), ("lr", est)]).fit(
+        df[["income", "years"]].to_numpy(), df["approved"]
+    )
     onx = skl2onnx.convert_sklearn(pipe, initial_types=types, options={id(est): {"zipmap": False}})
     (tmp_path / "cols.onnx").write_bytes(onx.SerializeToString())
     model = load_model(tmp_path / "cols.onnx")

@@ -12,7 +12,6 @@ import math
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np

@@ -158,7 +158,9 @@ def _load_skops(data: bytes, path: Path, trusted_types: Sequence[str], key: str 
     try:
         found = sio.get_untrusted_types(data=data)
     except Exception as exc:
-        raise InputError(f"{path} is not a readable skops file: {type(exc).__name__}: {exc}")
+        raise InputError(
+            f"{path} is not a readable skops file: {type(exc).__name__}: {exc}"
+        ) from exc
     extra = set(trusted_types)
     untrusted = [t for t in found if t not in extra and not _default_trusted(t)]
     if untrusted:
@@ -316,7 +318,8 @@ def _build(
 ) -> LoadedModel:
     fmt = model_format(path, data[:8])
     if fmt == "pickle" and trust != "pickle":
-        _text_hint(data, path)
+        if path.suffix.lower() not in _EXTENSIONS:  # e.g. a CSV given as the model
+            _text_hint(data, path)
         raise InputError(_pickle_refused(path, key))
     try:
         if fmt == "skops":

@@ -30,6 +30,9 @@ class DecisionMakerSpec(DecisionSpec):
         "column": "Column holding this decision-maker's decisions.",
         "model": "Fitted estimator file of this decision-maker.",
         "rule": "Rule expression of this decision-maker.",
+        "trust": "pickle: allow this pickle/joblib model file, which runs its author's code "
+        "when loaded (only for a file you trust).",
+        "trusted_types": "skops types of this model to trust beyond scikit-learn's classes.",
     }
 
 

@@ -232,8 +232,7 @@ def certainty(
     if config is not None:
         table, engine, dms, inputs = _from_config(ctx, config)
     else:
-        table, dms = _from_flags(
-            data, protected, model, column, rule, (trust_pickle, trusted_type))
+        table, dms = _from_flags(data, protected, model, column, rule, (trust_pickle, trusted_type))
         spec = spec_from_flags(
             CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
             tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,

@@ -484,9 +484,9 @@ def situation(
     if config is not None:
         results, keep = from_config(config, given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS}))
     else:
+        trust = (trust_pickle, trusted_type)
         audit, decider = parse_flags(
-            data, sep, protected, feature, decision, favorable, rule, model,
-            (trust_pickle, trusted_type),
+            data, sep, protected, feature, decision, favorable, rule, model, trust
         )
         spec = spec_from_flags(
             k, method, dimension, alpha, tau, direction, interval, max_distance, legacy,
