@@ -21,7 +21,6 @@ from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from typer.testing import CliRunner
 
-from primafacie.audit.inputs import input_files
 from primafacie.cli import app
 from primafacie.config import load_config
 from primafacie.decisions import ModelDecider, load_model
@@ -353,14 +352,35 @@ def test_config_rejects_trust_other_than_pickle(tmp_path):
         load_config(cfg)
 
 
-def test_onnx_decision_model_in_an_audit(tmp_path):
+def test_onnx_decision_model_and_decision_maker_in_an_audit(tmp_path):
     skl2onnx = pytest.importorskip("skl2onnx")
-    est = fitted()
     X = frame()[["income", "years"]]
-    onx = skl2onnx.to_onnx(est, X.to_numpy(np.float32)[:1], options={"zipmap": False})
-    (tmp_path / "lr.onnx").write_bytes(onx.SerializeToString())
-    cfg = load_config(write_audit(tmp_path, {"model": "lr.onnx"}))
-    data = cfg.audit_data()
-    assert data.decision_array().tolist() == est.predict(X).tolist()
-    files = {i["path"]: i for i in input_files(cfg)}
-    assert files["lr.onnx"]["format"] == "onnx"
+    for kind in ("lr", "gb"):
+        onx = skl2onnx.to_onnx(fitted(kind), X.to_numpy(np.float32)[:1], options={"zipmap": False})
+        (tmp_path / f"{kind}.onnx").write_bytes(onx.SerializeToString())
+    path = write_audit(tmp_path, {"model": "lr.onnx"}, {"gb": {"model": "gb.onnx"}})
+    cfg = load_config(path)
+    assert cfg.audit_data().decision_array().tolist() == fitted().predict(X).tolist()
+    code, out = run(["audit", str(path), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert code == 0, out
+    doc = json.loads((tmp_path / "out" / "results.json").read_text())
+    formats = {i["path"]: i.get("format") for i in doc["inputs"]}
+    assert formats == {"data.csv": None, "lr.onnx": "onnx", "gb.onnx": "onnx"}
+    ranking = pd.read_csv(tmp_path / "out" / "tables" / "certainty_ranking.csv")
+    assert "gb" in set(ranking["decision_maker"])
+
+
+def test_trusted_type_flag_on_a_command(tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    df = frame()
+    df.to_csv(tmp_path / "data.csv", index=False)
+    est = make_pipeline(FunctionTransformer(_double), LogisticRegression())
+    sio.dump(est.fit(df[["income", "years"]], df["approved"]), tmp_path / "p.skops")
+    args = ["certainty", "--data", str(tmp_path / "data.csv"), "--protected", "gender",
+            "--model", f"p={tmp_path / 'p.skops'}", "--n-draws", "0"]  # fmt: skip
+    code, out = run([*args, "--out", str(tmp_path / "a")])
+    assert code == 2 and f"{__name__}._double" in out and "--trusted-type" in out, out
+    code, out = run([*args, "--trusted-type", f"{__name__}._double", "--out", str(tmp_path / "b")])
+    assert code == 0, out

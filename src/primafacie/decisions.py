@@ -612,7 +612,7 @@ def check_fitted(model: Any, where: str = "the model") -> None:
     except NotFittedError as exc:
         raise InputError(
             f"{where}: the {type(model).__name__} in it is not fitted; call fit() before "
-            "saving it with joblib.dump"
+            "saving it (skops.io.dump)"
         ) from exc
     except TypeError:  # not an estimator after all
         return

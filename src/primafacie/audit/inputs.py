@@ -17,7 +17,7 @@ __all__ = ["versions", "input_files", "data_info"]
 
 _VERSION_PACKAGES = (
     "primafacie", "numpy", "pandas", "scipy", "scikit-learn", "mlxtend", "matplotlib", "jinja2",
-    "pydantic",
+    "pydantic", "skops", "onnxruntime",
 )  # fmt: skip
 
 
