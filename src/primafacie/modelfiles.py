@@ -411,7 +411,12 @@ def skops_bytes(model: Any) -> bytes:
     >>> skops_bytes(m) == skops_bytes(m)
     True
     """
-    import skops.io as sio
+    try:
+        import skops.io as sio
+    except ImportError as exc:
+        raise InputError(
+            "writing a .skops model needs the skops package: pip install 'primafacie[models]'"
+        ) from exc
 
     src = zipfile.ZipFile(io.BytesIO(sio.dumps(model)))
     ids: dict[str, str] = {}
