@@ -68,7 +68,7 @@ def test_demo_runs_every_analysis(demo):
     # the principal section says which group is A=1 and which A=0
     assert "Coding of the protected attribute: A=1: gender = male; A=0: gender = female." in html
     for rel in ("report.html", "results.json", "audit.yaml", "inputs/credit_world.csv",
-                "inputs/lr.joblib", "inputs/gb.joblib", "tables/situation_summary.csv"):  # fmt: skip
+                "inputs/lr.skops", "inputs/gb.skops", "tables/situation_summary.csv"):  # fmt: skip
         assert (out / rel).is_file(), rel
     assert set(res.files) == {
         p.relative_to(out).as_posix()
@@ -106,7 +106,7 @@ def test_results_json_follows_its_schema_and_has_no_absolute_paths(demo):
     assert doc["data"]["n"] == N
     assert doc["seeds"]["audit"] == 1
     assert {i["path"] for i in doc["inputs"]} == {
-        "inputs/credit_world.csv", "inputs/lr.joblib", "inputs/gb.joblib",
+        "inputs/credit_world.csv", "inputs/lr.skops", "inputs/gb.skops",
     }  # fmt: skip
     assert str(base) not in text and "NaN" not in text and "Infinity" not in text
     assert str(base) not in (base / "a" / "report.html").read_text(encoding="utf-8")

@@ -149,6 +149,23 @@ def _good_model(tmp: Path) -> None:
     _model(tmp, "m.joblib", DecisionTreeClassifier().fit(df[["income"]], df["approved"]))
 
 
+def _double(X):
+    """A function of this test module: no default trusts it in a skops file."""
+    return X * 2
+
+
+def _skops_with_function(tmp: Path) -> None:
+    """A skops pipeline whose FunctionTransformer calls :func:`_double`."""
+    import skops.io as sio
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    df = make_frame()
+    est = make_pipeline(FunctionTransformer(_double), LogisticRegression())
+    sio.dump(est.fit(df[["income"]], df["approved"]), tmp / "m.skops")
+
+
 def _write(tmp: Path, name: str, content: str | bytes) -> None:
     path = tmp / name
     if isinstance(content, bytes):
@@ -167,7 +184,7 @@ def _alias_bomb(text: str) -> str:
     return text + "\n".join(lines) + "\n"
 
 
-MODEL = {"decision": {"model": "m.joblib"}}
+MODEL = {"decision": {"model": "m.joblib", "trust": "pickle"}}  # the loader's own errors
 RULE = "decision"
 LONG_RULE = " + ".join(["income"] * 3000) + " > 1"
 DEEP_RULE = "+".join(["income"] * 400) + " > 1"
@@ -292,7 +309,15 @@ CASES: list[Case] = [
     Case("rule-divide-by-zero", ("division by zero",), cfg={RULE: {"rule": "income > 1 / 0"}}),
     # ------------------------------------------------------------------ model files
     Case("model-missing", ("model file not found", "m.joblib"), cfg=MODEL),
-    Case("model-is-csv", ("m.joblib", "does not look like a joblib/pickle model"), cfg=MODEL,
+    Case("model-pickle-untrusted", ("m.joblib", "runs arbitrary code", "skops.io.dump",
+                                    "trust: pickle"), cfg={"decision": {"model": "m.joblib"}},
+         setup=_good_model),
+    Case("model-skops-untrusted-type", ("m.skops", "not trusted", "_double",
+                                        "decision.trusted_types"),
+         cfg={"decision": {"model": "m.skops"}}, setup=_skops_with_function),
+    Case("model-trust-without-model", ("trust applies to a model file",),
+         cfg={"decision": {"column": "approved", "trust": "pickle"}}),
+    Case("model-is-csv", ("m.joblib", "does not look like a model file"), cfg=MODEL,
          setup=lambda t: _write(t, "m.joblib", "income,approved\n1,0\n")),
     Case("model-corrupt", ("cannot load model", "m.joblib"), cfg=MODEL,
          setup=lambda t: _write(t, "m.joblib", bytes(range(256)) * 4)),

@@ -170,13 +170,13 @@ def test_json_schema_export_validates_a_config_and_rejects_unknown_keys():
 
 
 def test_decision_makers_resolved_relative_to_the_file(tmp_path):
-    import joblib
+    import skops.io as sio
     from sklearn.dummy import DummyClassifier
 
     from primafacie.config import AuditConfig
     from primafacie.decisions import Rule
 
-    joblib.dump(DummyClassifier().fit([[0], [1]], [0, 1]), tmp_path / "m.joblib")
+    sio.dump(DummyClassifier().fit([[0], [1]], [0, 1]), tmp_path / "m.skops")
     cfg = AuditConfig.model_validate(
         {
             "data": "d.csv",
@@ -188,7 +188,7 @@ def test_decision_makers_resolved_relative_to_the_file(tmp_path):
                     "decision_makers": {
                         "clerk": {"column": "human"},
                         "strict": {"rule": "x > 3"},
-                        "m": {"model": "m.joblib"},
+                        "m": {"model": "m.skops"},
                     }
                 }
             },
@@ -260,7 +260,7 @@ def test_read_frame_reads_every_column_when_a_named_one_is_missing(tmp_path):
 
 
 def test_read_frame_projection_includes_a_models_fitted_columns(tmp_path):
-    import joblib
+    import skops.io as sio
     from sklearn.linear_model import LogisticRegression
 
     df = pd.DataFrame(
@@ -274,6 +274,6 @@ def test_read_frame_projection_includes_a_models_fitted_columns(tmp_path):
     )
     df.to_csv(tmp_path / "loans.csv", index=False)
     model = LogisticRegression().fit(df[["salary", "age"]], [0, 1, 0, 1])
-    joblib.dump(model, tmp_path / "m.joblib")
-    cfg = load_config(write(tmp_path, GOOD.replace("{column: approved}", "{model: m.joblib}")))
+    sio.dump(model, tmp_path / "m.skops")
+    cfg = load_config(write(tmp_path, GOOD.replace("{column: approved}", "{model: m.skops}")))
     assert cfg.read_frame().columns.tolist() == ["salary", "age", "region", "gender"]

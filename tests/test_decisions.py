@@ -63,15 +63,24 @@ def test_model_decider(tmp_path):
     assert dec.predict(X).tolist() == y.tolist()
     assert ModelDecider(model, favorable=0).predict(X).tolist() == (1 - y).tolist()
     import joblib
+    import skops.io as sio
 
-    path = tmp_path / "m.joblib"
-    joblib.dump(model, path)
+    path = tmp_path / "m.skops"
+    sio.dump(model, path)
     assert load_model(path).predict(X).tolist() == y.tolist()
     with pytest.raises(InputError, match="not found"):
-        load_model(tmp_path / "nope.joblib")
-    joblib.dump({"a": 1}, tmp_path / "bad.joblib")
+        load_model(tmp_path / "nope.skops")
+    sio.dump({"a": 1}, tmp_path / "bad.skops")
     with pytest.raises(InputError, match="has no predict"):
-        load_model(tmp_path / "bad.joblib")
+        load_model(tmp_path / "bad.skops")
+    # a pickle/joblib file only when trusted: unpickling runs its author's code
+    joblib.dump(model, tmp_path / "m.joblib")
+    with pytest.raises(InputError, match="runs arbitrary code"):
+        load_model(tmp_path / "m.joblib")
+    assert load_model(tmp_path / "m.joblib", trust="pickle").predict(X).tolist() == y.tolist()
+    joblib.dump(LogisticRegression(), tmp_path / "unfitted.joblib")
+    with pytest.raises(InputError, match="not fitted"):
+        load_model(tmp_path / "unfitted.joblib", trust="pickle")
 
 
 def test_model_decider_rejects_bad_models():
@@ -122,7 +131,7 @@ def test_model_favourable_label_must_be_one_of_its_classes():
 def test_a_data_table_given_as_model_is_named(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("gender,race,income\nf,b,1\n")
-    with pytest.raises(InputError, match="does not look like a joblib/pickle model file"):
+    with pytest.raises(InputError, match="does not look like a model file"):
         load_model(path)
 
 
@@ -166,7 +175,7 @@ def test_load_model_accepts_every_joblib_and_pickle_format(tmp_path, kwargs):
     model = LogisticRegression().fit(X, [0, 0, 1, 1])
     path = tmp_path / "m.joblib"
     joblib.dump(model, path, **kwargs)
-    assert load_model(path).predict(X).tolist() == [0, 0, 1, 1]
+    assert load_model(path, trust="pickle").predict(X).tolist() == [0, 0, 1, 1]
 
 
 def test_load_model_names_a_data_table_whatever_it_starts_with(tmp_path):
@@ -174,7 +183,7 @@ def test_load_model_names_a_data_table_whatever_it_starts_with(tmp_path):
     for header in ("x1,x2,y\n1,2,0\n", "ZIP,income\n1,2\n"):
         path = tmp_path / "d.csv"
         path.write_text(header)
-        with pytest.raises(InputError, match="does not look like a joblib/pickle model file"):
+        with pytest.raises(InputError, match="does not look like a model file"):
             load_model(path)
 
 

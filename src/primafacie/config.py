@@ -31,14 +31,16 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     Field,
+    PrivateAttr,
     ValidationError,
     create_model,
     model_validator,
 )
 
 from .data import KIND_SYNONYMS, MAX_LEVELS, AuditData, read_table, table_columns, to_pandas
-from .decisions import ModelDecider, Rule, load_model, score_decisions
+from .decisions import ModelDecider, Rule, check_fitted, score_decisions
 from .errors import InputError
+from .modelfiles import LoadedModel, ModelCache
 
 __all__ = [
     "AuditConfig",
@@ -157,6 +159,8 @@ class AuditConfig(_Strict):
     max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
     where: Optional[str] = None
     base_dir: Path = Field(default=Path("."), exclude=True)
+    # the models of this run, each read once (a trusted pickle runs its code once per run)
+    _models: ModelCache = PrivateAttr(default_factory=ModelCache)
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AuditConfig:
@@ -226,10 +230,42 @@ class AuditConfig(_Strict):
         if self.decision.model is not None:
             path = self.resolve(self.decision.model)
             try:
-                return ModelDecider(load_model(path), features=None, favorable=self.favorable)
+                model = self.model_file(self.decision, "decision").model
+                check_fitted(model, str(path))
+                return ModelDecider(model, features=None, favorable=self.favorable)
             except InputError as exc:
                 raise InputError(_with_source(exc, path)) from None
         return None
+
+    def model_file(self, spec: DecisionSpec, key: str) -> LoadedModel:
+        """The model ``spec`` names, read once per configuration (that is, per run).
+
+        Parameters
+        ----------
+        spec
+            ``decision`` or a certainty decision-maker, with ``model`` set.
+        key
+            Its key in audit.yaml, named in the message that says how to trust the file.
+
+        Returns
+        -------
+        LoadedModel
+            The model with its format and the SHA-256 of the bytes it was built from.
+        """
+        return self._models.load(
+            self.resolve(spec.model), spec.trust, spec.trusted_types or (), key
+        )
+
+    def model_files(self) -> list[tuple[str, DecisionSpec, str]]:
+        """``(role, spec, key)`` of every model file the configuration names, in order."""
+        out = []
+        if self.decision.model is not None:
+            out.append(("decision model", self.decision, "decision"))
+        cert = self.analyses.certainty
+        for name, dm in (cert.decision_makers if cert else {}).items():
+            if dm.model is not None:
+                out.append((f"decision-maker {name}", dm, _maker_key(name)))
+        return out
 
     def decision_makers(self) -> dict[str, Any]:
         """The certainty section's decision-makers: a column name, a :class:`Rule` or a model.
@@ -244,7 +280,8 @@ class AuditConfig(_Strict):
             elif dm.rule is not None:
                 out[name] = Rule(dm.rule)
             else:
-                out[name] = load_model(self.resolve(dm.model))
+                out[name] = self.model_file(dm, _maker_key(name)).model
+                check_fitted(out[name], str(self.resolve(dm.model)))
         return out
 
     def used_columns(self, available: Sequence[str]) -> list[str] | None:
@@ -397,6 +434,12 @@ class AuditConfig(_Strict):
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
         return self.model_dump(mode="json")
+
+
+def _maker_key(name: str) -> str:
+    """The audit.yaml key of a ranked decision-maker (the section found through the registry)."""
+    section = next(a.name for a in ANALYSES if a.spec is CertaintySpec)
+    return f"analyses.{section}.decision_makers.{name}"
 
 
 def _strings(doc: Any) -> set[str]:
@@ -621,8 +664,12 @@ KEY_DESCRIPTIONS = {
     "AuditConfig.where": 'Row filter in the rule language, e.g. "year == 2024 and region != '
     "'test'\": only these rows are audited; the rows left out are counted in results.json.",
     "DecisionSpec.column": "Column holding recorded decisions.",
-    "DecisionSpec.model": "Fitted scikit-learn estimator saved with joblib (unpickled because "
-    "you named it: only files you trust).",
+    "DecisionSpec.model": "Fitted model file: .skops (skops.io.dump) or .onnx; a pickle/joblib "
+    "file only with trust: pickle.",
+    "DecisionSpec.trust": "pickle: allow this pickle/joblib model file, which runs its author's "
+    "code when loaded (only for a file you trust).",
+    "DecisionSpec.trusted_types": "skops types to trust beyond scikit-learn's classes and numpy's "
+    "scalar types.",
     "DecisionSpec.rule": "Rule expression, e.g. 'salary + 5 * balance > 225000' (never eval'd).",
     "DecisionSpec.score": "Numeric score column: the decision is favourable at or above "
     "threshold (favorable: above) or below it (favorable: below).",

@@ -28,7 +28,12 @@ class Strict(BaseModel):
 class DecisionSpec(Strict):
     """Where ŷ comes from: exactly one of a recorded ``column``, a ``model`` file, a ``rule``
     or a ``score`` column with a ``threshold`` (favourable at or above it, or below it with
-    ``favorable: below``)."""
+    ``favorable: below``).
+
+    A model file is skops or ONNX; a pickle/joblib file only with ``trust: pickle`` (it runs
+    its author's code when loaded). ``trusted_types`` lists skops types to trust beyond
+    scikit-learn's classes (see :mod:`primafacie.modelfiles`).
+    """
 
     column: Optional[str] = None
     model: Optional[Path] = None
@@ -36,6 +41,8 @@ class DecisionSpec(Strict):
     score: Optional[str] = None
     threshold: Optional[float] = None
     favorable: Optional[Literal["above", "below"]] = None
+    trust: Optional[Literal["pickle"]] = None
+    trusted_types: Optional[list[str]] = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> DecisionSpec:
@@ -52,6 +59,10 @@ class DecisionSpec(Strict):
                 "score is at or above it (favorable: above, the default) or below it "
                 "(favorable: below)"
             )
+        if self.model is None:
+            keys = [k for k in ("trust", "trusted_types") if getattr(self, k) is not None]
+            if keys:
+                raise ValueError(f"{keys[0]} applies to a model file; give model: FILE with it")
         if self.rule is not None:
             try:
                 Rule(self.rule)

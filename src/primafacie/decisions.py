@@ -12,7 +12,6 @@ import math
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -513,7 +512,11 @@ class ModelDecider:
                 f"the model's predictions must be binary; got {len(values)} distinct values "
                 f"such as {values[:5].tolist()}"
             )
-        return (raw == self.favorable).astype(np.int8)
+        favorable = self.favorable
+        if getattr(self.estimator, "classes_", None) is None:
+            # no list of labels (e.g. an ONNX model): "1" from a CLI or YAML names label 1
+            favorable = next((v for v in values.tolist() if _same_label(v, favorable)), favorable)
+        return (raw == favorable).astype(np.int8)
 
     __call__ = predict
 
@@ -601,37 +604,41 @@ def score_decisions(
     return hit.astype(np.int8)
 
 
-def load_model(path: str | os.PathLike) -> Any:
-    """Load a fitted estimator from a joblib/pickle file.
+def load_model(
+    path: str | os.PathLike,
+    trust: str | None = None,
+    trusted_types: Sequence[str] = (),
+    key: str | None = None,
+) -> Any:
+    """Load a fitted estimator from a skops or ONNX file (a pickle/joblib only when trusted).
 
-    Unpickling runs code stored in the file: it is done only because the user named this file.
+    Parameters
+    ----------
+    path
+        ``.skops``, ``.onnx``, or a pickle/joblib file.
+    trust
+        ``"pickle"`` to load a pickle/joblib file: unpickling runs any code its author put
+        in it, so it is refused otherwise (the message shows how to convert it to skops).
+    trusted_types
+        skops types to trust beyond scikit-learn's classes and numpy's scalar types.
+    key
+        The configuration key holding the model, named in error messages (None: the CLI).
+
+    Returns
+    -------
+    object
+        The estimator (an :class:`~primafacie.modelfiles.OnnxModel` for ONNX).
+
+    Raises
+    ------
+    InputError
+        See :func:`primafacie.modelfiles.load_model_file`; also an unfitted estimator.
     """
-    import joblib
+    from .modelfiles import load_model_file
 
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"model file not found: {path}")
-    with open(path, "rb") as fh:
-        head = fh.read(512)
-    try:
-        model = joblib.load(path)
-    except Exception as exc:
-        # pickles of protocol 0/1 and bz2/lzma joblib files also start with ASCII bytes, so a
-        # file is called a text table only once it failed to load
-        if head and all(b >= 0x20 or b in (9, 10, 13) for b in head):
-            first = head.splitlines()[0][:60].decode("utf-8", "replace") if head.strip() else ""
-            raise InputError(
-                f"{path} does not look like a joblib/pickle model file (it is text starting "
-                f"{first!r}); --model expects a fitted estimator saved with joblib.dump, not a "
-                "data table"
-            ) from exc
-        raise InputError(
-            f"cannot load model {path} as a joblib/pickle file: {type(exc).__name__}: {exc}"
-        ) from exc
-    if not hasattr(model, "predict"):
-        raise InputError(f"the object in {path} ({type(model).__name__}) has no predict() method")
-    check_fitted(model, str(path))
-    return model
+    loaded = load_model_file(path, trust=trust, trusted_types=trusted_types, key=key)
+    check_fitted(loaded.model, str(path))
+    return loaded.model
 
 
 def check_fitted(model: Any, where: str = "the model") -> None:
@@ -652,7 +659,7 @@ def check_fitted(model: Any, where: str = "the model") -> None:
     except NotFittedError as exc:
         raise InputError(
             f"{where}: the {type(model).__name__} in it is not fitted; call fit() before "
-            "saving it with joblib.dump"
+            "saving it (skops.io.dump)"
         ) from exc
     except TypeError:  # not an estimator after all
         return

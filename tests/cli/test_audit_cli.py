@@ -132,7 +132,7 @@ def test_bad_configuration_exits_2_naming_key_and_line(demo_dir, tmp_path, case)
     cfg = tmp_path / "audit.yaml"
     cfg.write_text(
         text.format(
-            data=demo_dir / "inputs" / "credit_world.csv", model=demo_dir / "inputs" / "lr.joblib"
+            data=demo_dir / "inputs" / "credit_world.csv", model=demo_dir / "inputs" / "lr.skops"
         )
     )
     out = tmp_path / "out"

@@ -6,6 +6,7 @@ import joblib
 import numpy as np
 import pandas as pd
 import pytest
+import skops.io
 from typer.testing import CliRunner
 
 from primafacie.cli import app
@@ -36,12 +37,12 @@ def test_flags_write_outputs(tmp_path, table):
 
     path, df = table
     model = LogisticRegression().fit(df[["x"]], df["y"])
-    joblib.dump(model, tmp_path / "lr.joblib")
+    skops.io.dump(model, tmp_path / "lr.skops")
     out = tmp_path / "out"
     res = runner.invoke(
         app,
         ["certainty", "--data", str(path), "--protected", "g", "--protected", "sex",
-         "--column", "clerk=clerk", "--rule", "strict=x > 0.5", "--model", f"lr={tmp_path / 'lr.joblib'}",
+         "--column", "clerk=clerk", "--rule", "strict=x > 0.5", "--model", f"lr={tmp_path / 'lr.skops'}",
          "--outcome", "y", "--tie-breaker", "accuracy", "--epsilon", "0.1", "--out", str(out)],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -88,7 +89,7 @@ def test_wrong_length_model_predictions_exit_2(tmp_path, table):
     out = tmp_path / "out"
     res = runner.invoke(
         app, ["certainty", "--data", str(path), "--protected", "g",
-              "--model", f"bad={tmp_path / 'bad.joblib'}", "--out", str(out)],
+              "--model", f"bad={tmp_path / 'bad.joblib'}", "--trust-pickle", "--out", str(out)],
     )  # fmt: skip
     assert res.exit_code == 2, res.output
     assert "5 predictions for 120 rows" in " ".join(res.output.split())

@@ -54,7 +54,7 @@ def test_pages_carry_the_audits_numbers(demo):
             row["p_c"], row["p_t"], row["delta"], row["ci_low"]
         )  # fmt: skip
     page = (out / f"{ids[0]}.html").read_text()
-    assert "SHA-256" in page and "inputs/lr.joblib" in page  # the model and its hash
+    assert "SHA-256" in page and "inputs/lr.skops" in page  # the model and its hash
     # a rerun gives the same bytes
     again = folder / "again"
     assert runner.invoke(app, [*args[:-1], str(again)]).exit_code == 0

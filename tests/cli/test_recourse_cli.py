@@ -2,10 +2,10 @@
 
 import json
 
-import joblib
 import numpy as np
 import pandas as pd
 import pytest
+import skops.io
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
@@ -61,8 +61,8 @@ def test_model_file(table, tmp_path):
     est = make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression()).fit(
         X, df.label
     )
-    path = tmp_path / "m.joblib"
-    joblib.dump(est, path)
+    path = tmp_path / "m.skops"
+    skops.io.dump(est, path)
     out = tmp_path / "o"
     res = runner.invoke(app, ["recourse", "--data", str(table), "--model", str(path),
                               "--protected", "g", "--exclude", "label", "--support", "0.05",
@@ -108,8 +108,8 @@ def test_one_group_and_no_affected(tmp_path, table):
 
 
 def test_model_without_predict(tmp_path, table):
-    path = tmp_path / "m.joblib"
-    joblib.dump({"not": "a model"}, path)
+    path = tmp_path / "m.skops"
+    skops.io.dump({"not": "a model"}, path)
     res = runner.invoke(app, ["recourse", "--data", str(table), "--model", str(path),
                               "--protected", "g", "--out", str(tmp_path / "o")])  # fmt: skip
     assert res.exit_code == 2 and "predict" in res.output
@@ -165,8 +165,8 @@ def test_model_inputs_define_the_mined_columns_and_numeric_columns_are_binned(ta
         (OneHotEncoder(handle_unknown="ignore"), ["g", "x", "y", "w"]), remainder="passthrough"
     )
     est = make_pipeline(enc, LogisticRegression(max_iter=500)).fit(X, df.label)
-    path = tmp_path / "m.joblib"
-    joblib.dump(est, path)
+    path = tmp_path / "m.skops"
+    skops.io.dump(est, path)
     out = tmp_path / "o"
     res = runner.invoke(app, ["recourse", "--data", str(data), "--model", str(path),
                               "--protected", "g", "--support", "0.05", "--metrics", "EE",
@@ -184,8 +184,8 @@ def test_favourable_label_the_model_never_predicts_exits_2(table, tmp_path):
     est = make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression()).fit(
         df[["g", "x", "y", "w"]], df.label
     )
-    path = tmp_path / "m.joblib"
-    joblib.dump(est, path)
+    path = tmp_path / "m.skops"
+    skops.io.dump(est, path)
     out = tmp_path / "o"
     res = runner.invoke(app, ["recourse", "--data", str(table), "--model", str(path),
                               "--protected", "g", "--favorable", "yes", "--out", str(out)])  # fmt: skip

@@ -197,15 +197,15 @@ def test_multiple_dimension_writes_each_runs_neighbours_and_intervals(tmp_path):
 
 
 def test_model_with_string_labels_uses_the_favorable_label(loans, tmp_path):
-    import joblib
+    import skops.io
     from sklearn.tree import DecisionTreeClassifier
 
     path, df = loans
     df = df.assign(approved=np.where(df.approved == 1, "yes", "no"))
     df.to_csv(path, index=False)
     model = DecisionTreeClassifier(random_state=0).fit(df[["salary", "balance"]], df.approved)
-    mpath = tmp_path / "m.joblib"
-    joblib.dump(model, mpath)
+    mpath = tmp_path / "m.skops"
+    skops.io.dump(model, mpath)
     args = [a for a in _base(path, tmp_path / "o") if a != "salary + 5 * balance > 250"]
     args.remove("--rule")
     out = tmp_path / "o"

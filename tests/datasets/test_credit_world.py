@@ -120,7 +120,7 @@ def test_too_small_n_is_rejected():
 def test_write_demo_inputs_gives_a_loadable_config(tmp_path):
     path = write_demo_inputs(tmp_path, n=200, seed=2)
     assert (tmp_path / "inputs" / "credit_world.csv").is_file()
-    assert (tmp_path / "inputs" / "lr.joblib").is_file()
+    assert (tmp_path / "inputs" / "lr.skops").is_file()
     cfg = load_config(path)
     assert cfg.analyses.situation.k == [5, 10]  # small worlds use small neighbourhoods
     data = cfg.audit_data()
@@ -130,5 +130,5 @@ def test_write_demo_inputs_gives_a_loadable_config(tmp_path):
     }  # fmt: skip
     again = tmp_path / "again"
     write_demo_inputs(again, n=200, seed=2)
-    for rel in ("audit.yaml", "inputs/credit_world.csv", "inputs/lr.joblib", "inputs/gb.joblib"):
+    for rel in ("audit.yaml", "inputs/credit_world.csv", "inputs/lr.skops", "inputs/gb.skops"):
         assert (tmp_path / rel).read_bytes() == (again / rel).read_bytes(), rel

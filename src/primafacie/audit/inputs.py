@@ -17,7 +17,7 @@ __all__ = ["versions", "input_files", "data_info"]
 
 _VERSION_PACKAGES = (
     "primafacie", "numpy", "pandas", "scipy", "scikit-learn", "mlxtend", "matplotlib", "jinja2",
-    "pydantic",
+    "pydantic", "skops", "onnxruntime",
 )  # fmt: skip
 
 
@@ -32,27 +32,28 @@ def versions() -> dict[str, str]:
 
 
 def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
-    """Every file the audit reads, with its path as written in the configuration and SHA-256."""
-    items: list[tuple[str, Any]] = [("data", cfg.data)]
-    if cfg.decision.model is not None:
-        items.append(("decision model", cfg.decision.model))
-    cert = cfg.analyses.certainty
-    if cert is not None:
-        for name, dm in cert.decision_makers.items():
-            if dm.model is not None:
-                items.append((f"decision-maker {name}", dm.model))
+    """Every file the audit reads, with its path as written in the configuration and SHA-256.
+
+    A model file also records its ``format`` (``skops``, ``onnx`` or ``pickle``); its hash is
+    that of the bytes the model was built from (read once per run, through
+    :meth:`~primafacie.config.AuditConfig.model_file`), so a refused pickle fails here,
+    before the data are read.
+    """
     seen: dict[str, dict[str, str]] = {}
-    for role, path in items:
-        key = Path(path).as_posix()
+    key = Path(cfg.data).as_posix()
+    full = cfg.resolve(cfg.data)
+    if full.is_dir():  # a folder of Parquet files
+        seen[key] = {"role": "data", "path": key, "sha256": folder_sha256(full)}
+    elif not full.is_file():
+        raise InputError(f"data file not found: {full}")
+    else:
+        seen[key] = {"role": "data", "path": key, "sha256": file_sha256(full)}
+    for role, spec, where in cfg.model_files():
+        key = Path(spec.model).as_posix()
         if key in seen:
             continue
-        full = cfg.resolve(path)
-        if role == "data" and full.is_dir():  # a folder of Parquet files
-            seen[key] = {"role": role, "path": key, "sha256": folder_sha256(full)}
-            continue
-        if not full.is_file():
-            raise InputError(f"{role} file not found: {full}")
-        seen[key] = {"role": role, "path": key, "sha256": file_sha256(full)}
+        loaded = cfg.model_file(spec, where)
+        seen[key] = {"role": role, "path": key, "sha256": loaded.sha256, "format": loaded.format}
     return list(seen.values())
 
 

@@ -225,7 +225,7 @@ def run_demo(
     """Generate the credit world, write it with its models and audit.yaml, and audit it.
 
     Everything lands in ``out_dir`` atomically: ``inputs/credit_world.csv``,
-    ``inputs/lr.joblib``, ``inputs/gb.joblib``, ``audit.yaml`` and the audit outputs
+    ``inputs/lr.skops``, ``inputs/gb.skops``, ``audit.yaml`` and the audit outputs
     (``report.html``, ``results.json``, ``tables/*.csv``). ``primafacie audit
     out_dir/audit.yaml --out other`` reproduces the same report and results byte for byte.
 

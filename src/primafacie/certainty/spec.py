@@ -34,6 +34,9 @@ class DecisionMakerSpec(DecisionSpec):
         "{rule: 'decile_score < 5'}.",
         "threshold": "Not for a decision-maker (see score).",
         "favorable": "Not for a decision-maker (see score).",
+        "trust": "pickle: allow this pickle/joblib model file, which runs its author's code "
+        "when loaded (only for a file you trust).",
+        "trusted_types": "skops types of this model to trust beyond scikit-learn's classes.",
     }
 
     @model_validator(mode="after")

@@ -166,3 +166,20 @@ def parse_pairs(
             raise InputError(f"{flag} expects {what}, got {item!r}")
         out.append((name.strip(), value.strip()))
     return out
+
+
+#: Help of ``--trust-pickle``, the one way a command loads a pickle/joblib ``--model`` file.
+TRUST_PICKLE_HELP = (
+    "Load a pickle/joblib --model file. Unpickling runs any code its author put in it: only "
+    "for a file you trust; better, convert it to .skops (skops.io.dump)."
+)
+#: Help of ``--trusted-type``.
+TRUSTED_TYPE_HELP = "A type in a .skops --model to trust beyond scikit-learn's classes (repeat)."
+
+
+def load_cli_model(path: Any, trust_pickle: bool, trusted_types: list[str] | None) -> Any:
+    """The estimator in a ``--model`` file: skops or ONNX, a pickle only with --trust-pickle."""
+    from ..decisions import load_model
+
+    trust = "pickle" if trust_pickle else None
+    return load_model(path, trust=trust, trusted_types=list(trusted_types or ()))

@@ -21,8 +21,9 @@ Example (after `primafacie demo --out out/demo`):
 
     primafacie audit out/demo/audit.yaml --out out/rerun
 
-A model file named in the configuration (decision: {model: lr.joblib}) is unpickled, which runs
-code stored in it: only name model files you trust. Print the configuration schema with
+A model file named in the configuration (decision: {model: lr.skops}) is .skops or .onnx; a
+pickle/joblib file runs its author's code when loaded and is refused unless the configuration
+says trust: pickle for it (decision: {model: m.joblib, trust: pickle}). Print the schema with
 `primafacie schema`. Exit codes: 0 ok, 1 an analysis failed, 2 bad configuration or data.
 """
 

@@ -14,10 +14,13 @@ from rich.markup import escape
 
 from ..errors import InputError
 from ._common import (
+    TRUST_PICKLE_HELP,
+    TRUSTED_TYPE_HELP,
     config_section,
     console,
     err_console,
     guarded,
+    load_cli_model,
     parse_pairs,
     spec_from_flags,
 )
@@ -42,7 +45,7 @@ Example:
 
     primafacie certainty --data loans.csv --protected gender \\
         --outcome repaid --column clerk=human_decision \\
-        --model lr=lr.joblib --rule strict="salary > 50000" \\
+        --model lr=lr.skops --rule strict="salary > 50000" \\
         --tie-breaker accuracy --n-draws 20000 --seed 1 \\
         --out out/certainty
 
@@ -56,7 +59,8 @@ a Monte Carlo of --n-draws posterior draws seeded by --seed (--n-draws 0: not co
 
 Writes certainty.csv (ranking), certainty_counts.csv (per group: n, k, posterior, credible
 interval), certainty.json and certainty.png into --out; nothing is written when the input is
-bad (exit 2). A model file is unpickled only because you named it: load only files you trust.
+bad (exit 2). A --model file is .skops or .onnx; a pickle/joblib file runs its author's code
+when loaded and is refused unless --trust-pickle is given (see docs/security.md).
 """
 
 
@@ -85,16 +89,17 @@ _SPEC_FLAGS = {
 #: Flags that give the data, roles and decision-makers; the configuration has its own.
 _DATA_FLAGS = {
     "data": "--data", "model": "--model", "column": "--column", "rule": "--rule",
+    "trust_pickle": "--trust-pickle", "trusted_type": "--trusted-type",
     "favorable": "--favorable", "outcome": "--outcome", "outcome_favorable": "--outcome-favorable",
 }  # fmt: skip
 
 
-def _from_flags(data, protected, models, columns, rules) -> tuple[Any, dict]:
+def _from_flags(data, protected, models, columns, rules, trust=(False, None)) -> tuple[Any, dict]:
     """The table and the decision-makers the flags name (models loaded, rules parsed)."""
     if data is None:  # before the imports: a usage error answers at once
         raise InputError(_NO_DATA)
     from ..data import read_table
-    from ..decisions import Rule, load_model
+    from ..decisions import Rule
 
     if not protected:
         raise InputError("give --protected COLUMN (repeat it for intersectional groups)")
@@ -105,7 +110,7 @@ def _from_flags(data, protected, models, columns, rules) -> tuple[Any, dict]:
             if name in dms:
                 raise InputError(f"decision-maker name {name!r} is used twice")
             if flag == "--model":
-                dms[name] = load_model(value)
+                dms[name] = load_cli_model(value, *trust)
             elif flag == "--rule":
                 dms[name] = Rule(value)
             else:
@@ -185,7 +190,10 @@ def certainty(
     protected: Optional[list[str]] = typer.Option(
         None, "--protected", help="Protected column; repeat for intersectional groups."),
     model: Optional[list[str]] = typer.Option(
-        None, "--model", help="NAME=FILE: a fitted estimator (joblib/pickle)."),
+        None, "--model", help="NAME=FILE: a fitted estimator (.skops or .onnx)."),
+    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=TRUST_PICKLE_HELP),
+    trusted_type: Optional[list[str]] = typer.Option(
+        None, "--trusted-type", help=TRUSTED_TYPE_HELP),
     column: Optional[list[str]] = typer.Option(
         None, "--column", help="NAME=COL: a column of recorded decisions."),
     rule: Optional[list[str]] = typer.Option(
@@ -224,7 +232,7 @@ def certainty(
     if config is not None:
         table, engine, dms, inputs = _from_config(ctx, config)
     else:
-        table, dms = _from_flags(data, protected, model, column, rule)
+        table, dms = _from_flags(data, protected, model, column, rule, (trust_pickle, trusted_type))
         spec = spec_from_flags(
             CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
             tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,

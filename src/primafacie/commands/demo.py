@@ -18,7 +18,7 @@ runs the full audit: situation testing (single, multiple, intersectional), recou
 principal strata and the certainty ranking of the four decision-makers.
 
 Writes into --out: report.html, results.json, tables/*.csv, plus the inputs
-(inputs/credit_world.csv, inputs/lr.joblib, inputs/gb.joblib) and the audit.yaml that
+(inputs/credit_world.csv, inputs/lr.skops, inputs/gb.skops) and the audit.yaml that
 reproduces the audit. Example:
 
     primafacie demo --out out/demo

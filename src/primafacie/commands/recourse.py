@@ -18,7 +18,16 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
-from ._common import console, err_console, given_flags, guarded, parse_pairs
+from ._common import (
+    TRUST_PICKLE_HELP,
+    TRUSTED_TYPE_HELP,
+    console,
+    err_console,
+    given_flags,
+    guarded,
+    load_cli_model,
+    parse_pairs,
+)
 from ._defaults import RECOURSE
 
 #: The usage error of a run without data (checked first, before any heavy import).
@@ -34,7 +43,8 @@ if TYPE_CHECKING:
 HELP = """FACTS (Fairness-Aware Counterfactuals for Subgroups): find subgroups of the rows that got
 the unfavourable decision where one protected group finds recourse harder than another, under
 six definitions (EE, ECR, EEWB, ECE macro/micro, FECT, E(C)MR). The model is only called through
-predict(); with --model the file is unpickled because you named it (only load files you trust).
+predict(). A --model file is .skops or .onnx; a pickle/joblib file runs its author's code when
+loaded and is refused unless --trust-pickle is given.
 
 Writes to --out: rankings.csv (all definitions, long format), ranking_LABEL.csv (one per
 definition, with per-group coverage and difficulty), csc_LABEL.txt (Comparative Subgroup
@@ -48,7 +58,7 @@ same input gives byte-identical files.
 
 Example (Adult test split with a fitted scikit-learn pipeline):
 
-    primafacie recourse --data adult_test.csv --model lr.joblib \\
+    primafacie recourse --data adult_test.csv --model lr.skops \\
         --protected sex --support 0.01 --phi 0.3 --phi 0.7 \\
         --weight age=10 --weight occupation=4 --immutable race \\
         --monotone age --top 5 --n-boot 100 --seed 1 --out out/recourse
@@ -74,8 +84,10 @@ OUTPUTS = (
 _Repeat = Optional[list[str]]
 DataOpt = Annotated[Optional[Path], typer.Option("--data", help="CSV or Parquet audit table.")]
 ModelOpt = Annotated[
-    Optional[Path], typer.Option("--model", help="Fitted estimator (joblib/pickle) with predict().")
+    Optional[Path], typer.Option("--model", help="Fitted estimator (.skops or .onnx).")
 ]
+TrustPickleOpt = Annotated[bool, typer.Option("--trust-pickle", help=TRUST_PICKLE_HELP)]
+TrustedTypeOpt = Annotated[_Repeat, typer.Option("--trusted-type", help=TRUSTED_TYPE_HELP)]
 RuleOpt = Annotated[Optional[str], typer.Option("--rule", help="Decision rule expression.")]
 ProtectedOpt = Annotated[Optional[str], typer.Option("--protected", help="Protected column.")]
 FavorableOpt = Annotated[str, typer.Option("--favorable", help="Model's favourable label.")]
@@ -130,7 +142,8 @@ _CONFIG_REFUSED = {
     "phi": "--phi", "budget": "--budget", "metrics": "--metrics", "weight": "--weight",
     "immutable": "--immutable", "monotone": "--monotone", "max_step": "--max-step",
     "bins": "--bins", "ordinal": "--ordinal", "exclude": "--exclude", "top": "--top",
-    "n_boot": "--n-boot", "seed": "--seed",
+    "n_boot": "--n-boot", "seed": "--seed", "trust_pickle": "--trust-pickle",
+    "trusted_type": "--trusted-type",
 }  # fmt: skip
 
 
@@ -159,6 +172,8 @@ class FlagInputs:
     legacy: bool = False
     n_boot: int = DEFAULTS.n_boot
     seed: int = DEFAULTS.seed
+    trust_pickle: bool = False
+    trusted_types: list[str] = field(default_factory=list)
 
     @property
     def inputs(self) -> tuple[Path, ...]:
@@ -223,15 +238,18 @@ def parse_flags(data: Path | None, model: Path | None, rule: str | None,
                  for c, levels in _kv(flags["ordinal"], "--ordinal").items()},
         exclude=list(flags["exclude"] or []), loose=flags["loose"], legacy=flags["legacy"],
         n_boot=flags["n_boot"], seed=flags["seed"],
+        trust_pickle=flags.get("trust_pickle", False),
+        trusted_types=list(flags.get("trusted_type") or []),
     )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------- build
 def _decider(args: FlagInputs) -> Any:
     if args.model is not None:
-        from ..decisions import ModelDecider, load_model
+        from ..decisions import ModelDecider
 
-        return ModelDecider(load_model(args.model), favorable=args.favorable)
+        model = load_cli_model(args.model, args.trust_pickle, args.trusted_types)
+        return ModelDecider(model, favorable=args.favorable)
     from ..decisions import Rule
 
     return Rule(args.rule)  # type: ignore[arg-type]
@@ -462,6 +480,8 @@ def recourse(
     ctx: typer.Context,
     data: DataOpt = None,
     model: ModelOpt = None,
+    trust_pickle: TrustPickleOpt = False,
+    trusted_type: TrustedTypeOpt = None,
     rule: RuleOpt = None,
     protected: ProtectedOpt = None,
     favorable: FavorableOpt = "1",
@@ -503,7 +523,8 @@ def recourse(
         data, model, rule, protected, favorable=favorable, support=support, phi=phi,
         budget=budget, metrics=metrics, weight=weight, immutable=immutable, monotone=monotone,
         max_step=max_step, bins=bins, ordinal=ordinal, exclude=exclude, loose=loose,
-        legacy=legacy, top=top, n_boot=n_boot, seed=seed,
+        legacy=legacy, top=top, n_boot=n_boot, seed=seed, trust_pickle=trust_pickle,
+        trusted_type=trusted_type,
     )  # fmt: skip
     audit, frame = build_from_flags(args)
     result, cscs = run_facts(audit, frame, args.phi, args.budgets, args.metrics, args.top)

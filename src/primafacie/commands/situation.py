@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import console, err_console, given_flags, guarded
+from ._common import (
+    TRUST_PICKLE_HELP,
+    TRUSTED_TYPE_HELP,
+    console,
+    err_console,
+    given_flags,
+    guarded,
+    load_cli_model,
+)
 from ._defaults import SITUATION
 
 if TYPE_CHECKING:
@@ -47,7 +55,8 @@ or `primafacie situation --config audit.yaml --out out/situation`, which runs ex
 `primafacie audit` runs for analyses.situation (same SCM with clip/round, compute backend and
 checks). `--counterfactuals FILE`
 replaces `--edge` with a precomputed counterfactual table (same rows, same order). `--model
-FILE` unpickles a fitted estimator for b(): only use a file you trust. `--legacy` reproduces
+FILE` is b() as a .skops or .onnx file (a pickle/joblib file runs its author's code when
+loaded and is refused unless `--trust-pickle` is given). `--legacy` reproduces
 the CST authors' code conventions (z-scores refitted on the counterfactuals, ties to the larger
 index, rounded z) and needs `--interval wald`, the paper's interval; the default is the
 corrected method with Newcombe intervals (docs/statistics.md says why).
@@ -186,6 +195,7 @@ _DATA_FLAGS = {
     "data": "--data", "protected": "--protected", "feature": "--feature",
     "decision": "--decision", "favorable": "--favorable", "rule": "--rule", "model": "--model",
     "edge": "--edge", "counterfactuals": "--counterfactuals", "sep": "--sep",
+    "trust_pickle": "--trust-pickle", "trusted_type": "--trusted-type",
 }  # fmt: skip
 #: Typer parameter -> flag of every option that sets a key of ``analyses.situation``.
 _SPEC_FLAGS = {
@@ -242,15 +252,17 @@ def parse_flags(
     favorable: str,
     rule: str | None,
     model: Path | None,
+    trust: tuple[bool, list[str] | None] = (False, None),
 ) -> tuple[AuditData, Any]:
-    """The audited data and b() (a rule, a model or None) from the flags."""
+    """The audited data and b() (a rule, a model or None) from the flags; ``trust`` is
+    (``--trust-pickle``, ``--trusted-type`` values) for the model file."""
     if data is None:  # before the imports: a usage error answers at once
         raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
     import numpy as np
     import pandas as pd
 
     from ..data import AuditData
-    from ..decisions import ModelDecider, Rule, load_model
+    from ..decisions import ModelDecider, Rule
 
     frame = _read(data, sep)
     if not protected:
@@ -262,7 +274,7 @@ def parse_flags(
     if rule is not None:
         decider = Rule(rule)
     elif model is not None:
-        est = load_model(model)
+        est = load_cli_model(model, *trust)
         decider = ModelDecider(
             est,
             features=list(_parse_features(feature) or []) or None,
@@ -437,7 +449,9 @@ def situation(
     decision: Optional[str] = typer.Option(None, "--decision", help="Decision column ŷ."),
     favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
     rule: Optional[str] = typer.Option(None, "--rule", help="b() as an expression."),
-    model: Optional[Path] = typer.Option(None, "--model", help="b() as a fitted model file."),
+    model: Optional[Path] = typer.Option(None, "--model", help="b() as a .skops/.onnx file."),
+    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=TRUST_PICKLE_HELP),
+    trusted_type: list[str] = typer.Option([], "--trusted-type", help=TRUSTED_TYPE_HELP),
     edge: list[str] = typer.Option([], "--edge", help="SCM edge PARENT:CHILD (repeatable)."),
     counterfactuals: Optional[Path] = typer.Option(
         None, "--counterfactuals", help="Precomputed counterfactual table."
@@ -470,8 +484,9 @@ def situation(
     if config is not None:
         results, keep = from_config(config, given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS}))
     else:
+        trust = (trust_pickle, trusted_type)
         audit, decider = parse_flags(
-            data, sep, protected, feature, decision, favorable, rule, model
+            data, sep, protected, feature, decision, favorable, rule, model, trust
         )
         spec = spec_from_flags(
             k, method, dimension, alpha, tau, direction, interval, max_distance, legacy,

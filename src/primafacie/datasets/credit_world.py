@@ -46,7 +46,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import joblib
 import numpy as np
 import pandas as pd
 import yaml
@@ -288,7 +287,7 @@ def demo_config(n: int) -> dict[str, Any]:
     return {
         "data": "inputs/credit_world.csv",
         "id": "id",
-        "decision": {"model": "inputs/lr.joblib"},
+        "decision": {"model": "inputs/lr.skops"},
         "favorable": 1,
         "outcome": "repaid",
         "outcome_favorable": 1,
@@ -317,8 +316,8 @@ def demo_config(n: int) -> dict[str, Any]:
             "certainty": {
                 "criterion": "statistical_parity",
                 "decision_makers": {
-                    "logistic_regression": {"model": "inputs/lr.joblib"},
-                    "gradient_boosting": {"model": "inputs/gb.joblib"},
+                    "logistic_regression": {"model": "inputs/lr.skops"},
+                    "gradient_boosting": {"model": "inputs/gb.skops"},
                     "scorecard": {"rule": SCORECARD_RULE},
                     "loan_officer": {"column": "human"},
                 },
@@ -339,7 +338,7 @@ _YAML_HEADER = """\
 def write_demo_inputs(folder: str | os.PathLike, n: int = DEFAULT_N, seed: int = 0) -> Path:
     """Generate the world, train the models and write the demo inputs into ``folder``.
 
-    Writes ``inputs/credit_world.csv``, ``inputs/lr.joblib``, ``inputs/gb.joblib`` and
+    Writes ``inputs/credit_world.csv``, ``inputs/lr.skops``, ``inputs/gb.skops`` and
     ``audit.yaml``. ``folder`` is normally a staging folder of
     :func:`~primafacie.io.atomic_output_dir`.
 
@@ -355,16 +354,15 @@ def write_demo_inputs(folder: str | os.PathLike, n: int = DEFAULT_N, seed: int =
     pathlib.Path
         The written ``audit.yaml``.
     """
-    import io
+    from ..modelfiles import skops_bytes
 
     folder = Path(folder)
     frame = generate_credit_world(n, seed)
     models = train_decision_makers(frame, seed)
     atomic_write_csv(folder / "inputs" / "credit_world.csv", frame)
     for name, model in models.items():
-        buf = io.BytesIO()
-        joblib.dump(model, buf)
-        atomic_write_bytes(folder / "inputs" / f"{name}.joblib", buf.getvalue())
+        # skops, not pickle: the demo's models load without trusting code (docs/security.md)
+        atomic_write_bytes(folder / "inputs" / f"{name}.skops", skops_bytes(model))
     cfg = demo_config(n)
     cfg["seed"] = int(seed)
     text = _YAML_HEADER + yaml.safe_dump(cfg, sort_keys=False, default_flow_style=None, width=100)

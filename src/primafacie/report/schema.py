@@ -240,6 +240,8 @@ RESULTS_SCHEMA: dict[str, Any] = {
                     "role": {"type": "string"},
                     "path": {"type": "string", "minLength": 1},
                     "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    # model files only: how the model was read (modelfiles.FORMATS)
+                    "format": {"enum": ["skops", "onnx", "pickle"]},
                 },
                 "additionalProperties": False,
             },
