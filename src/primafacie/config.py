@@ -158,6 +158,7 @@ class AuditConfig(_Strict):
     seed: int = 0
     max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
     where: Optional[str] = None
+    jurisdiction: Literal["eu", "us-employment", "nyc-ll144", "none"] = "eu"
     base_dir: Path = Field(default=Path("."), exclude=True)
     # the models of this run, each read once (a trusted pickle runs its code once per run)
     _models: ModelCache = PrivateAttr(default_factory=ModelCache)
@@ -663,6 +664,9 @@ KEY_DESCRIPTIONS = {
     "(default 1000; more is usually an id or a number read as text); null allows any.",
     "AuditConfig.where": 'Row filter in the rule language, e.g. "year == 2024 and region != '
     "'test'\": only these rows are audited; the rows left out are counted in results.json.",
+    "AuditConfig.jurisdiction": "Legal notes of the report and dossiers: eu (EU "
+    "non-discrimination law, the default), us-employment (Title VII, the Uniform Guidelines' "
+    "four-fifths rule), nyc-ll144 (Local Law 144's audit and notice duties) or none.",
     "DecisionSpec.column": "Column holding recorded decisions.",
     "DecisionSpec.model": "Fitted model file: .skops (skops.io.dump) or .onnx; a pickle/joblib "
     "file only with trust: pickle.",

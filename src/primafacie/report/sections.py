@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..legal import legal_note
 from . import plots
 from .blocks import rate_cell
 from .html import format_number, rate_text, readable_bins, table_from_frame
@@ -25,22 +26,9 @@ STATUS_TEXT = {
     "failed": "failed",
 }
 
-LEGAL_NOTE = [
-    (
-        "A finding in this report is evidence of potential discrimination, also called prima "
-        "facie evidence: facts from which it may be presumed that discrimination occurred. In "
-        "EU non-discrimination law (e.g. Directive 2000/43/EC, Art. 8; Directive 2006/54/EC, "
-        "Art. 19) such evidence shifts the burden of proof: the decision-maker must then show "
-        "that equal treatment was not breached, for instance that a difference is justified by "
-        "a legitimate aim pursued by appropriate and necessary means."
-    ),
-    (
-        "It is not a verdict. The numbers depend on the stated assumptions (the causal graph, "
-        "the distance between people, the neighbourhood size k, the significance level α and "
-        "the tolerance τ), and an individual case is about one person and their neighbours, "
-        "not about the intent of the decision-maker."
-    ),
-]
+#: The EU legal note (the default jurisdiction); :func:`primafacie.legal.legal_note` gives the
+#: note of any jurisdiction.
+LEGAL_NOTE = legal_note("eu")
 
 
 # ---------------------------------------------------------------------- summary & appendix
@@ -225,12 +213,20 @@ def _parameters_table(cfg: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-def _appendix_notes() -> list[dict[str, Any]]:
-    """The appendix' fixed notes: the legal meaning, multiple testing, reading the numbers."""
+_LEGAL_TITLES = {
+    "eu": "What “potential” or “prima facie” discrimination means (EU law)",
+    "us-employment": "What the findings mean under US employment law",
+    "nyc-ll144": "New York City Local Law 144",
+    "none": "What the findings mean",
+}
+
+
+def _appendix_notes(jurisdiction: str = "eu") -> list[dict[str, Any]]:
+    """The appendix' notes: the jurisdiction's legal meaning, multiple testing, the numbers."""
     return [
         {
-            "title": "What “potential” or “prima facie” discrimination means",
-            "paragraphs": LEGAL_NOTE,
+            "title": _LEGAL_TITLES[jurisdiction],
+            "paragraphs": legal_note(jurisdiction),
         },
         {
             "title": "Corrections for multiple testing",
@@ -282,7 +278,7 @@ def _appendix(cfg: Mapping[str, Any], info: Mapping[str, Any]) -> dict[str, Any]
         "scm_svg": scm_svg,
         "scm_caption": f"Causal graph with {len(causal['edges'])} edges." if causal else "",
         "parameters": _parameters_table(cfg),
-        "notes": _appendix_notes(),
+        "notes": _appendix_notes(cfg.get("jurisdiction", "eu")),
     }
 
 
