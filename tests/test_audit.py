@@ -115,6 +115,44 @@ def test_results_json_follows_its_schema_and_has_no_absolute_paths(demo):
         assert g["n_protected"] + g["n_non_protected"] == g["n"] == N
 
 
+def test_provenance_block_in_results_report_and_dossier_pages(demo, tmp_path):
+    """results.json and report.html carry the version, the SHA-256 of audit.yaml (as
+    sha256sum prints it) and of every input, the seeds, the correction and no date; --date
+    adds the date and nothing else changes."""
+    import hashlib
+
+    base, res, _ = demo
+    doc = json.loads((base / "a" / "results.json").read_text(encoding="utf-8"))
+    prov = doc["provenance"]
+    cfg_bytes = (base / "a" / "audit.yaml").read_bytes()
+    assert prov["configuration"]["sha256"] == hashlib.sha256(cfg_bytes).hexdigest()
+    assert prov["configuration"]["path"] == "audit.yaml"
+    for item in prov["inputs"]:
+        data = (base / "a" / item["path"]).read_bytes()
+        assert item["sha256"] == hashlib.sha256(data).hexdigest()
+    assert {i["role"] for i in prov["inputs"]} >= {"data", "decision model"}
+    assert prov["seeds"] == doc["seeds"] and prov["date"] is None
+    assert prov["corrections"] == {
+        "situation": doc["config"]["analyses"]["situation"]["multiplicity"]
+    }
+    html = (base / "a" / "report.html").read_text(encoding="utf-8")
+    assert 'id="provenance"' in html and prov["configuration"]["sha256"] in html
+    assert all(i["sha256"] in html for i in prov["inputs"])
+    assert f"primafacie {prov['primafacie']}" in html
+    # --date: the date is printed; everything else of results.json stays the same
+    dated = run_audit(load_config(base / "a" / "audit.yaml"), tmp_path / "d", progress=False,
+                      date="2026-11-26")  # fmt: skip
+    doc_d = json.loads((tmp_path / "d" / "results.json").read_text(encoding="utf-8"))
+    assert doc_d["provenance"]["date"] == "2026-11-26"
+    assert "2026-11-26" in (tmp_path / "d" / "report.html").read_text(encoding="utf-8")
+    doc_d["provenance"]["date"] = None
+    assert doc_d == doc
+    assert dated.provenance["date"] == "2026-11-26"
+    with pytest.raises(InputError, match="--date 2026-02-30: expected a date YYYY-MM-DD"):
+        run_audit(load_config(base / "a" / "audit.yaml"), tmp_path / "e", date="2026-02-30")
+    assert not (tmp_path / "e").exists()
+
+
 def test_rerun_is_byte_identical(demo):
     """The demo and the audit re-run from its audit.yaml (another process, another hash seed)
     give the same files, byte for byte."""

@@ -31,6 +31,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     Field,
+    PrivateAttr,
     ValidationError,
     create_model,
     model_validator,
@@ -156,6 +157,13 @@ class AuditConfig(_Strict):
     seed: int = 0
     max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
     base_dir: Path = Field(default=Path("."), exclude=True)
+    # the file load_config read (not a key of audit.yaml): its SHA-256 goes into the provenance
+    _source: Optional[Path] = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Optional[Path]:
+        """The configuration file this was read from (None when built in Python)."""
+        return self._source
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AuditConfig:
@@ -560,6 +568,7 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
         cfg = AuditConfig.model_validate({**doc, "base_dir": path.resolve().parent})
     except ValidationError as exc:
         raise InputError(_format_errors(exc, doc, loader._key_lines, str(path))) from None  # type: ignore[attr-defined]
+    cfg._source = path.resolve()
     return cfg
 
 

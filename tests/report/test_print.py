@@ -140,7 +140,7 @@ def test_collapsed_sections_are_printed_open(report_pdf):
 def test_dossier_first_page_holds_the_verdict_and_its_numbers(dossier_pdf):
     page, pdf = dossier_pdf
     first = _text(pdf, "-f", "1", "-l", "1")
-    assert "Verdict" in first
+    assert "The finding at a glance" in first
     assert re.search(r"Δp = -?\d", first)
     assert "p-value" in first and "adjusted p-value" in first
     assert "multiple-testing correction" in first
