@@ -316,3 +316,40 @@ def test_constant_decisions_are_flagged(demo, tmp_path):
     html = (tmp_path / "out" / "report.html").read_text()
     assert f"every decision is unfavourable (0 favourable of {N})" in html
     validate_results(json.loads((tmp_path / "out" / "results.json").read_text()))
+
+
+def test_every_data_check_runs_before_any_analysis(demo, tmp_path, monkeypatch):
+    """A multi-valued race with principal (as on COMPAS) exits 2 before situation testing
+    starts, naming the settings that fix it; so does a k larger than a search space."""
+    from typer.testing import CliRunner
+
+    from primafacie.cli import app
+
+    base, _, _ = demo
+    started = []
+    patched = tuple(
+        dataclasses.replace(a, run=lambda spec, ctx, _n=a.name: started.append(_n))
+        for a in registry.ANALYSES
+    )
+    monkeypatch.setattr(registry, "ANALYSES", patched)
+    monkeypatch.setattr("primafacie.audit.run.ANALYSES", patched)
+    analyses = {"groups": {}, "situation": {"k": [10], "methods": ["st"]},
+                "principal": {"protected": "race"}}  # fmt: skip
+    path = _small_config(base, tmp_path, analyses)
+    with pytest.raises(InputError) as err:
+        run_audit(load_config(path), tmp_path / "out", progress=False)
+    assert started == [] and not (tmp_path / "out").exists()
+    msg = str(err.value)
+    assert "'race' must be binary for principal strata" in msg and "3 distinct values" in msg
+    assert "analyses.principal.protected" in msg and "'gender'" in msg  # the binary one
+    assert "'black' or 'hispanic' with all other values of 'race'" in msg
+    res = CliRunner().invoke(app, ["audit", str(path), "--out", str(tmp_path / "cli")])
+    assert res.exit_code == 2 and "must be binary for principal strata" in res.output
+    assert started == [] and "Traceback" not in res.output
+    # k against the search spaces: checked before any analysis runs too
+    big = _small_config(
+        base, tmp_path, {"groups": {}, "situation": {"k": [5000], "methods": ["st"]}}
+    )
+    with pytest.raises(InputError, match="k=5000 is larger than the control search space"):
+        run_audit(load_config(big), tmp_path / "out2", progress=False)
+    assert started == []

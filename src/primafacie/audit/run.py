@@ -99,6 +99,8 @@ def compute_audit(
         inputs = input_files(cfg)
         data = cfg.audit_data()
         info = data_info(cfg, data)
+        for analysis in analyses:  # every requirement of every analysis, before any work
+            analysis.check_data(getattr(cfg.analyses, analysis.name), data, cfg)
         stages.done("load data", f"{data.n} rows")
         scm = None
         if _needs_scm(cfg):
