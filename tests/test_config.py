@@ -277,3 +277,30 @@ def test_read_frame_projection_includes_a_models_fitted_columns(tmp_path):
     joblib.dump(model, tmp_path / "m.joblib")
     cfg = load_config(write(tmp_path, GOOD.replace("{column: approved}", "{model: m.joblib}")))
     assert cfg.read_frame().columns.tolist() == ["salary", "age", "region", "gender"]
+
+
+def test_empty_analyses_is_an_error_listing_what_can_be_asked_for(tmp_path):
+    text = GOOD.replace("analyses:\n  situation: {k: [15, 30], alpha: 0.05}\n", "analyses: {}\n")
+    msg = error_of(write(tmp_path, text))
+    assert f"{tmp_path / 'audit.yaml'}:8: analyses: asks for no analysis" in msg
+    for name in ("groups", "situation", "recourse", "principal", "certainty"):
+        assert name in msg
+    # leaving the key out still runs the default analyses
+    absent = GOOD.replace("analyses:\n  situation: {k: [15, 30], alpha: 0.05}\n", "")
+    assert load_config(write(tmp_path, absent, "b.yaml")).analyses.groups is not None
+
+
+def test_pydantic_internals_never_reach_the_user(tmp_path):
+    """A bad ordinal feature names the key path, not the model behind it (OrdinalSpec)."""
+    text = GOOD.replace("  region: categorical", "  region: {ordinal: abc}")
+    msg = error_of(write(tmp_path, text))
+    assert "features.region.ordinal" in msg and "valid list" in msg
+    assert "OrdinalSpec" not in msg and "Spec" not in msg and "literal[" not in msg
+
+
+def test_a_choice_error_echoes_the_value_and_lists_the_choices(tmp_path):
+    text = GOOD.replace("{k: [15, 30], alpha: 0.05}", "{k: [15], methods: [st, knn]}")
+    msg = error_of(write(tmp_path, text))
+    assert (
+        "analyses.situation.methods.1: got 'knn'; expected one of st, cst, cst_centers, cf" in msg
+    )

@@ -486,11 +486,39 @@ def _first_model(annotation: Any) -> Any:
     return None
 
 
+def _is_union_tag(part: Any) -> bool:
+    """A part of a pydantic error location that names a union member (``OrdinalSpec``,
+    ``literal[...]``, ``function-after[...]``, ``list[str]``), not a key of the file: such
+    internals never reach the user."""
+    if not isinstance(part, str):
+        return False
+    return bool(
+        part.startswith(("function-", "literal[", "list[", "dict["))
+        or re.fullmatch(r"[A-Z]\w*(Spec|Config|Model)", part)
+        or part in {"str", "int", "float", "bool", "none"}
+    )
+
+
+def _readable(err: Any) -> str:
+    """pydantic's message, a choice error rewritten to echo the value and list the choices."""
+    if err["type"] in ("literal_error", "enum"):
+        expected = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        if expected:
+            return f"got {err.get('input')!r}; expected one of {', '.join(expected)}"
+    return err["msg"].removeprefix("Value error, ")
+
+
 def _format_errors(exc: ValidationError, doc: Any, key_lines: dict[int, dict], source: str) -> str:
     lines = []
-    for err in exc.errors():
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        loc = tuple(p for p in loc if p not in {"literal['numeric','categorical','ordinal']"})
+    errors = exc.errors()
+    for err in errors:
+        if (
+            len(errors) > 1
+            and err["type"] == "literal_error"
+            and isinstance(err.get("input"), (dict, list))
+        ):
+            continue  # a mapping given where a union also takes one: that member's error says it
+        loc = tuple(p for p in err["loc"] if not _is_union_tag(p))
         key = ".".join(str(p) for p in loc) or "(top level)"
         line = _line_of(doc, loc, key_lines)
         where = f"{source}:{line}" if line else source
@@ -502,7 +530,7 @@ def _format_errors(exc: ValidationError, doc: Any, key_lines: dict[int, dict], s
         elif err["type"] == "missing":
             lines.append(f"{where}: missing required key {key!r}")
         else:
-            msg = err["msg"].removeprefix("Value error, ")
+            msg = _readable(err)
             tagged = re.match(r"\[([^\]]+)\] (.*)", msg, flags=re.S)
             if tagged:
                 path = tuple(int(p) if p.isdigit() else p for p in tagged.group(1).split("."))
@@ -564,6 +592,16 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the configuration must be a mapping of keys")
     _check_shape(doc, path)
+    if "analyses" in doc and not doc["analyses"]:
+        line = loader._key_lines.get(id(doc), {}).get("analyses")  # type: ignore[attr-defined]
+        where = f"{path}:{line}" if line else str(path)
+        raise InputError(
+            f"{where}: analyses: asks for no analysis; name at least one of "
+            + ", ".join(a.name for a in ANALYSES)
+            + " (e.g. analyses: {groups: {}}), or leave the key out to run the defaults ("
+            + (", ".join(a.name for a in ANALYSES if a.default_on) or "none")
+            + ")"
+        )
     try:
         cfg = AuditConfig.model_validate({**doc, "base_dir": path.resolve().parent})
     except ValidationError as exc:

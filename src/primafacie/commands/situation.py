@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import console, err_console, given_flags, guarded
+from ._common import console, err_console, flag_error, given_flags, guarded
 from ._defaults import SITUATION
 
 if TYPE_CHECKING:
@@ -227,8 +227,7 @@ def spec_from_flags(
         return SituationSpec(**values)
     except ValidationError as exc:
         lines = [
-            f"{_FLAGS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg'].removeprefix('Value error, ')}"
-            for e in exc.errors()
+            flag_error(e, _FLAGS.get(str(e["loc"][0]), str(e["loc"][0]))) for e in exc.errors()
         ]
         raise InputError("\n".join(dict.fromkeys(lines))) from None
 
