@@ -402,26 +402,29 @@ MAX_YAML_NODES = 100_000
 
 def _check_shape(doc: Any, source: Path) -> None:
     """Depth and size limits, walked without recursion and stopping at the first excess (so a
-    "billion laughs" of aliases costs nothing)."""
-    stack = [(doc, 1)]
+    "billion laughs" of aliases costs nothing); the error names the key path where the limit
+    was hit, so the user knows which section to fix."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(doc, 1, ())]
     seen = 0
     while stack:
-        node, depth = stack.pop()
+        node, depth, path = stack.pop()
         seen += 1
+        where = ".".join(map(str, path)) or "(top level)"
         if depth > MAX_YAML_DEPTH:
             raise InputError(
-                f"{source}: the configuration nests deeper than {MAX_YAML_DEPTH} levels; "
-                "audit.yaml needs at most a few"
+                f"{source}: the configuration nests deeper than {MAX_YAML_DEPTH} levels at "
+                f"{where}; audit.yaml needs at most a few"
             )
         if seen > MAX_YAML_NODES:
             raise InputError(
                 f"{source}: the configuration has more than {MAX_YAML_NODES:,} values (counting "
-                "every use of a YAML alias)"
+                f"every use of a YAML alias); the limit was reached at {where}"
+                + (f", under the key {path[0]!r}" if path else "")
             )
         if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
+            stack.extend((v, depth + 1, (*path, k)) for k, v in node.items())
         elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+            stack.extend((v, depth + 1, (*path, i)) for i, v in enumerate(node))
 
 
 # ---------------------------------------------------------------------- YAML with line numbers
