@@ -304,3 +304,28 @@ def test_a_choice_error_echoes_the_value_and_lists_the_choices(tmp_path):
     assert (
         "analyses.situation.methods.1: got 'knn'; expected one of st, cst, cst_centers, cf" in msg
     )
+
+
+def test_data_mapping_reads_decimal_commas_and_the_error_suggests_it(tmp_path):
+    """data: {path, decimal: ",", sep: ";"} reads 12,5 as 12.5; without it, a numeric feature
+    with decimal commas is an error suggesting exactly that option."""
+    (tmp_path / "loans.csv").write_text(
+        "salary;region;gender;approved\n12,5;n;female;1\n7,25;s;male;0\n3;n;male;1\n",
+        encoding="utf-8",
+    )
+    plain = load_config(write(tmp_path, GOOD))
+    with pytest.raises(InputError) as err:
+        plain.audit_data()
+    msg = str(err.value)
+    assert "feature 'salary' is declared numeric but its numbers use a decimal comma" in msg
+    assert "'12,5'" in msg and 'data: {path: FILE, decimal: ","}' in msg
+    assert "categorical or ordinal" not in msg
+    text = GOOD.replace("data: loans.csv", 'data: {path: loans.csv, decimal: ",", sep: ";"}')
+    cfg = load_config(write(tmp_path, text, "b.yaml"))
+    assert cfg.data_path == (tmp_path / "loans.csv").resolve()
+    assert cfg.audit_data().frame["salary"].tolist() == [12.5, 7.25, 3.0]
+    assert cfg.resolved()["data"] == {"path": "loans.csv", "decimal": ",", "sep": ";"}
+    bad = GOOD.replace("data: loans.csv", 'data: {path: loans.csv, decimal: ",", sep: ","}')
+    assert 'decimal: "," needs another delimiter' in error_of(write(tmp_path, bad, "c.yaml"))
+    odd = GOOD.replace("data: loans.csv", "data: {path: loans.csv, decimal: ':'}")
+    assert "data.decimal: got ':'; expected one of ., ," in error_of(write(tmp_path, odd, "d.yaml"))

@@ -45,6 +45,7 @@ __all__ = [
     "AuditConfig",
     "DecisionSpec",
     "CausalSpec",
+    "DataSpec",
     "SituationSpec",
     "RecourseSpec",
     "PrincipalSpec",
@@ -82,6 +83,23 @@ FeatureKind = Union[
     Annotated[Literal["numeric", "categorical", "ordinal"], BeforeValidator(_canonical_kind)],
     OrdinalSpec,
 ]
+
+
+class DataSpec(_Strict):
+    """``data:`` as a mapping, for a file that needs reading options:
+    ``{path: x.csv, decimal: ",", sep: ";"}`` (a plain path reads with the defaults)."""
+
+    path: Path
+    decimal: Literal[".", ","] = "."
+    sep: Optional[Literal[",", ";", "|", "\t"]] = None
+
+    @model_validator(mode="after")
+    def _distinct_marks(self) -> DataSpec:
+        if self.decimal == "," and self.sep == ",":
+            raise ValueError(
+                '[data.sep] decimal: "," needs another delimiter than the comma; give sep: ";"'
+            )
+        return self
 
 
 class CausalSpec(_Strict):
@@ -143,7 +161,7 @@ class ComputeSpec(_Strict):
 class AuditConfig(_Strict):
     """The whole audit: data and roles, causal model, analyses, compute backend."""
 
-    data: Path
+    data: Union[Path, DataSpec]
     decision: DecisionSpec
     favorable: Scalar = 1
     outcome: Optional[str] = None
@@ -212,7 +230,14 @@ class AuditConfig(_Strict):
 
     @property
     def data_path(self) -> Path:
-        return self.resolve(self.data)
+        return self.resolve(self.data.path if isinstance(self.data, DataSpec) else self.data)
+
+    @property
+    def data_options(self) -> dict[str, Any]:
+        """How the data file is read: ``{"sep", "decimal"}`` (``data: {path, decimal, sep}``)."""
+        if isinstance(self.data, DataSpec):
+            return {"sep": self.data.sep, "decimal": self.data.decimal}
+        return {"sep": None, "decimal": "."}
 
     @property
     def decision_column(self) -> str:
@@ -320,10 +345,11 @@ class AuditConfig(_Strict):
         -------
         pandas.DataFrame
         """
+        opts = self.data_options
         if all_columns:
-            return read_table(self.data_path)
-        columns = self.used_columns(table_columns(self.data_path))
-        return read_table(self.data_path, columns=columns)
+            return read_table(self.data_path, **opts)
+        columns = self.used_columns(table_columns(self.data_path, sep=opts["sep"]))
+        return read_table(self.data_path, columns=columns, **opts)
 
     def audit_data(self, frame: pd.DataFrame | None = None) -> AuditData:
         """Build the :class:`AuditData`; ŷ is computed from the model or rule when needed.
@@ -615,7 +641,11 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
 
 #: What each key means, for editors showing the schema (``Model.key`` -> description).
 KEY_DESCRIPTIONS = {
-    "AuditConfig.data": "CSV or Parquet table, relative to this file.",
+    "AuditConfig.data": "CSV or Parquet table, relative to this file; or {path: FILE, "
+    'decimal: ",", sep: ";"} for a CSV with decimal commas or a given delimiter.',
+    "DataSpec.path": "CSV or Parquet table, relative to this file.",
+    "DataSpec.decimal": 'Decimal mark of the CSV\'s numbers: "." (default) or "," (12,5).',
+    "DataSpec.sep": "CSV delimiter (default: detected among , ; | and tab).",
     "AuditConfig.decision": "How the audited decision is obtained: a column, a model file or a rule.",
     "AuditConfig.favorable": "Value of the decision that is favourable (e.g. 1, 'approved').",
     "AuditConfig.outcome": "Optional column of the true outcome Y (principal strata, equal "

@@ -36,7 +36,7 @@ def versions() -> dict[str, str]:
 
 def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
     """Every file the audit reads, with its path as written in the configuration and SHA-256."""
-    items: list[tuple[str, Any]] = [("data", cfg.data)]
+    items: list[tuple[str, Any]] = [("data", getattr(cfg.data, "path", cfg.data))]
     if cfg.decision.model is not None:
         items.append(("decision model", cfg.decision.model))
     cert = cfg.analyses.certainty
