@@ -353,3 +353,8 @@ def test_every_data_check_runs_before_any_analysis(demo, tmp_path, monkeypatch):
     with pytest.raises(InputError, match="k=5000 is larger than the control search space"):
         run_audit(load_config(big), tmp_path / "out2", progress=False)
     assert started == []
+    # certainty's protected columns against max_levels: also before the first analysis
+    few = _small_config(base, tmp_path, {"groups": {}, "certainty": {"max_levels": 2}})
+    with pytest.raises(InputError, match="protected column 'race' has 3 distinct values"):
+        run_audit(load_config(few), tmp_path / "out3", progress=False)
+    assert started == []
