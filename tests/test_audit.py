@@ -115,6 +115,44 @@ def test_results_json_follows_its_schema_and_has_no_absolute_paths(demo):
         assert g["n_protected"] + g["n_non_protected"] == g["n"] == N
 
 
+def test_provenance_block_in_results_report_and_dossier_pages(demo, tmp_path):
+    """results.json and report.html carry the version, the SHA-256 of audit.yaml (as
+    sha256sum prints it) and of every input, the seeds, the correction and no date; --date
+    adds the date and nothing else changes."""
+    import hashlib
+
+    base, res, _ = demo
+    doc = json.loads((base / "a" / "results.json").read_text(encoding="utf-8"))
+    prov = doc["provenance"]
+    cfg_bytes = (base / "a" / "audit.yaml").read_bytes()
+    assert prov["configuration"]["sha256"] == hashlib.sha256(cfg_bytes).hexdigest()
+    assert prov["configuration"]["path"] == "audit.yaml"
+    for item in prov["inputs"]:
+        data = (base / "a" / item["path"]).read_bytes()
+        assert item["sha256"] == hashlib.sha256(data).hexdigest()
+    assert {i["role"] for i in prov["inputs"]} >= {"data", "decision model"}
+    assert prov["seeds"] == doc["seeds"] and prov["date"] is None
+    assert prov["corrections"] == {
+        "situation": doc["config"]["analyses"]["situation"]["multiplicity"]
+    }
+    html = (base / "a" / "report.html").read_text(encoding="utf-8")
+    assert 'id="provenance"' in html and prov["configuration"]["sha256"] in html
+    assert all(i["sha256"] in html for i in prov["inputs"])
+    assert f"primafacie {prov['primafacie']}" in html
+    # --date: the date is printed; everything else of results.json stays the same
+    dated = run_audit(load_config(base / "a" / "audit.yaml"), tmp_path / "d", progress=False,
+                      date="2026-11-26")  # fmt: skip
+    doc_d = json.loads((tmp_path / "d" / "results.json").read_text(encoding="utf-8"))
+    assert doc_d["provenance"]["date"] == "2026-11-26"
+    assert "2026-11-26" in (tmp_path / "d" / "report.html").read_text(encoding="utf-8")
+    doc_d["provenance"]["date"] = None
+    assert doc_d == doc
+    assert dated.provenance["date"] == "2026-11-26"
+    with pytest.raises(InputError, match="--date 2026-02-30: expected a date YYYY-MM-DD"):
+        run_audit(load_config(base / "a" / "audit.yaml"), tmp_path / "e", date="2026-02-30")
+    assert not (tmp_path / "e").exists()
+
+
 def test_rerun_is_byte_identical(demo):
     """The demo and the audit re-run from its audit.yaml (another process, another hash seed)
     give the same files, byte for byte."""
@@ -278,3 +316,45 @@ def test_constant_decisions_are_flagged(demo, tmp_path):
     html = (tmp_path / "out" / "report.html").read_text()
     assert f"every decision is unfavourable (0 favourable of {N})" in html
     validate_results(json.loads((tmp_path / "out" / "results.json").read_text()))
+
+
+def test_every_data_check_runs_before_any_analysis(demo, tmp_path, monkeypatch):
+    """A multi-valued race with principal (as on COMPAS) exits 2 before situation testing
+    starts, naming the settings that fix it; so does a k larger than a search space."""
+    from typer.testing import CliRunner
+
+    from primafacie.cli import app
+
+    base, _, _ = demo
+    started = []
+    patched = tuple(
+        dataclasses.replace(a, run=lambda spec, ctx, _n=a.name: started.append(_n))
+        for a in registry.ANALYSES
+    )
+    monkeypatch.setattr(registry, "ANALYSES", patched)
+    monkeypatch.setattr("primafacie.audit.run.ANALYSES", patched)
+    analyses = {"groups": {}, "situation": {"k": [10], "methods": ["st"]},
+                "principal": {"protected": "race"}}  # fmt: skip
+    path = _small_config(base, tmp_path, analyses)
+    with pytest.raises(InputError) as err:
+        run_audit(load_config(path), tmp_path / "out", progress=False)
+    assert started == [] and not (tmp_path / "out").exists()
+    msg = str(err.value)
+    assert "'race' must be binary for principal strata" in msg and "3 distinct values" in msg
+    assert "analyses.principal.protected" in msg and "'gender'" in msg  # the binary one
+    assert "'black' or 'hispanic' with all other values of 'race'" in msg
+    res = CliRunner().invoke(app, ["audit", str(path), "--out", str(tmp_path / "cli")])
+    assert res.exit_code == 2 and "must be binary for principal strata" in res.output
+    assert started == [] and "Traceback" not in res.output
+    # k against the search spaces: checked before any analysis runs too
+    big = _small_config(
+        base, tmp_path, {"groups": {}, "situation": {"k": [5000], "methods": ["st"]}}
+    )
+    with pytest.raises(InputError, match="k=5000 is larger than the control search space"):
+        run_audit(load_config(big), tmp_path / "out2", progress=False)
+    assert started == []
+    # certainty's protected columns against max_levels: also before the first analysis
+    few = _small_config(base, tmp_path, {"groups": {}, "certainty": {"max_levels": 2}})
+    with pytest.raises(InputError, match="protected column 'race' has 3 distinct values"):
+        run_audit(load_config(few), tmp_path / "out3", progress=False)
+    assert started == []

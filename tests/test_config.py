@@ -277,3 +277,55 @@ def test_read_frame_projection_includes_a_models_fitted_columns(tmp_path):
     sio.dump(model, tmp_path / "m.skops")
     cfg = load_config(write(tmp_path, GOOD.replace("{column: approved}", "{model: m.skops}")))
     assert cfg.read_frame().columns.tolist() == ["salary", "age", "region", "gender"]
+
+
+def test_empty_analyses_is_an_error_listing_what_can_be_asked_for(tmp_path):
+    text = GOOD.replace("analyses:\n  situation: {k: [15, 30], alpha: 0.05}\n", "analyses: {}\n")
+    msg = error_of(write(tmp_path, text))
+    assert f"{tmp_path / 'audit.yaml'}:8: analyses: asks for no analysis" in msg
+    for name in ("groups", "situation", "recourse", "principal", "certainty"):
+        assert name in msg
+    # leaving the key out still runs the default analyses
+    absent = GOOD.replace("analyses:\n  situation: {k: [15, 30], alpha: 0.05}\n", "")
+    assert load_config(write(tmp_path, absent, "b.yaml")).analyses.groups is not None
+
+
+def test_pydantic_internals_never_reach_the_user(tmp_path):
+    """A bad ordinal feature names the key path, not the model behind it (OrdinalSpec)."""
+    text = GOOD.replace("  region: categorical", "  region: {ordinal: abc}")
+    msg = error_of(write(tmp_path, text))
+    assert "features.region.ordinal" in msg and "valid list" in msg
+    assert "OrdinalSpec" not in msg and "Spec" not in msg and "literal[" not in msg
+
+
+def test_a_choice_error_echoes_the_value_and_lists_the_choices(tmp_path):
+    text = GOOD.replace("{k: [15, 30], alpha: 0.05}", "{k: [15], methods: [st, knn]}")
+    msg = error_of(write(tmp_path, text))
+    assert (
+        "analyses.situation.methods.1: got 'knn'; expected one of st, cst, cst_centers, cf" in msg
+    )
+
+
+def test_data_mapping_reads_decimal_commas_and_the_error_suggests_it(tmp_path):
+    """data: {path, decimal: ",", sep: ";"} reads 12,5 as 12.5; without it, a numeric feature
+    with decimal commas is an error suggesting exactly that option."""
+    (tmp_path / "loans.csv").write_text(
+        "salary;region;gender;approved\n12,5;n;female;1\n7,25;s;male;0\n3;n;male;1\n",
+        encoding="utf-8",
+    )
+    plain = load_config(write(tmp_path, GOOD))
+    with pytest.raises(InputError) as err:
+        plain.audit_data()
+    msg = str(err.value)
+    assert "feature 'salary' is declared numeric but its numbers use a decimal comma" in msg
+    assert "'12,5'" in msg and 'data: {path: FILE, decimal: ","}' in msg
+    assert "categorical or ordinal" not in msg
+    text = GOOD.replace("data: loans.csv", 'data: {path: loans.csv, decimal: ",", sep: ";"}')
+    cfg = load_config(write(tmp_path, text, "b.yaml"))
+    assert cfg.data_path == (tmp_path / "loans.csv").resolve()
+    assert cfg.audit_data().frame["salary"].tolist() == [12.5, 7.25, 3.0]
+    assert cfg.resolved()["data"] == {"path": "loans.csv", "decimal": ",", "sep": ";"}
+    bad = GOOD.replace("data: loans.csv", 'data: {path: loans.csv, decimal: ",", sep: ","}')
+    assert 'decimal: "," needs another delimiter' in error_of(write(tmp_path, bad, "c.yaml"))
+    odd = GOOD.replace("data: loans.csv", "data: {path: loans.csv, decimal: ':'}")
+    assert "data.decimal: got ':'; expected one of ., ," in error_of(write(tmp_path, odd, "d.yaml"))

@@ -276,3 +276,34 @@ def test_model_checks_unfitted_other_columns_probabilities():
     reg = LinearRegression().fit(df[["income"]], df.y)
     with pytest.raises(InputError, match="returns probabilities"):
         ModelDecider(reg).predict(df)
+
+
+def test_backtick_quoted_names_as_in_pandas_query():
+    """A column name with '-' or a space is written in backticks; backticks inside a quoted
+    string stay text; an unclosed backtick is an error naming its position."""
+    df = pd.DataFrame({"credit-score": [500, 700, 650], "annual income": [10, 20, 30],
+                       "city": ["a`b", "x", "y"]})  # fmt: skip
+    rule = Rule("`credit-score` > 600 and `annual income` >= 20")
+    assert rule.columns == ("annual income", "credit-score")
+    assert rule.predict(df).tolist() == [0, 1, 1]
+    assert Rule("city == 'a`b'").predict(df).tolist() == [1, 0, 0]
+    with pytest.raises(InputError, match="backtick at position 0 is not closed"):
+        Rule("`credit-score > 600")
+    with pytest.raises(InputError, match="empty backticks"):
+        Rule("`` > 1")
+
+
+def test_unknown_column_gets_a_did_you_mean_and_the_quoting_syntax():
+    df = pd.DataFrame({"credit-score": [500, 700], "savings": [1, 2]})
+    with pytest.raises(InputError) as err:
+        Rule("savngs > 1").predict(df)
+    assert "'savngs': did you mean savings?" in str(err.value)
+    with pytest.raises(InputError) as err:
+        Rule("credit-score > 600").predict(df)  # parsed as credit - score
+    msg = str(err.value)
+    assert "'credit', 'score': did you mean `credit-score`?" in msg
+    assert "written in backticks, as in pandas query: `credit-score`" in msg
+    plain = pd.DataFrame({"savings": [1, 2]})
+    with pytest.raises(InputError) as err:
+        Rule("zzz > 1").predict(plain)
+    assert "did you mean" not in str(err.value) and "backticks" not in str(err.value)

@@ -318,3 +318,24 @@ def test_check_output_dir(tmp_path, make, inputs, message):
         check_output_dir(target, [tmp_path / i for i in inputs])
     with pytest.raises(InputError, match="is a file, so the folder cannot be created"):
         check_output_dir(target / "sub")
+
+
+def test_sha256_file_hand_values_and_streaming(tmp_path):
+    """FIPS 180-2 test vectors: "abc" and the empty string; a 2.5 MiB file (three chunks of
+    1 MiB) hashes as the whole byte string does, and the old name is the same function."""
+    import hashlib
+
+    from primafacie.io import sha256_file
+
+    (tmp_path / "abc").write_bytes(b"abc")
+    (tmp_path / "empty").write_bytes(b"")
+    assert sha256_file(tmp_path / "abc") == (
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    )
+    assert sha256_file(str(tmp_path / "empty")) == (
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    )
+    blob = bytes(range(256)) * (10 * 1024 + 4)  # 2.5 MiB + 1 KiB, not a multiple of a chunk
+    (tmp_path / "big").write_bytes(blob)
+    assert sha256_file(tmp_path / "big") == hashlib.sha256(blob).hexdigest()
+    assert file_sha256 is sha256_file

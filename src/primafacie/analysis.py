@@ -209,6 +209,10 @@ def _no_check(spec: Any, config: Any) -> None:
     return None
 
 
+def _no_check_data(spec: Any, data: Any, config: Any) -> None:
+    return None
+
+
 def _needs_nothing(spec: Any) -> bool:
     return False
 
@@ -251,6 +255,11 @@ class Analysis:
     check
         ``check(spec, config)``: cross-section checks that need no data (raise InputError), so
         a bad file fails before anything is read.
+    check_data
+        ``check_data(spec, data, config)``: every data-dependent requirement (binary protected
+        attribute, k against the search spaces, ...), raising InputError with the fix; the audit
+        runs every requested analysis' check after reading the data and before the causal model
+        is fitted or any analysis runs, so no work is lost to a late error.
     assumptions
         ``assumptions(spec_dict, cfg)``: sentences for the report's assumptions list.
     seeds
@@ -280,6 +289,7 @@ class Analysis:
     needs_scm: Callable[[Any], bool] = _needs_nothing
     needs_outcome: bool = False
     check: Callable[[Any, Any], None] = _no_check
+    check_data: Callable[[Any, Any, Any], None] = _no_check_data
     assumptions: Callable[[Mapping[str, Any], Mapping[str, Any]], list[str]] = _no_assumptions
     seeds: Callable[[Any], dict[str, int]] = _no_seeds
     overview: Callable[[AnalysisRun], Any] | None = None

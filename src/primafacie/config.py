@@ -46,6 +46,7 @@ __all__ = [
     "AuditConfig",
     "DecisionSpec",
     "CausalSpec",
+    "DataSpec",
     "SituationSpec",
     "RecourseSpec",
     "PrincipalSpec",
@@ -83,6 +84,23 @@ FeatureKind = Union[
     Annotated[Literal["numeric", "categorical", "ordinal"], BeforeValidator(_canonical_kind)],
     OrdinalSpec,
 ]
+
+
+class DataSpec(_Strict):
+    """``data:`` as a mapping, for a file that needs reading options:
+    ``{path: x.csv, decimal: ",", sep: ";"}`` (a plain path reads with the defaults)."""
+
+    path: Path
+    decimal: Literal[".", ","] = "."
+    sep: Optional[Literal[",", ";", "|", "\t"]] = None
+
+    @model_validator(mode="after")
+    def _distinct_marks(self) -> DataSpec:
+        if self.decimal == "," and self.sep == ",":
+            raise ValueError(
+                '[data.sep] decimal: "," needs another delimiter than the comma; give sep: ";"'
+            )
+        return self
 
 
 class CausalSpec(_Strict):
@@ -144,7 +162,7 @@ class ComputeSpec(_Strict):
 class AuditConfig(_Strict):
     """The whole audit: data and roles, causal model, analyses, compute backend."""
 
-    data: Path
+    data: Union[Path, DataSpec]
     decision: DecisionSpec
     favorable: Scalar = 1
     outcome: Optional[str] = None
@@ -162,6 +180,13 @@ class AuditConfig(_Strict):
     base_dir: Path = Field(default=Path("."), exclude=True)
     # the models of this run, each read once (a trusted pickle runs its code once per run)
     _models: ModelCache = PrivateAttr(default_factory=ModelCache)
+    # the file load_config read (not a key of audit.yaml): its SHA-256 goes into the provenance
+    _source: Optional[Path] = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Optional[Path]:
+        """The configuration file this was read from (None when built in Python)."""
+        return self._source
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AuditConfig:
@@ -210,7 +235,14 @@ class AuditConfig(_Strict):
 
     @property
     def data_path(self) -> Path:
-        return self.resolve(self.data)
+        return self.resolve(self.data.path if isinstance(self.data, DataSpec) else self.data)
+
+    @property
+    def data_options(self) -> dict[str, Any]:
+        """How the data file is read: ``{"sep", "decimal"}`` (``data: {path, decimal, sep}``)."""
+        if isinstance(self.data, DataSpec):
+            return {"sep": self.data.sep, "decimal": self.data.decimal}
+        return {"sep": None, "decimal": "."}
 
     @property
     def decision_column(self) -> str:
@@ -355,10 +387,11 @@ class AuditConfig(_Strict):
         -------
         pandas.DataFrame
         """
+        opts = self.data_options
         if all_columns:
-            return read_table(self.data_path)
-        columns = self.used_columns(table_columns(self.data_path))
-        return read_table(self.data_path, columns=columns)
+            return read_table(self.data_path, **opts)
+        columns = self.used_columns(table_columns(self.data_path, sep=opts["sep"]))
+        return read_table(self.data_path, columns=columns, **opts)
 
     def audit_data(self, frame: pd.DataFrame | None = None) -> AuditData:
         """Build the :class:`AuditData`; ŷ is computed from the model or rule when needed.
@@ -475,26 +508,29 @@ MAX_YAML_NODES = 100_000
 
 def _check_shape(doc: Any, source: Path) -> None:
     """Depth and size limits, walked without recursion and stopping at the first excess (so a
-    "billion laughs" of aliases costs nothing)."""
-    stack = [(doc, 1)]
+    "billion laughs" of aliases costs nothing); the error names the key path where the limit
+    was hit, so the user knows which section to fix."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(doc, 1, ())]
     seen = 0
     while stack:
-        node, depth = stack.pop()
+        node, depth, path = stack.pop()
         seen += 1
+        where = ".".join(map(str, path)) or "(top level)"
         if depth > MAX_YAML_DEPTH:
             raise InputError(
-                f"{source}: the configuration nests deeper than {MAX_YAML_DEPTH} levels; "
-                "audit.yaml needs at most a few"
+                f"{source}: the configuration nests deeper than {MAX_YAML_DEPTH} levels at "
+                f"{where}; audit.yaml needs at most a few"
             )
         if seen > MAX_YAML_NODES:
             raise InputError(
                 f"{source}: the configuration has more than {MAX_YAML_NODES:,} values (counting "
-                "every use of a YAML alias)"
+                f"every use of a YAML alias); the limit was reached at {where}"
+                + (f", under the key {path[0]!r}" if path else "")
             )
         if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
+            stack.extend((v, depth + 1, (*path, k)) for k, v in node.items())
         elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+            stack.extend((v, depth + 1, (*path, i)) for i, v in enumerate(node))
 
 
 # ---------------------------------------------------------------------- YAML with line numbers
@@ -559,11 +595,39 @@ def _first_model(annotation: Any) -> Any:
     return None
 
 
+def _is_union_tag(part: Any) -> bool:
+    """A part of a pydantic error location that names a union member (``OrdinalSpec``,
+    ``literal[...]``, ``function-after[...]``, ``list[str]``), not a key of the file: such
+    internals never reach the user."""
+    if not isinstance(part, str):
+        return False
+    return bool(
+        part.startswith(("function-", "literal[", "list[", "dict["))
+        or re.fullmatch(r"[A-Z]\w*(Spec|Config|Model)", part)
+        or part in {"str", "int", "float", "bool", "none"}
+    )
+
+
+def _readable(err: Any) -> str:
+    """pydantic's message, a choice error rewritten to echo the value and list the choices."""
+    if err["type"] in ("literal_error", "enum"):
+        expected = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        if expected:
+            return f"got {err.get('input')!r}; expected one of {', '.join(expected)}"
+    return err["msg"].removeprefix("Value error, ")
+
+
 def _format_errors(exc: ValidationError, doc: Any, key_lines: dict[int, dict], source: str) -> str:
     lines = []
-    for err in exc.errors():
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        loc = tuple(p for p in loc if p not in {"literal['numeric','categorical','ordinal']"})
+    errors = exc.errors()
+    for err in errors:
+        if (
+            len(errors) > 1
+            and err["type"] == "literal_error"
+            and isinstance(err.get("input"), (dict, list))
+        ):
+            continue  # a mapping given where a union also takes one: that member's error says it
+        loc = tuple(p for p in err["loc"] if not _is_union_tag(p))
         key = ".".join(str(p) for p in loc) or "(top level)"
         line = _line_of(doc, loc, key_lines)
         where = f"{source}:{line}" if line else source
@@ -575,7 +639,7 @@ def _format_errors(exc: ValidationError, doc: Any, key_lines: dict[int, dict], s
         elif err["type"] == "missing":
             lines.append(f"{where}: missing required key {key!r}")
         else:
-            msg = err["msg"].removeprefix("Value error, ")
+            msg = _readable(err)
             tagged = re.match(r"\[([^\]]+)\] (.*)", msg, flags=re.S)
             if tagged:
                 path = tuple(int(p) if p.isdigit() else p for p in tagged.group(1).split("."))
@@ -637,16 +701,31 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
     if not isinstance(doc, dict):
         raise InputError(f"{path}: the configuration must be a mapping of keys")
     _check_shape(doc, path)
+    if "analyses" in doc and not doc["analyses"]:
+        line = loader._key_lines.get(id(doc), {}).get("analyses")  # type: ignore[attr-defined]
+        where = f"{path}:{line}" if line else str(path)
+        raise InputError(
+            f"{where}: analyses: asks for no analysis; name at least one of "
+            + ", ".join(a.name for a in ANALYSES)
+            + " (e.g. analyses: {groups: {}}), or leave the key out to run the defaults ("
+            + (", ".join(a.name for a in ANALYSES if a.default_on) or "none")
+            + ")"
+        )
     try:
         cfg = AuditConfig.model_validate({**doc, "base_dir": path.resolve().parent})
     except ValidationError as exc:
         raise InputError(_format_errors(exc, doc, loader._key_lines, str(path))) from None  # type: ignore[attr-defined]
+    cfg._source = path.resolve()
     return cfg
 
 
 #: What each key means, for editors showing the schema (``Model.key`` -> description).
 KEY_DESCRIPTIONS = {
-    "AuditConfig.data": "CSV or Parquet table, relative to this file.",
+    "AuditConfig.data": "CSV or Parquet table, relative to this file; or {path: FILE, "
+    'decimal: ",", sep: ";"} for a CSV with decimal commas or a given delimiter.',
+    "DataSpec.path": "CSV or Parquet table, relative to this file.",
+    "DataSpec.decimal": 'Decimal mark of the CSV\'s numbers: "." (default) or "," (12,5).',
+    "DataSpec.sep": "CSV delimiter (default: detected among , ; | and tab).",
     "AuditConfig.decision": "How the audited decision is obtained: a column, a model file or a rule.",
     "AuditConfig.favorable": "Value of the decision that is favourable (e.g. 1, 'approved').",
     "AuditConfig.outcome": "Optional column of the true outcome Y (principal strata, equal "

@@ -249,7 +249,10 @@ def table_columns(path: str | os.PathLike, sep: str | None = None) -> list[str]:
 
 # Over 80 lines: the docstring documents every input form and error with a doctest.
 def read_table(
-    path: str | os.PathLike, sep: str | None = None, columns: Sequence[str] | None = None
+    path: str | os.PathLike,
+    sep: str | None = None,
+    columns: Sequence[str] | None = None,
+    decimal: str = ".",
 ) -> pd.DataFrame:
     """Read a CSV file, a Parquet file or a folder of Parquet files into pandas.
 
@@ -267,6 +270,9 @@ def read_table(
         Read only these columns (column projection: a Parquet file or folder then reads only
         their bytes, and a CSV file parses only them). The frame keeps the file's column
         order. ``None`` reads every column.
+    decimal
+        The decimal mark of a CSV file: ``"."`` or ``","`` (``12,5``; the delimiter must then
+        be another character). Parquet stores numbers, not text: ignored.
 
     Returns
     -------
@@ -320,8 +326,20 @@ def read_table(
             if wanted is not None:
                 _check_columns(path, wanted, _csv_header(path, sep))
                 keep = set(wanted).__contains__
+            if decimal not in (".", ","):
+                raise InputError(f'decimal must be "." or ","; got {decimal!r}')
+            if decimal == sep:
+                raise InputError(
+                    f"{path}: the delimiter and the decimal mark are both {sep!r}; the "
+                    'delimiter must differ (sep: ";" with decimal: ",")'
+                )
             frame = pd.read_csv(
-                path, sep=sep, skipinitialspace=True, encoding="utf-8", usecols=keep
+                path,
+                sep=sep,
+                skipinitialspace=True,
+                encoding="utf-8",
+                usecols=keep,
+                decimal=decimal,
             )
     except InputError:
         raise
@@ -370,6 +388,25 @@ _THOUSANDS = r"[+-]?\d{1,3}(?:([,.' \u00a0])\d{3})(?:\1\d{3})*(?:[.,]\d+)?"
 _PLAIN = r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)"
 
 
+_DECIMAL_COMMA = r"[+-]?\d*,\d+"
+
+
+def _check_decimal_comma(name: str, col: pd.Series) -> None:
+    """A numeric feature read as text because its numbers have a decimal comma (``12,5``):
+    the fix is the reading option, not declaring it categorical."""
+    text = col.dropna().astype(str).str.strip()
+    comma = text.str.fullmatch(_DECIMAL_COMMA)
+    if text.empty or not comma.any() or not (comma | text.str.fullmatch(r"[+-]?\d+")).all():
+        return
+    example = text[comma.to_numpy()].iloc[0]
+    raise InputError(
+        f"feature {name!r} is declared numeric but its numbers use a decimal comma, such as "
+        f'{example!r}; read the file with data: {{path: FILE, decimal: ","}} in audit.yaml '
+        '(read_table(..., decimal=",") in Python; the delimiter must then be another '
+        'character, e.g. sep: ";")'
+    )
+
+
 def _check_thousands(frame: pd.DataFrame, path: Path) -> None:
     """A text column whose every value is a number, some with thousands separators, is an
     error: read as text, it would become a categorical feature with one level per amount."""
@@ -387,7 +424,9 @@ def _check_thousands(frame: pd.DataFrame, path: Path) -> None:
         raise InputError(
             f"{path}: column {col!r} holds numbers written with thousands separators, e.g. "
             f"{values.iloc[row]!r} in data row {row + 1} (line {row + 2} of the file); write "
-            "plain numbers (1234.5) or use a different delimiter than the separator"
+            "plain numbers (1234.5) or use a different delimiter than the separator; if the "
+            "comma is the decimal mark (1,234 meaning 1.234), read the file with data: "
+            '{path: FILE, decimal: ","}'
         )
 
 
@@ -707,6 +746,7 @@ class AuditData:
                     "impute or drop them before the audit"
                 )
             if spec.kind == "numeric" and not pd.api.types.is_numeric_dtype(col):
+                _check_decimal_comma(name, col)
                 raise InputError(
                     f"feature {name!r} is declared numeric but holds non-numeric values "
                     f"such as {col.iloc[0]!r}; declare it categorical or ordinal"

@@ -88,6 +88,76 @@ def _as_number(value: Any) -> Any:
     return value
 
 
+def _backtick_names(expression: str) -> tuple[str, dict[str, str]]:
+    """Replace each column name quoted in backticks (as in pandas ``query``) by a placeholder
+    identifier; return the text and ``{placeholder: name}``. Backticks inside a quoted string
+    are left alone; an unclosed or empty pair is an error.
+
+    Examples
+    --------
+    >>> _backtick_names("`credit score` > 1 and x == 'a`b'")
+    ("_q0_ > 1 and x == 'a`b'", {'_q0_': 'credit score'})
+    """
+    out: list[str] = []
+    names: dict[str, str] = {}
+    i, quote, n = 0, "", len(expression)
+    while i < n:
+        ch = expression[i]
+        if quote:
+            out.append(ch)
+            if ch == "\\" and i + 1 < n:
+                out.append(expression[i + 1])
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+            out.append(ch)
+        elif ch == "`":
+            end = expression.find("`", i + 1)
+            if end < 0:
+                raise InputError(f"rule {expression!r}: a backtick at position {i} is not closed")
+            name = expression[i + 1 : end]
+            if not name.strip():
+                raise InputError(f"rule {expression!r}: empty backticks at position {i}")
+            k = len(names)
+            while f"_q{k}_" in expression:  # a placeholder never shadows a real name
+                k += 1
+            names[f"_q{k}_"] = name
+            out.append(f"_q{k}_")
+            i = end
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out), names
+
+
+def _column_hint(missing: Sequence[str], columns: Sequence[str]) -> str:
+    """'; did you mean ...' for each unknown name, and the backtick syntax when the intended
+    column holds characters a bare name cannot (``-``, spaces, ...)."""
+    import difflib
+    import re
+
+    picks: dict[str, list[str]] = {}
+    for name in missing:
+        close = difflib.get_close_matches(name, columns, n=1, cutoff=0.6)
+        # a bare credit-score parses as credit - score: find the column holding the part
+        holding = [c for c in columns if not c.isidentifier() and name in re.split(r"\W+", c)]
+        for pick in (close or holding)[:1]:
+            picks.setdefault(pick, []).append(repr(name))
+    hints = [
+        f"{', '.join(names)}: did you mean {pick if pick.isidentifier() else f'`{pick}`'}?"
+        for pick, names in picks.items()
+    ]
+    odd = [c for c in columns if not c.isidentifier()]
+    if odd:
+        hints.append(
+            "a column name with '-', spaces or other symbols is written in backticks, as in "
+            f"pandas query: `{odd[0]}`"
+        )
+    return ("; " + "; ".join(hints)) if hints else ""
+
+
 class Rule:
     """A decision rule over named columns, parsed without ``eval``.
 
@@ -96,8 +166,10 @@ class Rule:
     expression
         e.g. ``"AnnualSalary + 5 * AccountBalance > 225000"``. Allowed: numbers, quoted
         strings (for equality tests), column names, ``+ - * / // % **``, comparisons
-        (chains too), ``and``/``or``/``not`` and parentheses. Function calls, attribute
-        access, subscripts and everything else are rejected with a message naming them.
+        (chains too), ``and``/``or``/``not`` and parentheses. A column name that is not a
+        Python identifier (``credit-score``, ``annual income``) is written in backticks, as
+        in pandas ``query``: ``"`credit-score` > 600"``. Function calls, attribute access,
+        subscripts and everything else are rejected with a message naming them.
 
     Notes
     -----
@@ -129,8 +201,9 @@ class Rule:
                 f"rule {self._short()} is {len(expression):,} characters long, more than the "
                 f"limit of {MAX_RULE_LENGTH:,}; simplify it or compute the decision into a column"
             )
+        text, quoted = _backtick_names(expression)
         try:
-            self._tree = ast.parse(expression.strip(), mode="eval")
+            self._tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as exc:
             hint = f" (at most {MAX_RULE_DEPTH} levels)" if "nested" in str(exc.msg) else ""
             raise InputError(
@@ -140,6 +213,9 @@ class Rule:
             raise InputError(
                 f"rule {self._short()} nests too deeply (limit {MAX_RULE_DEPTH} levels)"
             ) from exc
+        for node in ast.walk(self._tree):  # `credit-score` was parsed as a placeholder name
+            if isinstance(node, ast.Name) and node.id in quoted:
+                node.id = quoted[node.id]
         self._check_depth()
         names: set[str] = set()
         for node in ast.walk(self._tree):
@@ -326,6 +402,7 @@ class Rule:
         if missing:
             raise InputError(
                 f"rule {self.expression!r} uses column(s) {missing} that are not in the data"
+                + _column_hint(missing, [str(c) for c in data])
             )
 
         def env(name: str) -> np.ndarray:

@@ -24,6 +24,7 @@ __all__ = [
     "check_output_dir",
     "clean_stale_staging",
     "file_sha256",
+    "sha256_file",
 ]
 
 
@@ -353,10 +354,37 @@ def atomic_output_dir(
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def file_sha256(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file, streamed in 1 MiB chunks (memory stays flat for any size).
+
+    The one place a file's hash is computed: input files, model files, the configuration and
+    the output manifest all use it, so a hash in results.json, a report or a dossier is always
+    the ``sha256sum`` of the file.
+
+    Parameters
+    ----------
+    path
+        The file to hash.
+
+    Returns
+    -------
+    str
+        64 lower-case hexadecimal digits.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "abc.txt"
+    >>> _ = f.write_bytes(b"abc")
+    >>> sha256_file(f)
+    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+#: The former name of :func:`sha256_file` (kept for callers written before the rename).
+file_sha256 = sha256_file

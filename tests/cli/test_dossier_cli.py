@@ -62,6 +62,32 @@ def test_pages_carry_the_audits_numbers(demo):
         assert (again / p.name).read_bytes() == p.read_bytes()
 
 
+def test_pages_carry_the_provenance_and_the_date_only_when_given(demo):
+    """Each page: primafacie version, SHA-256 of audit.yaml and of the data and model files,
+    the seed and the correction in force; --date prints the date, a bad one exits 2."""
+    import hashlib
+
+    folder, path, table = demo
+    ident = _ids(table, 1)[0]
+    out, dated = folder / "prov", folder / "prov_dated"
+    base = ["dossier", str(path), "--id", ident]
+    assert runner.invoke(app, [*base, "--out", str(out)]).exit_code == 0
+    page = (out / f"{ident}.html").read_text()
+    assert 'id="provenance"' in page and "primafacie " in page
+    assert hashlib.sha256(path.read_bytes()).hexdigest() in page
+    for rel in ("inputs/credit_world.csv", "inputs/lr.joblib"):
+        assert hashlib.sha256((path.parent / rel).read_bytes()).hexdigest() in page
+    seed = yaml.safe_load(path.read_text())["seed"]
+    assert f"audit = {seed}" in page and "situation: Benjamini–Hochberg (bh)" in page
+    assert "not stated" in page
+    res = runner.invoke(app, [*base, "--out", str(dated), "--date", "2026-11-26"])
+    assert res.exit_code == 0, res.output
+    assert "2026-11-26" in (dated / f"{ident}.html").read_text()
+    bad = runner.invoke(app, [*base, "--out", str(folder / "x"), "--date", "26.11.2026"])
+    assert bad.exit_code == 2 and "expected a date YYYY-MM-DD" in bad.output
+    assert not (folder / "x").exists()
+
+
 def test_redact_flag_hides_the_column(demo):
     folder, path, table = demo
     out = folder / "redacted"

@@ -294,7 +294,7 @@ def test_config_gives_the_audits_per_complainant_numbers_byte_for_byte(tmp_path)
         (["--alpha", "2"], "--alpha: alpha must be a number in (0, 1); got 2.0"),
         (["--k", "5,0"], "--k: k must be an integer ≥ 1 or a non-empty list of them; got [5, 0]"),
         (["--max-distance", "-1"], "--max-distance: max_distance must be a number > 0 or None"),
-        (["--dimension", "double"], "--dimension: Input should be 'single', 'multiple' or"),
+        (["--dimension", "double"], "--dimension double: expected one of single, multiple, intersectional"),
         (["--multiplicity", "fdr"], "--multiplicity: multiplicity must be one of 'none', "
                                     "'bonferroni', 'holm', 'bh', 'by'; got 'fdr'"),
     ],
@@ -396,3 +396,12 @@ def test_config_refuses_flags_it_would_ignore(loans, tmp_path):
     assert not out.exists()
     r = runner.invoke(app, ["situation", "--config", str(cfg), "--out", str(out)])
     assert r.exit_code == 0, r.output
+
+
+def test_a_choice_error_echoes_the_value_given(loans, tmp_path):
+    path, _ = loans
+    out = tmp_path / "out"
+    r = runner.invoke(app, _base(path, out) + EDGES + ["--method", "knn"])
+    assert r.exit_code == 2, r.output
+    assert "--method knn: expected one of st, cst, cst_centers, cf" in " ".join(r.output.split())
+    assert not out.exists()

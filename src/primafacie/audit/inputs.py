@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
+import re
+from datetime import date as _date
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -11,9 +14,9 @@ from typing import Any
 from ..config import AuditConfig
 from ..data import AuditData, parquet_files
 from ..errors import InputError
-from ..io import file_sha256
+from ..io import sha256_file
 
-__all__ = ["versions", "input_files", "data_info"]
+__all__ = ["versions", "input_files", "data_info", "provenance", "check_date"]
 
 _VERSION_PACKAGES = (
     "primafacie", "numpy", "pandas", "scipy", "scikit-learn", "mlxtend", "matplotlib", "jinja2",
@@ -40,14 +43,15 @@ def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
     before the data are read.
     """
     seen: dict[str, dict[str, str]] = {}
-    key = Path(cfg.data).as_posix()
-    full = cfg.resolve(cfg.data)
+    data = getattr(cfg.data, "path", cfg.data)  # data: FILE or data: {path: FILE, ...}
+    key = Path(data).as_posix()
+    full = cfg.resolve(data)
     if full.is_dir():  # a folder of Parquet files
         seen[key] = {"role": "data", "path": key, "sha256": folder_sha256(full)}
     elif not full.is_file():
         raise InputError(f"data file not found: {full}")
     else:
-        seen[key] = {"role": "data", "path": key, "sha256": file_sha256(full)}
+        seen[key] = {"role": "data", "path": key, "sha256": sha256_file(full)}
     for role, spec, where in cfg.model_files():
         key = Path(spec.model).as_posix()
         if key in seen:
@@ -61,7 +65,7 @@ def folder_sha256(folder: Path) -> str:
     """SHA-256 of a Parquet folder: of one line ``relative/path<TAB>sha256`` per file read,
     in the order they are read, so renaming, adding or changing a part changes it."""
     lines = "".join(
-        f"{f.relative_to(folder).as_posix()}\t{file_sha256(f)}\n" for f in parquet_files(folder)
+        f"{f.relative_to(folder).as_posix()}\t{sha256_file(f)}\n" for f in parquet_files(folder)
     )
     return hashlib.sha256(lines.encode()).hexdigest()
 
@@ -128,4 +132,89 @@ def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
         "groups": groups,
         # the rows a `where:` filter left out (absent without a filter)
         **({"where": data.frame.attrs["where"]} if "where" in data.frame.attrs else {}),
+    }
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def check_date(text: str | None) -> str | None:
+    """A ``--date`` value, checked: ``YYYY-MM-DD`` of a real day, or None when not given.
+
+    Examples
+    --------
+    >>> check_date("2026-11-26")
+    '2026-11-26'
+    >>> check_date("26/11/2026")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    primafacie.errors.InputError: --date 26/11/2026: expected a date YYYY-MM-DD ...
+    """
+    if text is None:
+        return None
+    text = str(text).strip()
+    try:
+        if not _DATE.fullmatch(text):
+            raise ValueError
+        _date.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"--date {text}: expected a date YYYY-MM-DD (e.g. 2026-11-26); leave it out to "
+            "write no date, so reruns stay byte-identical"
+        ) from None
+    return text
+
+
+def _corrections(resolved: dict[str, Any]) -> dict[str, str]:
+    """``{analysis: correction}`` for every requested analysis with a multiple-testing
+    correction setting (read from the resolved configuration, so no analysis is named here)."""
+    out = {}
+    for name, section in (resolved.get("analyses") or {}).items():
+        if isinstance(section, dict) and "multiplicity" in section:
+            out[name] = str(section["multiplicity"])
+    return out
+
+
+def provenance(
+    cfg: AuditConfig,
+    inputs: list[dict[str, str]],
+    seeds: dict[str, int],
+    date: str | None = None,
+) -> dict[str, Any]:
+    """What a filed page must carry to be checked: tool version, configuration and input
+    hashes, seeds, the correction in force and the date only when one was given.
+
+    Parameters
+    ----------
+    cfg
+        The configuration (its file, when read by :func:`~primafacie.config.load_config`).
+    inputs
+        :func:`input_files` of ``cfg`` (role, path, sha256).
+    seeds
+        The seeds in force (``{"audit": ..., ...}``).
+    date
+        ``--date`` (checked by :func:`check_date`); None writes no date, so reruns of the same
+        inputs give byte-identical files.
+
+    Returns
+    -------
+    dict
+        ``{"primafacie", "configuration": {"path", "sha256", "resolved_sha256"}, "inputs",
+        "seeds", "corrections", "date"}``; ``configuration.sha256`` is the file's (as
+        ``sha256sum`` prints it; None for a configuration built in Python) and
+        ``resolved_sha256`` that of the resolved settings (canonical JSON, defaults filled in).
+    """
+    resolved = cfg.resolved()
+    canonical = json.dumps(resolved, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    source = cfg.source
+    return {
+        "primafacie": versions().get("primafacie", "not installed"),
+        "configuration": {
+            "path": source.name if source is not None else None,
+            "sha256": sha256_file(source) if source is not None and source.is_file() else None,
+            "resolved_sha256": hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
+        },
+        "inputs": [dict(i) for i in inputs],
+        "seeds": {k: int(v) for k, v in seeds.items()},
+        "corrections": _corrections(resolved),
+        "date": check_date(date),
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,9 @@ class AuditResult:
     scm: Any = None
     out_dir: Path | None = None
     files: tuple[str, ...] = ()
+    #: Version, configuration and input hashes, seeds, corrections, date (see
+    #: :func:`primafacie.audit.inputs.provenance`); printed on the report and every dossier.
+    provenance: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe content of results.json (no timestamps, no absolute paths)."""
@@ -48,6 +51,7 @@ class AuditResult:
                 "inputs": list(self.inputs),
                 "versions": self.versions,
                 "seeds": self.seeds,
+                "provenance": self.provenance,
                 "analyses": {name: run.to_dict() for name, run in self.runs.items()},
                 "files": list(self.files),
             }

@@ -27,7 +27,7 @@ from ..analysis import AnalysisRun, Context
 from ..config import AuditConfig
 from ..errors import AnalysisError, InputError
 from ..io import atomic_output_dir, check_output_dir
-from .inputs import data_info, input_files, versions
+from .inputs import check_date, data_info, input_files, provenance, versions
 from .progress import Stages
 from .registry import ANALYSES, requested
 from .result import AuditResult
@@ -58,6 +58,7 @@ def compute_audit(
     progress: bool = False,
     keep_going: bool = False,
     stages: Stages | None = None,
+    date: str | None = None,
 ) -> AuditResult:
     """Run the analyses of ``cfg`` in memory (nothing is written).
 
@@ -73,6 +74,9 @@ def compute_audit(
         (:class:`InputError`) always propagates.
     stages
         An already running progress display (used by :func:`run_audit`).
+    date
+        ``YYYY-MM-DD`` printed in the provenance; None (the default) prints no date, so the
+        same inputs give byte-identical outputs.
 
     Returns
     -------
@@ -85,6 +89,7 @@ def compute_audit(
     'ok'
     """
     _check_config(cfg)
+    date = check_date(date)
     analyses = requested(cfg)
     own = stages is None
     if own:
@@ -94,6 +99,8 @@ def compute_audit(
         inputs = input_files(cfg)
         data = cfg.audit_data()
         info = data_info(cfg, data)
+        for analysis in analyses:  # every requirement of every analysis, before any work
+            analysis.check_data(getattr(cfg.analyses, analysis.name), data, cfg)
         stages.done("load data", f"{data.n} rows")
         scm = None
         if _needs_scm(cfg):
@@ -140,6 +147,7 @@ def compute_audit(
         seeds=seeds,
         data=data,
         scm=scm,
+        provenance=provenance(cfg, inputs, seeds, date),
     )
 
 
@@ -164,6 +172,7 @@ def run_audit(
     progress: bool = True,
     keep_going: bool = False,
     extra_files: Callable[[Path], None] | None = None,
+    date: str | None = None,
 ) -> AuditResult:
     """Run every analysis ``cfg`` asks for and write the outputs into ``out_dir`` atomically.
 
@@ -182,6 +191,8 @@ def run_audit(
     extra_files
         Called with the staging folder before it is moved into place (the demo writes its
         inputs this way).
+    date
+        ``YYYY-MM-DD`` for the provenance (see :func:`compute_audit`); None prints no date.
 
     Returns
     -------
@@ -204,7 +215,7 @@ def run_audit(
     check_output_dir(out_dir, (cfg.data_path,))  # before any analysis runs
     stages = Stages(stage_names(cfg), progress)
     with stages.running():
-        result = compute_audit(cfg, keep_going=keep_going, stages=stages)
+        result = compute_audit(cfg, keep_going=keep_going, stages=stages, date=date)
         stages.start("write report")
         # the audited table may sit in out_dir: it is an input, never a stale output
         with atomic_output_dir(out_dir, owner="audit", keep=(cfg.data_path,)) as stage:
@@ -221,6 +232,7 @@ def run_demo(
     seed: int = 0,
     progress: bool = True,
     keep_going: bool = True,
+    date: str | None = None,
 ) -> AuditResult:
     """Generate the credit world, write it with its models and audit.yaml, and audit it.
 
@@ -241,6 +253,8 @@ def run_demo(
         Show a progress bar per stage on stderr.
     keep_going
         Report a failing analysis in the report instead of aborting (the default for the demo).
+    date
+        ``YYYY-MM-DD`` for the provenance (see :func:`compute_audit`); None prints no date.
 
     Returns
     -------
@@ -255,6 +269,7 @@ def run_demo(
     from ..datasets.credit_world import DEFAULT_N, write_demo_inputs
 
     n = DEFAULT_N if n is None else n
+    date = check_date(date)  # before the world is generated
     check_output_dir(out_dir)  # before the world is generated
     with atomic_output_dir(out_dir, owner="demo") as stage:
         t0 = time.perf_counter()
@@ -264,7 +279,7 @@ def run_demo(
         with stages.running():
             stages.start("generate credit world")
             stages.done("generate credit world", f"{n} people, {time.perf_counter() - t0:.1f} s")
-            result = compute_audit(cfg, keep_going=keep_going, stages=stages)
+            result = compute_audit(cfg, keep_going=keep_going, stages=stages, date=date)
             stages.start("write report")
             files = write_audit(result, stage)
             stages.done("write report", f"{len(files)} files")

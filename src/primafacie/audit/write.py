@@ -22,6 +22,7 @@ def write_audit(result: AuditResult, folder: str | Path) -> tuple[str, ...]:
         The written files, relative to ``folder`` (sorted).
     """
     from ..report import build_report
+    from ..report.provenance import stamp
     from .registry import ANALYSES
 
     folder = Path(folder)
@@ -43,7 +44,9 @@ def write_audit(result: AuditResult, folder: str | Path) -> tuple[str, ...]:
     for rel, frame in tables.items():
         atomic_write_csv(folder / rel, frame)
     for rel, text in pages.items():
-        atomic_write_text(folder / rel, text)
+        # a page that can be filed carries the provenance of the audit that made it
+        page = stamp(text, result.provenance) if rel.endswith(".html") else text
+        atomic_write_text(folder / rel, page)
     atomic_write_json(folder / "results.json", final.to_dict())
     atomic_write_text(folder / "report.html", build_report(final, ANALYSES))
     return files

@@ -26,6 +26,12 @@ LEAD = (
 )
 
 
+def check_data(spec: Any, data: Any, cfg: Any) -> None:
+    """Protected columns within max_levels and every recorded or rule decision-maker readable,
+    before any analysis runs."""
+    spec.build(data).check(data, decision_makers=spec.decision_makers_of(cfg, data))
+
+
 def run(spec: Any, ctx: Context) -> AnalysisRun:
     """Rank the decision-makers by how certainly fair they are.
 
@@ -172,6 +178,7 @@ ANALYSIS = Analysis(
     run=run,
     section=section,
     description="Ranking of decision-makers by certainty of fairness.",
+    check_data=check_data,
     assumptions=assumptions,
     seeds=seeds,
     headline_number=headline_number,

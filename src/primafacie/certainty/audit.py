@@ -243,6 +243,27 @@ class CertaintyAudit:
             "estimator, a callable or an array of predictions"
         )
 
+    def check(
+        self, data: AuditData | pd.DataFrame | Any, decision_makers: Mapping[str, Any] | None = None
+    ) -> None:
+        """What the data must hold, checked before any work (the audit calls it before the
+        first analysis runs): the parameters, the protected columns within ``max_levels``, and
+        every recorded column or rule among ``decision_makers`` (fitted models are checked
+        when they predict).
+
+        Raises
+        ------
+        InputError
+            With the message :meth:`run` would give later.
+        """
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
+        validate_params("CertaintyAudit", self._parameter_constraints, params, WHERE)
+        audit, protected, favorable, _, _ = self._resolve_data(data)
+        group_codes(audit.frame, protected, self.min_group_size, self.max_levels)
+        for name, dm in (decision_makers or {}).items():
+            if isinstance(dm, (str, Rule)):
+                self._predictions(audit, str(name), dm, favorable, None)
+
     # ------------------------------------------------------------------ run
     def run(
         self,

@@ -143,6 +143,20 @@ def config_section(
         raise InputError(f"{config}: {exc}") from None
 
 
+def flag_error(err: Any, flag: str) -> str:
+    """One pydantic error about ``flag`` as the user reads it: a choice error echoes the value
+    given and lists the choices (``--method knn: expected one of st, cst, cst_centers, cf``);
+    any other keeps its message (pydantic's own wording never names an internal model)."""
+    import re
+
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    if err.get("type") in ("literal_error", "enum"):
+        expected = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        if expected:
+            return f"{flag} {err.get('input')}: expected one of {', '.join(expected)}"
+    return f"{flag}: {msg}"
+
+
 def spec_from_flags(spec_cls: type, **values: Any) -> Any:
     """An ``analyses.<name>`` spec from command-line values; its errors become one InputError
     (each names the flag and the audit.yaml key, through the engine's constraints)."""
@@ -151,7 +165,12 @@ def spec_from_flags(spec_cls: type, **values: Any) -> Any:
     try:
         return spec_cls(**values)
     except ValidationError as exc:
-        msgs = (str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        msgs = (
+            flag_error(e, "--" + str(e["loc"][0]).replace("_", "-"))
+            if e.get("type") in ("literal_error", "enum") and e.get("loc")
+            else str(e["msg"]).removeprefix("Value error, ")
+            for e in exc.errors()
+        )
         raise InputError("\n".join(dict.fromkeys(msgs))) from None
 
 

@@ -71,15 +71,20 @@ def register(app: typer.Typer) -> None:
         progress: bool = typer.Option(
             True, "--progress/--no-progress", help="Progress bars on stderr."
         ),
+        date: Optional[str] = typer.Option(
+            None, "--date", help="Date YYYY-MM-DD printed in the provenance (default: none)."
+        ),
     ) -> None:
         from ..audit import run_audit
+        from ..audit.inputs import check_date
         from ..config import load_config
         from ..io import check_output_dir
 
+        date = check_date(date)
         cfg = load_config(config)
         out_dir = out if out is not None else Path(config).resolve().parent / "audit-report"
         check_output_dir(out_dir, (config, cfg.data_path))  # before any analysis runs
-        result = run_audit(cfg, out_dir, progress=progress, keep_going=keep_going)
+        result = run_audit(cfg, out_dir, progress=progress, keep_going=keep_going, date=date)
         print_summary(result)
         if result.failed:
             err_console.print(f"[bold red]failed analyses:[/] {', '.join(result.failed)}")

@@ -41,13 +41,18 @@ def register(app: typer.Typer) -> None:
         progress: bool = typer.Option(
             True, "--progress/--no-progress", help="Progress bars on stderr."
         ),
+        date: Optional[str] = typer.Option(
+            None, "--date", help="Date YYYY-MM-DD printed in the provenance (default: none)."
+        ),
     ) -> None:
         from ..audit import run_demo
+        from ..audit.inputs import check_date
         from ..io import check_output_dir
         from .audit import print_summary
 
+        date = check_date(date)
         check_output_dir(out)  # before the world is generated
-        result = run_demo(out, n=n, seed=seed, progress=progress, keep_going=True)
+        result = run_demo(out, n=n, seed=seed, progress=progress, keep_going=True, date=date)
         print_summary(result)
         if result.failed:
             err_console.print(f"[bold red]failed analyses:[/] {', '.join(result.failed)}")

@@ -78,15 +78,17 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
     )
 
 
-def write(book: Any, out: Path, inputs: tuple[Any, ...]) -> list[Path]:
-    """Write OUT/<id>.html and OUT/dossiers.csv atomically; the written paths."""
+def write(book: Any, out: Path, inputs: tuple[Any, ...], provenance: Any = None) -> list[Path]:
+    """Write OUT/<id>.html (with the provenance block) and OUT/dossiers.csv atomically; the
+    written paths."""
     from ..io import atomic_output_dir, atomic_write_csv, atomic_write_text
+    from ..report.provenance import stamp
 
     index = book.to_frame()
     index["file"] = index["file"].str.removeprefix("dossiers/")
     with atomic_output_dir(out, owner="dossier", keep=inputs) as stage:
         for rel, html in book.pages().items():
-            atomic_write_text(stage / Path(rel).name, html)
+            atomic_write_text(stage / Path(rel).name, stamp(html, provenance))
         atomic_write_csv(stage / "dossiers.csv", index)
     return [out / Path(rel).name for rel in book.pages()]
 
@@ -104,15 +106,21 @@ def dossier(
     redact: list[str] = typer.Option(
         [], "--redact", help="A column to hide from every page (repeat for several)."
     ),
+    date: Optional[str] = typer.Option(
+        None, "--date", help="Date YYYY-MM-DD printed on each page (default: none, byte-identical)."
+    ),
 ) -> None:
     """``primafacie dossier``: parse → build → run → print."""
+    from ..audit.inputs import check_date, input_files, provenance
     from ..io import check_output_dir
 
+    date = check_date(date)
     cfg, spec, hidden = parse(config, ids, redact)
     out_dir = out if out is not None else Path(config).resolve().parent / "dossiers"
     check_output_dir(out_dir, (config, cfg.data_path))  # before any analysis runs
+    prov = provenance(cfg, input_files(cfg), {"audit": int(cfg.seed)}, date)
     book = build_and_run(cfg, spec, ids, hidden)
-    paths = write(book, out_dir, (config, cfg.data_path))
+    paths = write(book, out_dir, (config, cfg.data_path), prov)
     for rec in book.to_frame().itertuples(index=False):
         verdict = "significant" if rec.significant else "not significant"
         console.print(

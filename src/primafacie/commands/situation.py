@@ -20,6 +20,7 @@ from ._common import (
     TRUSTED_TYPE_HELP,
     console,
     err_console,
+    flag_error,
     given_flags,
     guarded,
     load_cli_model,
@@ -237,8 +238,7 @@ def spec_from_flags(
         return SituationSpec(**values)
     except ValidationError as exc:
         lines = [
-            f"{_FLAGS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg'].removeprefix('Value error, ')}"
-            for e in exc.errors()
+            flag_error(e, _FLAGS.get(str(e["loc"][0]), str(e["loc"][0]))) for e in exc.errors()
         ]
         raise InputError("\n".join(dict.fromkeys(lines))) from None
 

@@ -231,6 +231,34 @@ def principal_arrays(
     )
 
 
+def _check_binary(data: Any, attr: str) -> None:
+    """Principal strata compare exactly two groups: a protected attribute with more values is
+    an error that names what to set instead (a binary protected attribute, or a 0/1 column
+    comparing the protected value(s) with all others)."""
+    values = pd.unique(data.frame[attr])
+    if len(values) == 2:
+        return
+    shown = sorted(map(str, values))[:10]
+    protected = [str(v) for v in data.protected.get(attr, ())]
+    binary = [a for a in data.protected if a != attr and data.frame[a].nunique(dropna=False) == 2]
+    fixes = []
+    if binary:
+        fixes.append(
+            f"set analyses.principal.protected (protected= in Python, --protected) to a binary "
+            f"protected attribute: {', '.join(map(repr, binary))}"
+        )
+    flag = f"{attr}_{'_'.join(protected) or 'protected'}"
+    fixes.append(
+        f"or compare {' or '.join(map(repr, protected)) or 'the protected value(s)'} with all "
+        f"other values of {attr!r}: add a column {flag!r} that is 1 for them and 0 otherwise, "
+        f"and declare it instead (protected: {{{flag}: 1}})"
+    )
+    raise InputError(
+        f"protected attribute {attr!r} must be binary for principal strata (they compare two "
+        f"groups); it has {len(values)} distinct values: {shown}. To fix: " + "; ".join(fixes)
+    )
+
+
 class PrincipalFairness:
     """Counterfactual fairness on principal strata: evaluation by bounds/LP and minimal repair.
 
@@ -365,20 +393,36 @@ class PrincipalFairness:
             )
         return AuditData(to_pandas(data), features={}, **roles)
 
-    def _arrays(self, data: Any) -> dict[str, Any]:
+    def check(self, data: Any) -> str:
+        """Every requirement the data must meet, checked without computing anything (the audit
+        calls it before any analysis runs); returns the protected attribute evaluated.
+
+        Raises
+        ------
+        InputError
+            No protected attribute, a protected attribute that is not binary (the message
+            names the binary ones to choose instead), or a covariate that is also a role.
+        """
         self._validate()
         data = self._audit_data(data)
         if not data.protected:
             raise InputError("the data has no protected attribute (protected={column: value})")
         name = self.protected if isinstance(self.protected, str) else None
         attr = data.protected_attribute(name, how="pass protected=NAME")
+        _check_binary(data, attr)
+        covs = _names(self.covariates)
+        if attr in covs:
+            raise InputError(f"the protected attribute {attr!r} cannot also be a covariate")
+        for role, col_name in (("decision", data.decision), ("outcome", data.outcome)):
+            if col_name in covs:
+                raise InputError(f"the {role} column {col_name!r} cannot also be a covariate")
+        return attr
+
+    def _arrays(self, data: Any) -> dict[str, Any]:
+        self._validate()
+        data = self._audit_data(data)
+        attr = self.check(data)
         col = data.frame[attr]
-        values = pd.unique(col)
-        if len(values) != 2:
-            raise InputError(
-                f"protected attribute {attr!r} must be binary for principal strata; it has "
-                f"{len(values)} distinct values: {sorted(map(str, values))[:10]}"
-            )
         mask = data.protected_mask(attr)
         a = (~mask).astype(np.int8)  # A=0: the protected group
         a0 = str(col[mask].iloc[0])
@@ -386,11 +430,6 @@ class PrincipalFairness:
         s = data.decision_array()
         y = data.outcome_array()
         covs = _names(self.covariates)
-        if attr in covs:
-            raise InputError(f"the protected attribute {attr!r} cannot also be a covariate")
-        for role, col_name in (("decision", data.decision), ("outcome", data.outcome)):
-            if col_name in covs:
-                raise InputError(f"the {role} column {col_name!r} cannot also be a covariate")
         codes, labels, _ = encode_cells(data.frame, covs)
         return dict(
             a=a,

@@ -252,6 +252,28 @@ RESULTS_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "string"},
         },
         "seeds": {"type": "object", "required": ["audit"], "additionalProperties": {"type": "integer"}},
+        "provenance": {
+            "type": "object",
+            "required": ["primafacie", "configuration", "inputs", "seeds", "corrections", "date"],
+            "properties": {
+                "primafacie": {"type": "string"},
+                "configuration": {
+                    "type": "object",
+                    "required": ["path", "sha256", "resolved_sha256"],
+                    "properties": {
+                        "path": {"type": ["string", "null"]},
+                        "sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
+                        "resolved_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    },
+                    "additionalProperties": False,
+                },
+                "inputs": {"type": "array"},
+                "seeds": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "corrections": {"type": "object", "additionalProperties": {"type": "string"}},
+                "date": {"type": ["string", "null"], "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            },
+            "additionalProperties": False,
+        },
         "analyses": {
             "type": "object",
             "minProperties": 1,

@@ -17,6 +17,7 @@ from ..legal import legal_note
 from . import plots
 from .blocks import rate_cell
 from .html import format_number, rate_text, readable_bins, table_from_frame
+from .provenance import CORRECTION_NAMES
 
 __all__ = ["build_context", "headline_number", "STATUS_TEXT", "LEGAL_NOTE"]
 
@@ -349,6 +350,8 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
             "inputs and settings give a byte-identical report.",
             "inputs": list(result.inputs),
             "versions": sorted(versions.items()),
+            "provenance": dict(getattr(result, "provenance", None) or {}),
+            "correction_names": CORRECTION_NAMES,
         },
         "format_number": format_number,
     }

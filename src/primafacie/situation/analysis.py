@@ -89,6 +89,15 @@ def summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     return pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
 
 
+def check_data(spec: SituationSpec, data: Any, cfg: Any) -> None:
+    """Every data-dependent requirement of every test the audit will run (k against the
+    search spaces, the reference value of each attribute), before any analysis runs."""
+    for engine in spec.tests(list(data.protected)).values():
+        check = getattr(engine, "check", None)
+        if callable(check):
+            check(data)
+
+
 def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     """Situation testing for every protected attribute (single), and multiple/intersectional.
 
@@ -530,6 +539,7 @@ ANALYSIS = Analysis(
     description="Situation testing (ST, CST, CF).",
     needs_scm=needs_scm,
     check=check,
+    check_data=check_data,
     assumptions=assumptions,
     overview=overview,
     headline_number=headline_number,

@@ -347,6 +347,23 @@ class SituationTest:
         self.backend = backend
 
     # ------------------------------------------------------------------ validation
+    def check(self, data: AuditData) -> None:
+        """Every requirement the data must meet (parameters, the protected attribute, k against
+        both search spaces, the reference value do() sets), checked without searching or
+        computing a counterfactual: the audit calls it before any analysis runs.
+
+        Raises
+        ------
+        InputError
+            With the fix in the message (as :meth:`run` would raise it, later).
+        """
+        if not isinstance(data, AuditData):
+            raise InputError("data must be an AuditData (with features, protected and decision)")
+        self._check_params()
+        plan = self._plan(data, None)
+        if any(m != "st" for m in plan.methods):
+            self._reference(data, plan.attribute, plan.prot)
+
     def _check_params(self) -> None:
         """Validate every declared parameter (one message format), then the combinations."""
         validate_params(
