@@ -80,14 +80,14 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
 
 def write(book: Any, out: Path, inputs: tuple[Any, ...]) -> list[Path]:
     """Write OUT/<id>.html and OUT/dossiers.csv atomically; the written paths."""
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_text
+    from ..io import atomic_output_dir, atomic_write_table, atomic_write_text
 
     index = book.to_frame()
     index["file"] = index["file"].str.removeprefix("dossiers/")
     with atomic_output_dir(out, owner="dossier", keep=inputs) as stage:
         for rel, html in book.pages().items():
             atomic_write_text(stage / Path(rel).name, html)
-        atomic_write_csv(stage / "dossiers.csv", index)
+        atomic_write_table(stage / "dossiers.csv", index)
     return [out / Path(rel).name for rel in book.pages()]
 
 
