@@ -76,7 +76,7 @@ def table_stem(analysis: str, label: str, among: Iterable[str] = ()) -> str:
     Examples
     --------
     >>> table_stem("groups", "Gender", among=["gender"])
-    'groups_gender_5ba2fc7e'
+    'groups_gender_a04630ef'
     """
     stem = _plain_stem(analysis, label)
     others = {_plain_stem(analysis, o).casefold() for o in among if o != label}

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.markup import escape
 
 from ..errors import InputError
 from ._common import (
     config_section,
     console,
     err_console,
+    escape,
     guarded,
     parse_pairs,
     spec_from_flags,

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.markup import escape
 
 from ..errors import InputError
-from ._common import config_section, console, err_console, guarded, spec_from_flags
+from ._common import config_section, console, err_console, escape, guarded, spec_from_flags
 from ._defaults import GROUPS
 
 #: The usage error of a run without data (checked first, before any heavy import).
