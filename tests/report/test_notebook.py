@@ -80,10 +80,12 @@ def _squash(text: str) -> str:
 def test_fragments_carry_the_no_network_policy():
     from primafacie.report.html import render_fragment
 
-    frag = render_fragment({"title": "t", "headline": "h", "facts": [], "caveats": [], "blocks": []})
+    frag = render_fragment(
+        {"title": "t", "headline": "h", "facts": [], "caveats": [], "blocks": []}
+    )
     assert frag.split("\n")[1] == (
         '<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; '
-        "style-src &#39;unsafe-inline&#39;; img-src data:\">"
+        'style-src &#39;unsafe-inline&#39;; img-src data:">'
     )
 
 
