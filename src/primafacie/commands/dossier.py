@@ -28,7 +28,8 @@ Example (after `primafacie demo --out out/demo`):
 
     primafacie dossier out/demo/audit.yaml --id 7 --id 12 --out out/dossiers
 
-Columns listed in analyses.situation.dossiers.redact (or --redact) are left out of every page.
+Columns listed in analyses.situation.dossiers.redact (or --redact) are left out of every page;
+ids listed there are shown as a stable pseudonym (redacted-<8 hex>), file names included.
 Exit codes: 0 ok, 1 the analysis failed, 2 bad configuration, data or id.
 """
 
@@ -102,7 +103,9 @@ def dossier(
         None, "--out", "-o", help="Output folder (default: dossiers next to the file)."
     ),
     redact: list[str] = typer.Option(
-        [], "--redact", help="A column to hide from every page (repeat for several)."
+        [],
+        "--redact",
+        help="A column to hide, or an id to pseudonymise, on every page (repeat for several).",
     ),
 ) -> None:
     """``primafacie dossier``: parse → build → run → print."""

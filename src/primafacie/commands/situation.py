@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import console, err_console, given_flags, guarded
+from ._common import console, err_console, escape, given_flags, guarded
 from ._defaults import SITUATION
 
 if TYPE_CHECKING:
@@ -411,10 +411,10 @@ def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> Non
         atomic_write_csv(stage / "complainants.csv", comp)
         atomic_write_csv(stage / "summary.csv", summ)
     for (label, res), s in zip(results.items(), summaries, strict=True):
-        console.print(_summary_table(s, f"situation testing ({label})"))
-        console.print(res.headline())
+        console.print(_summary_table(s, escape(f"situation testing ({label})")))
+        console.print(escape(res.headline()))
         for caveat in res.caveats():
-            console.print(f"  • {caveat}")
+            console.print(escape(f"  • {caveat}"))
     console.print(f"wrote {out / 'complainants.csv'} and {out / 'summary.csv'}")
 
 

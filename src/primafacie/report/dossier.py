@@ -13,7 +13,9 @@ Everything is read from the situation-testing Results (``table``, ``neighbors``,
 numbers are the engine's per-complainant row. Pages carry no script, no network reference and
 no timestamp (identical inputs give identical pages), and only the id, the features, the
 protected attribute, the decision and the outcome are ever shown; ``redact`` removes more
-columns from every table, path and sentence of the page source.
+columns from every table, path and sentence, and replaces listed ids by stable pseudonyms
+(pages, index and file names), applied to the values before rendering. Pages carry a
+no-network Content-Security-Policy and no data in their style sheet.
 
 Examples
 --------
