@@ -1039,6 +1039,6 @@ def _check_subgroup_redact(cscs: Sequence[Any], hidden: frozenset[str]) -> None:
     unknown = sorted(hidden - used)
     if unknown:
         raise InputError(
-            f"analyses.recourse.dossiers.redact: {unknown} are not features of any subgroup "
+            f"dossiers.redact: {unknown} are not features of any subgroup "
             "or action; features: " + ", ".join(sorted(used))
         )
