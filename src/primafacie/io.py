@@ -122,10 +122,11 @@ def cells_as_values(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def atomic_write_table(path: str | os.PathLike, frame: pd.DataFrame) -> Path:
-    """Write an output table (``tables/*.csv``) atomically, its cells values, never formulas
-    (:func:`cells_as_values`); ``results.json`` keeps the raw values."""
-    return atomic_write_csv(path, cells_as_values(frame))
+def atomic_write_table(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> Path:
+    """Write an output table (``tables/*.csv``, a command's CSVs) atomically, its cells
+    values, never formulas (:func:`cells_as_values`); ``results.json`` keeps the raw values.
+    ``kwargs`` go to :func:`atomic_write_csv`."""
+    return atomic_write_csv(path, cells_as_values(frame), **kwargs)
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:

@@ -113,21 +113,21 @@ def _run(pf: Any, data: Any, do_repair: bool) -> tuple[Any, list]:
 def _write(out: Path, result: Any, repairs: list, inputs: tuple) -> None:
     import pandas as pd
 
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table
 
     # inputs: a rerun on an earlier repaired_decisions.csv must not delete it as a stale output
     with atomic_output_dir(out, owner="principal", keep=inputs) as stage:
-        atomic_write_csv(stage / "summary.csv", result.summary())
-        atomic_write_csv(stage / "quantities.csv", result.to_frame())
-        atomic_write_csv(stage / "counts.csv", result.counts_frame())
+        atomic_write_table(stage / "summary.csv", result.summary())
+        atomic_write_table(stage / "quantities.csv", result.to_frame())
+        atomic_write_table(stage / "counts.csv", result.counts_frame())
         payload: dict[str, Any] = {"evaluation": result.to_dict()}
         if repairs:
             payload["repair"] = [r.to_dict() for r in repairs]
-            atomic_write_csv(stage / "repair.csv", pd.concat([r.to_frame() for r in repairs]))
+            atomic_write_table(stage / "repair.csv", pd.concat([r.to_frame() for r in repairs]))
             dec = repairs[0].decisions_frame()
             for r in repairs:
                 dec[f"S_repaired_def{r.definition}"] = r.repaired
-            atomic_write_csv(stage / "repaired_decisions.csv", dec.drop(columns="S_repaired"))
+            atomic_write_table(stage / "repaired_decisions.csv", dec.drop(columns="S_repaired"))
         atomic_write_json(stage / "principal.json", payload)
 
 
