@@ -339,3 +339,26 @@ def test_sha256_file_hand_values_and_streaming(tmp_path):
     (tmp_path / "big").write_bytes(blob)
     assert sha256_file(tmp_path / "big") == hashlib.sha256(blob).hexdigest()
     assert file_sha256 is sha256_file
+
+
+def test_csv_text_cells_that_start_a_formula_get_a_quote_numbers_do_not(tmp_path):
+    from primafacie.io import atomic_write_table, cells_as_values
+
+    df = pd.DataFrame(
+        {
+            "id": ["=1+2", "+3", "-4", "@SUM(A1)", "\tx", "\ry", "a=b", "ok"],
+            "v": [-1.5, 2, -3, 4, 5, 6, 7, 8],
+            "c": pd.Categorical(["=x", "y"] * 4),
+            "m": [1, "-2", None, 3.5, "=A", "b", 0, -1],
+        }
+    )
+    out = cells_as_values(df)
+    assert out["id"].tolist() == ["'=1+2", "'+3", "'-4", "'@SUM(A1)", "'\tx", "'\ry", "a=b", "ok"]
+    assert out["v"].tolist() == df["v"].tolist()  # numbers untouched (negative ones too)
+    assert out["c"].tolist() == ["'=x", "y"] * 4
+    assert out["m"].tolist()[:5] == [1, "'-2", None, 3.5, "'=A"]
+    assert df["id"][0] == "=1+2"  # the caller's frame is not changed
+    assert cells_as_values(pd.DataFrame({"=h": [1]})).columns.tolist() == ["'=h"]
+    path = atomic_write_table(tmp_path / "t.csv", df)
+    first = path.read_text().splitlines()[1]
+    assert first.startswith("'=1+2,-1.5,'=x,1")

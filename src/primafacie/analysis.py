@@ -25,12 +25,13 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
+from .filenames import MAX_NAME, short_hash
 from .jsonsafe import json_safe
 
 __all__ = [
@@ -64,15 +65,36 @@ def no_tick(done: int, total: int, note: str) -> None:
     return None
 
 
-def table_stem(analysis: str, label: str) -> str:
-    """The file stem of an analysis table: ``<analysis>_<label>``, lower-case, ``_``-separated."""
+def table_stem(analysis: str, label: str, among: Iterable[str] = ()) -> str:
+    """The file stem of an analysis table: ``<analysis>_<label>``, lower-case, ``_``-separated.
+
+    A stem longer than :data:`~primafacie.filenames.MAX_NAME` is cut and ends with a hash of
+    the label; with ``among`` (the labels of the run's other tables of this analysis), a label
+    whose stem equals another's without case (``Gender`` and ``gender``, ``φύλο`` and
+    ``φυλή``) gets ``_`` and a short hash of the label, so no table overwrites another.
+
+    Examples
+    --------
+    >>> table_stem("groups", "Gender", among=["gender"])
+    'groups_gender_a04630ef'
+    """
+    stem = _plain_stem(analysis, label)
+    others = {_plain_stem(analysis, o).casefold() for o in among if o != label}
+    if len(stem) > MAX_NAME or stem.casefold() in others:
+        stem = stem[: MAX_NAME - 9] + "_" + short_hash(label)
+    return stem
+
+
+def _plain_stem(analysis: str, label: str) -> str:
     text = f"{analysis}_{label}"
-    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "table"
+    stem = re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower()
+    return stem if stem.strip("_") != analysis else f"{analysis}_{short_hash(label)}"
 
 
-def table_path(analysis: str, label: str) -> str:
-    """``tables/<stem>.csv``: where :func:`table_stem`'s table is written, relative to the run."""
-    return f"tables/{table_stem(analysis, label)}.csv"
+def table_path(analysis: str, label: str, among: Iterable[str] = ()) -> str:
+    """``tables/<stem>.csv``: where :func:`table_stem`'s table is written, relative to the run
+    (``among``: the labels of the analysis' other tables, as for :func:`table_stem`)."""
+    return f"tables/{table_stem(analysis, label, among)}.csv"
 
 
 @runtime_checkable
@@ -93,14 +115,23 @@ def result_tables(analysis: str, results: Mapping[str, Any]) -> dict[str, pd.Dat
     L)`` and its summary ``table_stem(analysis, L) + "_summary"``.
     """
     tables: dict[str, pd.DataFrame] = {}
+    taken: set[str] = set()
+
+    def put(stem: str, frame: pd.DataFrame, key: str) -> None:
+        # a label named like another's summary ("x_summary") must not overwrite it either
+        if stem.casefold() in taken:
+            stem = f"{stem[: MAX_NAME - 9]}_{short_hash(key)}"
+        taken.add(stem.casefold())
+        tables[stem] = frame
+
     for label, res in results.items():
-        stem = table_stem(analysis, label)
+        stem = table_stem(analysis, label, among=results)
         frame = res.to_frame()
         if isinstance(frame, pd.DataFrame):
-            tables[stem] = frame
+            put(stem, frame, label)
         summ = res.summary()
         if isinstance(summ, pd.DataFrame):
-            tables[f"{stem}_summary"] = summ
+            put(f"{stem}_summary", summ, f"{label}\0summary")
     return tables
 
 

@@ -19,6 +19,8 @@ __all__ = [
     "atomic_write_text",
     "atomic_write_bytes",
     "atomic_write_csv",
+    "atomic_write_table",
+    "cells_as_values",
     "atomic_write_json",
     "atomic_output_dir",
     "check_output_dir",
@@ -65,6 +67,67 @@ def atomic_write_csv(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any
     kwargs.setdefault("index", False)
     kwargs.setdefault("lineterminator", "\n")
     return atomic_write_text(path, frame.to_csv(**kwargs))
+
+
+#: First characters that make a spreadsheet read a text cell as a formula (OWASP CSV injection).
+_FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def _quote_text(values: pd.Series) -> pd.Series:
+    """Prefix ``'`` to the text cells of ``values`` that start a formula; others untouched."""
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_datetime64_any_dtype(values):
+        return values  # a number (negative included) stays a number
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.astype(object)
+    try:  # .str gives NaN for a non-text cell (a number in a mixed column): never prefixed
+        hit = values.str.contains(_FORMULA_START, regex=True, na=False).astype(bool)
+    except AttributeError:  # no text at all (an object column of numbers or None)
+        return values
+    if not hit.any():
+        return values
+    return values.mask(hit, "'" + values[hit].astype(str))
+
+
+def cells_as_values(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell (and column name) that starts with ``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return prefixed by ``'``, so that a spreadsheet shows it as text
+    instead of running it as a formula; numeric columns are returned unchanged.
+
+    Parameters
+    ----------
+    frame
+        A table about to be written as CSV (the data and its names come from the auditee).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy when anything changed, else ``frame`` itself.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": ["=HYPERLINK(1)", "a-b", "-3"], "x": [-1.5, 2.0, 3.0]})
+    >>> cells_as_values(df).values.tolist()
+    [["'=HYPERLINK(1)", -1.5], ['a-b', 2.0], ["'-3", 3.0]]
+    """
+    cols = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    out = frame
+    for c in cols:
+        new = _quote_text(frame[c])
+        if new is not frame[c]:
+            out = out.copy() if out is frame else out
+            out[c] = new
+    names = _quote_text(pd.Series([str(c) for c in frame.columns], dtype=object))
+    if (names != pd.Series([str(c) for c in frame.columns], dtype=object)).any():
+        out = out.copy() if out is frame else out
+        out.columns = names.tolist()
+    return out
+
+
+def atomic_write_table(path: str | os.PathLike, frame: pd.DataFrame, **kwargs: Any) -> Path:
+    """Write an output table (``tables/*.csv``, a command's CSVs) atomically, its cells
+    values, never formulas (:func:`cells_as_values`); ``results.json`` keeps the raw values.
+    ``kwargs`` go to :func:`atomic_write_csv`."""
+    return atomic_write_csv(path, cells_as_values(frame), **kwargs)
 
 
 def atomic_write_json(path: str | os.PathLike, obj: Any) -> Path:

@@ -75,7 +75,7 @@ def test_pages_carry_the_provenance_and_the_date_only_when_given(demo):
     page = (out / f"{ident}.html").read_text()
     assert 'id="provenance"' in page and "primafacie " in page
     assert hashlib.sha256(path.read_bytes()).hexdigest() in page
-    for rel in ("inputs/credit_world.csv", "inputs/lr.joblib"):
+    for rel in ("inputs/credit_world.csv", "inputs/lr.skops"):
         assert hashlib.sha256((path.parent / rel).read_bytes()).hexdigest() in page
     seed = yaml.safe_load(path.read_text())["seed"]
     assert f"audit = {seed}" in page and "situation: Benjamini–Hochberg (bh)" in page

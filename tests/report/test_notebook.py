@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from primafacie.audit.registry import ANALYSES
-from primafacie.report.html import readable_bins
+from primafacie.report.html import CSP, readable_bins
 from primafacie.report.notebook import HTMLReprMixin, result_html
 from primafacie.report.sections import headline_number
 
@@ -65,12 +65,28 @@ def check_fragment(fragment: str) -> str:
     assert parser.errors == [] and parser.stack == [], (parser.errors, parser.stack)
     assert fragment.lstrip().startswith('<div class="primafacie">')
     assert "<script" not in fragment.lower()
-    assert "http" not in fragment.lower()
+    csp = '<meta http-equiv="Content-Security-Policy" content="{}">'.format(
+        html.escape(CSP, quote=True).replace("&#x27;", "&#39;")
+    )
+    # the no-network policy (a notebook ignores it; a fragment saved as a page keeps it)
+    assert "http" not in fragment.replace(csp, "").lower()
     return " ".join(" ".join(parser.text).split())
 
 
 def _squash(text: str) -> str:
     return " ".join(html.unescape(text).split())
+
+
+def test_fragments_carry_the_no_network_policy():
+    from primafacie.report.html import render_fragment
+
+    frag = render_fragment(
+        {"title": "t", "headline": "h", "facts": [], "caveats": [], "blocks": []}
+    )
+    assert frag.split("\n")[1] == (
+        '<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; '
+        'style-src &#39;unsafe-inline&#39;; img-src data:">'
+    )
 
 
 def test_checker_rejects_bad_fragments():

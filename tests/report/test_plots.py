@@ -125,3 +125,20 @@ def plt_close(fig):
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_labels_from_data_are_never_parsed_as_mathtext():
+    labels = ["$", "$$", "a$b$c", r"\$x$", "[/]", "\x1b[31m"]
+    fig, ax = plots._figure()
+    ax.barh(range(len(labels)), range(len(labels)), label="$")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_title("$$")
+    ax.legend()
+    plots.tight_layout(fig)  # lays out (measures) every text
+    svg = plots.svg_of(fig)
+    for text in ["$$", "a$b$c", r"\$x$"]:
+        assert f">{text}<" in svg.replace("&#x27;", "'"), text
+    frame = pd.DataFrame(
+        {"method": ["$", "$$"], "k": [5, 5], "cases": [3, 4], "significant": [1, 2]}
+    )
+    assert "$$" in plots.svg_of(plots.situation_counts(frame))

@@ -6,7 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Stages"]
+from ..terminal import terminal_text
+
+__all__ = ["Stages", "terminal_text"]
 
 
 class Stages:
@@ -47,9 +49,11 @@ class Stages:
     def step(self, name: str, completed: int, total: int, note: str = "") -> None:
         """Sub-steps of a stage (e.g. one situation test per protected attribute)."""
         if self._progress is not None and name in self._tasks:
-            self._progress.update(self._tasks[name], completed=completed, total=total, note=note)
+            self._progress.update(
+                self._tasks[name], completed=completed, total=total, note=terminal_text(note)
+            )
 
     def done(self, name: str, note: str = "") -> None:
         if self._progress is not None and name in self._tasks:
-            self._progress.update(self._tasks[name], total=1, completed=1, note=note)
+            self._progress.update(self._tasks[name], total=1, completed=1, note=terminal_text(note))
             self._progress.stop_task(self._tasks[name])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..io import atomic_write_csv, atomic_write_json, atomic_write_text
+from ..io import atomic_write_json, atomic_write_table, atomic_write_text
 from .result import AuditResult
 
 __all__ = ["write_audit"]
@@ -42,7 +42,7 @@ def write_audit(result: AuditResult, folder: str | Path) -> tuple[str, ...]:
     files = tuple(sorted([*tables, *pages, "report.html", "results.json"]))
     final = replace(result, files=files)
     for rel, frame in tables.items():
-        atomic_write_csv(folder / rel, frame)
+        atomic_write_table(folder / rel, frame)
     for rel, text in pages.items():
         # a page that can be filed carries the provenance of the audit that made it
         page = stamp(text, result.provenance) if rel.endswith(".html") else text

@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from ..errors import AnalysisError, DataMissingError, InputError
+from ..terminal import terminal_text as escape
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
-from ._common import EXIT_ANALYSIS, console, err_console, guarded
+from ._common import EXIT_ANALYSIS, console, err_console, escape, guarded
 
 HELP = """Run every analysis that AUDIT.yaml asks for and write one report.
 
@@ -42,9 +41,9 @@ def print_summary(result) -> None:
     colors = {"ok": "green", "unavailable": "yellow", "failed": "red"}
     for row in result.summary().itertuples(index=False):
         table.add_row(
-            row.analysis,
-            f"[{colors.get(row.status, 'white')}]{row.status}[/]",
-            row.finding,
+            escape(row.analysis),
+            f"[{colors.get(row.status, 'white')}]{escape(row.status)}[/]",
+            escape(row.finding),
             f"{row.seconds:.1f}",
         )
     console.print(table)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.markup import escape
 
 from ..errors import InputError
 from ._common import (
@@ -19,6 +18,7 @@ from ._common import (
     config_section,
     console,
     err_console,
+    escape,
     guarded,
     load_cli_model,
     parse_pairs,
@@ -128,11 +128,11 @@ def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, Any, dict, list
 
 
 def _write(out: Path, res: Any, fig: Any, inputs: list) -> None:
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table
 
     with atomic_output_dir(out, owner="certainty", keep=inputs) as stage:
-        atomic_write_csv(stage / "certainty.csv", res.to_frame(), index=False)
-        atomic_write_csv(stage / "certainty_counts.csv", res.counts_frame(), index=False)
+        atomic_write_table(stage / "certainty.csv", res.to_frame(), index=False)
+        atomic_write_table(stage / "certainty_counts.csv", res.counts_frame(), index=False)
         atomic_write_json(stage / "certainty.json", res.to_dict())
         fig.savefig(stage / "certainty.png", dpi=120, bbox_inches="tight")
 

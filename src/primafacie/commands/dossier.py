@@ -28,7 +28,8 @@ Example (after `primafacie demo --out out/demo`):
 
     primafacie dossier out/demo/audit.yaml --id 7 --id 12 --out out/dossiers
 
-Columns listed in analyses.situation.dossiers.redact (or --redact) are left out of every page.
+Columns listed in analyses.situation.dossiers.redact (or --redact) are left out of every page;
+ids listed there are shown as a stable pseudonym (redacted-<8 hex>), file names included.
 Exit codes: 0 ok, 1 the analysis failed, 2 bad configuration, data or id.
 """
 
@@ -81,7 +82,7 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
 def write(book: Any, out: Path, inputs: tuple[Any, ...], provenance: Any = None) -> list[Path]:
     """Write OUT/<id>.html (with the provenance block) and OUT/dossiers.csv atomically; the
     written paths."""
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_text
+    from ..io import atomic_output_dir, atomic_write_table, atomic_write_text
     from ..report.provenance import stamp
 
     index = book.to_frame()
@@ -89,7 +90,7 @@ def write(book: Any, out: Path, inputs: tuple[Any, ...], provenance: Any = None)
     with atomic_output_dir(out, owner="dossier", keep=inputs) as stage:
         for rel, html in book.pages().items():
             atomic_write_text(stage / Path(rel).name, stamp(html, provenance))
-        atomic_write_csv(stage / "dossiers.csv", index)
+        atomic_write_table(stage / "dossiers.csv", index)
     return [out / Path(rel).name for rel in book.pages()]
 
 
@@ -104,7 +105,9 @@ def dossier(
         None, "--out", "-o", help="Output folder (default: dossiers next to the file)."
     ),
     redact: list[str] = typer.Option(
-        [], "--redact", help="A column to hide from every page (repeat for several)."
+        [],
+        "--redact",
+        help="A column to hide, or an id to pseudonymise, on every page (repeat for several).",
     ),
     date: Optional[str] = typer.Option(
         None, "--date", help="Date YYYY-MM-DD printed on each page (default: none, byte-identical)."

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.markup import escape
 
 from ..errors import InputError
-from ._common import config_section, console, err_console, guarded, spec_from_flags
+from ._common import config_section, console, err_console, escape, guarded, spec_from_flags
 from ._defaults import GROUPS
 
 #: The usage error of a run without data (checked first, before any heavy import).
@@ -249,12 +248,12 @@ def print_summary(res: Any, out: Path) -> None:
 
 def write_outputs(res: Any, out: Path, inputs: tuple) -> None:
     """rates.csv, summary.csv and groups.json, swapped into ``out`` in one step."""
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table
 
     with atomic_output_dir(out, owner="groups", keep=inputs) as stage:
         # the same frames and writer as the audit's tables (result_tables, audit/write.py)
-        atomic_write_csv(stage / "rates.csv", res.to_frame())
-        atomic_write_csv(stage / "summary.csv", res.summary())
+        atomic_write_table(stage / "rates.csv", res.to_frame())
+        atomic_write_table(stage / "summary.csv", res.summary())
         atomic_write_json(stage / "groups.json", res.to_dict())
 
 

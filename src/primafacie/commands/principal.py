@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import config_section, console, err_console, guarded, spec_from_flags
+from ._common import config_section, console, err_console, escape, guarded, spec_from_flags
 from ._defaults import PRINCIPAL
 
 if TYPE_CHECKING:
@@ -113,21 +113,21 @@ def _run(pf: Any, data: Any, do_repair: bool) -> tuple[Any, list]:
 def _write(out: Path, result: Any, repairs: list, inputs: tuple) -> None:
     import pandas as pd
 
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table
 
     # inputs: a rerun on an earlier repaired_decisions.csv must not delete it as a stale output
     with atomic_output_dir(out, owner="principal", keep=inputs) as stage:
-        atomic_write_csv(stage / "summary.csv", result.summary())
-        atomic_write_csv(stage / "quantities.csv", result.to_frame())
-        atomic_write_csv(stage / "counts.csv", result.counts_frame())
+        atomic_write_table(stage / "summary.csv", result.summary())
+        atomic_write_table(stage / "quantities.csv", result.to_frame())
+        atomic_write_table(stage / "counts.csv", result.counts_frame())
         payload: dict[str, Any] = {"evaluation": result.to_dict()}
         if repairs:
             payload["repair"] = [r.to_dict() for r in repairs]
-            atomic_write_csv(stage / "repair.csv", pd.concat([r.to_frame() for r in repairs]))
+            atomic_write_table(stage / "repair.csv", pd.concat([r.to_frame() for r in repairs]))
             dec = repairs[0].decisions_frame()
             for r in repairs:
                 dec[f"S_repaired_def{r.definition}"] = r.repaired
-            atomic_write_csv(stage / "repaired_decisions.csv", dec.drop(columns="S_repaired"))
+            atomic_write_table(stage / "repaired_decisions.csv", dec.drop(columns="S_repaired"))
         atomic_write_json(stage / "principal.json", payload)
 
 
@@ -136,7 +136,7 @@ def _print(result: Any, repairs: list, out: Path) -> None:
     from rich.table import Table
 
     table = Table(
-        title=f"principal fairness: {result.protected} (A=1: {result.a1}, A=0: {result.a0})"
+        title=escape(f"principal fairness: {result.protected} (A=1: {result.a1}, A=0: {result.a0})")
     )
     for col in ("cell", "n", "definition", "verdict", "evidence", "eps_sum", "boot_share_violated"):
         table.add_column(col)
@@ -145,13 +145,13 @@ def _print(result: Any, repairs: list, out: Path) -> None:
         share = "" if pd.isna(r.boot_share_violated) else f"{r.boot_share_violated:.2f}"
         verdict = f"[red]{r.verdict}[/]" if r.verdict == "violated" else r.verdict
         table.add_row(
-            str(r.cell), str(r.n), str(r.definition), verdict, str(r.evidence), eps, share
+            escape(r.cell), str(r.n), str(r.definition), verdict, escape(r.evidence), eps, share
         )
     console.print(table)
-    console.print(result.headline())
-    console.print(f"scope: {result.scope()}")
+    console.print(escape(result.headline()))
+    console.print(escape(f"scope: {result.scope()}"))
     for caveat in result.caveats():
-        console.print(caveat)
+        console.print(escape(caveat))
     console.print(
         f"wrote {out}/summary.csv, quantities.csv, counts.csv, principal.json"
         + (", repair.csv, repaired_decisions.csv" if repairs else "")

@@ -386,21 +386,21 @@ def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = ()
     """Every file of :data:`OUTPUTS` (``rank_stability.csv`` when ``stability`` is given, and
     ``tables/<stem>.csv`` of the audit's tables with ``--config``), swapped into ``out`` in
     one step."""
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
+    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table, atomic_write_text
 
     with atomic_output_dir(out, owner="recourse", keep=keep) as stage:
         for stem, frame in (tables or {}).items():
-            atomic_write_csv(stage / f"tables/{stem}.csv", frame)  # as the audit writes them
-        atomic_write_csv(stage / "rankings.csv", result.to_frame(), index=False)
+            atomic_write_table(stage / f"tables/{stem}.csv", frame)  # as the audit writes them
+        atomic_write_table(stage / "rankings.csv", result.to_frame(), index=False)
         for label, ranking in result.rankings.items():
-            atomic_write_csv(stage / f"ranking_{label}.csv", ranking.to_frame(), index=False)
+            atomic_write_table(stage / f"ranking_{label}.csv", ranking.to_frame(), index=False)
             atomic_write_text(stage / f"csc_{label}.txt", cscs[label].text)
-        atomic_write_csv(stage / "summary.csv", result.ranking_analysis(), index=False)
-        atomic_write_csv(stage / "aggregated_rankings.csv", result.aggregated_rankings())
-        atomic_write_csv(stage / "stats.csv", result.stats_frame(), index=False)
+        atomic_write_table(stage / "summary.csv", result.ranking_analysis(), index=False)
+        atomic_write_table(stage / "aggregated_rankings.csv", result.aggregated_rankings())
+        atomic_write_table(stage / "stats.csv", result.stats_frame(), index=False)
         doc = {"result": result.to_dict(), "csc": {k: v.to_dict() for k, v in cscs.items()}}
         if stability is not None:
-            atomic_write_csv(stage / "rank_stability.csv", stability.to_frame(), index=False)
+            atomic_write_table(stage / "rank_stability.csv", stability.to_frame(), index=False)
             doc["rank_stability"] = stability.to_dict()
         atomic_write_json(stage / "recourse.json", doc)
 

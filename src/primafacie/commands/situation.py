@@ -20,6 +20,7 @@ from ._common import (
     TRUSTED_TYPE_HELP,
     console,
     err_console,
+    escape,
     flag_error,
     given_flags,
     guarded,
@@ -411,7 +412,7 @@ def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> Non
     atomically, then print every test's counts, headline and caveats."""
     import pandas as pd
 
-    from ..io import atomic_output_dir, atomic_write_csv
+    from ..io import atomic_output_dir, atomic_write_table
 
     frames = [_flat_ids(r.to_frame(neighbors=True)).assign(dimension=d) for d, r in results.items()]
     summaries = [r.summary().assign(dimension=d) for d, r in results.items()]
@@ -420,13 +421,13 @@ def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> Non
     comp = comp[["dimension"] + [c for c in comp.columns if c != "dimension"]]
     summ = summ[["dimension"] + [c for c in summ.columns if c != "dimension"]]
     with atomic_output_dir(out, owner="situation", keep=keep) as stage:
-        atomic_write_csv(stage / "complainants.csv", comp)
-        atomic_write_csv(stage / "summary.csv", summ)
+        atomic_write_table(stage / "complainants.csv", comp)
+        atomic_write_table(stage / "summary.csv", summ)
     for (label, res), s in zip(results.items(), summaries, strict=True):
-        console.print(_summary_table(s, f"situation testing ({label})"))
-        console.print(res.headline())
+        console.print(_summary_table(s, escape(f"situation testing ({label})")))
+        console.print(escape(res.headline()))
         for caveat in res.caveats():
-            console.print(f"  • {caveat}")
+            console.print(escape(f"  • {caveat}"))
     console.print(f"wrote {out / 'complainants.csv'} and {out / 'summary.csv'}")
 
 

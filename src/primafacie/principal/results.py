@@ -516,7 +516,9 @@ class PrincipalResult(HTMLReprMixin):
         fig.suptitle(
             f"principal fairness: {self.protected} (A=1: {self.a1}, A=0: {self.a0})", fontsize=10
         )
-        fig.tight_layout()
+        from ..report.plots import tight_layout
+
+        tight_layout(fig)
         return fig
 
 
@@ -717,5 +719,7 @@ class RepairResult(HTMLReprMixin):
         ax.set_xlabel("probability of forcing the decision")
         ax.legend(fontsize=8)
         ax.set_title(f"minimal repair, Definition {self.definition}")
-        fig.tight_layout()
+        from ..report.plots import tight_layout
+
+        tight_layout(fig)
         return fig

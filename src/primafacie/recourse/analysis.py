@@ -126,7 +126,9 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
     if spec.dossiers is not None:  # pages dossiers/subgroup_<label>.html, read from the CSCs
         from ..report.dossier import build_subgroup_dossiers
 
-        results["dossiers"] = build_subgroup_dossiers(results, spec.dossiers.top)
+        results["dossiers"] = build_subgroup_dossiers(
+            results, spec.dossiers.top, redact=spec.dossiers.redact
+        )
     tables = result_tables("recourse", results)
     tables[table_stem("recourse", "curves")] = curves_frame(facts, shown_subgroups(results))
     return AnalysisRun(

@@ -49,7 +49,9 @@ def plot_curves(frame: pd.DataFrame, title: str):
     ax.set_ylim(-2, 102)
     ax.set_title(title[:90], fontsize=8)
     ax.legend()
-    fig.tight_layout()
+    from ..report.plots import tight_layout
+
+    tight_layout(fig)
     return fig
 
 

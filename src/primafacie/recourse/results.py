@@ -282,7 +282,9 @@ class RankingResult(HTMLReprMixin):
         ax.invert_yaxis()
         ax.set_xlabel("unfairness score (inf drawn as the longest bar)")
         ax.set_title(self.title)
-        fig.tight_layout()
+        from ..report.plots import tight_layout
+
+        tight_layout(fig)
         return fig
 
 
@@ -765,5 +767,7 @@ class FactsResult(HTMLReprMixin):
         ax.set_yticklabels(agg.index)
         ax.set_title("Aggregated rankings (row: rank-1 of metric, column: re-ranked)")
         fig.colorbar(im, ax=ax)
-        fig.tight_layout()
+        from ..report.plots import tight_layout
+
+        tight_layout(fig)
         return fig

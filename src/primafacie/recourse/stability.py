@@ -411,7 +411,9 @@ class RankStabilityResult(HTMLReprMixin):
         ax.set_xlim(0, 1)
         ax.set_xlabel(f"share of {self.n_boot} resamples in the top {self.top}")
         ax.set_title(f"Rank stability: {rows['title'].iloc[0] if len(rows) else ''}")
-        fig.tight_layout()
+        from ..report.plots import tight_layout
+
+        tight_layout(fig)
         return fig
 
 

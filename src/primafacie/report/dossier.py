@@ -13,7 +13,9 @@ Everything is read from the situation-testing Results (``table``, ``neighbors``,
 numbers are the engine's per-complainant row. Pages carry no script, no network reference and
 no timestamp (identical inputs give identical pages), and only the id, the features, the
 protected attribute, the decision and the outcome are ever shown; ``redact`` removes more
-columns from every table, path and sentence of the page source.
+columns from every table, path and sentence, and replaces listed ids by stable pseudonyms
+(pages, index and file names), applied to the values before rendering. Pages carry a
+no-network Content-Security-Policy and no data in their style sheet.
 
 Examples
 --------
@@ -44,7 +46,7 @@ from pydantic import Field, field_validator
 from ..configbase import Strict
 from ..errors import InputError
 from ..jsonsafe import json_safe
-from .html import format_number, template_environment
+from .html import CSP, format_number, template_environment
 from .sections import LEGAL_NOTE
 
 __all__ = [
@@ -104,7 +106,9 @@ class DossierSpec(Strict):
 
     top: int = Field(20, ge=1, description="Pages for this many strongest complainants per test.")
     redact: list[str] = Field(
-        default_factory=list, description="Columns hidden from every page (and its source)."
+        default_factory=list,
+        description="Columns hidden from every page (and its source), and ids replaced by a "
+        "stable pseudonym (redacted-<8 hex>) everywhere, file names included.",
     )
 
     @field_validator("redact")
@@ -128,6 +132,7 @@ class Dossiers:
 
     index: pd.DataFrame
     html: Mapping[str, str] = field(repr=False)
+    keys: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def to_frame(self) -> pd.DataFrame:
         """The index of the pages (the ``situation_dossiers`` table)."""
@@ -151,7 +156,10 @@ class Dossiers:
         return dict(self.html)
 
     def links(self) -> dict[str, str]:
-        """``{str(id): relative file}`` for the report's link column."""
+        """``{str(id): relative file}`` for the report's link column (the real id, also when
+        the pages show a pseudonym)."""
+        if self.keys:
+            return dict(self.keys)
         return {str(i): f for i, f in zip(self.index["id"], self.index["file"], strict=True)}
 
 
@@ -418,14 +426,15 @@ def _shown(data: Any, redact: Iterable[str]) -> list[str]:
 
 
 def _members(
-    data: Any, rows: np.ndarray, dist: np.ndarray, cols: list[str], first: dict
+    data: Any, rows: np.ndarray, dist: np.ndarray, cols: list[str], first: dict, shown: Any
 ) -> pd.DataFrame:
-    """One row per group member (pads dropped), the complainant or twin first."""
+    """One row per group member (pads dropped), the complainant or twin first; ``shown``
+    maps an id to what the page prints (its pseudonym when redacted)."""
     ok = rows >= 0
     rows, dist = rows[ok], dist[ok]
     frame = data.frame.iloc[rows]
     y = data.decision_array()[rows]
-    out = pd.DataFrame({"id": np.asarray(data.ids)[rows]})
+    out = pd.DataFrame({"id": [shown(i) for i in np.asarray(data.ids)[rows]]})
     for c in cols:
         out[c] = frame[c].to_numpy()
     out["decision"] = np.where(y == 1, "favourable", "unfavourable")
@@ -475,7 +484,14 @@ def _overturning(sens: Any, pos: int, label: str) -> list[str]:
 
 
 def _test_facts(
-    label: str, res: Any, data: Any, pos: int, scm: Any, redact: Sequence[str], sens: Any
+    label: str,
+    res: Any,
+    data: Any,
+    pos: int,
+    scm: Any,
+    redact: Sequence[str],
+    sens: Any,
+    shown: Any = str,
 ) -> dict[str, Any]:
     """Everything one test says about one complainant (row position ``pos``)."""
     method, k = res.main_test()
@@ -491,12 +507,14 @@ def _test_facts(
     ctrl_d, test_d = (a[at] for a in res.neighbor_distances[(method, k)])
     me = data.frame.iloc[pos]
     y = "favourable" if data.decision_array()[pos] == 1 else "unfavourable"
-    first_c = {"id": f"{data.ids[pos]} (complainant)", **{c: me[c] for c in cols},
+    first_c = {"id": f"{shown(data.ids[pos])} (complainant)", **{c: me[c] for c in cols},
                "decision": y, "distance": 0.0}  # fmt: skip
     centre = twin if twin is not None else me
     cf_dec = row.get("cf_decision")
     first_t = {
-        "id": "twin (counterfactual)" if twin is not None else f"{data.ids[pos]} (complainant)",
+        "id": "twin (counterfactual)"
+        if twin is not None
+        else f"{shown(data.ids[pos])} (complainant)",
         **{c: centre[c] for c in cols},
         "decision": "—" if pd.isna(cf_dec) else ("favourable" if cf_dec == 1 else "unfavourable"),
         "distance": 0.0,
@@ -512,8 +530,8 @@ def _test_facts(
         "twin": twin,
         "path": path,
         "noise": noise,
-        "control": _members(data, ctrl, ctrl_d, cols, first_c),
-        "test": _members(data, test, test_d, cols, first_t),
+        "control": _members(data, ctrl, ctrl_d, cols, first_c, shown),
+        "test": _members(data, test, test_d, cols, first_t, shown),
         "interval": _interval(row, params, res),
         "verdict": _verdict(row, params),
         "all": mine,
@@ -552,9 +570,11 @@ def _all_verdicts(mine: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, An
     return _table(frame)
 
 
-def _record(data: Any, pos: int, redact: Sequence[str], source: Mapping[str, str]) -> dict:
+def _record(
+    data: Any, pos: int, redact: Sequence[str], source: Mapping[str, str], shown: Any = str
+) -> dict:
     me = data.frame.iloc[pos]
-    rows = [("id", str(data.ids[pos]))]
+    rows = [("id", shown(data.ids[pos]))]
     rows += [(f"{a} (protected)", str(me[a])) for a in data.protected if a not in redact]
     rows += [(c, _fmt(me[c])) for c in _shown(data, redact)]
     y = data.decision_array()[pos]
@@ -567,24 +587,104 @@ def _record(data: Any, pos: int, redact: Sequence[str], source: Mapping[str, str
     return {"rows": rows, "source": dict(source)}
 
 
-def _scrub(text: str, redact: Sequence[str]) -> str:
-    """Remove every redacted column name from a rendered page's text (whole words only).
+@dataclass(frozen=True)
+class Redaction:
+    """What a dossier hides, applied to the values before they are rendered.
 
-    Tags and the style sheet are left alone, so a column called ``size`` or ``id`` cannot
-    break the markup; the tables, paths and sentences (all text) lose the name.
+    ``columns`` are left out of every table and their names become ``[redacted]`` in every
+    sentence; ``ids`` maps a redacted id (as text) to its pseudonym ``redacted-<8 hex>``, a
+    SHA-256 of the id salted with the data's ids, so it is stable across reruns of the same
+    data and cannot be looked up from a list of likely ids alone.
 
     Examples
     --------
-    >>> _scrub('<p id="x">size: 3, sizes</p><style>@page { size: A4 }</style>', ["size"])
-    '<p id="x">[redacted]: 3, sizes</p><style>@page { size: A4 }</style>'
+    >>> r = Redaction(columns=("A&B",), ids={"7": "redacted-00000000"})
+    >>> r.scrub({"t": ["A&B > 3", "A&Bc"]}), r.shown(7)
+    ({'t': ['[redacted] > 3', 'A&Bc']}, 'redacted-00000000')
     """
-    if not redact:
-        return text
-    words = re.compile(
-        r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, redact)) + r")(?![A-Za-z0-9_])"
-    )
-    parts = re.split(r"(<style>.*?</style>|<[^>]*>)", text, flags=re.S)
-    return "".join(p if p.startswith("<") else words.sub("[redacted]", p) for p in parts)
+
+    columns: tuple[str, ...] = ()
+    ids: Mapping[str, str] = field(default_factory=dict)
+
+    def shown(self, ident: Any) -> str:
+        """What a page prints for the id ``ident``."""
+        return self.ids.get(str(ident), str(ident))
+
+    def scrub(self, obj: Any) -> Any:
+        """``obj`` (nested dicts, lists, tuples of text) with redacted column names replaced
+        (whole words); other values are returned as they are."""
+        if not self.columns:
+            return obj
+        if isinstance(obj, str):
+            return _words(self.columns).sub("[redacted]", obj)
+        if isinstance(obj, dict):
+            return {k: self.scrub(v) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(self.scrub(v) for v in obj)
+        return obj
+
+    def check(self, page: str, file: str) -> None:
+        """Refuse (:class:`InputError`) a page on which a redacted column name is still a
+        word, raw or HTML-escaped: the name is part of the page's own text (e.g. ``id``)."""
+        import html as html_lib
+
+        for name in self.columns:
+            forms = {name, html_lib.escape(name), html_lib.escape(name).replace("&#x27;", "&#39;")}
+            if _words(tuple(forms)).search(page):
+                raise InputError(
+                    f"dossiers.redact: the column {name!r} cannot be redacted from {file}: the "
+                    "name is a word of the page's own text (headings, labels); rename the "
+                    "column or stop redacting it"
+                )
+
+
+def _words(names: Sequence[str]) -> re.Pattern[str]:
+    """Whole-word matches of any of ``names`` (longest first)."""
+    alts = "|".join(map(re.escape, sorted(names, key=len, reverse=True)))
+    return re.compile(r"(?<![A-Za-z0-9_])(?:" + alts + r")(?![A-Za-z0-9_])")
+
+
+def redaction(data: Any, redact: Sequence[str], keep: Sequence[str] = ()) -> Redaction:
+    """Split a ``redact`` list into columns and ids of ``data``; anything else is refused.
+
+    Parameters
+    ----------
+    data
+        The audited :class:`~primafacie.data.AuditData`.
+    redact
+        Column names and ids (ids matched as text).
+    keep
+        Columns a dossier cannot hide (the protected attribute it is about, the decision).
+
+    Returns
+    -------
+    Redaction
+    """
+    import hashlib
+
+    redact = [str(r) for r in redact]
+    columns = [c for c in redact if c in set(map(str, data.frame.columns))]
+    bad = [c for c in columns if c in keep]
+    if bad:
+        raise InputError(
+            f"dossiers.redact: {bad} cannot be redacted: a dossier is about the protected "
+            "attribute and the decision, and names them on every page"
+        )
+    ids = pd.Index(np.asarray(data.ids).astype(str))
+    wanted = [r for r in redact if r not in columns]
+    missing = [r for r in wanted if r not in ids]
+    if missing:
+        raise InputError(
+            f"dossiers.redact: {missing} are not columns of the data nor ids of its rows; columns: "
+            + ", ".join(map(str, data.frame.columns))
+        )
+    pseudo: dict[str, str] = {}
+    if wanted:
+        salt = hashlib.sha256("\0".join(ids).encode("utf-8")).hexdigest()
+        for r in wanted:
+            digest = hashlib.sha256(f"{salt}\0{r}".encode()).hexdigest()[:8]
+            pseudo[r] = f"redacted-{digest}"
+    return Redaction(columns=tuple(columns), ids=pseudo)
 
 
 def _assumptions(params: Mapping[str, Any], scm: Any, redact: Sequence[str]) -> list[str]:
@@ -624,12 +724,12 @@ def render_dossier(facts: Mapping[str, Any]) -> str:
     str
         The HTML document.
     """
-    return _render("dossier.html", {"running": f"complainant {facts['id']}", **facts})
+    return _render("dossier.html", dict(facts))
 
 
 def _render(name: str, context: Mapping[str, Any]) -> str:
     """Render a dossier template (they share ``dossier_style.html``: print CSS, no script)."""
-    return template_environment(num=_fmt).get_template(name).render(**context)
+    return template_environment(num=_fmt).get_template(name).render(**context, csp=CSP)
 
 
 def _page(
@@ -639,15 +739,17 @@ def _page(
     data: Any,
     scm: Any,
     source: Mapping[str, str],
-    redact: Sequence[str],
+    hide: Redaction,
     sensitivity: Any,
+    file: str,
 ) -> tuple[str, list[dict]]:
-    """One person's page and its index rows."""
+    """One person's page (written to ``file``) and its index rows."""
     parts, index = [], []
+    redact = list(hide.columns)
     for label, res in tests.items():
         if not (res.table["row"] == pos).any():
             continue
-        f = _test_facts(label, res, data, pos, scm, redact, sensitivity)
+        f = _test_facts(label, res, data, pos, scm, redact, sensitivity, hide.shown)
         f["control_table"], f["test_table"] = _table(f["control"]), _table(f["test"])
         f["verdicts"] = _all_verdicts(f["all"], f["params"])
         f["assumptions"] = _assumptions(f["params"], scm, redact)
@@ -655,12 +757,12 @@ def _page(
         for p in f["path"]:
             p["edges"] = [(a, v) for a, v in p["edges"] if a not in redact]
         f["noise"] = {k: v for k, v in f["noise"].items() if k not in redact}
-        parts.append(f)
+        parts.append(hide.scrub(f))
         row = f["row"]
         index.append(
             {
-                "id": ident,
-                "file": f"dossiers/{_slug(ident)}.html",
+                "id": ident if str(ident) not in hide.ids else hide.shown(ident),
+                "file": file,
                 "test": label,
                 "method": f["method"],
                 "k": int(f["k"]),
@@ -677,21 +779,29 @@ def _page(
                 ),  # fmt: skip
             }
         )
-    html = render_dossier(
-        {
-            "id": str(ident),
-            "record": _record(data, pos, redact, source),
-            "tests": parts,
-            "legal": list(LEGAL_NOTE),
-            "meaning": _MEANING,
-            "sections": SECTION_TITLES,
-        }
-    )
-    return _scrub(html, redact), index
+    facts = {
+        "id": hide.shown(ident),
+        "record": _record(data, pos, redact, source, hide.shown),
+        "tests": parts,
+        "legal": list(LEGAL_NOTE),
+        "meaning": _MEANING,
+        "sections": SECTION_TITLES,
+    }
+    html = render_dossier({**hide.scrub({k: v for k, v in facts.items() if k != "tests"}),
+                           "tests": parts})  # fmt: skip
+    hide.check(html, file)
+    return html, index
 
 
-def _slug(ident: Any) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(ident)) or "row"
+def page_names(shown: Sequence[str], prefix: str = "") -> dict[str, str]:
+    """``{shown id or label: dossiers/<name>.html}``, names distinct within the run
+    (:func:`~primafacie.filenames.distinct_names`); a person's page never takes a name that
+    starts like a subgroup page's."""
+    from ..filenames import distinct_names
+
+    reserved = () if prefix else ("subgroup_",)
+    names = distinct_names(shown, max_len=100 - len(prefix), reserved=reserved)
+    return {v: f"dossiers/{prefix}{n}.html" for v, n in names.items()}
 
 
 def build_dossiers(
@@ -740,24 +850,26 @@ def build_dossiers(
     for label, res in tests.items():
         if not res.neighbors or not res.neighbor_distances:
             raise InputError(f"dossiers need the neighbour lists of {label!r}: keep_neighbors")
-    bad = [c for c in redact if c not in data.frame.columns]
-    if bad:
-        raise InputError(
-            f"dossiers.redact: {bad} are not columns of the data; columns: "
-            + ", ".join(map(str, data.frame.columns))
-        )
+    keep = [*(res.params.get("attribute") for res in tests.values()), data.decision]
+    hide = redaction(data, redact, keep=[str(k) for k in keep if k is not None])
     chosen = select_ids(tests, top) if ids is None else _check_ids(ids, tests, data)
+    shown = [hide.shown(i) for i in chosen]
+    if len(set(shown)) < len(shown):
+        raise InputError("dossiers.redact: an id equals the pseudonym of a redacted id")
+    files = page_names(shown)
     lookup = pd.Series(np.arange(data.n), index=pd.Index(np.asarray(data.ids)))
-    html, index = {}, []
+    html, index, keys = {}, [], {}
     src = dict(source or {"kind": "recorded column", "text": str(data.decision), "sha256": ""})
-    for ident in chosen:
+    for ident, name in zip(chosen, shown, strict=True):
         pos = int(lookup[ident])
-        page, rows = _page(ident, pos, tests, data, scm, src, list(redact), sensitivity)
-        html[f"dossiers/{_slug(ident)}.html"] = page
+        file = files[name]
+        page, rows = _page(ident, pos, tests, data, scm, src, hide, sensitivity, file)
+        html[file] = page
+        keys[str(ident)] = file
         index += rows
     columns = ["id", "file", "test", "method", "k", "p_c", "p_t", "delta", "ci_low",
                "significant", "verdicts"]  # fmt: skip
-    return Dossiers(index=pd.DataFrame(index, columns=columns), html=html)
+    return Dossiers(index=pd.DataFrame(index, columns=columns), html=html, keys=keys)
 
 
 # ------------------------------------------------------------------ recourse subgroups
@@ -787,6 +899,16 @@ class SubgroupDossierSpec(Strict):
     """
 
     top: int = Field(5, ge=1, description="Pages for this many subgroups (first ranked first).")
+    redact: list[str] = Field(
+        default_factory=list,
+        description="Columns whose names and values are hidden from every subgroup page and "
+        "its file name.",
+    )
+
+    @field_validator("redact")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(map(str, v)))
 
 
 def _cscs(results: Mapping[str, Any]) -> list[Any]:
@@ -794,8 +916,9 @@ def _cscs(results: Mapping[str, Any]) -> list[Any]:
     return [r for r in results.values() if hasattr(r, "records") and hasattr(r, "title")]
 
 
-def _subgroup_definition(rec: Any, title: str) -> dict[str, Any]:
-    """One definition's expanded card: the members by group and every action with its cost."""
+def _subgroup_definition(rec: Any, title: str, hidden: frozenset[str] = frozenset()) -> dict:
+    """One definition's expanded card: the members by group and every action with its cost
+    (a ``hidden`` feature's name and value are shown as ``[redacted]``)."""
     members = pd.DataFrame(
         {
             "group": [g.group for g in rec.groups],
@@ -807,7 +930,7 @@ def _subgroup_definition(rec: Any, title: str) -> dict[str, Any]:
     acts = [
         {
             "group": g.group,
-            "action": ", ".join(f"{k} = {v}" for k, v in a.changes.items()),
+            "action": ", ".join(f"{k} = {v}" for k, v in _items(a.changes, hidden)),
             "obtain the favourable decision": f"{int(a.flipped)} of {int(a.n)}",
             "effectiveness": f"{100 * a.effectiveness:.1f}%",
             "cost": a.cost if a.cumulative else "—",
@@ -834,7 +957,16 @@ def _subgroup_definition(rec: Any, title: str) -> dict[str, Any]:
             "actions": _table(actions)}  # fmt: skip
 
 
-def build_subgroup_dossiers(results: Mapping[str, Any], top: int = 5) -> Dossiers:
+def _items(mapping: Mapping[str, Any], hidden: frozenset[str]) -> list[tuple[str, Any]]:
+    """``(feature, value)`` pairs, both ``[redacted]`` for a hidden feature."""
+    return [
+        ("[redacted]", "[redacted]") if str(k) in hidden else (k, v) for k, v in mapping.items()
+    ]
+
+
+def build_subgroup_dossiers(
+    results: Mapping[str, Any], top: int = 5, redact: Sequence[str] = ()
+) -> Dossiers:
     """A page per top subgroup of the recourse Results: its card, expanded, per definition.
 
     Parameters
@@ -844,41 +976,69 @@ def build_subgroup_dossiers(results: Mapping[str, Any], top: int = 5) -> Dossier
         Results (with ``records``) are read, in definition order.
     top
         Subgroups, taken in order of first appearance (each definition's first ranked first).
+    redact
+        Feature names hidden, with their values, from every page, the index and the file
+        names; a name that is not a feature of any subgroup or action is refused.
 
     Returns
     -------
     Dossiers
-        Pages ``dossiers/subgroup_<label>.html``; the index has one row per subgroup and
-        definition (id = subgroup label, test = definition, rank, score, bias_against).
+        Pages ``dossiers/subgroup_<label>.html`` (names distinct within the run); the index
+        has one row per subgroup and definition (id = subgroup label, test = definition,
+        rank, score, bias_against).
     """
     cscs = _cscs(results)
     depth = max((len(c.records) for c in cscs), default=0)
     order = [c.records[i].label for i in range(depth) for c in cscs if i < len(c.records)]
     chosen = list(dict.fromkeys(order))[:top]
+    hidden = frozenset(map(str, redact))
+    hide = Redaction(columns=tuple(hidden))
+    _check_subgroup_redact(cscs, hidden)
+    first = {lab: next(r for c in cscs for r in c.records if r.label == lab) for lab in chosen}
+    shown = {
+        lab: "; ".join(f"{k}={v}" for k, v in _items(rec.subgroup, hidden)) if hidden else lab
+        for lab, rec in first.items()
+    }
+    files = page_names(list(dict.fromkeys(shown.values())), prefix="subgroup_")
     html, index = {}, []
     for label in chosen:
-        file = f"dossiers/subgroup_{_slug(label)}.html"
+        file = files[shown[label]]
         defs = []
         for csc in cscs:
             for rec in csc.records:
                 if rec.label != label:
                     continue
-                defs.append(_subgroup_definition(rec, csc.title))
-                index.append({"id": label, "file": file, "test": csc.title,
+                defs.append(hide.scrub(_subgroup_definition(rec, csc.title, hidden)))
+                index.append({"id": shown[label], "file": file, "test": csc.title,
                               "rank": int(rec.rank), "score": float(rec.score),
                               "bias_against": rec.bias_against, "verdicts": defs[-1]["verdict"]})  # fmt: skip
-        rec = next(r for c in cscs for r in c.records if r.label == label)
-        html[file] = _render(
+        page = _render(
             "dossier_subgroup.html",
             {
-                "running": f"subgroup {label}",
-                "label": label,
-                "subgroup": [(k, _fmt(v)) for k, v in rec.subgroup.items()],
+                "label": shown[label],
+                "subgroup": [(k, _fmt(v)) for k, v in _items(first[label].subgroup, hidden)],
                 "definitions": defs,
                 "meaning": _SUBGROUP_MEANING,
                 "legal": list(LEGAL_NOTE),
                 "sections": SUBGROUP_SECTION_TITLES,
             },
         )
+        hide.check(page, file)
+        html[file] = page
     columns = ["id", "file", "test", "rank", "score", "bias_against", "verdicts"]
     return Dossiers(index=pd.DataFrame(index, columns=columns), html=html)
+
+
+def _check_subgroup_redact(cscs: Sequence[Any], hidden: frozenset[str]) -> None:
+    """Refuse a redacted name that no subgroup or action uses: it would hide nothing."""
+    if not hidden:
+        return
+    used = {str(k) for c in cscs for r in c.records for k in r.subgroup}
+    used |= {str(k) for c in cscs for r in c.records for g in r.groups for a in g.actions
+             for k in a.changes}  # fmt: skip
+    unknown = sorted(hidden - used)
+    if unknown:
+        raise InputError(
+            f"dossiers.redact: {unknown} are not features of any subgroup "
+            "or action; features: " + ", ".join(sorted(used))
+        )

@@ -27,7 +27,13 @@ __all__ = [
     "rate_text",
     "wilson_interval",
     "readable_bins",
+    "CSP",
+    "content_security_policy",
 ]
+
+#: The Content-Security-Policy of every page primafacie writes: nothing is fetched (no
+#: network, no frame, no form target), only inline styles and ``data:`` images render.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -233,6 +239,46 @@ def template_environment(**filters: Any) -> Any:
     return env
 
 
+def content_security_policy(*scripts: str) -> str:
+    """:data:`CSP`, allowing exactly the given inline scripts by their SHA-256 (no
+    ``'unsafe-inline'`` for scripts, so an injected ``<script>`` could not run).
+
+    Parameters
+    ----------
+    *scripts
+        The exact text between ``<script>`` and ``</script>`` of each inline script.
+
+    Returns
+    -------
+    str
+        The policy, for a ``<meta http-equiv="Content-Security-Policy">`` tag.
+
+    Examples
+    --------
+    >>> content_security_policy()
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+    >>> content_security_policy("x()").startswith(CSP + "; script-src 'sha256-")
+    True
+    """
+    import base64
+    import hashlib
+
+    if not scripts:
+        return CSP
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode("utf-8")).digest()).decode() + "'"
+        for s in scripts
+    )
+    return f"{CSP}; script-src {hashes}"
+
+
+def _sort_script() -> str:
+    """The report's only script, read from the package: sortable tables, and every collapsible
+    opened for printing (one inline block, allowed by its hash)."""
+    folder = resources.files("primafacie.report").joinpath("templates")
+    return "\n".join(folder.joinpath(name).read_text("utf-8") for name in ("sort.js", "print.js"))
+
+
 def _environment() -> Any:
     from markupsafe import Markup
 
@@ -259,7 +305,11 @@ def render_report(context: Mapping[str, Any]) -> str:
     str
         The complete HTML document.
     """
-    return _environment().get_template("report.html.j2").render(**context)
+    from markupsafe import Markup
+
+    script = _sort_script()
+    page = {**context, "script": Markup(script), "csp": content_security_policy(script)}
+    return _environment().get_template("report.html.j2").render(**page)
 
 
 def render_fragment(context: Mapping[str, Any]) -> str:
@@ -277,4 +327,5 @@ def render_fragment(context: Mapping[str, Any]) -> str:
     str
         A ``<div class="primafacie">`` element with a scoped ``<style>``.
     """
-    return _environment().get_template("fragment.html.j2").render(**context)
+    page = {**context, "csp": CSP}
+    return _environment().get_template("fragment.html.j2").render(**page)

@@ -21,6 +21,8 @@ import pandas as pd
 
 __all__ = [
     "svg_of",
+    "plain_text",
+    "tight_layout",
     "group_rates",
     "situation_counts",
     "delta_intervals",
@@ -54,6 +56,42 @@ def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Any, Any]:
     return fig, ax
 
 
+#: Text from data (a region called ``$``, an id ``$$x$$``) is shown as typed, never parsed as
+#: mathtext, which raises on an unbalanced ``$`` (no label of ours uses mathtext).
+_PLAIN = {"text.parse_math": False, "text.usetex": False}
+
+
+def plain_text(fig: Any) -> Any:
+    """Turn off mathtext and TeX on every text of ``fig`` (titles, labels, legends, tick
+    labels, annotations), so a label from the data cannot crash the drawing; returns ``fig``.
+
+    Tick labels made later, while drawing, are covered by drawing under the same settings
+    (:func:`svg_of`, :func:`tight_layout`).
+
+    Examples
+    --------
+    >>> fig, ax = _figure(); _ = ax.set_title("$"); _ = ax.set_xticks([0, 1], ["$$", "a$b$"])
+    >>> "$$" in svg_of(plain_text(fig))
+    True
+    """
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+        text.set_usetex(False)
+    return fig
+
+
+def tight_layout(fig: Any) -> None:
+    """``fig.tight_layout()`` with every text plain (:func:`plain_text`): laying out measures
+    the texts, which would parse a label from the data as mathtext."""
+    import matplotlib
+
+    plain_text(fig)
+    with matplotlib.rc_context(_PLAIN):
+        fig.tight_layout()
+
+
 def svg_of(fig: Any, title: str | None = None) -> str:
     """Render a matplotlib Figure as a deterministic inline ``<svg>`` element and close it.
 
@@ -80,7 +118,8 @@ def svg_of(fig: Any, title: str | None = None) -> str:
     plt = _plt()
     buf = io.StringIO()
     rc = {"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "none", "svg.image_inline": True}
-    with matplotlib.rc_context(rc):
+    plain_text(fig)
+    with matplotlib.rc_context({**rc, **_PLAIN}):
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
     plt.close(fig)
     text = buf.getvalue()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -283,7 +283,9 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         # one collapsible group per test (protected attribute, multiple, intersectional)
         title = f"{_name(label)}: the strongest complaints"
         blocks.append(
-            rb.group(title, _complaint_blocks(label, res, data, links), _main_number(res))
+            rb.group(
+                title, _complaint_blocks(label, res, data, links, run.results), _main_number(res)
+            )
         )
     sens = run.results.get(SENSITIVITY_LABEL)
     if isinstance(sens, SensitivityResult):
@@ -447,9 +449,14 @@ def _named_cell(cell: tuple[str, float], method: str) -> tuple[str, float]:
 
 
 def _complaint_blocks(
-    label: str, res: Any, data: Any, links: Mapping[str, str] | None = None
+    label: str,
+    res: Any,
+    data: Any,
+    links: Mapping[str, str] | None = None,
+    among: Iterable[str] = (),
 ) -> list[dict[str, Any] | None]:
-    """The strongest complaints of one test: Δp with intervals, group composition, table."""
+    """The strongest complaints of one test: Δp with intervals, group composition, table
+    (``among``: the run's labels, which name the test's CSV as the writer did)."""
     frame = res.to_frame()
     if frame.empty:
         return []
@@ -478,7 +485,7 @@ def _complaint_blocks(
                 f"Top complainants ({name})",
                 "A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q "
                 "for significance); delta is the mean of the per-attribute deltas.",
-                csv=table_path(ANALYSIS_NAME, label),
+                csv=table_path(ANALYSIS_NAME, label, among),
                 max_rows=20,
             )
         )
@@ -506,7 +513,7 @@ def _complaint_blocks(
             shown,
             f"Top complainants ({name})",
             "p_c = control rejected / control size; p_t = test rejected / test size.",
-            csv=table_path(ANALYSIS_NAME, label),
+            csv=table_path(ANALYSIS_NAME, label, among),
             max_rows=20,
         )
     )
