@@ -13,7 +13,7 @@ from ..data import AuditData, parquet_files
 from ..errors import InputError
 from ..io import file_sha256
 
-__all__ = ["versions", "input_files", "data_info"]
+__all__ = ["versions", "input_files", "input_paths", "data_info"]
 
 _VERSION_PACKAGES = (
     "primafacie", "numpy", "pandas", "scipy", "scikit-learn", "mlxtend", "matplotlib", "jinja2",
@@ -31,8 +31,19 @@ def versions() -> dict[str, str]:
     return out
 
 
-def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
-    """Every file the audit reads, with its path as written in the configuration and SHA-256."""
+def input_paths(cfg: AuditConfig, config: str | Path | None = None) -> tuple[Path, ...]:
+    """Every path the audit reads (the configuration file, its data, every model file, a
+    scheduler file), resolved: none may lie inside the output folder."""
+    paths = [Path(config).resolve()] if config is not None else []
+    paths += [cfg.resolve(path) for _, path in _referenced(cfg)]
+    address = cfg.compute.address
+    if address is not None and "://" not in address:
+        paths.append(cfg.resolve(address))
+    return tuple(dict.fromkeys(paths))
+
+
+def _referenced(cfg: AuditConfig) -> list[tuple[str, Any]]:
+    """(role, path as written) of the data and every model file the configuration names."""
     items: list[tuple[str, Any]] = [("data", cfg.data)]
     if cfg.decision.model is not None:
         items.append(("decision model", cfg.decision.model))
@@ -41,6 +52,12 @@ def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
         for name, dm in cert.decision_makers.items():
             if dm.model is not None:
                 items.append((f"decision-maker {name}", dm.model))
+    return items
+
+
+def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
+    """Every file the audit reads, with its path as written in the configuration and SHA-256."""
+    items = _referenced(cfg)
     seen: dict[str, dict[str, str]] = {}
     for role, path in items:
         key = Path(path).as_posix()

@@ -27,7 +27,7 @@ from ..analysis import AnalysisRun, Context
 from ..config import AuditConfig
 from ..errors import AnalysisError, InputError
 from ..io import atomic_output_dir, check_output_dir
-from .inputs import data_info, input_files, versions
+from .inputs import data_info, input_files, input_paths, versions
 from .progress import Stages
 from .registry import ANALYSES, requested
 from .result import AuditResult
@@ -89,6 +89,9 @@ def compute_audit(
     own = stages is None
     if own:
         stages = Stages(stage_names(cfg), progress)
+    backend = cfg.compute.build()
+    if backend is not None:
+        backend.connect()  # a wrong cluster address fails here, before the data are read
     with stages.running() if own else _nullcontext(stages):
         stages.start("load data")
         inputs = input_files(cfg)
@@ -101,7 +104,6 @@ def compute_audit(
             scm = cfg.causal.build().fit(data)
             stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
         decider = cfg.decider()
-        backend = cfg.compute.build()
         runs: dict[str, AnalysisRun] = {}
         for analysis in analyses:
             name, stage = analysis.name, analysis.stage_name
@@ -201,13 +203,13 @@ def run_audit(
     >>> res = run_audit(load_config("out/demo/audit.yaml"), "out/rerun")  # doctest: +SKIP
     >>> res.summary()[["analysis", "status"]]  # doctest: +SKIP
     """
-    check_output_dir(out_dir, (cfg.data_path,))  # before any analysis runs
+    inputs = input_paths(cfg)
+    check_output_dir(out_dir, inputs)  # before any analysis runs: no input inside out_dir
     stages = Stages(stage_names(cfg), progress)
     with stages.running():
         result = compute_audit(cfg, keep_going=keep_going, stages=stages)
         stages.start("write report")
-        # the audited table may sit in out_dir: it is an input, never a stale output
-        with atomic_output_dir(out_dir, owner="audit", keep=(cfg.data_path,)) as stage:
+        with atomic_output_dir(out_dir, owner="audit", keep=inputs) as stage:
             if extra_files is not None:
                 extra_files(stage)
             files = write_audit(result, stage)

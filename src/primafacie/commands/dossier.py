@@ -106,11 +106,12 @@ def dossier(
     ),
 ) -> None:
     """``primafacie dossier``: parse → build → run → print."""
+    from ..audit.inputs import input_paths
     from ..io import check_output_dir
 
     cfg, spec, hidden = parse(config, ids, redact)
     out_dir = out if out is not None else Path(config).resolve().parent / "dossiers"
-    check_output_dir(out_dir, (config, cfg.data_path))  # before any analysis runs
+    check_output_dir(out_dir, input_paths(cfg, config))  # before any analysis runs
     book = build_and_run(cfg, spec, ids, hidden)
     paths = write(book, out_dir, (config, cfg.data_path))
     for rec in book.to_frame().itertuples(index=False):
