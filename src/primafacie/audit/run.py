@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import AnalysisRun, Context
+from ..budget import check_audit, memory_error_message
 from ..config import AuditConfig
 from ..errors import AnalysisError, InputError
 from ..io import atomic_output_dir, check_output_dir
@@ -97,6 +98,7 @@ def compute_audit(
         inputs = input_files(cfg)
         data = cfg.audit_data()
         info = data_info(cfg, data)
+        check_audit(cfg, data)  # a run that cannot fit in memory is refused before it starts
         stages.done("load data", f"{data.n} rows")
         scm = None
         if _needs_scm(cfg):
@@ -121,6 +123,8 @@ def compute_audit(
                 run = analysis.run(getattr(cfg.analyses, name), context)
             except InputError:
                 raise
+            except MemoryError as exc:  # a resource the user sets, not a bug: exit 2
+                raise InputError(memory_error_message(name, exc)) from None
             except Exception as exc:
                 if not keep_going:
                     if isinstance(exc, AnalysisError):

@@ -87,6 +87,11 @@ def guarded(fn: F) -> F:
         except AnalysisError as exc:
             err_console.print(f"[bold red]analysis failed:[/] {escape(str(exc))}")
             raise typer.Exit(EXIT_ANALYSIS) from None
+        except MemoryError as exc:  # the run is too large for this machine: the user's to fix
+            from ..budget import memory_error_message
+
+            err_console.print(f"[bold red]error:[/] {escape(memory_error_message(None, exc))}")
+            raise typer.Exit(EXIT_INPUT) from None
         except KeyboardInterrupt:
             err_console.print(f"interrupted; {_what_was_written()}")
             raise typer.Exit(130) from None
