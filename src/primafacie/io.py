@@ -498,13 +498,13 @@ def atomic_output_dir(
 ) -> Iterator[Path]:
     """Yield a staging folder; on success its files replace the owned files of ``path`` at once.
 
-    At entry ``path`` is checked with :func:`check_output_dir` (``keep`` are the inputs) and
-    staging folders a killed run left beside ``path`` are removed
-    (:func:`clean_stale_staging`). The run writes into ``.<name>.staging-<pid>-*`` beside
-    ``path``. On success every file that will be replaced or removed is moved into a backup
-    folder, then the staged files are moved in and the manifest written; a failure during
-    this swap moves the backup back. On any exception in the body the staging folder is
-    removed and ``path`` is left as it was, so a failed run never leaves a half-written
+    At entry ``path`` is checked with :func:`check_output_dir` (``keep`` are the inputs: none
+    may lie inside ``path``) and the side folders a killed run left beside ``path`` are rolled
+    back or removed (:func:`clean_stale_staging`). The run writes into
+    ``.<name>.staging-<pid>-*`` beside ``path``. On success the staged files are swapped in
+    by :func:`_swap_in` (journalled, signals deferred): ``path`` then holds exactly the old or
+    exactly the new files whatever happens. On any exception in the body the staging folder
+    is removed and ``path`` is left as it was, so a failed run never leaves a half-written
     output folder behind (all or nothing).
 
     With ``owner`` (the command's name), the files written are listed in ``path``'s
@@ -513,7 +513,7 @@ def atomic_output_dir(
     next to stale tables of a previous run. Files of other owners and files primafacie did not
     write are kept, and so are a file changed since it was written (its SHA-256 differs: it is
     the user's now), a file reached through a symlink, a file another owner rewrote since, and
-    the files in ``keep`` (the run's inputs, e.g. a table it wrote before and now audits).
+    the files in ``keep`` (the run's inputs).
     """
     path = Path(path)
     keep = [k for k in keep if k is not None]
