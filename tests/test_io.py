@@ -424,21 +424,25 @@ def test_a_signal_at_any_step_of_the_swap_leaves_exactly_old_or_exactly_new(tmp_
     assert old != new and {"planned", "moved", "committed"} <= set(steps)
     assert any(s.startswith("out ") for s in steps) and any(s.startswith("in ") for s in steps)
     env = {**os.environ, "PYTHONPATH": str(Path(pio.__file__).parents[1])}
-    for step in steps:
-        case = tmp_path / f"case-{steps.index(step)}"
-        out = case / "out"
-        case.mkdir()
+    procs = {}
+    for i, step in enumerate(steps):  # one process per step, all at once (CI time)
+        out = tmp_path / f"case-{i}" / "out"
         with pio.atomic_output_dir(out, owner="audit") as stage:
             _write_old(stage)
         (out / "mine.txt").write_text("the user's\n")
         assert _files(out) == old
-        proc = subprocess.run(
-            [sys.executable, "-c", _SWAP_SCRIPT, str(out), step, how],
-            capture_output=True,
-            env=env,
-            timeout=60,
+        procs[step] = (
+            out,
+            subprocess.Popen(
+                [sys.executable, "-c", _SWAP_SCRIPT, str(out), step, how],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            ),
         )
-        err = " ".join(proc.stderr.decode().split())
+    for step, (out, proc) in procs.items():
+        _, err = proc.communicate(timeout=120)
+        err = " ".join(err.decode().split())
         if how == "SIGKILL":
             assert proc.returncode == -signal.SIGKILL, (step, err)
             pio.clean_stale_staging(out)  # what the next run does first
@@ -449,8 +453,8 @@ def test_a_signal_at_any_step_of_the_swap_leaves_exactly_old_or_exactly_new(tmp_
             expected = new  # the signal waited for the swap to finish
             assert "nothing was written" not in err and "written completely" in err, err
         assert _files(out) == expected, (how, step)
-        assert sorted(p.name for p in case.iterdir()) == ["out"], (how, step)
-        shutil.rmtree(case)
+        assert sorted(p.name for p in out.parent.iterdir()) == ["out"], (how, step)
+        shutil.rmtree(out.parent)
 
 
 def test_recovery_from_a_journal_is_idempotent(tmp_path):
