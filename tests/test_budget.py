@@ -95,7 +95,12 @@ def _config(tmp_path, analyses: str, features: str = "{c: categorical, x: numeri
 def test_estimates_by_hand(tmp_path):
     from primafacie.config import load_config
 
-    folder = _config(tmp_path, "principal: {n_boot: 1000, covariates: [c]}, recourse: {}")
+    folder = _config(
+        tmp_path,
+        "principal: {n_boot: 1000, covariates: [c]}, recourse: {}, "
+        "situation: {k: [5, 10], methods: [st, cf]}",
+        extra="causal: {edges: [[a, x]]}\n",
+    )
     _table().to_csv(folder / "t.csv", index=False)
     cfg = load_config(folder / "audit.yaml")
     data = cfg.audit_data()
@@ -103,6 +108,8 @@ def test_estimates_by_hand(tmp_path):
     assert needs["principal"].bytes == 1000 * 3 * 800  # replicates x cells x bytes
     # items: c has 3 values, x is binned into at most 10 quantile bins
     assert needs["recourse"].bytes == 400 * (3 + 10) * 3
+    # per row and method: 2 features x 8 B, and 40 B per value of k
+    assert needs["situation"].bytes == 400 * 2 * (2 * 8 + 40 * 2)
 
 
 def test_a_huge_principal_bootstrap_is_refused_before_any_analysis_runs(tmp_path, monkeypatch):

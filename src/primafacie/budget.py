@@ -53,6 +53,9 @@ RECOURSE_BYTES_PER_ROW_ITEM = 3
 #: Quantile bins of a many-valued numeric feature in recourse (``recourse.items.AUTO_BINS``).
 RECOURSE_NUMERIC_ITEMS = 10
 
+#: Bytes per (row x method x k) of situation testing's reduced neighbour lists.
+SITUATION_BYTES_PER_ROW_SEARCH = 40
+
 #: What to change when an analysis needs too much memory (named in every message).
 SETTINGS = {
     "principal": "analyses.principal.n_boot (or fewer analyses.principal.covariates)",
@@ -172,13 +175,14 @@ def _recourse(spec: Any, data: Any) -> Need:
 
 
 def _situation(spec: Any, data: Any) -> Need:
-    k, methods, d = max(spec.k), len(spec.methods), max(1, len(data.features))
-    # per method: a float64 copy of the n x d search matrix (counterfactual or factual) and
-    # every complainant's k neighbours (int64 index + float64 distance)
-    per_row = methods * (8 * d + 16 * k)
+    ks, methods, d = len(spec.k), len(spec.methods), max(1, len(data.features))
+    # per row and method: a float64 copy of the n x d search matrix (factual or
+    # counterfactual), and per k the reduced neighbour counts (5 columns x 2 x 4 B, see
+    # docs/scaling.md): 704 B a row for the 10^6-row benchmark, whose measured peak was 1,825
+    per_row = methods * (8 * d + SITUATION_BYTES_PER_ROW_SEARCH * ks)
     return Need(
         "situation",
-        f"the k-NN search ({data.n} rows, k up to {k}, {methods} methods)",
+        f"the k-NN searches ({data.n} rows, {ks} values of k, {methods} methods)",
         SETTINGS["situation"],
         data.n * per_row,
     )
