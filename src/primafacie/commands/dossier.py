@@ -113,7 +113,7 @@ def dossier(
     out_dir = out if out is not None else Path(config).resolve().parent / "dossiers"
     check_output_dir(out_dir, input_paths(cfg, config))  # before any analysis runs
     book = build_and_run(cfg, spec, ids, hidden)
-    paths = write(book, out_dir, (config, cfg.data_path))
+    paths = write(book, out_dir, input_paths(cfg, config))
     for rec in book.to_frame().itertuples(index=False):
         verdict = "significant" if rec.significant else "not significant"
         console.print(
