@@ -194,3 +194,19 @@ def test_a_memory_error_anywhere_in_a_command_is_exit_2(capsys):
     assert exc.value.exit_code == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "out of memory (Unable to allocate 1.00 GiB for an array); lower the sizes" in err
+
+
+def test_a_one_analysis_command_names_its_analysis_on_memory_error(capsys):
+    import typer
+
+    @_common.guarded
+    def certainty() -> None:
+        raise MemoryError()
+
+    with pytest.raises(typer.Exit) as exc:
+        certainty()
+    assert exc.value.exit_code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert (
+        "certainty: out of memory (an allocation failed); lower analyses.certainty.n_draws" in err
+    )

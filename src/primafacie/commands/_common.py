@@ -88,9 +88,12 @@ def guarded(fn: F) -> F:
             err_console.print(f"[bold red]analysis failed:[/] {escape(str(exc))}")
             raise typer.Exit(EXIT_ANALYSIS) from None
         except MemoryError as exc:  # the run is too large for this machine: the user's to fix
-            from ..budget import memory_error_message
+            from ..budget import SETTINGS, memory_error_message
 
-            err_console.print(f"[bold red]error:[/] {escape(memory_error_message(None, exc))}")
+            # a one-analysis command (situation, principal, ...) names its analysis
+            name = getattr(fn, "__name__", "")
+            message = memory_error_message(name if name in SETTINGS else None, exc)
+            err_console.print(f"[bold red]error:[/] {escape(message)}")
             raise typer.Exit(EXIT_INPUT) from None
         except KeyboardInterrupt:
             err_console.print(f"interrupted; {_what_was_written()}")
