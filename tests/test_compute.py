@@ -89,3 +89,89 @@ def test_principal_bootstrap_blocks_equal_one_pass():
     assert one.boot.keys() == blocks.boot.keys()
     for key in one.boot:
         assert np.array_equal(one.boot[key], blocks.boot[key], equal_nan=True), key
+
+
+# ---------------------------------------------------------------------- issue 19 item 8
+def _silent_server():
+    """A TCP server on 127.0.0.1 that accepts connections and never answers."""
+    import socket
+    import threading
+
+    srv = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def serve():
+        while True:
+            try:
+                held.append(srv.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=serve, daemon=True).start()
+    return srv, srv.getsockname()[1]
+
+
+def _http_server():
+    """An HTTP server on 127.0.0.1 (answers any request with an HTTP error page)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, srv.server_address[1]
+
+
+@pytest.mark.parametrize("server", [_silent_server, _http_server], ids=["silent", "http"])
+def test_a_server_that_is_not_a_dask_scheduler_is_bad_input_within_the_timeout(server):
+    import time
+
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    import distributed  # noqa: F401 - imported before the clock starts
+
+    srv, port = server()
+    address = f"tcp://127.0.0.1:{port}"
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(InputError) as info:
+            Backend(kind="dask", address=address, timeout=1.0).connect()
+    finally:
+        srv.server_close() if hasattr(srv, "server_close") else srv.close()
+    assert time.perf_counter() - t0 < 5
+    message = str(info.value)
+    assert address in message and "Dask scheduler" in message
+    assert "MemoryError" not in message and "EiB" not in message
+
+
+def test_an_unknown_scheme_is_bad_input_even_through_the_api():
+    with pytest.raises(InputError, match="'bogus://h:1': the scheme 'bogus'"):
+        Backend(kind="dask", address="bogus://h:1").map(len, [[1]])
+
+
+def test_the_audit_exits_2_naming_the_address_before_reading_data(tmp_path):
+    """`primafacie audit` with compute.address at a silent server: exit 2, the address named,
+    within the configured timeout; the data (absent here) are never read."""
+    import time
+
+    from typer.testing import CliRunner
+
+    from primafacie.cli import app
+
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    import primafacie.audit  # noqa: F401 - imported before the clock starts
+    import primafacie.config  # noqa: F401
+
+    srv, port = _silent_server()
+    (tmp_path / "audit.yaml").write_text(
+        "data: absent.csv\ndecision: {column: y}\nfeatures: {x: numeric}\n"
+        "protected: {g: 1}\nanalyses: {groups: {}}\n"
+        f"compute: {{backend: dask, address: 'tcp://127.0.0.1:{port}', timeout: 1}}\n"
+    )
+    t0 = time.perf_counter()
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["audit", str(tmp_path / "audit.yaml"), "--out", str(out)])
+    srv.close()
+    assert time.perf_counter() - t0 < 10
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2, text
+    assert f"tcp://127.0.0.1:{port}" in text and "internal error" not in text
+    assert not out.exists()

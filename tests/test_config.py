@@ -3,6 +3,7 @@ defaults, paths relative to the file, and the JSON Schema export."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -329,3 +330,39 @@ def test_data_mapping_reads_decimal_commas_and_the_error_suggests_it(tmp_path):
     assert 'decimal: "," needs another delimiter' in error_of(write(tmp_path, bad, "c.yaml"))
     odd = GOOD.replace("data: loans.csv", "data: {path: loans.csv, decimal: ':'}")
     assert "data.decimal: got ':'; expected one of ., ," in error_of(write(tmp_path, odd, "d.yaml"))
+
+
+# ---------------------------------------------------------------------- issue 19 item 8
+@pytest.mark.parametrize(
+    "address, message",
+    [
+        ("bogus://h:1", "the scheme 'bogus' is not one of tcp, tls, ucx"),
+        ("http://127.0.0.1:8787", "the scheme 'http' is not one of tcp, tls, ucx"),
+        ("tcp://", "names no host"),
+        ("no-such-scheduler.json", "neither a scheduler address .* nor an existing scheduler"),
+    ],
+)
+def test_compute_address_is_checked_when_the_configuration_loads(tmp_path, address, message):
+    text = GOOD + f"compute: {{backend: dask, address: '{address}'}}\n"
+    err = error_of(write(tmp_path, text))
+    assert re.search(message, err), err
+    assert "compute.address" in err and address in err
+
+
+def test_compute_address_accepts_schemes_and_a_scheduler_file_beside_the_config(tmp_path):
+    for address in ("tcp://10.0.0.5:8786", "tls://h:8786", "ucx://h:13337"):
+        cfg = load_config(write(tmp_path, GOOD + f"compute: {{address: '{address}'}}\n"))
+        assert cfg.compute.address == address and cfg.compute.timeout == 30.0
+    (tmp_path / "scheduler.json").write_text('{"address": "tcp://127.0.0.1:1"}')
+    text = GOOD + "compute: {backend: dask, address: scheduler.json, timeout: 2.5}\n"
+    cfg = load_config(write(tmp_path, text))
+    backend = cfg.compute.build()
+    assert backend.address == str(tmp_path.resolve() / "scheduler.json")
+    assert backend.timeout == 2.5
+    assert cfg.resolved()["compute"]["address"] == "scheduler.json"  # as written
+
+
+@pytest.mark.parametrize("timeout", [0, -1, 1e9])
+def test_compute_timeout_is_bounded(tmp_path, timeout):
+    err = error_of(write(tmp_path, GOOD + f"compute: {{timeout: {timeout}}}\n"))
+    assert "timeout" in err

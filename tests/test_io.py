@@ -1,4 +1,6 @@
 import json
+import os
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -113,18 +115,21 @@ def test_manifest_keeps_a_file_the_user_changed_since_primafacie_wrote_it(tmp_pa
     assert (out / "ranking_EE.csv").read_text() == "v1 + my annotations\n"
 
 
-def test_manifest_never_removes_the_run_s_own_input(tmp_path):
+def test_an_input_inside_the_output_folder_is_refused_before_anything_moves(tmp_path):
     """principal --repair writes repaired_decisions.csv; auditing that file with --out at the
-    same folder (without --repair) must not delete the input being audited."""
+    same folder is refused (issue 19: a rerun could overwrite or remove its own input)."""
+    from primafacie.errors import InputError
     from primafacie.io import atomic_output_dir
 
     out = tmp_path / "out"
     with atomic_output_dir(out, owner="principal") as stage:
         (stage / "summary.csv").write_text("v1\n")
         (stage / "repaired_decisions.csv").write_text("data\n")
-    with atomic_output_dir(out, owner="principal", keep=[out / "repaired_decisions.csv"]) as stage:
-        (stage / "summary.csv").write_text("v2\n")
-    assert (out / "repaired_decisions.csv").read_text() == "data\n"
+    before = _files(out)
+    with pytest.raises(InputError, match="holds the input .*repaired_decisions.csv"):
+        with atomic_output_dir(out, owner="principal", keep=[out / "repaired_decisions.csv"]):
+            pytest.fail("the body must not run")
+    assert _files(out) == before
 
 
 def test_manifest_does_not_follow_a_symlink_to_a_user_file(tmp_path):
@@ -362,3 +367,224 @@ def test_csv_text_cells_that_start_a_formula_get_a_quote_numbers_do_not(tmp_path
     path = atomic_write_table(tmp_path / "t.csv", df)
     first = path.read_text().splitlines()[1]
     assert first.startswith("'=1+2,-1.5,'=x,1")
+
+
+# ---------------------------------------------------------------------- issue 19: any signal
+_WRITE_NEW = """
+def _write_new(stage):
+    (stage / "tables").mkdir()
+    (stage / "tables" / "a.csv").write_text("new a\\n")
+    (stage / "tables" / "c.csv").write_text("new c\\n")
+    (stage / "extra").mkdir()
+    (stage / "extra" / "x.txt").write_text("new x\\n")
+    (stage / "report.html").write_text("new report\\n")
+"""
+exec(_WRITE_NEW)  # the new files, written alike in the test and in its subprocess
+
+_SWAP_SCRIPT = r"""
+import os, signal, sys, time
+from pathlib import Path
+
+import primafacie.io as pio
+from primafacie.commands._common import guarded
+
+out, at, how = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+
+
+def hook(step):
+    if step != at:
+        return
+    pid = os.getpid()
+    if how == "SIGTERM":
+        os.kill(pid, signal.SIGTERM)
+    elif how == "SIGINT2":  # two Ctrl-C 1 ms apart
+        os.kill(pid, signal.SIGINT)
+        time.sleep(0.001)
+        os.kill(pid, signal.SIGINT)
+    elif how == "SIGKILL":
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.05)  # paused inside the swap while the signal lands
+
+
+pio._swap_hook = hook
+
+
+@guarded
+def main():
+    with pio.atomic_output_dir(out, owner="audit") as stage:
+        _write_new(stage)
+
+
+{write_new}
+
+try:
+    main()
+except Exception as exc:  # typer.Exit from guarded
+    sys.exit(getattr(exc, "exit_code", 99))
+""".replace("{write_new}", _WRITE_NEW)
+
+
+def _write_old(stage):
+    (stage / "tables").mkdir()
+    (stage / "tables" / "a.csv").write_text("old a\n")
+    (stage / "tables" / "b.csv").write_text("old b\n")
+    (stage / "report.html").write_text("old report\n")
+
+
+def _old_and_new(tmp_path):
+    """The folder's files before and after a complete run of the script (run in-process),
+    and the names of the swap's steps."""
+    import primafacie.io as pio
+
+    ref = tmp_path / "ref"
+    with pio.atomic_output_dir(ref, owner="audit") as stage:
+        _write_old(stage)
+    (ref / "mine.txt").write_text("the user's\n")
+    old = _files(ref)
+    steps: list[str] = []
+    pio._swap_hook = steps.append
+    try:
+        with pio.atomic_output_dir(ref, owner="audit") as stage:
+            _write_new(stage)  # noqa: F821 - defined by exec above
+    finally:
+        pio._swap_hook = None
+        pio.committed_outputs.clear()
+    return old, _files(ref), steps
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT2", "SIGKILL"])
+def test_a_signal_at_any_step_of_the_swap_leaves_exactly_old_or_exactly_new(tmp_path, how):
+    """Issue 19 item 7: a signal at each step of the swap (SIGTERM; two SIGINTs 1 ms apart;
+    SIGKILL, then the next run's recovery) leaves exactly the old or exactly the new files,
+    and the CLI message says which."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    import primafacie.io as pio
+
+    old, new, steps = _old_and_new(tmp_path)
+    assert old != new and {"planned", "moved", "committed"} <= set(steps)
+    assert any(s.startswith("out ") for s in steps) and any(s.startswith("in ") for s in steps)
+    env = {**os.environ, "PYTHONPATH": str(Path(pio.__file__).parents[1])}
+    procs = {}
+    for i, step in enumerate(steps):  # one process per step, all at once (CI time)
+        out = tmp_path / f"case-{i}" / "out"
+        with pio.atomic_output_dir(out, owner="audit") as stage:
+            _write_old(stage)
+        (out / "mine.txt").write_text("the user's\n")
+        assert _files(out) == old
+        procs[step] = (
+            out,
+            subprocess.Popen(
+                [sys.executable, "-c", _SWAP_SCRIPT, str(out), step, how],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            ),
+        )
+    for step, (out, proc) in procs.items():
+        _, err = proc.communicate(timeout=120)
+        err = " ".join(err.decode().split())
+        if how == "SIGKILL":
+            assert proc.returncode == -signal.SIGKILL, (step, err)
+            pio.clean_stale_staging(out)  # what the next run does first
+            expected = new if step == "committed" else old
+        else:
+            assert proc.returncode == (143 if how == "SIGTERM" else 130), (step, err)
+            assert "Traceback" not in err
+            expected = new  # the signal waited for the swap to finish
+            assert "nothing was written" not in err and "written completely" in err, err
+        assert _files(out) == expected, (how, step)
+        assert sorted(p.name for p in out.parent.iterdir()) == ["out"], (how, step)
+        shutil.rmtree(out.parent)
+
+
+def test_recovery_from_a_journal_is_idempotent(tmp_path):
+    """A recovery interrupted and run again (here: run twice on a swap killed halfway) still
+    gives exactly the old files."""
+    import primafacie.io as pio
+
+    out = tmp_path / "out"
+    with pio.atomic_output_dir(out, owner="audit") as stage:
+        _write_old(stage)
+    old = _files(out)
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    (stage / "report.html").write_text("new\n")
+    (stage / "z.csv").write_text("new\n")
+    backup = tmp_path / f".out.backup-{_dead_pid()}-x1"
+    backup.mkdir()
+    plan = pio._plan_swap(stage, out, ["report.html", "z.csv"], ["tables/b.csv"])
+    pio._write_journal(backup, plan)
+
+    def stop(step):
+        if step == "in z.csv":
+            raise KeyboardInterrupt
+
+    pio._swap_hook = stop
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pio._apply_swap(stage, out, backup, plan)
+    finally:
+        pio._swap_hook = None
+    assert _files(out) != old
+    pio._rollback(out, backup, plan)  # a first recovery, then the next run's
+    assert pio.clean_stale_staging(out) == [backup]
+    assert _files(out) == old
+
+
+def test_signals_are_deferred_and_delivered_once_after_the_block():
+    import signal
+
+    import primafacie.io as pio
+
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
+    try:
+        with pio._signals_deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert seen == []
+        assert seen == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_symlinked_folder_inside_out_is_refused_before_any_work(tmp_path):
+    from primafacie.errors import InputError
+    from primafacie.io import atomic_output_dir, check_output_dir
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    (out / "dossiers").mkdir(parents=True)
+    (out / "dossiers" / "tables").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(InputError, match="dossiers/tables, a symlink to a folder"):
+        check_output_dir(out)
+    with pytest.raises(InputError, match="a symlink to a folder"):
+        with atomic_output_dir(out, owner="audit"):
+            pytest.fail("the body must not run")
+    assert list(elsewhere.iterdir()) == []
+    (out / "dossiers" / "tables").unlink()
+    (out / "link.txt").symlink_to(tmp_path / "nowhere")  # a file link is not followed
+    assert check_output_dir(out) == out
+
+
+def test_a_symlink_appearing_during_the_run_is_refused_at_the_swap(tmp_path):
+    """The check before work can be raced; the swap's plan checks again, before any move."""
+    from primafacie.errors import InputError
+    from primafacie.io import atomic_output_dir
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(InputError, match="does not write through symlinks"):
+        with atomic_output_dir(out, owner="audit") as stage:
+            (stage / "tables").mkdir()
+            (stage / "tables" / "t.csv").write_text("1\n")
+            (out / "tables").symlink_to(elsewhere, target_is_directory=True)
+    assert list(elsewhere.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "out"]

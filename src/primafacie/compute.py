@@ -29,7 +29,17 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["Backend", "get_backend", "map_chunks", "chunk_slices", "close_dask_clients"]
+__all__ = [
+    "Backend",
+    "get_backend",
+    "map_chunks",
+    "chunk_slices",
+    "close_dask_clients",
+    "check_address",
+]
+
+#: Schemes of a Dask scheduler address primafacie connects to.
+SCHEMES = ("tcp", "tls", "ucx")
 
 #: Sentinel of :meth:`Backend.map`: no shared input (``None`` is a valid shared value).
 _NOTHING: Any = object()
@@ -51,12 +61,22 @@ class Backend:
     retries
         Dask only: how many times a task that raised is re-run before the run fails (tasks lost
         with a dead worker are re-run by the scheduler regardless).
+    timeout
+        Dask with an ``address`` only: seconds allowed for the whole connection (connect and
+        handshake) before the run is refused with an error naming the address.
     """
 
     kind: str = "local"
     n_jobs: int = 1
     address: str | None = None
     retries: int = 3
+    timeout: float = 30.0
+
+    def connect(self) -> None:
+        """Reach the cluster now (Dask with an ``address``), so that a wrong address or a
+        server that is not a Dask scheduler fails before any work, within ``timeout``."""
+        if self.kind == "dask" and self.address:
+            _dask_client(self.address, self.n_jobs, self.timeout)
 
     def map(
         self, fn: Callable[..., Any], items: Sequence[Any], shared: Any = _NOTHING
@@ -114,7 +134,7 @@ class Backend:
         if self.kind == "dask":
             if not items:
                 return
-            client = _dask_client(self.address, self.n_jobs)
+            client = _dask_client(self.address, self.n_jobs, self.timeout)
             if shared is _NOTHING:
                 futures = client.map(fn, items, pure=False, retries=self.retries)
             else:
@@ -138,11 +158,92 @@ def _with_shared(item: Any, fn: Callable[..., Any], shared: Any) -> Any:
 _CLIENTS: dict[tuple[str | None, int], Any] = {}
 
 
-def _dask_client(address: str | None, n_jobs: int) -> Any:
+def check_address(address: str) -> str:
+    """``address`` when it can name a Dask scheduler: ``tcp://``, ``tls://`` or ``ucx://`` with a
+    host, or no scheme at all (the path of a scheduler file, checked where it is resolved).
+
+    Raises
+    ------
+    InputError
+        Another scheme, or a scheme without a host; the message names the address.
+
+    Examples
+    --------
+    >>> check_address("tcp://10.0.0.5:8786")
+    'tcp://10.0.0.5:8786'
+    >>> check_address("bogus://h:1")
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: compute.address 'bogus://h:1': the scheme 'bogus' is not ...
+    """
+    if "://" not in address:
+        return address
+    scheme, _, rest = address.partition("://")
+    if scheme not in SCHEMES:
+        raise InputError(
+            f"compute.address {address!r}: the scheme {scheme!r} is not one of "
+            f"{', '.join(SCHEMES)} (e.g. tcp://host:8786), nor is it the path of a scheduler file"
+        )
+    if not rest.strip("/"):
+        raise InputError(f"compute.address {address!r} names no host (e.g. {scheme}://host:8786)")
+    return address
+
+
+def _connect(address: str, timeout: float) -> Any:
+    """A Client of the scheduler at ``address`` (or described by the scheduler file
+    ``address``), connected and handshaken within ``timeout`` seconds.
+
+    Dask's own timeout covers the connect only: a server that accepts and never answers holds
+    the handshake forever, and one that answers in another protocol (HTTP) makes Dask read its
+    reply as a frame length (a MemoryError of exabytes). So the whole Client is made in a
+    thread with a deadline, and any failure is bad input naming the address.
+    """
+    import threading
+
+    from distributed import Client
+
+    box: dict[str, Any] = {}
+    # Dask's own connect timeout a little shorter, so a refused connection reports its reason
+    connect = 0.8 * timeout
+
+    def attempt() -> None:
+        try:
+            if "://" in address:
+                client = Client(address, timeout=connect, set_as_default=False)
+            else:
+                client = Client(scheduler_file=address, timeout=connect, set_as_default=False)
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller below
+            box["error"] = exc
+            return
+        box["client"] = client
+        if box.get("abandoned"):  # connected after the deadline: nobody will use it
+            client.close()
+
+    worker = threading.Thread(target=attempt, name="primafacie-dask-connect", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if "client" in box:
+        return box["client"]
+    hint = "is a Dask scheduler listening there? (compute.address, compute.timeout)"
+    if "error" not in box:
+        box["abandoned"] = True
+        raise InputError(
+            f"the Dask scheduler at {address!r} did not complete the handshake within "
+            f"{timeout:g} s; {hint}"
+        )
+    exc = box["error"]
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, MemoryError):  # a reply read as a frame length: not the Dask protocol
+        detail = "the server's reply is not the Dask protocol"
+    raise InputError(f"cannot connect to the Dask scheduler at {address!r}: {detail}; {hint}")
+
+
+def _dask_client(address: str | None, n_jobs: int, timeout: float = 30.0) -> Any:
     """A Dask client, created once per (address, workers) and closed at interpreter exit.
 
     Without an address a ``LocalCluster`` of worker *processes* is started (``n_jobs`` of them,
-    at least 2), so the distributed path is exercised exactly as on a real cluster.
+    at least 2), so the distributed path is exercised exactly as on a real cluster. With an
+    address, the connection and handshake must complete within ``timeout`` seconds.
     """
     key = (address, n_jobs)
     client = _CLIENTS.get(key)
@@ -155,10 +256,7 @@ def _dask_client(address: str | None, n_jobs: int) -> Any:
             "the dask backend needs the [dask] extra: pip install 'primafacie[dask]'"
         ) from exc
     if address:
-        try:
-            client = Client(address, timeout="3s")
-        except OSError as exc:
-            raise InputError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from exc
+        client = _connect(check_address(address), timeout)
     else:
         cluster = LocalCluster(
             n_workers=max(2, n_jobs), threads_per_worker=1, processes=True, dashboard_address=":0"

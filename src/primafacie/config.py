@@ -34,6 +34,7 @@ from pydantic import (
     PrivateAttr,
     ValidationError,
     create_model,
+    field_validator,
     model_validator,
 )
 
@@ -149,6 +150,17 @@ class ComputeSpec(_Strict):
     address: Optional[str] = None
     n_jobs: int = Field(1, ge=1)
     retries: int = Field(3, ge=0)
+    timeout: float = Field(30.0, gt=0, le=3600)
+    #: ``address`` when it names a scheduler file: resolved against the configuration's folder
+    _scheduler_file: Optional[Path] = PrivateAttr(default=None)
+
+    @field_validator("address")
+    @classmethod
+    def _known_scheme(cls, value: Optional[str]) -> Optional[str]:
+        # a scheme Dask does not know fails deep inside it ("internal error"); say it here
+        from .compute import check_address
+
+        return None if value is None else check_address(value)
 
     def build(self) -> Any:
         """The :mod:`primafacie.compute` backend, or None for the plain local default."""
@@ -156,7 +168,10 @@ class ComputeSpec(_Strict):
             return None
         from .compute import get_backend
 
-        return get_backend(self.model_dump())
+        spec = self.model_dump()
+        if self._scheduler_file is not None:
+            spec["address"] = str(self._scheduler_file)
+        return get_backend(spec)
 
 
 class AuditConfig(_Strict):
@@ -225,6 +240,16 @@ class AuditConfig(_Strict):
                 raise ValueError(
                     f"[analyses.{a.name}] analyses.{a.name} needs outcome: the ground-truth column"
                 )
+        address = self.compute.address
+        if address is not None and "://" not in address:
+            full = self.resolve(address)
+            if not full.is_file():
+                raise ValueError(
+                    f"[compute.address] compute.address {address!r} is neither a scheduler "
+                    "address (tcp://host:port, tls://host:port, ucx://host:port) nor an "
+                    f"existing scheduler file ({full} not found)"
+                )
+            self.compute._scheduler_file = full
         return self
 
     # ------------------------------------------------------------------ helpers
@@ -765,7 +790,10 @@ KEY_DESCRIPTIONS = {
     "CausalSpec.clip": "Per node [low, high] limits of the counterfactual values.",
     "CausalSpec.round": "Per node number of decimals of the counterfactual values.",
     "ComputeSpec.backend": "local (numpy) or dask (distributed).",
-    "ComputeSpec.address": "Address of a running dask scheduler (default: a local cluster).",
+    "ComputeSpec.address": "Address of a running dask scheduler: tcp://, tls:// or ucx://host:port, "
+    "or the path of its scheduler file (default: a local cluster).",
+    "ComputeSpec.timeout": "Seconds allowed for the whole connection to the dask scheduler "
+    "(connect and handshake); a server that does not answer as a scheduler in time is an error.",
     "ComputeSpec.n_jobs": "Local worker threads.",
     "ComputeSpec.retries": "Dask: re-runs of a task that raised before the audit fails.",
 }

@@ -8,8 +8,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import tempfile
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -174,8 +176,9 @@ def _stale_file(root: Path, rel: str, sha: str | None, keep: set[Path]) -> Path 
 
 
 #: Sibling folders of an output folder ``out``: ``.out.staging-<pid>-<random>`` receives the
-#: run's files, ``.out.backup-<pid>-<random>`` holds the replaced files during the swap.
-_SIDE_RE = r"\.{name}\.(staging|backup)-(\d+)-[A-Za-z0-9_]+"
+#: run's files, ``.out.backup-<pid>-<random>`` holds the journal and the replaced files during
+#: the swap, and is renamed ``.out.done-<pid>-<random>`` when the swap commits.
+_SIDE_RE = r"\.{name}\.(staging|backup|done)-(\d+)-[A-Za-z0-9_]+"
 
 
 def _pid_alive(pid: int) -> bool:
@@ -199,14 +202,34 @@ def _move_tree(src: Path, dst: Path) -> None:
             os.replace(item, target)
 
 
-def clean_stale_staging(path: str | os.PathLike) -> list[Path]:
-    """Remove the staging folders a killed run into ``path`` left beside it.
+def _recover_backup(side: Path, path: Path) -> bool:
+    """Roll back the swap a killed run left half done; True when ``side`` can be removed.
 
-    A folder ``.<name>.staging-<pid>-*`` whose process is gone is deleted. A
-    ``.<name>.backup-<pid>-*`` of a dead process means the run was killed while it swapped its
-    files in: the backed-up (previous) files are moved back first, so the folder returns to its
-    previous owned files as far as they were replaced. Folders of live processes (a concurrent
-    run) are left alone.
+    With a journal the old files go back as planned (:func:`_rollback`). A folder with neither
+    journal nor moved files was left before the first move; one in the layout of earlier
+    versions (old files at its top) is moved back whole. A folder whose journal cannot be read
+    but holds files is kept: they may be the only copy of an old output.
+    """
+    plan = _read_journal(side)
+    if plan is not None:
+        _rollback(path, side, plan)
+        return not any(p.is_file() or p.is_symlink() for p in (side / _FILES).rglob("*"))
+    if (side / _JOURNAL).exists() or (side / _FILES).exists():
+        return False
+    if not (side / (_JOURNAL + ".tmp")).exists():
+        with contextlib.suppress(OSError):
+            _move_tree(side, path)
+    return True
+
+
+def clean_stale_staging(path: str | os.PathLike) -> list[Path]:
+    """Remove the side folders a killed run into ``path`` left beside it.
+
+    A folder ``.<name>.staging-<pid>-*`` or ``.<name>.done-<pid>-*`` (a committed swap) whose
+    process is gone is deleted. A ``.<name>.backup-<pid>-*`` of a dead process means the run
+    was killed during its swap, before the commit: the old files are put back from its
+    journal, so ``path`` holds exactly its previous files again. Folders of live processes (a
+    concurrent run) are left alone.
 
     Returns
     -------
@@ -223,12 +246,39 @@ def clean_stale_staging(path: str | os.PathLike) -> list[Path]:
         m = pattern.match(side.name)
         if not m or not side.is_dir() or side.is_symlink() or _pid_alive(int(m.group(2))):
             continue
-        if m.group(1) == "backup":
-            with contextlib.suppress(OSError):
-                _move_tree(side, path)
-        shutil.rmtree(side, ignore_errors=True)
+        with _signals_deferred():  # a recovery is a swap back: not to be cut in two either
+            if m.group(1) == "backup" and not _recover_backup(side, path):
+                continue
+            shutil.rmtree(side, ignore_errors=True)
         removed.append(side)
     return removed
+
+
+#: At most this many entries of an existing output folder are scanned for symlinked folders
+#: (an output folder holds a few thousand files; a larger one is not primafacie's).
+_SCAN_LIMIT = 100_000
+
+
+def _symlinked_folder(root: Path) -> Path | None:
+    """The first symlink to a folder inside ``root`` (links are not followed; hidden folders,
+    where primafacie writes nothing, are not entered), or None."""
+    stack, seen = [root], 0
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > _SCAN_LIMIT:
+                return None
+            if entry.is_symlink():
+                if entry.is_dir():  # follows the link: is its target a folder?
+                    return Path(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+                stack.append(Path(entry.path))
+    return None
 
 
 def check_output_dir(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> Path:
@@ -249,8 +299,9 @@ def check_output_dir(path: str | os.PathLike, inputs: Iterable[str | os.PathLike
     Raises
     ------
     InputError
-        When ``path`` is an input file of the run, an existing file (not a folder), or a
-        folder that cannot be created or written to; the message names the path.
+        When ``path`` is an input file of the run or holds one, is an existing file (not a
+        folder), holds a symlink to a folder, or cannot be created or written to; the
+        message names the path.
 
     Examples
     --------
@@ -270,13 +321,28 @@ def check_output_dir(path: str | os.PathLike, inputs: Iterable[str | os.PathLike
     path = Path(path)
     resolved = path.resolve()
     for item in inputs:
-        if item is not None and Path(item).resolve() == resolved:
+        if item is None:
+            continue
+        full = Path(item).resolve()
+        if full == resolved:
             raise InputError(
                 f"--out {path} is the input file {item}; choose a folder for the outputs "
                 "(inputs are never overwritten)"
             )
+        if resolved in full.parents:
+            raise InputError(
+                f"--out {path} holds the input {item}; an output folder may not contain the "
+                "run's inputs (a rerun could overwrite or remove them): move the input out or "
+                "choose another folder"
+            )
     if path.exists() and not path.is_dir():
         raise InputError(f"--out {path} is an existing file, not a folder; choose a folder")
+    link = _symlinked_folder(path) if path.is_dir() else None
+    if link is not None:
+        raise InputError(
+            f"--out {path} holds {link}, a symlink to a folder; outputs written through it "
+            "would land outside --out: remove the link or choose another folder"
+        )
     existing = resolved
     while not existing.exists():
         existing = existing.parent
@@ -291,67 +357,201 @@ def check_output_dir(path: str | os.PathLike, inputs: Iterable[str | os.PathLike
     return path
 
 
-def _swap_in(
-    stage: Path, path: Path, written: list[str], stale: list[str], owner_manifest: Any
-) -> None:
-    """Replace the owned files of ``path`` by the staged ones, all or nothing.
+#: Test hook: called with the name of each step of the swap ("planned", "out <rel>",
+#: "in <rel>", "moved", "committed"), so a test can pause there or send a signal.
+_swap_hook: Callable[[str], None] | None = None
 
-    The files about to be replaced or removed (and the manifest) are first moved into a
-    backup folder beside ``path``; then the staged files are moved in and the manifest
-    written. Any failure (including KeyboardInterrupt) moves everything back.
+#: Output folders whose swap committed in this process (the CLI says what was written when
+#: it is interrupted afterwards; it clears the list when a command starts).
+committed_outputs: list[Path] = []
+
+#: Inside a backup folder: the journal (the plan of the swap) and the moved-out old files.
+_JOURNAL = "journal.json"
+_FILES = "files"
+
+#: Signals held back during the swap and delivered once it is over.
+_DEFERRED = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def _step(name: str) -> None:
+    if _swap_hook is not None:
+        _swap_hook(name)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back in the block; deliver each one caught after it.
+
+    A signal cannot then land between two moves of a swap (or of its rollback). Only the main
+    thread receives signals, so elsewhere this does nothing.
     """
-    backup = Path(
-        tempfile.mkdtemp(
-            prefix=f".{path.resolve().name}.backup-{os.getpid()}-", dir=path.resolve().parent
-        )
-    )
-    existed = path.exists()
-    created: list[Path] = []
-    moved_in: list[Path] = []
-    moved_out: list[tuple[Path, Path]] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {}
+    for sig in _DEFERRED:
+        handler = signal.getsignal(sig)
+        if handler is None:  # installed outside Python: cannot be restored, leave it
+            continue
+        previous[sig] = handler
+        signal.signal(sig, lambda signum, frame: caught.append(signum))
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        for rel in [*written, *stale, MANIFEST if owner_manifest is not None else None]:
-            if rel is None:
-                continue
-            old = path / rel
-            if old.is_file() or old.is_symlink():
-                dst = backup / rel
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(old, dst)
-                moved_out.append((dst, old))
-        for rel in written:
-            target = path / rel
-            parent = target.parent
-            missing = []
-            while not parent.exists():
-                missing.append(parent)
-                parent = parent.parent
-            target.parent.mkdir(parents=True, exist_ok=True)
-            created.extend(reversed(missing))
-            os.replace(stage / rel, target)
-            moved_in.append(target)
-        if owner_manifest is not None:
-            atomic_write_text(
-                path / MANIFEST, json.dumps(owner_manifest, indent=1, sort_keys=True) + "\n"
-            )
-            moved_in.append(path / MANIFEST)
-    except BaseException:
-        for target in moved_in:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):  # once each, in the order they came
+            signal.raise_signal(sig)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _plan_swap(stage: Path, path: Path, written: list[str], stale: list[str]) -> dict[str, Any]:
+    """Every move of the swap, decided before the first one: the old files to move out, the
+    folders to create, the staged files to move in. A symlink on the way is refused."""
+    from .errors import InputError
+
+    moved_out, dirs = [], []
+    for rel in dict.fromkeys([*written, *stale]):
+        old = path / rel
+        if old.is_symlink() or old.is_file():
+            moved_out.append(rel)
+    for rel in written:
+        step = path
+        for part in Path(rel).parts[:-1]:
+            step = step / part
+            if step.is_symlink():
+                raise InputError(
+                    f"--out {path}: {step} is a symlink; primafacie does not write through "
+                    "symlinks (remove it or choose another folder)"
+                )
+            if not step.exists():
+                dirs.append(step.relative_to(path).as_posix())
+    return {
+        "version": 1,
+        "existed": path.exists(),
+        "moved_out": moved_out,
+        "dirs": list(dict.fromkeys(dirs)),
+        "moved_in": list(written),
+    }
+
+
+def _write_journal(backup: Path, plan: dict[str, Any]) -> None:
+    """The plan, durable before the first move (a killed run is rolled back from it)."""
+    tmp = backup / (_JOURNAL + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(plan, fh, sort_keys=True)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, backup / _JOURNAL)
+    _fsync_dir(backup)
+
+
+def _read_journal(backup: Path) -> dict[str, Any] | None:
+    try:
+        plan = json.loads((backup / _JOURNAL).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return plan if isinstance(plan, dict) and plan.get("version") == 1 else None
+
+
+def _apply_swap(stage: Path, path: Path, backup: Path, plan: dict[str, Any]) -> None:
+    _step("planned")
+    if not plan["existed"]:
+        path.mkdir()
+    for rel in plan["moved_out"]:
+        _step(f"out {rel}")
+        dst = backup / _FILES / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path / rel, dst)
+    for rel in plan["dirs"]:
+        (path / rel).mkdir(exist_ok=True)
+    for rel in plan["moved_in"]:
+        _step(f"in {rel}")
+        os.replace(stage / rel, path / rel)
+    _step("moved")
+
+
+def _safe_rel(rel: Any) -> bool:
+    """A journal entry names a path inside the folder (a tampered journal reaches nothing else)."""
+    if not isinstance(rel, str) or not rel:
+        return False
+    parts = Path(rel).parts
+    return not Path(rel).is_absolute() and ".." not in parts
+
+
+def _rollback(path: Path, backup: Path, plan: dict[str, Any]) -> None:
+    """Put the old files back as the plan describes; safe to repeat after any interruption.
+
+    A file moved in where no old file was is removed; an old file still in the backup goes
+    back over whatever is in its place (``os.replace``: never a moment without a file);
+    folders the swap created are removed when empty.
+    """
+    out = {r for r in plan.get("moved_out", []) if _safe_rel(r)}
+    for rel in reversed(plan.get("moved_in", [])):
+        target = path / rel
+        if _safe_rel(rel) and rel not in out and (target.is_symlink() or target.is_file()):
             with contextlib.suppress(OSError):
                 target.unlink()
-        for dst, old in moved_out:
+    for rel in plan.get("moved_out", []):
+        src = backup / _FILES / rel
+        if _safe_rel(rel) and (src.is_symlink() or src.exists()):
             with contextlib.suppress(OSError):
-                os.replace(dst, old)
-        for folder in reversed(created):
+                os.replace(src, path / rel)
+    for rel in reversed(plan.get("dirs", [])):
+        if _safe_rel(rel):
             with contextlib.suppress(OSError):
-                folder.rmdir()
-        if not existed:
-            with contextlib.suppress(OSError):
-                path.rmdir()
-        raise
-    finally:
-        shutil.rmtree(backup, ignore_errors=True)
+                (path / rel).rmdir()
+    if not plan.get("existed", True):
+        with contextlib.suppress(OSError):
+            path.rmdir()
+
+
+def _swap_in(stage: Path, path: Path, written: list[str], stale: list[str]) -> None:
+    """Replace the owned files of ``path`` by the staged ones, all or nothing, under any signal.
+
+    A journal (the plan of every move) is written and fsynced into a backup folder beside
+    ``path`` before the first move. The files about to be replaced or removed are moved into
+    that backup folder, then the staged files (the manifest among them) are moved in; renaming
+    the backup folder to ``.<name>.done-*`` is the commit. SIGINT, SIGTERM and SIGHUP are
+    deferred for the whole swap and delivered after it. A failure before the commit (an
+    exception here, or a kill: then the next run, see :func:`clean_stale_staging`) is rolled
+    back from the journal, so ``path`` holds exactly the old or exactly the new files.
+    """
+    root = path.resolve()
+    with _signals_deferred():
+        backup = Path(
+            tempfile.mkdtemp(prefix=f".{root.name}.backup-{os.getpid()}-", dir=root.parent)
+        )
+        try:
+            plan = _plan_swap(stage, path, written, stale)
+            _write_journal(backup, plan)
+        except BaseException:
+            shutil.rmtree(backup, ignore_errors=True)  # nothing was moved yet
+            raise
+        try:
+            _apply_swap(stage, path, backup, plan)
+        except BaseException:
+            _rollback(path, backup, plan)
+            left = [p for p in (backup / _FILES).rglob("*") if p.is_file() or p.is_symlink()]
+            if not left:  # else the next run puts them back (the journal stays)
+                shutil.rmtree(backup, ignore_errors=True)
+            raise
+        done = backup.with_name(backup.name.replace(".backup-", ".done-", 1))
+        os.rename(backup, done)  # the commit point: from here the new files stand
+        _fsync_dir(root.parent)
+        committed_outputs.append(path)
+        _step("committed")
+        shutil.rmtree(done, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -362,13 +562,13 @@ def atomic_output_dir(
 ) -> Iterator[Path]:
     """Yield a staging folder; on success its files replace the owned files of ``path`` at once.
 
-    At entry ``path`` is checked with :func:`check_output_dir` (``keep`` are the inputs) and
-    staging folders a killed run left beside ``path`` are removed
-    (:func:`clean_stale_staging`). The run writes into ``.<name>.staging-<pid>-*`` beside
-    ``path``. On success every file that will be replaced or removed is moved into a backup
-    folder, then the staged files are moved in and the manifest written; a failure during
-    this swap moves the backup back. On any exception in the body the staging folder is
-    removed and ``path`` is left as it was, so a failed run never leaves a half-written
+    At entry ``path`` is checked with :func:`check_output_dir` (``keep`` are the inputs: none
+    may lie inside ``path``) and the side folders a killed run left beside ``path`` are rolled
+    back or removed (:func:`clean_stale_staging`). The run writes into
+    ``.<name>.staging-<pid>-*`` beside ``path``. On success the staged files are swapped in
+    by :func:`_swap_in` (journalled, signals deferred): ``path`` then holds exactly the old or
+    exactly the new files whatever happens. On any exception in the body the staging folder
+    is removed and ``path`` is left as it was, so a failed run never leaves a half-written
     output folder behind (all or nothing).
 
     With ``owner`` (the command's name), the files written are listed in ``path``'s
@@ -377,7 +577,7 @@ def atomic_output_dir(
     next to stale tables of a previous run. Files of other owners and files primafacie did not
     write are kept, and so are a file changed since it was written (its SHA-256 differs: it is
     the user's now), a file reached through a symlink, a file another owner rewrote since, and
-    the files in ``keep`` (the run's inputs, e.g. a table it wrote before and now audits).
+    the files in ``keep`` (the run's inputs).
     """
     path = Path(path)
     keep = [k for k in keep if k is not None]
@@ -412,7 +612,11 @@ def atomic_output_dir(
                     manifest[other] = {f: h for f, h in files.items() if f not in hashes}
             manifest[owner] = hashes
             manifest = {k: v for k, v in manifest.items() if v}
-        _swap_in(stage, path, written, stale, manifest)
+            # staged like any output, so it moves in (and back) with the files it lists
+            (stage / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+            os.chmod(stage / MANIFEST, 0o666 & ~_UMASK)
+            written.append(MANIFEST)
+        _swap_in(stage, path, written, stale)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 

@@ -209,3 +209,27 @@ def test_parquet_folder_gives_the_same_audit_as_csv(demo_dir, tmp_path):
     assert docs["parquet"] == docs["csv"]
     assert len(tables["csv"]) > 10
     assert tables["parquet"] == tables["csv"]
+
+
+# ---------------------------------------------------------------------- issue 19 item 7
+@pytest.mark.parametrize("command", ["audit", "certainty"])
+def test_a_model_file_inside_out_is_refused_and_left_alone(demo_dir, tmp_path, command):
+    """Every path the configuration names is an input: a model file inside --out is exit 2
+    (for audit before any analysis runs), and nothing in --out changes."""
+    import shutil
+
+    out = tmp_path / "out"
+    out.mkdir()
+    model = next((demo_dir / "inputs").glob("lr.*"))
+    shutil.copy(model, out / model.name)
+    path = _cheap_config(demo_dir, tmp_path)
+    cfg = yaml.safe_load(path.read_text())
+    cfg["decision"] = {**cfg["decision"], "model": str(out / model.name)}
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    args = [command, str(path)] if command == "audit" else [command, "--config", str(path)]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2, text
+    assert f"holds the input {out / model.name}" in text
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -160,16 +160,17 @@ def test_reproduce_student_higher_cross_cells(require_data, data_dir, tmp_path):
     assert {"female&rural", "male&urban", "female", "urban"} <= labels
 
 
-def test_rerun_on_its_own_repaired_decisions_keeps_that_input(table, tmp_path):
-    """--out at the folder of the audited file: the manifest must not delete the input
-    (repaired_decisions.csv, written by an earlier --repair run) when the rerun skips --repair."""
+def test_rerun_on_its_own_repaired_decisions_is_refused_and_keeps_that_input(table, tmp_path):
+    """--out at the folder of the audited file (repaired_decisions.csv, written by an earlier
+    --repair run): an input inside --out is refused before any work (issue 19), exit 2."""
     out = tmp_path / "out"
     assert runner.invoke(app, _args(table, out, "--repair")).exit_code == 0
     repaired = out / "repaired_decisions.csv"
     before = repaired.read_bytes()
     args = ["principal", "--data", str(repaired), "--protected", "A=0", "--outcome", "S"]
     res = runner.invoke(app, [*args, "--decision", "S_repaired_def1", "--out", str(out)])
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 2, res.output
+    assert "holds the input" in " ".join(res.output.split())
     assert repaired.read_bytes() == before
 
 

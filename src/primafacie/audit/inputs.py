@@ -16,7 +16,7 @@ from ..data import AuditData, parquet_files
 from ..errors import InputError
 from ..io import sha256_file
 
-__all__ = ["versions", "input_files", "data_info", "provenance", "check_date"]
+__all__ = ["versions", "input_files", "input_paths", "data_info", "provenance", "check_date"]
 
 _VERSION_PACKAGES = (
     "primafacie", "numpy", "pandas", "scipy", "scikit-learn", "mlxtend", "matplotlib", "jinja2",
@@ -32,6 +32,30 @@ def versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[pkg] = "not installed"
     return out
+
+
+def input_paths(cfg: AuditConfig, config: str | Path | None = None) -> tuple[Path, ...]:
+    """Every path the audit reads (the configuration file, its data, every model file, a
+    scheduler file), resolved: none may lie inside the output folder."""
+    paths = [Path(config).resolve()] if config is not None else []
+    paths += [cfg.resolve(path) for _, path in _referenced(cfg)]
+    address = cfg.compute.address
+    if address is not None and "://" not in address:
+        paths.append(cfg.resolve(address))
+    return tuple(dict.fromkeys(paths))
+
+
+def _referenced(cfg: AuditConfig) -> list[tuple[str, Any]]:
+    """(role, path as written) of the data and every model file the configuration names."""
+    items: list[tuple[str, Any]] = [("data", getattr(cfg.data, "path", cfg.data))]
+    if cfg.decision.model is not None:
+        items.append(("decision model", cfg.decision.model))
+    cert = cfg.analyses.certainty
+    if cert is not None:
+        for name, dm in cert.decision_makers.items():
+            if dm.model is not None:
+                items.append((f"decision-maker {name}", dm.model))
+    return items
 
 
 def input_files(cfg: AuditConfig) -> list[dict[str, str]]:

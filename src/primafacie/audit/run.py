@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import AnalysisRun, Context
+from ..budget import check_audit, memory_error_message
 from ..config import AuditConfig
 from ..errors import AnalysisError, InputError
 from ..io import atomic_output_dir, check_output_dir
-from .inputs import check_date, data_info, input_files, provenance, versions
+from .inputs import check_date, data_info, input_files, input_paths, provenance, versions
 from .progress import Stages
 from .registry import ANALYSES, requested
 from .result import AuditResult
@@ -94,6 +95,9 @@ def compute_audit(
     own = stages is None
     if own:
         stages = Stages(stage_names(cfg), progress)
+    backend = cfg.compute.build()
+    if backend is not None:
+        backend.connect()  # a wrong cluster address fails here, before the data are read
     with stages.running() if own else _nullcontext(stages):
         stages.start("load data")
         inputs = input_files(cfg)
@@ -101,6 +105,7 @@ def compute_audit(
         info = data_info(cfg, data)
         for analysis in analyses:  # every requirement of every analysis, before any work
             analysis.check_data(getattr(cfg.analyses, analysis.name), data, cfg)
+        check_audit(cfg, data)  # a run that cannot fit in memory is refused before it starts
         stages.done("load data", f"{data.n} rows")
         scm = None
         if _needs_scm(cfg):
@@ -108,7 +113,6 @@ def compute_audit(
             scm = cfg.causal.build().fit(data)
             stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
         decider = cfg.decider()
-        backend = cfg.compute.build()
         runs: dict[str, AnalysisRun] = {}
         for analysis in analyses:
             name, stage = analysis.name, analysis.stage_name
@@ -126,6 +130,8 @@ def compute_audit(
                 run = analysis.run(getattr(cfg.analyses, name), context)
             except InputError:
                 raise
+            except MemoryError as exc:  # a resource the user sets, not a bug: exit 2
+                raise InputError(memory_error_message(name, exc)) from None
             except Exception as exc:
                 if not keep_going:
                     if isinstance(exc, AnalysisError):
@@ -212,13 +218,13 @@ def run_audit(
     >>> res = run_audit(load_config("out/demo/audit.yaml"), "out/rerun")  # doctest: +SKIP
     >>> res.summary()[["analysis", "status"]]  # doctest: +SKIP
     """
-    check_output_dir(out_dir, (cfg.data_path,))  # before any analysis runs
+    inputs = input_paths(cfg)
+    check_output_dir(out_dir, inputs)  # before any analysis runs: no input inside out_dir
     stages = Stages(stage_names(cfg), progress)
     with stages.running():
         result = compute_audit(cfg, keep_going=keep_going, stages=stages, date=date)
         stages.start("write report")
-        # the audited table may sit in out_dir: it is an input, never a stale output
-        with atomic_output_dir(out_dir, owner="audit", keep=(cfg.data_path,)) as stage:
+        with atomic_output_dir(out_dir, owner="audit", keep=inputs) as stage:
             if extra_files is not None:
                 extra_files(stage)
             files = write_audit(result, stage)

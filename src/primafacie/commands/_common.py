@@ -6,6 +6,7 @@ import contextlib
 import functools
 import os
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -61,13 +62,14 @@ def guarded(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _committed_outputs().clear()
         try:
             with sigterm_as_interrupt():
                 return fn(*args, **kwargs)
         except typer.Exit:
             raise
         except Terminated:
-            err_console.print("terminated; nothing was written")
+            err_console.print(f"terminated; {_what_was_written()}")
             raise typer.Exit(143) from None
         except (InputError, DataMissingError) as exc:
             err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
@@ -85,13 +87,36 @@ def guarded(fn: F) -> F:
         except AnalysisError as exc:
             err_console.print(f"[bold red]analysis failed:[/] {escape(str(exc))}")
             raise typer.Exit(EXIT_ANALYSIS) from None
+        except MemoryError as exc:  # the run is too large for this machine: the user's to fix
+            from ..budget import SETTINGS, memory_error_message
+
+            # a one-analysis command (situation, principal, ...) names its analysis
+            name = getattr(fn, "__name__", "")
+            message = memory_error_message(name if name in SETTINGS else None, exc)
+            err_console.print(f"[bold red]error:[/] {escape(message)}")
+            raise typer.Exit(EXIT_INPUT) from None
         except KeyboardInterrupt:
-            err_console.print("interrupted; nothing was written")
+            err_console.print(f"interrupted; {_what_was_written()}")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - last line of defence: no bare traceback
             return _internal_error(exc)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _committed_outputs() -> list:
+    """The output folders whose swap committed (``primafacie.io`` is not imported for this:
+    when it was never loaded, nothing was written)."""
+    io = sys.modules.get("primafacie.io")
+    return getattr(io, "committed_outputs", []) if io is not None else []
+
+
+def _what_was_written() -> str:
+    """How an interrupted command left its outputs: complete, or untouched."""
+    done = list(dict.fromkeys(str(p) for p in _committed_outputs()))
+    if not done:
+        return "nothing was written"
+    return f"the outputs in {escape(', '.join(done))} had been written completely before it"
 
 
 def _internal_error(exc: BaseException) -> None:

@@ -75,14 +75,14 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         from ..audit import run_audit
-        from ..audit.inputs import check_date
+        from ..audit.inputs import check_date, input_paths
         from ..config import load_config
         from ..io import check_output_dir
 
         date = check_date(date)
         cfg = load_config(config)
         out_dir = out if out is not None else Path(config).resolve().parent / "audit-report"
-        check_output_dir(out_dir, (config, cfg.data_path))  # before any analysis runs
+        check_output_dir(out_dir, input_paths(cfg, config))  # before any analysis runs
         result = run_audit(cfg, out_dir, progress=progress, keep_going=keep_going, date=date)
         print_summary(result)
         if result.failed:

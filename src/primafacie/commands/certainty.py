@@ -124,7 +124,10 @@ def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, Any, dict, list
     """AuditData, engine, decision-makers and input files of ``--config``, as the audit's."""
     cfg, spec = config_section(ctx, config, "certainty", {**_DATA_FLAGS, **_SPEC_FLAGS})
     data = cfg.audit_data()
-    return data, spec.build(data), spec.decision_makers_of(cfg, data), [config, cfg.data_path]
+    from ..audit.inputs import input_paths
+
+    inputs = list(input_paths(cfg, config))  # models and scheduler file too
+    return data, spec.build(data), spec.decision_makers_of(cfg, data), inputs
 
 
 def _write(out: Path, res: Any, fig: Any, inputs: list) -> None:

@@ -114,16 +114,16 @@ def dossier(
     ),
 ) -> None:
     """``primafacie dossier``: parse → build → run → print."""
-    from ..audit.inputs import check_date, input_files, provenance
+    from ..audit.inputs import check_date, input_files, input_paths, provenance
     from ..io import check_output_dir
 
     date = check_date(date)
     cfg, spec, hidden = parse(config, ids, redact)
     out_dir = out if out is not None else Path(config).resolve().parent / "dossiers"
-    check_output_dir(out_dir, (config, cfg.data_path))  # before any analysis runs
+    check_output_dir(out_dir, input_paths(cfg, config))  # before any analysis runs
     prov = provenance(cfg, input_files(cfg), {"audit": int(cfg.seed)}, date)
     book = build_and_run(cfg, spec, ids, hidden)
-    paths = write(book, out_dir, (config, cfg.data_path), prov)
+    paths = write(book, out_dir, input_paths(cfg, config), prov)
     for rec in book.to_frame().itertuples(index=False):
         verdict = "significant" if rec.significant else "not significant"
         console.print(

@@ -146,7 +146,9 @@ def from_config(ctx: typer.Context, config: Path) -> tuple[Any, tuple[Path, ...]
     ANALYSIS.check(spec, cfg)  # before any data is read, as the audit does
     with err_console.status("measuring groups…"):
         run = ANALYSIS.run(spec, Context(config=cfg, data=cfg.audit_data()))
-    return run.results[LABEL], (config, cfg.data_path)
+    from ..audit.inputs import input_paths
+
+    return run.results[LABEL], input_paths(cfg, config)  # models and scheduler file too
 
 
 def from_flags(

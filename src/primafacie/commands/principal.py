@@ -97,7 +97,9 @@ def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favo
 def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, PrincipalSpec, tuple]:
     """AuditData, spec and input files of ``--config`` (the analysis flags are refused)."""
     cfg, spec = config_section(ctx, config, "principal", {**_DATA_FLAGS, **_SPEC_FLAGS})
-    return cfg.audit_data(), spec, (config, cfg.data_path)
+    from ..audit.inputs import input_paths
+
+    return cfg.audit_data(), spec, input_paths(cfg, config)  # models and scheduler file too
 
 
 def _run(pf: Any, data: Any, do_repair: bool) -> tuple[Any, list]:

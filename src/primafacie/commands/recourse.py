@@ -444,7 +444,9 @@ def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: 
     under ``tables/`` too. ``--legacy``/``--loose`` adjust the built engine; ``spec_flags``
     (flags typed that set a key of analyses.recourse, such as ``--n-boot``) are refused."""
     from ..analysis import Context
+    from ..audit.inputs import input_paths
     from ..config import load_config
+    from ..io import check_output_dir
     from ..recourse.analysis import run as run_analysis
     from ..recourse.csc import CSCResult
 
@@ -459,6 +461,7 @@ def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: 
     spec = cfg.analyses.recourse
     if spec is None:
         raise InputError(f"{config}: the configuration has no analyses.recourse section")
+    check_output_dir(out, input_paths(cfg, config))  # before any work: no input inside --out
     with stage_progress() as progress:
         bars = StageBars(progress)
         data = cfg.audit_data()
@@ -471,7 +474,7 @@ def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: 
             for label, r in result.rankings.items()}  # fmt: skip
     stability = run.results.get("rank_stability")
     write_outputs(
-        result, cscs, out, keep=(config, cfg.data_path), tables=run.tables, stability=stability
+        result, cscs, out, keep=input_paths(cfg, config), tables=run.tables, stability=stability
     )
     print_summary(result, out, stability)
 

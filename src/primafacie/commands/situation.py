@@ -361,7 +361,9 @@ def from_config(
     only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
     with err_console.status("situation testing…"):
         result = compute_audit(only)
-    return tests_of(result.runs[ANALYSIS.name].results), (path, cfg.data_path)
+    from ..audit.inputs import input_paths
+
+    return tests_of(result.runs[ANALYSIS.name].results), input_paths(cfg, path)
 
 
 # ---------------------------------------------------------------------- write and print

@@ -75,6 +75,15 @@ def _boot_values(
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+def _require_bootstrap(n_boot: int, cells: int) -> None:
+    """Refuse a bootstrap whose arrays cannot fit in memory, before drawing it."""
+    from ..budget import PRINCIPAL_BYTES_PER_REPLICATE_CELL, SETTINGS, Need, require
+
+    what = f"the bootstrap ({n_boot} replicates x {cells} covariate cells)"
+    need = n_boot * cells * PRINCIPAL_BYTES_PER_REPLICATE_CELL
+    require(Need("principal", what, SETTINGS["principal"], need))
+
+
 def _cells_to_evaluate(
     cc: CellCounts, empty_cells: str, min_group: int, protected: str, a0: Any, a1: Any
 ) -> np.ndarray:
@@ -202,6 +211,7 @@ def principal_arrays(
     full = {key: _scatter(arr, idx, cc.counts.shape[0]) for key, arr in vals.items()}
     boot = None
     if n_boot:
+        _require_bootstrap(int(n_boot), len(idx))
         bc = bootstrap_counts(cc.counts[idx], n_boot, seed)  # (B, C', 2, 2, 2)
         bp = bc / bc.sum(axis=(3, 4), keepdims=True)
         shaped = _boot_values(bp, definitions, joint, tol, backend)

@@ -226,7 +226,12 @@ class ItemSpace:
 
     def onehot(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Boolean (rows, n_items) indicator table."""
+        from ..budget import RECOURSE_BYTES_PER_ROW_ITEM, SETTINGS, Need, require
+
         codes = self.codes if rows is None else self.codes[rows]
+        what = f"the item matrix ({codes.shape[0]} rows x {self.n_items} feature values)"
+        need = codes.shape[0] * self.n_items * RECOURSE_BYTES_PER_ROW_ITEM
+        require(Need("recourse", what, SETTINGS["recourse"], need))
         out = np.zeros((codes.shape[0], self.n_items), dtype=bool)
         out[np.arange(codes.shape[0])[:, None], codes + self.offsets[:-1]] = True
         return out
