@@ -26,7 +26,7 @@ _SOURCE = '{% from "_provenance.html" import provenance %}{{ provenance(p, names
 
 
 def provenance_html(prov: Mapping[str, Any]) -> str:
-    """The ``<section class="provenance">`` of ``prov`` (every value escaped).
+    """The ``<div class="provenance">`` of ``prov`` (every value escaped).
 
     Parameters
     ----------
