@@ -6,23 +6,26 @@ node with parents (:mod:`.mechanisms`). Numeric nodes follow ``X_j = f_j(pa_j) +
 §3 D3 and the paper's Appendix A); categorical nodes follow a classifier and are abducted by
 the inverse-CDF rule of :class:`~.mechanisms.CategoricalCDF`. Mechanisms are fitted once on
 the factual data and never refitted on counterfactual data.
+
+:class:`SCM` is built from two parts, one job each: :class:`~.settings.SCMSettings` (the stored
+settings, their checks and the graph queries) and :class:`~.counterfactuals.SCMCounterfactuals`
+(abduction, action, prediction). This module holds the constructor, ``fit`` and the
+descriptions of the fitted model (coefficients, ``to_dict``, merged graphs).
 """
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..data import AuditData, to_pandas
 from ..errors import InputError
 from ..jsonsafe import json_safe
-from ..validation import Options, Predicate, validate_params
-from . import encoding, frames
+from . import encoding
+from .counterfactuals import SCMCounterfactuals
 from .graph import DAG
 from .graph import merge_nodes as merge_edges
 from .mechanisms import (
@@ -31,31 +34,16 @@ from .mechanisms import (
     EstimatorANM,
     LinearANM,
     Mechanism,
-    is_estimator,
     make_mechanism,
 )
+from .settings import SCMSettings, _check_protected, _estimator_name
 
 __all__ = ["INTERCEPT", "MECHANISMS", "SCM"]
 
 INTERCEPT = "(intercept)"
-_CATEGORICAL_MODES = ("classifier", "error")
 
 
-def _is_mapping(value: Any) -> bool:
-    return isinstance(value, Mapping)
-
-
-def _is_list(value: Any) -> bool:
-    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
-
-
-def _estimator_name(est: Any) -> str:
-    if isinstance(est, str):
-        return est
-    return type(est).__name__
-
-
-class SCM:
+class SCM(SCMSettings, SCMCounterfactuals):
     """A structural causal model over columns of a table, with additive-noise mechanisms.
 
     Each node with parents gets a structural equation fitted on the factual data; nodes
@@ -134,30 +122,6 @@ class SCM:
     [1.5, 3.0]
     """
 
-    #: What each parameter accepts (checked by :meth:`fit` with
-    #: :func:`primafacie.validation.validate_params`). Checks that need the graph (unknown
-    #: nodes, cycles, bounds in order) follow in :meth:`_validate_settings` and name the node.
-    _parameter_constraints: ClassVar[dict[str, list]] = {
-        "edges": [Predicate(_is_list, "a list of (parent, child) pairs")],
-        "mechanism": [
-            Options(*MECHANISMS),
-            Predicate(is_estimator, "a scikit-learn estimator"),
-            Predicate(_is_mapping, "a mapping {node: name or estimator}"),
-        ],
-        "clip": [None, Predicate(_is_mapping, "a mapping {node: (lo, hi)}")],
-        "round": [None, Predicate(_is_mapping, "a mapping {node: decimals}")],
-        "categorical": [Options(*_CATEGORICAL_MODES)],
-        "protected": [None, Predicate(_is_list, "a list of node names")],
-        "kinds": [None, Predicate(_is_mapping, "a mapping {node: 'numeric' or 'categorical'}")],
-    }
-    #: Where a user of the CLI or audit.yaml sets each parameter (quoted in messages).
-    _parameter_where: ClassVar[dict[str, str]] = {
-        "edges": "--edge, causal.edges",
-        "mechanism": "causal.mechanism",
-        "clip": "causal.clip",
-        "round": "causal.round",
-    }
-
     def __init__(
         self,
         edges: Iterable[Sequence[str]],
@@ -178,104 +142,6 @@ class SCM:
         self.protected = protected
         self.kinds = kinds
         self._fitted = False
-
-    # ------------------------------------------------------------------ graph
-    @property
-    def _dag(self) -> DAG:
-        # The fitted graph once fitted (the model was fitted on it); otherwise the graph of
-        # the current ``edges``, rebuilt on each query because it is tiny and never stale.
-        if self._fitted:
-            return self.dag_
-        return DAG.from_edges(self.edges)
-
-    @property
-    def nodes(self) -> list[str]:
-        """Nodes in order of first appearance in ``edges``."""
-        return list(self._dag.nodes)
-
-    @property
-    def topological_order(self) -> list[str]:
-        """Nodes so that every parent precedes its children (stable w.r.t. ``nodes``)."""
-        return list(self._dag.order)
-
-    def parents(self, node: str) -> list[str]:
-        """Parents of ``node`` in edge order."""
-        dag = self._dag
-        dag.require(node, "parents()")
-        return list(dag.parents[node])
-
-    def children(self, node: str) -> list[str]:
-        """Children of ``node`` in edge order."""
-        dag = self._dag
-        dag.require(node, "children()")
-        return list(dag.children[node])
-
-    def descendants(self, node: str | Iterable[str]) -> list[str]:
-        """Strict descendants of ``node`` (or of any of several nodes), in topological order."""
-        return self._dag.descendants(node)
-
-    def ancestors(self, node: str | Iterable[str]) -> list[str]:
-        """Strict ancestors of ``node`` (or of any of several nodes), in topological order.
-
-        Examples
-        --------
-        >>> SCM([("a", "x"), ("x", "y"), ("b", "y")]).ancestors("y")
-        ['a', 'x', 'b']
-        """
-        return self._dag.ancestors(node)
-
-    # ------------------------------------------------------------------ settings
-    def _check_params(self) -> None:
-        """The declared constraints, one message format (called first by :meth:`fit`)."""
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("SCM", self._parameter_constraints, params, self._parameter_where)
-
-    def _validate_settings(self, dag: DAG) -> None:
-        """Check the settings against the graph, naming the node (called by :meth:`fit`)."""
-        self._validate_mechanism(dag)
-        for node, bounds in dict(self.clip or {}).items():
-            dag.require(node, "clip")
-            if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
-                raise InputError(f"clip for node {node!r} must be (lo, hi), got {bounds!r}")
-            lo, hi = bounds
-            for b in (lo, hi):
-                if b is not None and (isinstance(b, bool) or not isinstance(b, numbers.Real)):
-                    raise InputError(
-                        f"clip for node {node!r} must be (lo, hi) numbers or None, got {bounds!r}"
-                    )
-            if lo is not None and hi is not None and lo > hi:
-                raise InputError(f"clip for node {node!r}: lower bound {lo} exceeds upper {hi}")
-        for node, dec in dict(self.round or {}).items():
-            dag.require(node, "round")
-            if not isinstance(dec, numbers.Integral) or isinstance(dec, bool):
-                raise InputError(f"round for node {node!r} must be an integer, got {dec!r}")
-        for node, kind in dict(self.kinds or {}).items():
-            dag.require(node, "kinds")
-            if kind not in ("numeric", "categorical"):
-                raise InputError(
-                    f"kind of node {node!r} must be 'numeric' or 'categorical', got {kind!r}"
-                )
-        _check_protected(dag, self._protected_list())
-
-    def _validate_mechanism(self, dag: DAG) -> None:
-        if not isinstance(self.mechanism, Mapping):
-            return  # a name or an estimator: the declared constraints checked it
-        for node, m in self.mechanism.items():
-            dag.require(node, "mechanism")
-            if not (m in MECHANISMS if isinstance(m, str) else is_estimator(m)):
-                raise InputError(
-                    f"mechanism for node {node!r} must be one of {list(MECHANISMS)} or a "
-                    f"scikit-learn estimator, got {m!r}"
-                )
-
-    def _protected_list(self) -> list[str]:
-        return [str(p) for p in (self.protected or [])]
-
-    def _mechanism_for(self, node: str) -> Any:
-        mech = self.mechanism
-        if isinstance(mech, Mapping):
-            return mech.get(node, "linear")
-        return mech
 
     def categories(self, node: str) -> list:
         """Fitted category order of a categorical node (its intervention domain).
@@ -409,160 +275,6 @@ class SCM:
                 )
         return kinds, categories
 
-    # ------------------------------------------------------------------ encoding
-    def _design(self, node: str, vals: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Mechanism input of ``node`` from encoded parents (codes or floats)."""
-        return encoding.design(self.dag_.parents[node], vals, self.categories_)
-
-    def _factual(self, frame: pd.DataFrame, node: str, idx: np.ndarray | None) -> np.ndarray:
-        vals = frame[node].to_numpy()
-        if idx is not None and len(idx) != len(vals):
-            vals = vals[idx]
-        if node in self.categories_:
-            return encoding.codes(node, vals, self.categories_[node])
-        return np.asarray(vals, dtype=float)
-
-    # ------------------------------------------------------------------ counterfactuals
-    def _require_fitted(self) -> None:
-        if not self._fitted:
-            raise InputError("the SCM is not fitted: call .fit(data) first")
-
-    def _parse_intervention(self, intervention: Mapping[str, Any]) -> dict[str, Any]:
-        if not isinstance(intervention, Mapping) or not intervention:
-            raise InputError("intervention must be a non-empty mapping {node: value}")
-        out = {}
-        for node, value in intervention.items():
-            if node not in self.dag_.parents:
-                raise InputError(
-                    f"intervention on unknown node {node!r}; the graph's nodes are: "
-                    f"{', '.join(self.dag_.nodes)}"
-                )
-            out[node] = encoding.intervention_value(node, value, self.categories_.get(node))
-        return out
-
-    def abduct(self, data: AuditData | Any, rows: Any = None) -> pd.DataFrame:
-        """The abducted noise of every endogenous node, one row per selected row.
-
-        Numeric node: the residual ``û_j = x_j − f_j(pa_j)``. Categorical node: the midpoint
-        ``u ∈ (0, 1)`` of the factual category's cumulative-probability interval.
-
-        Parameters
-        ----------
-        data
-            Table or AuditData with the node columns.
-        rows
-            Boolean mask or integer positions; ``None`` for all rows.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One column per endogenous node (topological order), index = the selected positions.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "x": [1.0, 2.0, 4.0, 5.0]})
-        >>> SCM([("a", "x")]).fit(df).abduct(df)["x"].round(6).tolist()
-        [-0.5, 0.5, -0.5, 0.5]
-        """
-        self._require_fitted()
-        frame = data.frame if isinstance(data, AuditData) else to_pandas(data)
-        frames.require_columns(frame, self.dag_.nodes)
-        idx = frames.row_positions(rows, len(frame))
-        vals = {v: self._factual(frame, v, idx) for v in self.dag_.nodes}
-        out = {
-            v: mech.noise(self._design(v, vals), vals[v]) for v, mech in self.mechanisms_.items()
-        }
-        return pd.DataFrame(out, index=idx)
-
-    def counterfactual(
-        self,
-        frame: AuditData | Any,
-        intervention: Mapping[str, Any],
-        rows: Any = None,
-        noise: pd.DataFrame | None = None,
-    ) -> pd.DataFrame:
-        """Counterfactual table under ``do(intervention)``: abduction, action, prediction.
-
-        Parameters
-        ----------
-        frame
-            Table or AuditData holding the node columns (other columns are copied unchanged).
-        intervention
-            ``{node: value}``; a categorical node's value must be one of its fitted categories.
-        rows
-            Boolean mask or integer positions of the rows to change. Other rows are returned
-            exactly equal to their factual values (CST spec §8.10). ``None`` changes all rows.
-        noise
-            Optional abducted noise (as returned by :meth:`abduct`, indexed by row position)
-            used instead of abducting it again, e.g. rounded noise to mimic published files.
-
-        Returns
-        -------
-        pandas.DataFrame
-            Same shape, columns and index as ``frame``. Intervened nodes take their value and
-            every descendant is recomputed in topological order; clip/round apply to the
-            recomputed values. A selected row whose parents of a node are unchanged keeps that
-            node's factual value exactly (no clip/round), unless ``noise`` is given.
-
-        Raises
-        ------
-        InputError
-            Not fitted, unknown intervened node, value outside the node's domain, bad rows.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> df = pd.DataFrame({"a": [0, 1], "x": [1.0, 4.0], "y": [2.0, 9.0]})
-        >>> scm = SCM([("a", "x"), ("x", "y")]).fit(df)
-        >>> scm.counterfactual(df, {"a": 0}, rows=[1]).round(6).to_dict("list")
-        {'a': [0, 0], 'x': [1.0, 1.0], 'y': [2.0, 2.0]}
-        """
-        self._require_fitted()
-        src = frame.frame if isinstance(frame, AuditData) else to_pandas(frame)
-        do = self._parse_intervention(intervention)
-        targets = [v for v in self.dag_.descendants(list(do)) if v not in do]
-        needed = set(do) | set(targets) | {p for v in targets for p in self.dag_.parents[v]}
-        frames.require_columns(src, [v for v in self.dag_.nodes if v in needed])
-        idx = frames.row_positions(rows, len(src))
-        if len(idx) == 0:
-            return src.copy()
-        given = None if noise is None else frames.align_noise(noise, targets, idx)
-        fact = {v: self._factual(src, v, idx) for v in needed}
-        cf = dict(fact)
-        for v, value in do.items():  # action
-            cf[v] = np.full(len(idx), value, dtype=np.int64 if v in self.categories_ else float)
-        for v in targets:  # abduction and prediction, parents before children
-            cf[v] = self._predict_node(v, fact, cf, given)
-        changed = {v: cf[v] for v in list(do) + targets}
-        return frames.write_back(src, idx, changed, self.categories_)
-
-    def _predict_node(
-        self,
-        node: str,
-        fact: Mapping[str, np.ndarray],
-        cf: Mapping[str, np.ndarray],
-        given: pd.DataFrame | None,
-    ) -> np.ndarray:
-        """One node's counterfactual values from its factual and counterfactual parents."""
-        mech = self.mechanisms_[node]
-        Xf, Xc = self._design(node, fact), self._design(node, cf)
-        same = np.all(Xf == Xc, axis=1)
-        if given is not None:
-            new = mech.evaluate(Xc, given[node].to_numpy(dtype=float))
-        else:
-            new = mech.counterfactual(Xf, fact[node], Xc)
-        if mech.kind == "categorical":
-            return np.where(same, fact[node], new)
-        if node in self.clip_:
-            lo, hi = self.clip_[node]
-            new = np.clip(new, -np.inf if lo is None else lo, np.inf if hi is None else hi)
-        if node in self.round_:
-            new = np.round(new, self.round_[node])
-        # Unchanged parents -> factual value exactly (x - f + f can differ by an ulp); given
-        # noise is the user's to apply to every selected row.
-        return np.where(same, fact[node], new) if given is None else new
-
     # ------------------------------------------------------------------ reporting
     def coefficients(self) -> pd.DataFrame:
         """Coefficients of the linear mechanisms: columns ``node``, ``term``, ``coef``.
@@ -691,12 +403,3 @@ class SCM:
             edges = repr(self.edges)
         state = "fitted" if self._fitted else "unfitted"
         return f"SCM([{edges}], mechanism={_estimator_name(self.mechanism)!r}, {state})"
-
-
-def _check_protected(dag: DAG, protected: Iterable[str]) -> None:
-    for p in protected:
-        if dag.parents.get(p):
-            raise InputError(
-                f"edge {dag.parents[p][0]!r} -> {p!r} points into the protected attribute "
-                f"{p!r}; a protected attribute must have no parents"
-            )
