@@ -16,8 +16,11 @@ from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text
 from .engine import METHODS, SituationTest
+from .labels import METHOD_NAMES
 from .multi import MultipleResult
+from .multiplicity import MULTIPLICITY_NAMES
 from .power import power_sentence
+from .results import expected_text
 from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
 from .spec import SituationSpec
 
@@ -26,12 +29,6 @@ __all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "sum
 #: The registry name (the ``analyses.situation`` key and the prefix of every table).
 ANALYSIS_NAME = "situation"
 
-METHOD_NAMES = {
-    "st": "ST (k-NN situation testing)",
-    "cst": "CST without centres",
-    "cst_centers": "CST with centres",
-    "cf": "counterfactual fairness",
-}
 assert set(METHOD_NAMES) == set(METHODS)
 
 LEAD = (
@@ -312,23 +309,47 @@ def _main_number(res: Any) -> str:
     if row.empty:
         return ""
     r = row.iloc[0]
-    rate = rate_text(int(r["n_significant"]), int(r["denominator"]), ci=True)
-    return f"{rate} significant, {METHOD_NAMES.get(method, method)} k={k}"
+    rate = rate_text(_significant(r), int(r["denominator"]), ci=True)
+    return f"{rate} significant{_after(r)}, {METHOD_NAMES.get(method, method)} k={k}"
+
+
+def _in_force(row: Any) -> bool:
+    """A correction across complainants is in force for this summary row."""
+    return str(row["multiplicity"]) not in ("none", "None", "nan")
+
+
+def _significant(row: Any) -> int:
+    """The one verdict count of a summary row: significant after the correction in force
+    (issue 23), the unadjusted count when there is none."""
+    return int(row["n_significant_adjusted"] if _in_force(row) else row["n_significant"])
+
+
+def _after(row: Any) -> str:
+    """`` after BH`` when a correction is in force (the short name: nav and cards)."""
+    return f" after {MULTIPLICITY_SHORT[row['multiplicity']]}" if _in_force(row) else ""
+
+
+#: Short names of the corrections for the nav and the cards (the sentences spell them out).
+MULTIPLICITY_SHORT = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "BH", "by": "BY"}
 
 
 def headline_number(run: AnalysisRun) -> str:
-    """Significant cases of each single-attribute test (of the tested), e.g. ``gender 21 of
-    95 · race 70 of 86``; every test when there is no single-attribute one."""
+    """Significant cases of each single-attribute test (of the tested), after the correction
+    in force, e.g. ``significant after BH: gender 360 of 1526 · race 747 of 1197``; every test
+    when there is no single-attribute one."""
     tests = {k: v for k, v in run.results.items() if k.startswith("single_")} or run.results
-    parts = []
+    parts, after = [], set()
     for label, res in tests.items():
         summ = res.summary()
         method, k = res.main_test()
         row = summ[(summ["method"] == method) & (summ["k"] == k)]
         if len(row):
             r = row.iloc[0]
-            parts.append(f"{_name(label)} {int(r['n_significant'])} of {int(r['denominator'])}")
-    return "significant cases: " + " · ".join(parts) if parts else "no complainant tested"
+            parts.append(f"{_name(label)} {_significant(r)} of {int(r['denominator'])}")
+            after.add(_after(r))
+    if not parts:
+        return "no complainant tested"
+    return f"significant{''.join(sorted(after)) if len(after) == 1 else ''}: " + " · ".join(parts)
 
 
 def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
@@ -380,21 +401,26 @@ def _named(label: str, text: str, n_tests: int) -> str:
 
 
 def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
-    """The bar chart and the table of counts by test, method and k."""
+    """The bar chart and the table of counts by test, method and k: "significant" is the
+    count after the correction in force (issue 23), the unadjusted count beside it."""
     if summary.empty:
         return []
     counts = summary.assign(dimension=summary["test"].map(_name)).drop(columns="test")
+    verdict = [_significant(r) for _, r in summary.iterrows()]  # one row per (test, method, k)
     figure = rb.figure(
-        plots.situation_counts(counts),
+        plots.situation_counts(
+            counts.assign(method=counts["method"].map(METHOD_NAMES), n_significant=verdict)
+        ),
         "Cases by method and k",
-        "Light bars: cases (Δp > τ); dark bars: significant cases; both as a share of the "
-        "tested protected individuals of the test (counts, denominators and the untested in "
-        "the table below).",
+        "Light bars: cases (Δp > τ); dark bars: significant cases"
+        + _after_text(summary)
+        + "; both as a share of the tested protected individuals of the test (counts, "
+        "denominators and the untested in the table below).",
     )
     disp = pd.DataFrame(
         {
             "test": counts["dimension"],
-            "method": summary["method"],
+            "method": summary["method"].map(METHOD_NAMES),
             "k": summary["k"],
             "denominator": summary["denominator"],
             "untested": summary["untested"],
@@ -403,19 +429,18 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
                 for a, b in zip(summary["cases"], summary["denominator"], strict=True)
             ],
             "significant": [
+                _named_cell(rb.rate_cell(a, b), m)
+                for a, b, m in zip(
+                    verdict, summary["denominator"], summary["multiplicity"], strict=True
+                )
+            ],
+            "significant before adjustment": [
                 rb.rate_cell(a, b)
                 for a, b in zip(summary["n_significant"], summary["denominator"], strict=True)
             ],
             "mean Δp (cases)": summary["mean_delta_cases"],
-            "expected by chance": summary["expected_by_chance"].round(1),
-            "significant after adjustment": [
-                _named_cell(rb.rate_cell(a, b), m)
-                for a, b, m in zip(
-                    summary["n_significant_adjusted"],
-                    summary["denominator"],
-                    summary["multiplicity"],
-                    strict=True,
-                )
+            "expected by chance": [
+                (expected_text(float(v)), float(v)) for v in summary["expected_by_chance"]
             ],
         }
     )
@@ -423,13 +448,22 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         disp,
         "Counts by test, method and k",
         "denominator: the protected individuals of the test minus the untested complainants "
-        "(no control or test neighbour), who are left out of every share. expected by chance: "
-        "α × tested, the significant cases chance alone gives when no one is discriminated "
-        "against; significant after adjustment: across the complainants of the row's method "
-        "and k, with the adjustment named (none, bonferroni, holm, bh, by).",
+        "(no control or test neighbour), who are left out of every share. significant: after "
+        "the adjustment across the complainants of the row's method and k, which is named "
+        "(bonferroni, holm, bh, by; none: no adjustment); significant before adjustment: the "
+        "unadjusted count. expected by chance: α × tested, the significant cases chance alone "
+        "gives before any adjustment when no one is discriminated against.",
         csv=table_path(ANALYSIS_NAME, "summary"),
     )
     return [figure, table]
+
+
+def _after_text(summary: pd.DataFrame) -> str:
+    """`` after the Benjamini–Hochberg adjustment`` when every row has that one correction."""
+    methods = set(summary["multiplicity"].astype(str)) - {"none"}
+    if len(methods) == 1:
+        return f" after the {MULTIPLICITY_NAMES[methods.pop()]} adjustment"
+    return " after the adjustment named in the table" if methods else ""
 
 
 def _named_cell(cell: tuple[str, float], method: str) -> tuple[str, float]:
@@ -474,7 +508,7 @@ def _complaint_blocks(
             )
         )
         return blocks
-    comp = _composition(data, res, method, k, top[top["significant"].astype(bool)])
+    comp = _composition(data, res, method, k, top[top[_verdict_column(top)].astype(bool)])
     blocks.append(
         rb.figure(
             plots.group_composition(comp),
@@ -488,8 +522,10 @@ def _complaint_blocks(
         )
     )
     cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
-                        "delta", "ci_low", "significant") if c in top.columns]  # fmt: skip
+                        "delta", "ci_low", "p_value", "p_adjusted", "significant_adjusted",
+                        "significant") if c in top.columns]  # fmt: skip
     shown = top[cols].rename(columns=_GROUP_COLUMNS)
+    shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
     if links:  # a link column only when dossiers were written (the report is unchanged else)
         shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
     blocks.append(
@@ -517,7 +553,16 @@ _GROUP_COLUMNS = {
     "neg_c": "control rejected",
     "k_t": "test size",
     "neg_t": "test rejected",
+    "p_value": "p-value",
+    "p_adjusted": "adjusted p-value",
+    "significant_adjusted": "significant",
+    "significant": "significant before adjustment",
 }
+
+
+def _verdict_column(frame: pd.DataFrame) -> str:
+    """The column that holds the one verdict: significant after the correction in force."""
+    return "significant_adjusted" if "significant_adjusted" in frame.columns else "significant"
 
 
 ANALYSIS = Analysis(
