@@ -16,7 +16,7 @@ from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text
 from .engine import METHODS, SituationTest
-from .labels import METHOD_NAMES
+from .labels import METHOD_GLOSSARY, METHOD_NAMES
 from .multi import MultipleResult
 from .multiplicity import MULTIPLICITY_NAMES
 from .power import power_sentence
@@ -34,12 +34,24 @@ assert set(METHOD_NAMES) == set(METHODS)
 LEAD = (
     "For every member of a protected group (the complainant) we compare how often similar "
     "protected people were rejected (the control group) with how often similar people of "
-    "the non-protected group were rejected (the test group). Counterfactual situation "
-    "testing (CST) chooses the test group around the person the complainant would have "
-    "been without the protected attribute, using the causal model in the appendix. A "
-    "difference Δp > τ is a case of potential discrimination; it is significant when its "
-    "one-sided confidence interval excludes τ."
+    "the non-protected group were rejected (the test group). A difference Δp > τ is a case "
+    "of potential discrimination; it is significant when its one-sided confidence interval "
+    "excludes τ and, under a correction for multiple testing, when its adjusted p-value is "
+    "at most α. The methods that ran are described below."
 )
+
+
+def methods_text(results: Mapping[str, Any]) -> str:
+    """One sentence per method that ran (issue 23: method text only for the methods run;
+    the causal model is named only when a counterfactual method used it)."""
+    ran: list[str] = []
+    for res in _tests(results).values():
+        ran += [m for m in res.params.get("methods", []) if m not in ran]
+    parts = [f"{METHOD_NAMES[m]} ({m}): {METHOD_GLOSSARY[m]}" for m in METHODS if m in ran]
+    text = "Methods run: " + " ".join(parts)
+    if any(m != "st" for m in ran):
+        text += " The counterfactuals come from the causal model in the appendix."
+    return text
 
 
 def needs_scm(spec: SituationSpec) -> bool:
@@ -265,7 +277,8 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     links = run.results["dossiers"].links() if "dossiers" in run.results else {}
     findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
     # the run's caveats are rendered by the report under the findings of every section
-    blocks: list[dict[str, Any] | None] = list(_power_blocks(results))
+    blocks: list[dict[str, Any] | None] = [rb.text(methods_text(results))]
+    blocks += _power_blocks(results)
     blocks += _count_blocks(summary_frame(results))
     for label, res in results.items():
         # one collapsible group per test (protected attribute, multiple, intersectional)
@@ -350,6 +363,34 @@ def headline_number(run: AnalysisRun) -> str:
     if not parts:
         return "no complainant tested"
     return f"significant{''.join(sorted(after)) if len(after) == 1 else ''}: " + " · ".join(parts)
+
+
+def finding(run: AnalysisRun) -> dict[str, Any]:
+    """The test with the largest share of significant cases (after the correction in
+    force): a concern when any complainant is significant, else no evidence."""
+    tests = {k: v for k, v in run.results.items() if k.startswith("single_")} or run.results
+    best: tuple[float, str] | None = None
+    tested = 0
+    for label, res in _tests(tests).items():
+        summ = res.summary()
+        method, k = res.main_test()
+        row = summ[(summ["method"] == method) & (summ["k"] == k)]
+        if not len(row) or int(row.iloc[0]["denominator"]) == 0:
+            continue
+        r = row.iloc[0]
+        sig, den = _significant(r), int(r["denominator"])
+        tested += den
+        text = (
+            f"{rate_text(sig, den)} of the tested complainants protected on {_name(label)} "
+            f"are significant cases{_after(r)} ({METHOD_NAMES.get(method, method)}, k={k})"
+        )
+        if best is None or sig / den > best[0]:
+            best = (sig / den, text)
+    if best is None:
+        return {"level": "neutral", "badge": "not tested", "sentence": "no complainant "
+                "could be tested", "strength": 0.0}  # fmt: skip
+    level, badge = ("concern", "significant cases") if best[0] > 0 else ("clear", "no evidence")
+    return {"level": level, "badge": badge, "sentence": best[1], "strength": best[0]}
 
 
 def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
@@ -565,6 +606,20 @@ def _verdict_column(frame: pd.DataFrame) -> str:
     return "significant_adjusted" if "significant_adjusted" in frame.columns else "significant"
 
 
+GLOSSARY = (
+    ("k", "the number of nearest neighbours in the control group and in the test group."),
+    ("α", "the significance level of each test (and the error rate the correction controls)."),
+    ("τ", "the tolerance: a case needs Δp = p_c − p_t above τ."),
+    ("Δp", "p_c − p_t: the control group's rejection rate minus the test group's."),
+    (
+        "p-value, adjusted p-value",
+        "the one-sided p-value of Δp > τ, and the same after the "
+        "correction across complainants (bh: Benjamini–Hochberg, by: Benjamini–Yekutieli, "
+        "holm, bonferroni); significant means adjusted p-value ≤ α.",
+    ),  # fmt: skip
+    *((f"{METHOD_NAMES[m]} ({m})", METHOD_GLOSSARY[m]) for m in METHODS),
+)
+
 ANALYSIS = Analysis(
     name=ANALYSIS_NAME,
     title="Situation testing",
@@ -578,4 +633,6 @@ ANALYSIS = Analysis(
     assumptions=assumptions,
     overview=overview,
     headline_number=headline_number,
+    finding=finding,
+    glossary=GLOSSARY,
 )
