@@ -166,13 +166,14 @@ def _situation_checks(out: Path, page: str) -> None:
     parts = []
     sentences = re.findall(
         r"(?:(\w+): )?([A-Za-z ]+), k=(\d+) \(α = [^:]*\): ([\d,]+) of ([\d,]+) tested individuals"
-        r"[^.]*?are significant cases of potential discrimination( after the ([^ ]+) "
+        r".*? are significant cases of potential discrimination( after the (\S+) "
         r"adjustment \([^;]*; ([\d,]+) before the \7 adjustment\))?",
         headline["headline"],
     )
     assert sentences, headline["headline"]
     for label, name, k, sig, den, adjusted, _, before in sentences:
-        test = f"single_{label}" if label else summary["test"].iloc[0]
+        tests = set(summary["test"])
+        test = label if label in tests else f"single_{label}" if label else summary["test"].iloc[0]
         row = summary[(summary["test"] == test) & (summary["method"] == _CODES[name])
                       & (summary["k"] == int(k))].iloc[0]  # fmt: skip
         assert int(den.replace(",", "")) == row["denominator"]

@@ -43,9 +43,11 @@ from pydantic import Field, field_validator
 
 from ..configbase import Strict
 from ..errors import InputError
+from ..formats import fixed
 from ..jsonsafe import json_safe
 from ..situation.labels import METHOD_NAMES
 from ..situation.multiplicity import MULTIPLICITY_NAMES
+from .html import fixed_decimals as _column_decimals
 from .html import format_number, template_environment
 from .sections import LEGAL_NOTE
 
@@ -574,10 +576,23 @@ def _fmt(v: Any) -> str:
 
 
 def _table(frame: pd.DataFrame) -> dict[str, Any]:
+    """Columns and display rows; a column of floats keeps one number of decimals (as in
+    the report: "20.5" beside "16.0", never "20.500" beside "16")."""
+    decimals = [_column_decimals(frame[c]) for c in frame.columns]
     return {
         "columns": [str(c) for c in frame.columns],
-        "rows": [[_fmt(v) for v in rec] for rec in frame.itertuples(index=False, name=None)],
+        "rows": [
+            [
+                _fmt(v) if d is None or not _finite(v) else fixed(float(v), d)
+                for v, d in zip(rec, decimals, strict=True)
+            ]
+            for rec in frame.itertuples(index=False, name=None)
+        ],  # fmt: skip
     }
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, (float, np.floating)) and bool(np.isfinite(v))
 
 
 def _all_verdicts(mine: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ __all__ = [
     "rate_text",
     "wilson_interval",
     "readable_bins",
+    "fixed_decimals",
 ]
 
 #: z for a two-sided 95% interval.
@@ -131,7 +132,7 @@ def _sort_key(value: Any) -> str:
     return ""
 
 
-def _decimals(column: pd.Series) -> int | None:
+def fixed_decimals(column: pd.Series) -> int | None:
     """One number of decimals for a column of measured quantities (issue 23: "20.500" beside
     "16" read as twenty thousand); None for a column that is not floats. Whole-valued floats
     (counts stored as floats) get 0; shares and p-values (all within ±1) keep 3 decimals;
@@ -196,7 +197,7 @@ def table_from_frame(
     """
     df = frame.reset_index() if frame.index.name else frame
     shown = df.head(max_rows)
-    decimals = [_decimals(shown[c]) for c in shown.columns]
+    decimals = [fixed_decimals(shown[c]) for c in shown.columns]
     rows = [
         [_cell(v, d) for v, d in zip(rec, decimals, strict=True)]
         for rec in shown.itertuples(index=False, name=None)
