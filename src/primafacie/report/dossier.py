@@ -85,7 +85,8 @@ _METHOD_NAMES = METHOD_NAMES  # one name per method (situation/labels.py)
 _MEANING = (
     "A significant difference means: people who resemble this person and share the protected "
     "attribute were rejected more often than people who resemble the person they would have "
-    "been without it, by more than the tolerance τ, beyond what chance explains at level α. "
+    "been without it, by more than the tolerance τ, beyond what chance explains at level α "
+    "(after the multiple-testing correction named above, when one is in force). "
     "It does not mean that this decision was taken because of the protected attribute, nor "
     "that the decision-maker intended it: it is evidence that shifts the burden of proof, "
     "resting on the assumptions above."

@@ -215,6 +215,8 @@ def _section(
         "status": run.status,
         "level": found["level"],
         "status_text": found["badge"],
+        # the section's symbols and codes (τ, φ, Ma.3, …) are explained in the glossary
+        "glossary": bool(getattr(analysis, "glossary", ())),
         "message": run.message,
         "lead": analysis.lead,
         "number": number,
