@@ -308,6 +308,16 @@ class Analysis:
     default_on
         Run with the spec's defaults when ``audit.yaml`` has no ``analyses.<name>`` section
         (``<name>: null`` turns it off); otherwise an absent section is not run.
+    finding
+        ``finding(run) -> dict``: what a completed run found, for the report's badges and
+        its overall verdict (issue 23): ``level`` (``"concern"``: evidence against a
+        protected group; ``"clear"``: none found; ``"neutral"``: a comparison, not a test),
+        ``badge`` (a few words, e.g. ``"below four-fifths"``), ``sentence`` (the finding with
+        its denominator, after the correction in force) and ``strength`` (the share of that
+        denominator, to name the strongest finding). None: the badge is neutral.
+    glossary
+        ``(term, meaning)`` pairs of the symbols and codes the section uses (τ, φ, Ma.3,
+        prop1_tau1, …), shown in the report's glossary when the analysis ran.
     """
 
     name: str
@@ -327,6 +337,8 @@ class Analysis:
     stage: str = ""
     headline_number: Callable[[AnalysisRun], str] | None = None
     default_on: bool = False
+    finding: Callable[[AnalysisRun], dict[str, Any]] | None = None
+    glossary: tuple[tuple[str, str], ...] = ()
 
     @property
     def stage_name(self) -> str:

@@ -65,8 +65,8 @@ def test_flags_give_the_hand_computed_rates_and_comparisons(table, tmp_path):
     assert doc["attributes"] == ["sex"] and doc["has_outcome"] is True and doc["min_group"] == 2
     # the readable summary: the group, k/n, the ratio with its interval, the flag, the reference
     text = res.output
-    assert "sex: selection rates" in text and "reference m: 60.0% (3/5)" in text
-    assert "20.0% (1/5)" in text and "0.33 [" in text and "yes" in text
+    assert "sex: selection rates" in text and "reference m: 60.0% (3 of 5)" in text
+    assert "20.0% (1 of 5)" in text and "0.33 [" in text and "yes" in text
     assert "Four-fifths rule: 1 of 1 protected group(s) below 0.8" in " ".join(text.split())
 
 

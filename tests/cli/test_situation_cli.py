@@ -339,18 +339,22 @@ def test_multiplicity_bonferroni_is_m_times_p_within_each_method_and_k(loans, tm
         assert (g["significant_adjusted"] == (g["p_adjusted"] <= 0.05)).all()
     summ = pd.read_csv(out / "summary.csv")
     assert (summ["multiplicity"] == "bonferroni").all()
-    # the terminal table has a column of the adjusted counts, headed by the adjustment
+    # the terminal table's "significant" is the adjusted count, headed by the adjustment;
+    # the unadjusted count follows, labelled (issue 23)
     from primafacie.commands.situation import _summary_table
 
     table = _summary_table(summ, "t")
     headers = [c.header for c in table.columns]
-    assert "after bonferroni" in headers
-    cells = list(table.columns[headers.index("after bonferroni")].cells)
+    assert "significant after bonferroni" in headers and "before adjustment" in headers
+    cells = list(table.columns[headers.index("significant after bonferroni")].cells)
     assert cells == [
-        f"{n} ({share:.1%})"
-        for n, share in zip(
-            summ.n_significant_adjusted, summ.significant_adjusted_share, strict=True
-        )
+        f"{100 * n / d:.1f}% ({n} of {d})"
+        for n, d in zip(summ.n_significant_adjusted, summ.denominator, strict=True)
+    ]
+    cells = list(table.columns[headers.index("before adjustment")].cells)
+    assert cells == [
+        f"{100 * n / d:.1f}% ({n} of {d})"
+        for n, d in zip(summ.n_significant, summ.denominator, strict=True)
     ]
 
 

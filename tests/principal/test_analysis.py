@@ -33,7 +33,10 @@ def test_run_takes_words_from_the_results(data):
         == res.headline()
         == (
             "1 of 1 checks refute principal-stratum fairness for g (200 people) — "
-            "Definition 2 (all): violated, minimal repair ε = 0.0111"
+            "Definition 2 (all): violated, minimal repair ε = 0.0111. Also checked, the table's "
+            "other definitions (3 and 4 are comparisons, not principal-stratum fairness): 3 of "
+            "3 violated — Definition 1 (all): violated; Definition 3 (all): violated; "
+            "Definition 4 (all): violated"
         )
     )
     assert out.scope == res.scope()

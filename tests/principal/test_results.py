@@ -51,8 +51,14 @@ def test_headline_counts_checks_and_names_the_repair_of_a_violation():
     # Table 4: tau' in [-0.13, -0.01] excludes 0; eps* = (0, 0, 0, 1/90), sum 0.0111
     assert res.headline() == (
         "1 of 1 checks refute principal-stratum fairness for g (200 people) — "
-        "Definition 2 (all): violated, minimal repair ε = 0.0111"
+        "Definition 2 (all): violated, minimal repair ε = 0.0111. Also checked, the table's "
+        "other definitions (3 and 4 are comparisons, not principal-stratum fairness): 3 of 3 "
+        "violated — Definition 1 (all): violated; Definition 3 (all): violated; Definition 4 "
+        "(all): violated"
     )
+    # every violated row of the table is counted in the words (issue 23)
+    summ = res.summary()
+    assert (summ["verdict"] == "violated").sum() == 1 + 3
 
 
 def test_headline_counts_only_evaluated_cells():
@@ -60,14 +66,19 @@ def test_headline_counts_only_evaluated_cells():
     # 2 definitions x 1 evaluated cell; the 4 people of x=b are not counted
     assert res.headline() == (
         "0 of 2 checks refute principal-stratum fairness for g (12 people) — "
-        "Definition 1 (x=a): not refuted; Definition 2 (x=a): not refuted"
+        "Definition 1 (x=a): not refuted; Definition 2 (x=a): not refuted. Also checked, the "
+        "table's other definitions (3 and 4 are comparisons, not principal-stratum fairness): "
+        "0 of 2 violated — Definition 3 (x=a): holds (point-identified); Definition 4 (x=a): "
+        "not refuted"
     )
 
 
 def test_headline_truncates_long_lists():
     res = _cells_result(definition=[1, 2])
-    assert res.headline(max_items=1).endswith(
-        "Definition 1 (x=a): not refuted; … 1 more in the summary table"
+    head = res.headline(max_items=1)
+    assert "Definition 1 (x=a): not refuted; … 1 more in the summary table. Also" in head
+    assert head.endswith(
+        "Definition 3 (x=a): holds (point-identified); … 1 more in the summary table"
     )
 
 

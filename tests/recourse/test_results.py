@@ -76,8 +76,8 @@ def test_scope_counts_by_hand(result):
 def test_scope_text_names_denominators_and_what_was_left_out(result):
     assert result.scope() == (
         "rejected applicants by g: 20 a, 60 b (of 120 rows; 3 rows with a missing g left out); "
-        "5 subgroups (support ≥ 0.1 of every group's rejected) hold 20 of 20 (100%) a, "
-        "60 of 60 (100%) b of the rejected; 8 definitions"
+        "5 subgroups (support ≥ 0.1 of every group's rejected) hold 100.0% (20 of 20) "
+        "a, 100.0% (60 of 60) b of the rejected; 8 definitions"
     )
 
 
@@ -89,7 +89,7 @@ def test_rejected_outside_every_subgroup_are_counted_and_named():
     res = audit().run(df, phi=0.5, metrics=["EE"])
     a = res.audited
     assert (a.subgroups, a.rejected, a.in_subgroups, a.dropped_rows) == (5, (20, 60), (20, 40), 0)
-    assert "40 of 60 (67%) b" in res.scope()
+    assert "66.7% (40 of 60) b" in res.scope()
     caveats = " ".join(res.caveats())
     assert "Rejected applicants in no audited subgroup (20 b)" in caveats
     assert "missing g" not in caveats
@@ -100,8 +100,9 @@ def test_headline_without_and_with_protected_values(result):
     assert result.headline() == (
         "6 of 8 recourse definitions rank first a subgroup where recourse is harder for one "
         "group of g (against a: 0, b: 6); 5 subgroups audited; e.g. Ma.5: 'edu=lo' against b "
-        "(score 2)"
+        "(score 2); 3 subgroups tie at rank 1 under Ma.5"
     )
+    assert result.rankings["Ma.5"].rank1_count() == 3
     data = AuditData(world(0), features=KINDS, protected={"g": "b"})
     res = RecourseAudit(RULE, support=0.1, feature_weights={"edu": 2}).run(data, phi=0.5)
     assert res.audited.protected_values == ("b",)
@@ -118,7 +119,13 @@ def test_headline_says_infinite_scores_are_out_of_reach():
     assert res.rankings["MR"].to_frame()["score"].tolist()[:3] == [2.0, 2.0, 2.0]
     one = RecourseAudit(Rule("(edu == 'mid') and (g == 'b')"), protected="g", support=0.1,
                         features=KINDS).run(world(0), phi=0.5, metrics=["ECE"])  # fmt: skip
-    assert "score ∞: recourse is out of reach for that group" in one.headline()
+    # ∞ says what it means, from the curves: no action reaches φ of the group (issue 23)
+    curve = one.effectiveness_curves("edu=lo")
+    assert curve.loc[curve["group"] == "a", "effectiveness"].max() == 0.0
+    assert (
+        "e.g. Ma.5: 'edu=lo' against a (score ∞: no action reaches φ = 50% of the rejected a "
+        "of that subgroup; no action gives any of them the favourable decision)"
+    ) in one.headline()
 
 
 def test_caveats_by_hand(result):

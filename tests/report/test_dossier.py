@@ -396,7 +396,8 @@ def test_subgroup_pages_expand_the_card_with_counts_actions_and_costs(tmp_path):
     members = tables["definition-1"][1:3]
     assert members == [["f", "40", "20.0%", "0.500"], ["m", "20", "10.0%", "0.250"]]
     actions = tables["definition-1"][4:]
-    assert actions[0] == ["f", "edu = high", "10 of 40", "25.0%", "1.500"]
+    # costs keep one number of decimals per column: 3 significant digits of the largest
+    assert actions[0] == ["f", "edu = high", "10 of 40", "25.0%", "1.50"]
     assert "bias against f (unfairness score 0.25)" in page
     at = [page.index(t) for t in SUBGROUP_SECTION_TITLES]
     assert at == sorted(at) and "<script" not in page

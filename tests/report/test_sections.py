@@ -51,14 +51,16 @@ def test_headline_numbers_by_hand(demo_audit):
     by_name = {a.name: a for a in ANALYSES}
     runs = audit.runs
     num = {name: headline_number(by_name[name], run) for name, run in runs.items()}
-    # situation: significant cases of each single-attribute test's main method and k
+    # situation: significant cases (after the correction in force, BH) of each
+    # single-attribute test's main method and k
     parts = []
     for label in ("single_gender", "single_race"):
         res = runs["situation"].results[label]
         method, k = res.main_test()
         row = res.summary().query("method == @method and k == @k").iloc[0]
-        parts.append(f"{label[7:]} {row['n_significant']} of {row['denominator']}")
-    assert num["situation"] == "significant cases: " + " · ".join(parts)
+        assert row["multiplicity"] == "bh"
+        parts.append(f"{label[7:]} {row['n_significant_adjusted']} of {row['denominator']}")
+    assert num["situation"] == "significant after BH: " + " · ".join(parts)
     # recourse: definitions whose first-ranked subgroup is against the protected group
     top = runs["recourse"].results["definitions"].top_subgroups()
     assert (
@@ -69,8 +71,19 @@ def test_headline_numbers_by_hand(demo_audit):
     assert num["groups"] == (
         f"{groups['below_four_fifths']} of {groups['protected_groups']} groups below four-fifths"
     )
+    # principal: every definition of the table is counted, the other ones too (issue 23)
     checks = runs["principal"].numbers
-    assert num["principal"] == f"{checks['violations']} of {checks['checks']} checks refuted"
+    summ = runs["principal"].results["evaluation"].summary()
+    configured = list(runs["principal"].results["evaluation"].definitions)
+    comp = summ[~summ["definition"].isin(configured) & summ["verdict"].ne("skipped")]
+    assert (checks["other_checks"], checks["other_violations"]) == (
+        len(comp),
+        int((comp["verdict"] == "violated").sum()),
+    )
+    assert num["principal"] == (
+        f"{checks['violations']} of {checks['checks']} checks refuted; other definitions "
+        f"{checks['other_violations']} of {checks['other_checks']} violated"
+    )
     table = runs["certainty"].results["ranking"].to_frame()
     sel = table[table["selected"]].iloc[0]
     assert num["certainty"] == (
@@ -162,7 +175,9 @@ def test_section_of_a_completed_run_puts_its_message_above_its_blocks():
 
     run = AnalysisRun("alpha", "ok", message="note", caveats=("c1",))
     sec = _section("alpha", _fake_analysis(), run, "3 of 7", None, {})
+    # no finding() given: a neutral "completed" badge (an analysis with one says its finding)
     assert sec["id"] == "sec-alpha" and sec["status_text"] == "completed"
+    assert sec["level"] == "neutral"
     assert sec["findings"] == ["f"] and sec["caveats"] == ["c1"] and sec["number"] == "3 of 7"
     assert sec["blocks"] == [{"kind": "text", "text": "note"}, {"kind": "x"}]
 

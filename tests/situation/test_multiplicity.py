@@ -113,11 +113,19 @@ def test_headline_names_tests_chance_and_both_counts(data):
     res = SituationTest(method="st", k=30, multiplicity="by").run(data)
     s = res.summary().iloc[0]
     head = res.headline()
+    # one verdict per test: the adjusted count is "significant", the unadjusted one follows
+    adj = s.n_significant_adjusted
     assert (
-        f"Of {s.tested} tests at α = 0.05, about {0.05 * s.tested:.1f} would be significant by "
-        "chance alone if no one were discriminated against; "
-        f"{s.n_significant} are significant before adjustment and {s.n_significant_adjusted} "
-        "after Benjamini–Yekutieli (false discovery rate 0.05)."
+        f": {adj} of {s.denominator} tested individuals protected on 'a' "
+        f"({100 * adj / s.denominator:.1f}%) are significant cases of potential discrimination "
+        "after the Benjamini–Yekutieli adjustment (false discovery rate 0.05; "
+        f"{s.n_significant} before the Benjamini–Yekutieli adjustment)."
     ) in head
+    expected = 0.05 * s.tested
+    about = f"{expected:.0f}" if expected >= 10 else f"{expected:.1f}"
+    assert head.endswith(
+        f"Of {s.tested} tests at α = 0.05, about {about} would be significant by "
+        "chance alone if no one were discriminated against."
+    )
     none = SituationTest(method="st", k=30, multiplicity="none").run(data).headline()
     assert none.endswith(f"; {s.n_significant} are, with no adjustment across complainants.")

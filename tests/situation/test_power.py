@@ -32,7 +32,10 @@ def test_table_covers_the_grid_of_the_issue():
 def test_sentence_quotes_the_matching_row_or_says_it_was_not_simulated():
     power, bh, _ = power_row("cst", 30)[0.2]
     text = power_sentence("cst", 30, 0.05, multiplicity="bh")
-    assert f"CST w/o with k = 30 detects a 20-point gap in rejection rates for {power:.0%} " in text
+    assert (
+        f"CST without centres with k = 30 detects a 20-point gap in rejection rates for {power:.0%} "
+        in text
+    )
     assert f"({bh:.0%} after Benjamini–Hochberg)" in text
     assert "after" not in power_sentence("cst", 30, 0.05, multiplicity="none")
     assert "after" not in power_sentence("cst", 30, 0.05, multiplicity="holm")  # not simulated

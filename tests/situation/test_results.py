@@ -80,10 +80,11 @@ def test_headline_scope_and_caveats_by_hand(isolated):
     assert res.main_test() == ("st", 2)
     assert res.headline() == (
         "ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are "
-        "significant cases of potential discrimination; 1 more could not be tested within "
-        "max_distance 0.12 and is left out. Of 3 tests at α = 0.05, about 0.2 would be "
-        "significant by chance alone if no one were discriminated against; 1 is significant "
-        "before adjustment and 1 after Benjamini–Hochberg (false discovery rate 0.05)."
+        "significant cases of potential discrimination after the Benjamini–Hochberg "
+        "adjustment (false discovery rate 0.05; 1 before the Benjamini–Hochberg adjustment); "
+        "1 more could not be tested within max_distance 0.12 and is left out. Of 3 tests at "
+        "α = 0.05, about 0.2 would be significant by chance alone if no one were "
+        "discriminated against."
     )
     assert res.scope() == (
         "4 individuals protected on 'a', all of them complainants; 3 tested with every "

@@ -250,7 +250,10 @@ def test_tables_on_a_constructed_case():
         [10, 5, "x -> y", "edge removed"],
         [20, 10, "a -> y", "edge added"],
     ]
-    assert sens.headline().startswith("1 of the 1 significant cst cases (k=10) are robust")
+    assert sens.headline().startswith(
+        "1 of the 1 CST without centres cases (k=10) significant before any adjustment across "
+        "complainants are robust"
+    )
     assert "1 verdict at k=10 depends on a single edge" in sens.headline()
 
 

@@ -160,6 +160,12 @@ def headline_number(run: AnalysisRun) -> str:
     return f"fairest of {len(table)}: {r['decision_maker']}, disparity {r['disparity']:.3f}"
 
 
+def finding(run: AnalysisRun) -> dict[str, Any]:
+    """A comparison of decision-makers, not a test: a neutral badge."""
+    return {"level": "neutral", "badge": "comparison", "sentence": headline_number(run),
+            "strength": 0.0}  # fmt: skip
+
+
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     """The prior and the utility behind the ranking."""
     utility = "TOPSIS" if spec.get("utility", "topsis") == "topsis" else "u_norm"
@@ -182,4 +188,5 @@ ANALYSIS = Analysis(
     assumptions=assumptions,
     seeds=seeds,
     headline_number=headline_number,
+    finding=finding,
 )

@@ -47,11 +47,24 @@ def print_summary(result) -> None:
             f"{row.seconds:.1f}",
         )
     console.print(table)
+    console.print(escape(_verdict(result)))
     if result.out_dir is not None:
         console.print(
             f"wrote {len(result.files)} files to {result.out_dir} — open "
             f"{Path(result.out_dir) / 'report.html'}"
         )
+
+
+def _verdict(result) -> str:
+    """The report's overall verdict sentence (the strongest finding, after the correction in
+    force), so the terminal's first screen answers "is there a problem?" too."""
+    from ..audit.registry import ANALYSES
+    from ..report.sections import finding_of, overall_verdict
+
+    by_name = {a.name: a for a in ANALYSES}
+    rows = [(by_name[name].title, finding_of(by_name[name], run))
+            for name, run in result.runs.items() if name in by_name]  # fmt: skip
+    return overall_verdict(rows)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,8 +2,10 @@
 
 parse (the configuration and the ids) → build (data, causal model and the situation engines
 through :meth:`~primafacie.situation.spec.SituationSpec.tests`, as the audit does) → run
-(only the named complainants; the search spaces are the whole data, so every number equals
-the audit's row for that person) → print (one line per page).
+(only the named complainants when no correction across complainants is in force; under one,
+every complainant, since the adjusted p-value needs the whole family; the search spaces are the
+whole data, so every number equals the audit's row for that person) → print (one line per
+page).
 """
 
 from __future__ import annotations
@@ -70,8 +72,12 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
     engines = spec.model_copy(update={"dimensions": ["single"]}).tests(
         attrs, backend=cfg.compute.build()
     )
+    # a correction across complainants spans every complainant of the test: the adjusted
+    # p-value (and so the verdict) of one person needs the whole family, as in the audit
+    # (issue 23: testing the named ones alone shrank the family and overstated the verdict)
+    family = None if str(spec.multiplicity) != "none" else mask
     results = {
-        label: engine.run(data, scm=scm, decider=cfg.decider(), complainant_mask=mask)
+        label: engine.run(data, scm=scm, decider=cfg.decider(), complainant_mask=family)
         for label, engine in engines.items()
     }
     return build_dossiers(
@@ -116,6 +122,7 @@ def dossier(
     """``primafacie dossier``: parse → build → run → print."""
     from ..audit.inputs import check_date, input_files, input_paths, provenance
     from ..io import check_output_dir
+    from ..situation.labels import method_name
 
     date = check_date(date)
     cfg, spec, hidden = parse(config, ids, redact)
@@ -125,9 +132,11 @@ def dossier(
     book = build_and_run(cfg, spec, ids, hidden)
     paths = write(book, out_dir, input_paths(cfg, config), prov)
     for rec in book.to_frame().itertuples(index=False):
-        verdict = "significant" if rec.significant else "not significant"
+        after = "" if rec.multiplicity == "none" else f" after {rec.multiplicity}"
+        verdict = ("significant" if rec.significant else "not significant") + after
         console.print(
-            f"{rec.id}: {rec.test}, {rec.method} k={rec.k}: Δp = {rec.delta:.3f} ({verdict}) "
+            f"{rec.id}: {rec.test}, {method_name(rec.method)} k={rec.k}: Δp = {rec.delta:.3f} "
+            f"({verdict}) "
             f"→ {out_dir / Path(rec.file).name}"
         )
     console.print(f"wrote {len(paths)} page(s) and dossiers.csv to {out_dir}")

@@ -170,8 +170,9 @@ def from_flags(
 
 # ---------------------------------------------------------------------------------- print
 def _rate(k: Any, n: Any) -> str:
-    k, n = int(k), int(n)
-    return f"{100 * k / n:.1f}% ({k}/{n})" if n else "— (0/0)"
+    from ..formats import rate_text
+
+    return rate_text(k, n)
 
 
 def _number(value: Any, digits: int, low: Any = None, high: Any = None) -> str:

@@ -370,28 +370,31 @@ def from_config(
 def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     from rich.table import Table
 
+    from ..report.html import rate_text
+    from ..situation.labels import method_name
+
     table = Table(title=title)
-    # one adjustment per run: its name heads the column ("none": the column repeats nothing)
-    methods = set(summary["multiplicity"])
-    adjusted_col = f"after {methods.pop()}" if len(methods) == 1 else "adjusted"
-    cols = ("method", "k", "cases", "significant", adjusted_col, "denominator", "untested")
-    for col in cols:
+    # one verdict per test (issue 23): "significant" is after the adjustment in force, named
+    # in its header; the unadjusted count follows in its own column
+    methods = set(summary["multiplicity"]) - {"none"}
+    adjusted = f"significant after {methods.pop()}" if len(methods) == 1 else "significant"
+    before = "before adjustment" if len(set(summary["multiplicity"]) - {"none"}) else None
+    cols = ("method", "k", "cases", adjusted, before, "denominator", "untested")
+    for col in filter(None, cols):
         table.add_column(col, justify="right" if col != "method" else "left")
     for row in summary.itertuples(index=False):
-        adjusted = (
-            "—"
-            if row.multiplicity == "none"
-            else f"{row.n_significant_adjusted} ({row.significant_adjusted_share:.1%})"
-        )
-        table.add_row(
-            str(row.method),
+        den = int(row.denominator)
+        in_force = row.multiplicity != "none"
+        verdict = row.n_significant_adjusted if in_force else row.n_significant
+        cells = [
+            method_name(row.method),
             str(row.k),
-            f"{row.cases} ({row.cases_share:.1%})",
-            f"{row.n_significant} ({row.significant_share:.1%})",
-            adjusted,
-            str(row.denominator),
-            str(row.untested),
-        )
+            rate_text(int(row.cases), den),
+            rate_text(int(verdict), den),
+        ]
+        if before:
+            cells.append(rate_text(int(row.n_significant), den) if in_force else "—")
+        table.add_row(*cells, str(den), str(row.untested))
     return table
 
 

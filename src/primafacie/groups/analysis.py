@@ -80,16 +80,17 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     )
 
 
-def _rate_cells(k: Any, n: Any, low: Any, high: Any) -> list[tuple[str, float]]:
-    """``25.0% (1 of 4) [4.6–69.9%]`` cells, sorted by the rate (blank rate when n = 0)."""
+def _rate_cells(k: Any, n: Any, low: Any, high: Any, level: str = "95%") -> list[tuple[str, float]]:
+    """``25.0% (1 of 4; 95% CI 4.6–69.9%)`` cells, sorted by the rate (blank rate when n = 0)."""
+    from ..formats import rate_text
+
     cells = []
     for ki, ni, lo, hi in zip(k, n, low, high, strict=True):
         ki, ni = int(ki), int(ni)
         if ni == 0:
-            cells.append(("— (0 of 0)", float("nan")))
+            cells.append((rate_text(ki, ni), float("nan")))
             continue
-        cells.append((f"{100 * ki / ni:.1f}% ({ki} of {ni}) [{100 * lo:.1f}–{100 * hi:.1f}%]",
-                      ki / ni))  # fmt: skip
+        cells.append((rate_text(ki, ni, ci=(lo, hi), level=level), ki / ni))
     return cells
 
 
@@ -175,7 +176,7 @@ def _rates_table(res: Any) -> pd.DataFrame:
     )
     for metric, rows in frame.groupby("metric", sort=False):
         table[METRIC_LABELS[metric]] = _rate_cells(
-            rows["k"], rows["n"], rows["ci_low"], rows["ci_high"]
+            rows["k"], rows["n"], rows["ci_low"], rows["ci_high"], f"{100 * (1 - res.alpha):g}%"
         )
     return table
 
@@ -248,6 +249,20 @@ def headline_number(run: AnalysisRun) -> str:
     return f"{n['below_four_fifths']} of {n['protected_groups']} groups below four-fifths"
 
 
+def finding(run: AnalysisRun) -> dict[str, Any]:
+    """Below four-fifths (a concern) or not, with the groups as the denominator."""
+    below, groups = int(run.numbers["below_four_fifths"]), int(run.numbers["protected_groups"])
+    text = (
+        f"{below} of {groups} protected groups have a selection rate below four-fifths of "
+        "their reference group's"
+    )
+    if below:
+        return {"level": "concern", "badge": "below four-fifths", "sentence": text,
+                "strength": below / groups}  # fmt: skip
+    return {"level": "clear", "badge": "none below four-fifths", "sentence": text,
+            "strength": 0.0}  # fmt: skip
+
+
 def overview(run: AnalysisRun) -> Any:
     """The rates figure, for :meth:`AuditResult.plot`."""
     return run.results[LABEL].plot()
@@ -264,6 +279,7 @@ ANALYSIS = Analysis(
     "(on by default; groups: null turns it off).",
     overview=overview,
     check=check,
+    finding=finding,
     default_on=True,
     headline_number=headline_number,
 )

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..formats import rate_text
 from ..jsonsafe import json_safe
 from ..report.notebook import HTMLReprMixin
 from .params import FOUR_FIFTHS
@@ -27,8 +28,7 @@ METRIC_LABELS = {
 
 
 def _pct(k: Any, n: Any) -> str:
-    k, n = int(k), int(n)
-    return f"{100 * k / n:.1f}% ({k} of {n})" if n else f"— (0 of {n})"
+    return rate_text(k, n)
 
 
 def _criteria(practical: Any, statistical: Any) -> str:

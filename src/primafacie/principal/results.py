@@ -115,8 +115,12 @@ class PrincipalResult(HTMLReprMixin):
         >>> import numpy as np
         >>> from primafacie.principal import principal_arrays
         >>> a = np.array([0, 0, 1, 1] * 5); y = np.array([1, 0, 1, 0] * 5); s = y.copy()
-        >>> principal_arrays(a, s, y, protected="g").headline()
-        '0 of 1 checks refute principal-stratum fairness for g (20 people) — Definition 2 (all): not refuted'
+        >>> print(principal_arrays(a, s, y, protected="g").headline())
+        ... # doctest: +NORMALIZE_WHITESPACE
+        0 of 1 checks refute principal-stratum fairness for g (20 people) — Definition 2 (all):
+        not refuted. Also checked, the table's other definitions (3 and 4 are comparisons, not
+        principal-stratum fairness): 0 of 3 violated — Definition 1 (all): not refuted;
+        Definition 3 (all): holds (point-identified); Definition 4 (all): not refuted
         """
         main = self.checks()
         n_viol = int((main["verdict"] == VIOLATED).sum())
@@ -128,9 +132,35 @@ class PrincipalResult(HTMLReprMixin):
         if len(main) > max_items:
             parts.append(f"… {len(main) - max_items} more in the summary table")
         n_people = int(self.counts[self.evaluated].sum())
-        return (
+        text = (
             f"{n_viol} of {len(main)} checks refute principal-stratum fairness for "
             f"{self.protected} ({n_people} people) — " + "; ".join(parts)
+        )
+        return text + self._comparison_text(max_items)
+
+    def comparisons(self) -> pd.DataFrame:
+        """The definitions of :meth:`summary` beside the configured ones (the other of 1 and
+        2; 3: Kusner et al. and 4: Coston et al., comparisons) in evaluated cells. The
+        headline counts them too, so a violated row of the table is never left out of the
+        words (issue 23)."""
+        summ = self.summary()
+        keep = ~summ["definition"].isin(list(self.definitions)) & summ["verdict"].ne("skipped")
+        return summ[keep]
+
+    def _comparison_text(self, max_items: int) -> str:
+        """``. Also checked, the table's other definitions (…): 1 of 2 violated —
+        Definition 3 (all): violated; …`` (empty when none was evaluated)."""
+        comp = self.comparisons()
+        if comp.empty:
+            return ""
+        n_viol = int((comp["verdict"] == VIOLATED).sum())
+        parts = [f"Definition {r.definition} ({r.cell}): {r.verdict}"
+                 for r in comp.head(max_items).itertuples()]  # fmt: skip
+        if len(comp) > max_items:
+            parts.append(f"… {len(comp) - max_items} more in the summary table")
+        return (
+            ". Also checked, the table's other definitions (3 and 4 are comparisons, not "
+            f"principal-stratum fairness): {n_viol} of {len(comp)} violated — " + "; ".join(parts)
         )
 
     def scope(self) -> str:

@@ -95,6 +95,38 @@ def headline_number(run: AnalysisRun) -> str:
     return f"{against} of {n_def} definitions against {', '.join(pv)}"
 
 
+GLOSSARY = (
+    ("φ", "the share of a group's rejected members of a subgroup that an action must bring "
+     "to the favourable decision (ECR, ECE)."),
+    ("EE", "Equal Effectiveness: the share of the group that the best single action helps."),
+    ("C.φ (e.g. C.3)", "Equal Choice for Recourse at φ: how many actions help at least φ."),
+    ("B<budget> (e.g. B1.04)", "Equal Effectiveness within Budget: the share helped by "
+     "actions costing at most the budget."),
+    ("Ma.φ, Mi.φ (e.g. Ma.3, Mi.7)", "Equal Cost of Effectiveness, macro / micro viewpoint: "
+     "the least cost at which actions help φ of the group; ∞ when no action reaches φ."),
+    ("KS", "Fair Effectiveness-Cost Trade-Off: the largest gap between the groups' "
+     "effectiveness-cost curves."),
+    ("MR", "Equal (Conditional) Mean Recourse: the mean cost of recourse of those helped."),
+)  # fmt: skip
+
+
+def finding(run: AnalysisRun) -> dict[str, Any]:
+    """Definitions whose first-ranked subgroup is against the protected group (a concern
+    when any is), the definitions as the denominator."""
+    facts = run.results["definitions"]
+    top = facts.top_subgroups()
+    n_def = len(facts.rankings)
+    pv = [str(v) for v in facts.audited.protected_values] if facts.audited else []
+    against = int(top["bias_against"].astype(str).isin(pv).sum()) if pv else 0
+    text = (
+        f"{against} of {n_def} recourse definitions rank first a subgroup where recourse is "
+        f"harder for {', '.join(pv) or 'the protected group'}"
+    )
+    level, badge = ("concern", "recourse harder") if against else ("clear", "no evidence")
+    return {"level": level, "badge": badge, "sentence": text,
+            "strength": against / n_def if n_def else 0.0}  # fmt: skip
+
+
 def curves_frame(facts: FactsResult, subgroups: list[str]) -> pd.DataFrame:
     """Effectiveness curves of ``subgroups``: ``subgroup, group, n, cost, effectiveness``."""
     parts = [facts.effectiveness_curves(s).assign(subgroup=s) for s in subgroups]
@@ -335,4 +367,6 @@ ANALYSIS = Analysis(
     assumptions=assumptions,
     seeds=seeds,
     headline_number=headline_number,
+    finding=finding,
+    glossary=GLOSSARY,
 )

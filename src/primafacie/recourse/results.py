@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..formats import rate_text
 from ..jsonsafe import json_safe
 from ..report.notebook import HTMLReprMixin
 from ..validation import Interval, validate_params
@@ -74,7 +75,7 @@ def _n(count: int, noun: str) -> str:
 
 
 def _share(k: int, n: int) -> str:
-    return f"{k} of {n} ({100 * k / n:.0f}%)" if n else f"{k} of {n}"
+    return rate_text(k, n)
 
 
 def _fmt_param(x: float) -> str:
@@ -544,11 +545,54 @@ class FactsResult(HTMLReprMixin):
                 f"recourse is harder for one group of {self.protected} (against {counts})"
             )
         first = top.iloc[0]
+        label = first["definition"]
+        score = _score_text(first["score"])
+        if math.isinf(float(first["score"])):
+            score = "score ∞: " + self.unreachable_text(
+                label, first["subgroup"], first["bias_against"]
+            )
+        ties = self.rankings[label].rank1_count() if label in self.rankings else 1
+        tie = f"; {ties} subgroups tie at rank 1 under {label}" if ties > 1 else ""
         return (
-            f"{head}; {_n(n_sub, 'subgroup')} audited; e.g. {first['definition']}: "
-            f"'{first['subgroup']}' against {first['bias_against']} "
-            f"({_score_text(first['score'])})"
+            f"{head}; {_n(n_sub, 'subgroup')} audited; e.g. {label}: "
+            f"'{first['subgroup']}' against {first['bias_against']} ({score}){tie}"
         )
+
+    def unreachable_text(self, label: str, subgroup: str, group: Any) -> str:
+        """What a score of ∞ means, from the effectiveness curves (issue 23: "out of reach"
+        read as "no recourse" while 24% of the group obtained it).
+
+        For ECE (the cost for φ of the group): no action reaches φ of the group's rejected
+        members of the subgroup, and the best action's share with its count and cost; for
+        another definition: no action meets it. Without curves for the subgroup, the
+        definition's own words.
+
+        Examples
+        --------
+        A result built by :func:`~primafacie.recourse.facts_audit` gives, e.g., "no action
+        reaches φ = 30% of the rejected female of that subgroup; the most any action reaches
+        is 24.0% (12 of 50), at cost 0.194".
+        """
+        ranking = self.rankings.get(label)
+        if ranking is None or ranking.metric != "ECE" or ranking.param is None:
+            return f"no action meets {label} for {group}"
+        phi = float(ranking.param)
+        text = f"no action reaches φ = {100 * phi:g}% of the rejected {group} of that subgroup"
+        try:
+            curve = self.effectiveness_curves(subgroup)
+        except (InputError, KeyError, ValueError, IndexError):
+            return text
+        mine = curve[curve["group"].astype(str) == str(group)]
+        if mine.empty:
+            return text
+        best = mine["effectiveness"].to_numpy(dtype=float)
+        at = int(np.argmax(best))  # the first (cheapest) cost at which the best share holds
+        n = int(mine["n"].iloc[at])
+        k = int(round(best[at] * n))
+        if k == 0:
+            return text + "; no action gives any of them the favourable decision"
+        cost = float(mine["cost"].iloc[at])
+        return text + f"; the most any action reaches is {rate_text(k, n)}, at cost {cost:.3g}"
 
     def scope(self) -> str:
         """Who was audited, with denominators, and who was left out."""

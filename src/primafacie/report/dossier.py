@@ -45,8 +45,12 @@ from pydantic import Field, field_validator
 
 from ..configbase import Strict
 from ..errors import InputError
+from ..formats import fixed
 from ..jsonsafe import json_safe
+from ..situation.labels import METHOD_NAMES
+from ..situation.multiplicity import MULTIPLICITY_NAMES
 from .html import CSP, format_number, template_environment
+from .html import fixed_decimals as _column_decimals
 from .sections import LEGAL_NOTE
 
 __all__ = [
@@ -77,18 +81,14 @@ SECTION_TITLES = (
     "Assumptions and what this means",
 )
 
-_METHOD_NAMES = {
-    "st": "ST (k-NN, factual test group)",
-    "cst": "CST without centres",
-    "cst_centers": "CST with centres",
-    "cf": "counterfactual fairness",
-}
+_METHOD_NAMES = METHOD_NAMES  # one name per method (situation/labels.py)
 
 #: What the evidence of one page means, in plain words (the report's legal note follows).
 _MEANING = (
     "A significant difference means: people who resemble this person and share the protected "
     "attribute were rejected more often than people who resemble the person they would have "
-    "been without it, by more than the tolerance τ, beyond what chance explains at level α. "
+    "been without it, by more than the tolerance τ, beyond what chance explains at level α "
+    "(after the multiple-testing correction named above, when one is in force). "
     "It does not mean that this decision was taken because of the protected attribute, nor "
     "that the decision-maker intended it: it is evidence that shifts the burden of proof, "
     "resting on the assumptions above."
@@ -125,7 +125,9 @@ class Dossiers:
     ----------
     index
         One row per page and test: id, file, test, method, k, p_c, p_t, delta, ci_low,
-        significant, and ``verdicts`` (``method k: yes/no`` for every (method, k) run).
+        p_value, p_adjusted, multiplicity, significant (after the correction in force, as
+        the page says), and ``verdicts`` (``method k: yes/no`` for every (method, k) run,
+        under the same correction).
     html
         ``{relative file: page}``.
     """
@@ -444,26 +446,63 @@ def _members(
     ]
 
 
+def _adjusted(params: Mapping[str, Any]) -> str:
+    """The correction across complainants in force (``""`` when none)."""
+    mult = str(params.get("multiplicity") or "none")
+    return "" if mult == "none" else mult
+
+
+def verdict_flag(row: pd.Series, params: Mapping[str, Any]) -> bool:
+    """The one verdict of a row: ``significant_adjusted`` under a correction, else
+    ``significant`` (issue 23: a page never claims what the correction removes)."""
+    if _adjusted(params) and "significant_adjusted" in row.index:
+        return bool(row["significant_adjusted"])
+    return bool(row["significant"])
+
+
 def _verdict(row: pd.Series, params: Mapping[str, Any]) -> str:
-    """The verdict sentence of one (method, k) row."""
+    """The verdict sentence of one (method, k) row, under the correction in force."""
     name = _METHOD_NAMES.get(row["method"], row["method"])
     if pd.isna(row["delta"]):
         return f"{name}, k={row['k']}: not tested (a control or test group is empty)."
     kind = "positive " if params.get("direction") == "positive" else ""
     level = f"α = {params['alpha']:g}, τ = {params['tau']:g}"
-    if bool(row["significant"]):
-        what = f"a significant case of potential {kind}discrimination"
+    mult = _adjusted(params)
+    after = f" after the {MULTIPLICITY_NAMES[mult]} adjustment" if mult else ""
+    if verdict_flag(row, params):
+        what = f"a significant case of potential {kind}discrimination{after}"
     elif bool(row["discriminated"]):
-        what = f"a case (Δp > τ) of potential {kind}discrimination, not significant"
+        what = f"a case (Δp > τ) of potential {kind}discrimination, not significant{after}"
+        if mult and bool(row["significant"]):
+            what += " (significant before it)"
     else:
         what = "not a case"
-    return f"{name}, k={row['k']} ({level}): Δp = {row['delta']:.3f}, {what}."
+    p = _p_text(row, params)
+    return f"{name}, k={row['k']} ({level}): Δp = {row['delta']:.3f}{p}, {what}."
 
 
-def _interval(row: pd.Series, params: Mapping[str, Any], res: Any) -> dict[str, str]:
+def _p_text(row: pd.Series, params: Mapping[str, Any]) -> str:
+    """``, p = 0.012, adjusted p = 0.10`` (the adjusted one only under a correction)."""
+    if "p_value" not in row.index or pd.isna(row["p_value"]):
+        return ""
+    out = f", p = {_p(row['p_value'])}"
+    if _adjusted(params) and "p_adjusted" in row.index and not pd.isna(row["p_adjusted"]):
+        out += f", adjusted p = {_p(row['p_adjusted'])}"
+    return out
+
+
+def _p(value: Any) -> str:
+    """A p-value for people: three significant digits, "< 0.0001" below that."""
+    v = float(value)
+    return "< 0.0001" if v < 1e-4 else f"{v:.3g}"
+
+
+def _interval(row: pd.Series, params: Mapping[str, Any], res: Any, n_tests: int) -> dict:
     side = "one-sided" if params.get("direction") != "positive" else "one-sided (upper)"
     lo, hi = row["ci_low"], row["ci_high"]
-    mult = params.get("multiplicity") or getattr(res, "multiplicity", None)
+    mult = _adjusted(params)
+    p = row.get("p_value")
+    p_adj = row.get("p_adjusted")
     return {
         "method": str(params.get("interval", "wald")),
         "alpha": f"{params['alpha']:g}",
@@ -471,7 +510,14 @@ def _interval(row: pd.Series, params: Mapping[str, Any], res: Any) -> dict[str, 
         "sides": side,
         "one_sided": f"[{format_number(lo)}, {format_number(hi)}]",
         "two_sided": f"[{format_number(row['ci2_low'])}, {format_number(row['ci2_high'])}]",
-        "correction": str(mult) if mult else "none (each interval is about one person)",
+        "p_value": "—" if p is None or pd.isna(p) else _p(p),
+        "p_adjusted": "—" if not mult or p_adj is None or pd.isna(p_adj) else _p(p_adj),
+        "correction": (
+            f"{MULTIPLICITY_NAMES[mult]} ({mult}) across the {n_tests:,} tested complainants "
+            f"of {_METHOD_NAMES.get(row['method'], row['method'])}, k={row['k']}"
+            if mult
+            else "none (each test is read on its own)"
+        ),
     }
 
 
@@ -502,6 +548,7 @@ def _test_facts(
     cols = _shown(data, redact)
     twin, path, noise = _twin(scm, data, pos, attr) if method != "st" else (None, [], {})
     sel = table[(table["method"] == method) & (table["k"] == k)]
+    n_tests = int(sel["p_value"].notna().sum()) if "p_value" in sel.columns else len(sel)
     at = int(np.flatnonzero(sel["row"].to_numpy() == pos)[0])  # the neighbour lists' row
     ctrl, test = (a[at] for a in res.neighbors[(method, k)])
     ctrl_d, test_d = (a[at] for a in res.neighbor_distances[(method, k)])
@@ -532,7 +579,7 @@ def _test_facts(
         "noise": noise,
         "control": _members(data, ctrl, ctrl_d, cols, first_c, shown),
         "test": _members(data, test, test_d, cols, first_t, shown),
-        "interval": _interval(row, params, res),
+        "interval": _interval(row, params, res, n_tests),
         "verdict": _verdict(row, params),
         "all": mine,
         "params": params,
@@ -548,26 +595,49 @@ def _fmt(v: Any) -> str:
 
 
 def _table(frame: pd.DataFrame) -> dict[str, Any]:
+    """Columns and display rows; a column of floats keeps one number of decimals (as in
+    the report: "20.5" beside "16.0", never "20.500" beside "16")."""
+    decimals = [_column_decimals(frame[c]) for c in frame.columns]
     return {
         "columns": [str(c) for c in frame.columns],
-        "rows": [[_fmt(v) for v in rec] for rec in frame.itertuples(index=False, name=None)],
+        "rows": [
+            [
+                _fmt(v) if d is None or not _finite(v) else fixed(float(v), d)
+                for v, d in zip(rec, decimals, strict=True)
+            ]
+            for rec in frame.itertuples(index=False, name=None)
+        ],  # fmt: skip
     }
 
 
+def _finite(v: Any) -> bool:
+    return isinstance(v, (float, np.floating)) and bool(np.isfinite(v))
+
+
 def _all_verdicts(mine: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
-    frame = pd.DataFrame(
-        {
-            "method": [_METHOD_NAMES.get(m, m) for m in mine["method"]],
-            "k": mine["k"].to_numpy(),
-            "p_c": [f"{a}/{n}" for a, n in zip(mine["neg_c"], mine["k_c"], strict=True)],
-            "p_t": [f"{a}/{n}" for a, n in zip(mine["neg_t"], mine["k_t"], strict=True)],
-            "Δp": mine["delta"].to_numpy(),
-            "lower bound": mine["ci_low"].to_numpy(),
-            "case": np.where(mine["discriminated"].to_numpy(dtype=bool), "yes", "no"),
-            "significant": np.where(mine["significant"].to_numpy(dtype=bool), "yes", "no"),
-        }
-    )
-    return _table(frame)
+    adjusted = bool(_adjusted(params)) and "significant_adjusted" in mine.columns
+    cols = {
+        "method": [_METHOD_NAMES.get(m, m) for m in mine["method"]],
+        "k": mine["k"].to_numpy(),
+        "p_c": [f"{a}/{n}" for a, n in zip(mine["neg_c"], mine["k_c"], strict=True)],
+        "p_t": [f"{a}/{n}" for a, n in zip(mine["neg_t"], mine["k_t"], strict=True)],
+        "Δp": mine["delta"].to_numpy(),
+        "lower bound": mine["ci_low"].to_numpy(),
+        "case": np.where(mine["discriminated"].to_numpy(dtype=bool), "yes", "no"),
+    }
+    if "p_value" in mine.columns:
+        cols["p-value"] = ["—" if pd.isna(v) else _p(v) for v in mine["p_value"]]
+    if adjusted:
+        cols["adjusted p-value"] = ["—" if pd.isna(v) else _p(v) for v in mine["p_adjusted"]]
+        cols["significant"] = np.where(
+            mine["significant_adjusted"].to_numpy(dtype=bool), "yes", "no"
+        )
+        cols["significant before adjustment"] = np.where(
+            mine["significant"].to_numpy(dtype=bool), "yes", "no"
+        )
+    else:
+        cols["significant"] = np.where(mine["significant"].to_numpy(dtype=bool), "yes", "no")
+    return _table(pd.DataFrame(cols))
 
 
 def _record(
@@ -729,7 +799,7 @@ def render_dossier(facts: Mapping[str, Any]) -> str:
 
 def _render(name: str, context: Mapping[str, Any]) -> str:
     """Render a dossier template (they share ``dossier_style.html``: print CSS, no script)."""
-    return template_environment(num=_fmt).get_template(name).render(**context, csp=CSP)
+    return template_environment(num=_fmt, pval=_p).get_template(name).render(**context, csp=CSP)
 
 
 def _page(
@@ -770,13 +840,15 @@ def _page(
                 "p_t": row["p_t"],
                 "delta": row["delta"],
                 "ci_low": row["ci_low"],
-                "significant": bool(row["significant"]),
+                "p_value": row.get("p_value"),
+                "p_adjusted": row.get("p_adjusted"),
+                "multiplicity": _adjusted(f["params"]) or "none",
+                # the one verdict (after the correction in force), as on the page
+                "significant": verdict_flag(row, f["params"]),
                 "verdicts": "; ".join(
-                    f"{m} k={k}: {'yes' if s else 'no'}"
-                    for m, k, s in zip(
-                        f["all"]["method"], f["all"]["k"], f["all"]["significant"], strict=True
-                    )
-                ),  # fmt: skip
+                    f"{r['method']} k={r['k']}: {'yes' if verdict_flag(r, f['params']) else 'no'}"
+                    for _, r in f["all"].iterrows()  # a few (method, k) rows of one person
+                ),
             }
         )
     facts = {
@@ -868,7 +940,7 @@ def build_dossiers(
         keys[str(ident)] = file
         index += rows
     columns = ["id", "file", "test", "method", "k", "p_c", "p_t", "delta", "ci_low",
-               "significant", "verdicts"]  # fmt: skip
+               "p_value", "p_adjusted", "multiplicity", "significant", "verdicts"]  # fmt: skip
     return Dossiers(index=pd.DataFrame(index, columns=columns), html=html, keys=keys)
 
 

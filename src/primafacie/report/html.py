@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import intervals
+from .. import formats, intervals
 
 __all__ = [
     "render_report",
@@ -29,6 +29,7 @@ __all__ = [
     "readable_bins",
     "CSP",
     "content_security_policy",
+    "fixed_decimals",
 ]
 
 #: The Content-Security-Policy of every page primafacie writes: nothing is fetched (no
@@ -77,12 +78,13 @@ def format_number(value: Any, digits: int = 3) -> str:
             return "∞" if v > 0 else "−∞"
         if v == int(v) and abs(v) < 1e15 and digits >= 0 and abs(v) >= 1:
             return f"{int(v)}"
-        return f"{v:.{digits}f}"
+        return formats.fixed(v, digits)
     return str(value)
 
 
 def rate_text(k: int, n: int, digits: int = 1, ci: bool = False) -> str:
-    """A rate with its count and denominator, e.g. ``"12.5% (25 of 200)"``.
+    """A rate with its count and denominator, e.g. ``"12.5% (25 of 200)"``
+    (:func:`primafacie.formats.rate_text`, the one formatter of shares).
 
     ``ci=True`` adds the 95% Wilson interval of the rate.
 
@@ -95,15 +97,7 @@ def rate_text(k: int, n: int, digits: int = 1, ci: bool = False) -> str:
     >>> rate_text(0, 0)
     '— (0 of 0)'
     """
-    if n <= 0:
-        return f"— ({k} of {n})"
-    if ci:
-        lo, hi = wilson_interval(k, n)
-        return (
-            f"{100 * k / n:.{digits}f}% ({k} of {n}; 95% CI "
-            f"{100 * lo:.{digits}f}–{100 * hi:.{digits}f}%)"
-        )
-    return f"{100 * k / n:.{digits}f}% ({k} of {n})"
+    return formats.rate_text(k, n, digits, wilson_interval(k, n) if ci and n > 0 else None)
 
 
 #: A right-closed interval label as pandas writes it (``(21.999, 33]``, ``(-1.5, 2e+03]``).
@@ -113,7 +107,8 @@ _INTERVAL = re.compile(r"\((-?[0-9.]+(?:e[+-]?[0-9]+)?), (-?[0-9.]+(?:e[+-]?[0-9
 def _bin_edge(text: str) -> str:
     # two decimals are enough to tell bins apart on screen, and they absorb the 0.1% that
     # pandas.qcut subtracts from the lowest edge (21.999 → 22)
-    return f"{round(float(text), 2):g}"
+    # + 0.0 turns the -0.0 of a rounded tiny negative edge into 0 ("savings=-0–3" → "0–3")
+    return f"{round(float(text), 2) + 0.0:g}"
 
 
 def readable_bins(text: str) -> str:
@@ -128,6 +123,8 @@ def readable_bins(text: str) -> str:
     'age=22–33; job=temporary'
     >>> readable_bins("loan_amount=(7.199, 12.58]"), readable_bins("no bins here")
     ('loan_amount=7.2–12.58', 'no bins here')
+    >>> readable_bins("savings=(-0.001, 3.0]")
+    'savings=0–3'
     """
     return _INTERVAL.sub(lambda m: f"{_bin_edge(m.group(1))}–{_bin_edge(m.group(2))}", text)
 
@@ -141,12 +138,33 @@ def _sort_key(value: Any) -> str:
     return ""
 
 
-def _cell(value: Any) -> tuple[str, str]:
-    """(display text, numeric sort key); a ``(text, number)`` tuple sorts by the number."""
+def fixed_decimals(column: pd.Series) -> int | None:
+    """One number of decimals for a column of measured quantities (issue 23: "20.500" beside
+    "16" read as twenty thousand); None for a column that is not floats. Whole-valued floats
+    (counts stored as floats) get 0; shares and p-values (all within ±1) keep 3 decimals;
+    others 3 significant digits of the column's largest value."""
+    if not pd.api.types.is_float_dtype(column.dtype):
+        return None
+    values = column.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    if finite.size == 0 or np.all(finite == np.round(finite)):
+        return 0
+    if np.all(np.abs(finite) <= 1):
+        return 3
+    return formats.column_decimals(finite)
+
+
+def _cell(value: Any, decimals: int | None = None) -> tuple[str, str]:
+    """(display text, numeric sort key); a ``(text, number)`` tuple sorts by the number; a
+    float of a column with fixed ``decimals`` is written with exactly that many."""
     if isinstance(value, tuple) and len(value) == 2:
         return str(value[0]), _sort_key(value[1])
     if hasattr(value, "__html__"):  # markup built by a section (e.g. a link): kept as is
         return value, ""
+    if decimals is not None and isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isfinite(v):
+            return formats.fixed(v, decimals), _sort_key(value)
     return format_number(value), _sort_key(value)
 
 
@@ -185,7 +203,11 @@ def table_from_frame(
     """
     df = frame.reset_index() if frame.index.name else frame
     shown = df.head(max_rows)
-    rows = [[_cell(v) for v in rec] for rec in shown.itertuples(index=False, name=None)]
+    decimals = [fixed_decimals(shown[c]) for c in shown.columns]
+    rows = [
+        [_cell(v, d) for v, d in zip(rec, decimals, strict=True)]
+        for rec in shown.itertuples(index=False, name=None)
+    ]
     note = f"{len(df)} row(s)"
     if len(df) > max_rows:
         note = f"showing the first {max_rows} of {len(df)} rows"

@@ -180,6 +180,9 @@ def delta_intervals(frame: pd.DataFrame, top: int = 20, tau: float = 0.0) -> Any
     """Δp with its one-sided interval for the ``top`` complainants with the largest Δp.
 
     ``frame`` needs ``delta`` and ``ci_low``; an ``id`` or ``complainant`` column labels rows.
+    A ``significant_adjusted`` column, when present, colours the points (the verdict after
+    the multiple-testing correction in force, issue 23); else the interval does (lower bound
+    above τ).
     """
     if frame.empty or not {"delta", "ci_low"} <= set(frame.columns):
         return None
@@ -193,10 +196,12 @@ def delta_intervals(frame: pd.DataFrame, top: int = 20, tau: float = 0.0) -> Any
     y = np.arange(len(df))
     lo = df["ci_low"].to_numpy(dtype=float)
     d = df["delta"].to_numpy(dtype=float)
-    sig = lo > tau
+    adjusted = "significant_adjusted" in df.columns
+    sig = df["significant_adjusted"].to_numpy(dtype=bool) if adjusted else lo > tau
+    after = " after adjustment" if adjusted else ""
     ax.hlines(y, lo, d, color="#888888", lw=1.5)
     ax.plot([], [], color="#888888", lw=1.5, label="one-sided interval [lower bound, ∞)")
-    ax.scatter(d[sig], y[sig], color=PALETTE[1], zorder=3, s=18, label="Δp, significant")
+    ax.scatter(d[sig], y[sig], color=PALETTE[1], zorder=3, s=18, label=f"Δp, significant{after}")
     ax.scatter(d[~sig], y[~sig], color=PALETTE[0], zorder=3, s=18, label="Δp, not significant")
     ax.axvline(tau, color="black", lw=0.8, ls="--")
     ax.set_yticks(y, labels)

@@ -19,7 +19,14 @@ from .blocks import rate_cell
 from .html import format_number, rate_text, readable_bins, table_from_frame
 from .provenance import CORRECTION_NAMES
 
-__all__ = ["build_context", "headline_number", "STATUS_TEXT", "LEGAL_NOTE"]
+__all__ = [
+    "build_context",
+    "headline_number",
+    "finding_of",
+    "overall_verdict",
+    "STATUS_TEXT",
+    "LEGAL_NOTE",
+]
 
 STATUS_TEXT = {
     "ok": "completed",
@@ -30,6 +37,65 @@ STATUS_TEXT = {
 #: The EU legal note (the default jurisdiction); :func:`primafacie.legal.legal_note` gives the
 #: note of any jurisdiction.
 LEGAL_NOTE = legal_note("eu")
+#: The badge of a run that found nothing to report on: by status (issue 23: a badge says the
+#: finding, coloured by it; "completed" read as a pass).
+_STATUS_FINDING = {
+    "unavailable": {"level": "neutral", "badge": "not tested"},
+    "failed": {"level": "failed", "badge": "failed"},
+}
+
+
+def finding_of(analysis: Any, run: Any) -> dict[str, Any]:
+    """What a run found: the analysis' own ``finding(run)`` when it completed and gives one;
+    ``not tested`` / ``failed`` by status; a neutral ``completed`` otherwise.
+
+    Returns
+    -------
+    dict
+        ``level`` (``concern``, ``clear``, ``neutral`` or ``failed``: the badge's colour),
+        ``badge`` (its words), ``sentence`` and ``strength`` (see
+        :class:`~primafacie.analysis.Analysis`).
+    """
+    if run.status == "ok" and getattr(analysis, "finding", None) is not None:
+        return {"sentence": "", "strength": 0.0, **analysis.finding(run)}
+    base = _STATUS_FINDING.get(run.status, {"level": "neutral", "badge": "completed"})
+    return {"sentence": "", "strength": 0.0, **base}
+
+
+def overall_verdict(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """The first screen's answer to "is there a problem?": how many analyses found evidence
+    and the strongest finding with its denominator (the largest share), or that none did.
+
+    Parameters
+    ----------
+    rows
+        ``(analysis title, finding)`` in the order the audit ran them.
+
+    Examples
+    --------
+    >>> overall_verdict([("Group metrics", {"level": "concern", "strength": 0.5,
+    ...     "sentence": "1 of 2 protected groups below four-fifths"}),
+    ...     ("Certainty", {"level": "neutral", "strength": 0.0, "sentence": "x"})])
+    'Evidence of potential discrimination in 1 of 1 tests run. Strongest finding (group metrics): 1 of 2 protected groups below four-fifths.'
+    >>> overall_verdict([("Group metrics", {"level": "clear", "strength": 0.0,
+    ...     "sentence": "0 of 2 protected groups below four-fifths"})])
+    'No evidence of potential discrimination in the 1 test run: 0 of 2 protected groups below four-fifths.'
+    """
+    tests = [(t, f) for t, f in rows if f["level"] in ("concern", "clear")]
+    concerns = [(t, f) for t, f in tests if f["level"] == "concern"]
+    failed = [t for t, f in rows if f["level"] == "failed"]
+    tail = f" {len(failed)} analysis failed: {', '.join(failed)}." if failed else ""
+    if not tests:
+        return "No test of discrimination completed." + tail
+    if not concerns:
+        what = "; ".join(f["sentence"] for _, f in tests if f["sentence"])
+        run = f"the {len(tests)} test{'s' if len(tests) > 1 else ''} run"
+        return f"No evidence of potential discrimination in {run}: {what}." + tail
+    title, best = max(concerns, key=lambda tf: tf[1]["strength"])  # first of equals wins
+    return (
+        f"Evidence of potential discrimination in {len(concerns)} of {len(tests)} tests run. "
+        f"Strongest finding ({title[:1].lower() + title[1:]}): {best['sentence']}." + tail
+    )
 
 
 # ---------------------------------------------------------------------- summary & appendix
@@ -107,11 +173,13 @@ def headline_number(analysis: Any, run: Any) -> str:
 
 def _headline(name: str, analysis: Any, run: Any, number: str) -> dict[str, Any]:
     """One row of the executive summary (and of the table of contents)."""
+    found = finding_of(analysis, run)
     return {
         "id": f"sec-{name}",
         "title": analysis.title,
-        "status": run.status,
-        "status_text": STATUS_TEXT.get(run.status, run.status),
+        "status": found["level"],
+        "status_text": found["badge"],
+        "finding": found,
         "number": number,
         # bins written for people (22–33); results.json keeps the exact labels
         "text": readable_bins(run.headline if run.status == "ok" else run.message),
@@ -123,6 +191,7 @@ def _section(
 ) -> dict[str, Any]:
     """One analysis' section: its own ``section`` blocks when it completed, else its status."""
     body: dict[str, Any] = {"findings": [], "blocks": []}
+    found = finding_of(analysis, run)
     if run.status == "ok":
         body = analysis.section(run, data, cfg)
         if run.message:
@@ -131,7 +200,10 @@ def _section(
         "id": f"sec-{name}",
         "title": analysis.title,
         "status": run.status,
-        "status_text": STATUS_TEXT.get(run.status, run.status),
+        "level": found["level"],
+        "status_text": found["badge"],
+        # the section's symbols and codes (τ, φ, Ma.3, …) are explained in the glossary
+        "glossary": bool(getattr(analysis, "glossary", ())),
         "message": run.message,
         "lead": analysis.lead,
         "number": number,
@@ -262,6 +334,16 @@ def _appendix_notes(jurisdiction: str = "eu") -> list[dict[str, Any]]:
     ]
 
 
+def _glossary(result: Any, by_name: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The terms of the analyses that ran (each analysis declares its own)."""
+    out: list[tuple[str, str]] = []
+    for name in result.runs:
+        for term in getattr(by_name.get(name), "glossary", ()):
+            if term not in out:
+                out.append(term)
+    return out
+
+
 def _appendix(cfg: Mapping[str, Any], info: Mapping[str, Any]) -> dict[str, Any]:
     """The methods appendix: the causal graph, every setting and the fixed notes."""
     causal = cfg.get("causal")
@@ -324,6 +406,7 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
     headlines, scopes, sections = _runs(result, by_name)
     overview = _overview(result, by_name)
     appendix = _appendix(cfg, info)
+    appendix["glossary"] = _glossary(result, by_name)
     versions = result.versions
     return {
         "title": "primafacie audit report",
@@ -335,6 +418,7 @@ def build_context(result: Any, analyses: Sequence[Any]) -> dict[str, Any]:
             "assumption and setting."
         ),
         "overview": overview,
+        "verdict": overall_verdict([(h["title"], h["finding"]) for h in headlines]),
         "headlines": headlines,
         "scopes": scopes,
         "groups": _groups_table(info),

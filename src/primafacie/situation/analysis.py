@@ -16,8 +16,11 @@ from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text
 from .engine import METHODS, SituationTest
+from .labels import METHOD_GLOSSARY, METHOD_NAMES
 from .multi import MultipleResult
+from .multiplicity import MULTIPLICITY_NAMES
 from .power import power_sentence
+from .results import expected_text
 from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
 from .spec import SituationSpec
 
@@ -26,23 +29,29 @@ __all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "sum
 #: The registry name (the ``analyses.situation`` key and the prefix of every table).
 ANALYSIS_NAME = "situation"
 
-METHOD_NAMES = {
-    "st": "ST (k-NN situation testing)",
-    "cst": "CST without centres",
-    "cst_centers": "CST with centres",
-    "cf": "counterfactual fairness",
-}
 assert set(METHOD_NAMES) == set(METHODS)
 
 LEAD = (
     "For every member of a protected group (the complainant) we compare how often similar "
     "protected people were rejected (the control group) with how often similar people of "
-    "the non-protected group were rejected (the test group). Counterfactual situation "
-    "testing (CST) chooses the test group around the person the complainant would have "
-    "been without the protected attribute, using the causal model in the appendix. A "
-    "difference Δp > τ is a case of potential discrimination; it is significant when its "
-    "one-sided confidence interval excludes τ."
+    "the non-protected group were rejected (the test group). A difference Δp > τ is a case "
+    "of potential discrimination; it is significant when its one-sided confidence interval "
+    "excludes τ and, under a correction for multiple testing, when its adjusted p-value is "
+    "at most α. The methods that ran are described below."
 )
+
+
+def methods_text(results: Mapping[str, Any]) -> str:
+    """One sentence per method that ran (issue 23: method text only for the methods run;
+    the causal model is named only when a counterfactual method used it)."""
+    ran: list[str] = []
+    for res in _tests(results).values():
+        ran += [m for m in res.params.get("methods", []) if m not in ran]
+    parts = [f"{METHOD_NAMES[m]} ({m}): {METHOD_GLOSSARY[m]}" for m in METHODS if m in ran]
+    text = "Methods run: " + " ".join(parts)
+    if any(m != "st" for m in ran):
+        text += " The counterfactuals come from the causal model in the appendix."
+    return text
 
 
 def needs_scm(spec: SituationSpec) -> bool:
@@ -277,7 +286,8 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     links = run.results["dossiers"].links() if "dossiers" in run.results else {}
     findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
     # the run's caveats are rendered by the report under the findings of every section
-    blocks: list[dict[str, Any] | None] = list(_power_blocks(results))
+    blocks: list[dict[str, Any] | None] = [rb.text(methods_text(results))]
+    blocks += _power_blocks(results)
     blocks += _count_blocks(summary_frame(results))
     for label, res in results.items():
         # one collapsible group per test (protected attribute, multiple, intersectional)
@@ -323,23 +333,75 @@ def _main_number(res: Any) -> str:
     if row.empty:
         return ""
     r = row.iloc[0]
-    rate = rate_text(int(r["n_significant"]), int(r["denominator"]), ci=True)
-    return f"{rate} significant, {METHOD_NAMES.get(method, method)} k={k}"
+    rate = rate_text(_significant(r), int(r["denominator"]), ci=True)
+    return f"{rate} significant{_after(r)}, {METHOD_NAMES.get(method, method)} k={k}"
+
+
+def _in_force(row: Any) -> bool:
+    """A correction across complainants is in force for this summary row."""
+    return str(row["multiplicity"]) not in ("none", "None", "nan")
+
+
+def _significant(row: Any) -> int:
+    """The one verdict count of a summary row: significant after the correction in force
+    (issue 23), the unadjusted count when there is none."""
+    return int(row["n_significant_adjusted"] if _in_force(row) else row["n_significant"])
+
+
+def _after(row: Any) -> str:
+    """`` after BH`` when a correction is in force (the short name: nav and cards)."""
+    return f" after {MULTIPLICITY_SHORT[row['multiplicity']]}" if _in_force(row) else ""
+
+
+#: Short names of the corrections for the nav and the cards (the sentences spell them out).
+MULTIPLICITY_SHORT = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "BH", "by": "BY"}
 
 
 def headline_number(run: AnalysisRun) -> str:
-    """Significant cases of each single-attribute test (of the tested), e.g. ``gender 21 of
-    95 · race 70 of 86``; every test when there is no single-attribute one."""
+    """Significant cases of each single-attribute test (of the tested), after the correction
+    in force, e.g. ``significant after BH: gender 360 of 1526 · race 747 of 1197``; every test
+    when there is no single-attribute one."""
     tests = {k: v for k, v in run.results.items() if k.startswith("single_")} or run.results
-    parts = []
+    parts, after = [], set()
     for label, res in tests.items():
         summ = res.summary()
         method, k = res.main_test()
         row = summ[(summ["method"] == method) & (summ["k"] == k)]
         if len(row):
             r = row.iloc[0]
-            parts.append(f"{_name(label)} {int(r['n_significant'])} of {int(r['denominator'])}")
-    return "significant cases: " + " · ".join(parts) if parts else "no complainant tested"
+            parts.append(f"{_name(label)} {_significant(r)} of {int(r['denominator'])}")
+            after.add(_after(r))
+    if not parts:
+        return "no complainant tested"
+    return f"significant{''.join(sorted(after)) if len(after) == 1 else ''}: " + " · ".join(parts)
+
+
+def finding(run: AnalysisRun) -> dict[str, Any]:
+    """The test with the largest share of significant cases (after the correction in
+    force): a concern when any complainant is significant, else no evidence."""
+    tests = {k: v for k, v in run.results.items() if k.startswith("single_")} or run.results
+    best: tuple[float, str] | None = None
+    tested = 0
+    for label, res in _tests(tests).items():
+        summ = res.summary()
+        method, k = res.main_test()
+        row = summ[(summ["method"] == method) & (summ["k"] == k)]
+        if not len(row) or int(row.iloc[0]["denominator"]) == 0:
+            continue
+        r = row.iloc[0]
+        sig, den = _significant(r), int(r["denominator"])
+        tested += den
+        text = (
+            f"{rate_text(sig, den)} of the tested complainants protected on {_name(label)} "
+            f"are significant cases{_after(r)} ({METHOD_NAMES.get(method, method)}, k={k})"
+        )
+        if best is None or sig / den > best[0]:
+            best = (sig / den, text)
+    if best is None:
+        return {"level": "neutral", "badge": "not tested", "sentence": "no complainant "
+                "could be tested", "strength": 0.0}  # fmt: skip
+    level, badge = ("concern", "significant cases") if best[0] > 0 else ("clear", "no evidence")
+    return {"level": level, "badge": badge, "sentence": best[1], "strength": best[0]}
 
 
 def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
@@ -391,21 +453,26 @@ def _named(label: str, text: str, n_tests: int) -> str:
 
 
 def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
-    """The bar chart and the table of counts by test, method and k."""
+    """The bar chart and the table of counts by test, method and k: "significant" is the
+    count after the correction in force (issue 23), the unadjusted count beside it."""
     if summary.empty:
         return []
     counts = summary.assign(dimension=summary["test"].map(_name)).drop(columns="test")
+    verdict = [_significant(r) for _, r in summary.iterrows()]  # one row per (test, method, k)
     figure = rb.figure(
-        plots.situation_counts(counts),
+        plots.situation_counts(
+            counts.assign(method=counts["method"].map(METHOD_NAMES), n_significant=verdict)
+        ),
         "Cases by method and k",
-        "Light bars: cases (Δp > τ); dark bars: significant cases; both as a share of the "
-        "tested protected individuals of the test (counts, denominators and the untested in "
-        "the table below).",
+        "Light bars: cases (Δp > τ); dark bars: significant cases"
+        + _after_text(summary)
+        + "; both as a share of the tested protected individuals of the test (counts, "
+        "denominators and the untested in the table below).",
     )
     disp = pd.DataFrame(
         {
             "test": counts["dimension"],
-            "method": summary["method"],
+            "method": summary["method"].map(METHOD_NAMES),
             "k": summary["k"],
             "denominator": summary["denominator"],
             "untested": summary["untested"],
@@ -414,19 +481,18 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
                 for a, b in zip(summary["cases"], summary["denominator"], strict=True)
             ],
             "significant": [
+                _named_cell(rb.rate_cell(a, b), m)
+                for a, b, m in zip(
+                    verdict, summary["denominator"], summary["multiplicity"], strict=True
+                )
+            ],
+            "significant before adjustment": [
                 rb.rate_cell(a, b)
                 for a, b in zip(summary["n_significant"], summary["denominator"], strict=True)
             ],
             "mean Δp (cases)": summary["mean_delta_cases"],
-            "expected by chance": summary["expected_by_chance"].round(1),
-            "significant after adjustment": [
-                _named_cell(rb.rate_cell(a, b), m)
-                for a, b, m in zip(
-                    summary["n_significant_adjusted"],
-                    summary["denominator"],
-                    summary["multiplicity"],
-                    strict=True,
-                )
+            "expected by chance": [
+                (expected_text(float(v)), float(v)) for v in summary["expected_by_chance"]
             ],
         }
     )
@@ -434,13 +500,22 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         disp,
         "Counts by test, method and k",
         "denominator: the protected individuals of the test minus the untested complainants "
-        "(no control or test neighbour), who are left out of every share. expected by chance: "
-        "α × tested, the significant cases chance alone gives when no one is discriminated "
-        "against; significant after adjustment: across the complainants of the row's method "
-        "and k, with the adjustment named (none, bonferroni, holm, bh, by).",
+        "(no control or test neighbour), who are left out of every share. significant: after "
+        "the adjustment across the complainants of the row's method and k, which is named "
+        "(bonferroni, holm, bh, by; none: no adjustment); significant before adjustment: the "
+        "unadjusted count. expected by chance: α × tested, the significant cases chance alone "
+        "gives before any adjustment when no one is discriminated against.",
         csv=table_path(ANALYSIS_NAME, "summary"),
     )
     return [figure, table]
+
+
+def _after_text(summary: pd.DataFrame) -> str:
+    """`` after the Benjamini–Hochberg adjustment`` when every row has that one correction."""
+    methods = set(summary["multiplicity"].astype(str)) - {"none"}
+    if len(methods) == 1:
+        return f" after the {MULTIPLICITY_NAMES[methods.pop()]} adjustment"
+    return " after the adjustment named in the table" if methods else ""
 
 
 def _named_cell(cell: tuple[str, float], method: str) -> tuple[str, float]:
@@ -490,7 +565,7 @@ def _complaint_blocks(
             )
         )
         return blocks
-    comp = _composition(data, res, method, k, top[top["significant"].astype(bool)])
+    comp = _composition(data, res, method, k, top[top[_verdict_column(top)].astype(bool)])
     blocks.append(
         rb.figure(
             plots.group_composition(comp),
@@ -504,8 +579,10 @@ def _complaint_blocks(
         )
     )
     cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
-                        "delta", "ci_low", "significant") if c in top.columns]  # fmt: skip
+                        "delta", "ci_low", "p_value", "p_adjusted", "significant_adjusted",
+                        "significant") if c in top.columns]  # fmt: skip
     shown = top[cols].rename(columns=_GROUP_COLUMNS)
+    shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
     if links:  # a link column only when dossiers were written (the report is unchanged else)
         shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
     blocks.append(
@@ -533,8 +610,31 @@ _GROUP_COLUMNS = {
     "neg_c": "control rejected",
     "k_t": "test size",
     "neg_t": "test rejected",
+    "p_value": "p-value",
+    "p_adjusted": "adjusted p-value",
+    "significant_adjusted": "significant",
+    "significant": "significant before adjustment",
 }
 
+
+def _verdict_column(frame: pd.DataFrame) -> str:
+    """The column that holds the one verdict: significant after the correction in force."""
+    return "significant_adjusted" if "significant_adjusted" in frame.columns else "significant"
+
+
+GLOSSARY = (
+    ("k", "the number of nearest neighbours in the control group and in the test group."),
+    ("α", "the significance level of each test (and the error rate the correction controls)."),
+    ("τ", "the tolerance: a case needs Δp = p_c − p_t above τ."),
+    ("Δp", "p_c − p_t: the control group's rejection rate minus the test group's."),
+    (
+        "p-value, adjusted p-value",
+        "the one-sided p-value of Δp > τ, and the same after the "
+        "correction across complainants (bh: Benjamini–Hochberg, by: Benjamini–Yekutieli, "
+        "holm, bonferroni); significant means adjusted p-value ≤ α.",
+    ),  # fmt: skip
+    *((f"{METHOD_NAMES[m]} ({m})", METHOD_GLOSSARY[m]) for m in METHODS),
+)
 
 ANALYSIS = Analysis(
     name=ANALYSIS_NAME,
@@ -550,4 +650,6 @@ ANALYSIS = Analysis(
     assumptions=assumptions,
     overview=overview,
     headline_number=headline_number,
+    finding=finding,
+    glossary=GLOSSARY,
 )

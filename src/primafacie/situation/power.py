@@ -9,12 +9,12 @@ interval); otherwise the sentence says so rather than quoting a neighbouring row
 
 from __future__ import annotations
 
+from .labels import method_name
 from .multiplicity import MULTIPLICITY_NAMES
 from .power_table import ROWS, SETTINGS
 
 __all__ = ["power_row", "power_sentence"]
 
-_NAMES = {"st": "ST", "cst": "CST w/o", "cst_centers": "CST w/", "cf": "CF"}
 #: Which measured value matches a run's adjustment (Holm/Bonferroni were not simulated).
 _COLUMN = {"bh": 1, "by": 2}
 
@@ -50,7 +50,7 @@ def power_sentence(
     Returns
     -------
     str
-        E.g. "In the simulations of docs/statistics.md (...), CST w/o with k = 30 detects a
+        E.g. "In the simulations of docs/statistics.md (...), CST without centres with k = 30 detects a
         20-point gap in rejection rates for 49% (34% after Benjamini–Hochberg), ... of the
         affected people". When the
         simulations do not cover the setting, a sentence that says so.
@@ -84,7 +84,7 @@ def power_sentence(
             text += f" ({measured[col]:.0%} after {MULTIPLICITY_NAMES[multiplicity]})"
         parts.append(text)
     return (
-        f"In the {where}, {_NAMES.get(method, method)} with k = {k} detects "
+        f"In the {where}, {method_name(method)} with k = {k} detects "
         + ", ".join(parts[:-1])
         + f" and {parts[-1]} of the affected people: a non-significant complainant is "
         "not evidence of no discrimination."

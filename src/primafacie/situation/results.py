@@ -18,13 +18,12 @@ import pandas as pd
 
 from ..jsonsafe import json_safe
 from ..report.notebook import HTMLReprMixin
+from .labels import method_name
 from .multiplicity import MULTIPLICITY_NAMES
 
 __all__ = ["SituationResult", "summarize", "json_safe"]
 
 _ORDER = {"st": 0, "cst": 1, "cst_centers": 2, "cf": 3}
-#: How the narrative names a method.
-_NAMES = {"st": "ST", "cst": "CST w/o", "cst_centers": "CST w/", "cf": "CF"}
 
 
 _SUMMARY_COLUMNS = [
@@ -45,6 +44,20 @@ _SUMMARY_COLUMNS = [
     "n_significant_adjusted",
     "significant_adjusted_share",
 ]
+
+
+def expected_text(value: float) -> str:
+    """An expected count for people: whole from 10 on ("76", not "76.300"), one decimal
+    below, where the decimal is the information ("0.2").
+
+    Examples
+    --------
+    >>> expected_text(76.3), expected_text(0.25), expected_text(1234.5)
+    ('76', '0.2', '1,234')
+    """
+    if value >= 10:
+        return f"{value:,.0f}"
+    return f"{value:.1f}"
 
 
 def _summary_row(
@@ -290,6 +303,9 @@ class _SituationResultBase(HTMLReprMixin):
     def headline(self) -> str:
         """One sentence: the significant cases among who was tested, for :meth:`main_test`.
 
+        Under a correction across complainants (``multiplicity`` other than ``none``)
+        "significant" means significant after it; the unadjusted count follows, labelled.
+
         The share is taken of the protected individuals minus the untested complainants
         (never counting an untested complainant as a tested negative); how many could not be
         tested follows in the same sentence.
@@ -308,10 +324,11 @@ class _SituationResultBase(HTMLReprMixin):
         >>> res = SituationTest(method="st", k=2, max_distance=0.12, interval="wald").run(data)
         >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
         ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
-        significant cases of potential discrimination; 1 more could not be tested within
-        max_distance 0.12 and is left out. Of 3 tests at α = 0.05, about 0.2 would be
-        significant by chance alone if no one were discriminated against; 1 is significant
-        before adjustment and 1 after Benjamini–Hochberg (false discovery rate 0.05).
+        significant cases of potential discrimination after the Benjamini–Hochberg
+        adjustment (false discovery rate 0.05; 1 before the Benjamini–Hochberg adjustment);
+        1 more could not be tested within max_distance 0.12 and is left out. Of 3 tests at
+        α = 0.05, about 0.2 would be significant by chance alone if no one were
+        discriminated against.
         >>> res.summary()[["tested", "untested", "denominator", "n_significant"]].values.tolist()
         [[3, 1, 3, 1]]
         >>> len(res.caveats())  # untested, groups < k, a zero-width Wald interval, Wald tails
@@ -320,10 +337,13 @@ class _SituationResultBase(HTMLReprMixin):
         method, k = self.main_test()
         row = self._row(method, k)
         kind = "positive " if self.params.get("direction") == "positive" else ""
-        head = f"{_NAMES.get(method, method)}, k={k} ({self._level()})"
+        head = f"{method_name(method)}, k={k} ({self._level()})"
         if row is None or int(row["denominator"]) == 0:
             return f"{head}: no individual {self._who()} could be tested."
-        sig, den = int(row["n_significant"]), int(row["denominator"])
+        den = int(row["denominator"])
+        adjustment = self._adjustment(row)
+        # one verdict per test: under a correction, "significant" is the adjusted count
+        sig = int(row["n_significant_adjusted"] if adjustment else row["n_significant"])
         rejected = self.params.get("complainants") == "rejected"
         text = (
             f"{head}: {sig:,} of {den:,} {'' if rejected else 'tested '}individuals "
@@ -331,6 +351,11 @@ class _SituationResultBase(HTMLReprMixin):
             + ("; rejected ones tested, the others need no test" if rejected else "")
             + f") are significant cases of potential {kind}discrimination"
         )
+        if adjustment:
+            text += (
+                f" after the {adjustment}; {int(row['n_significant']):,} before the "
+                f"{MULTIPLICITY_NAMES[row['multiplicity']]} adjustment)"
+            )
         untested = int(row["untested"])
         if untested:
             text += (
@@ -339,25 +364,31 @@ class _SituationResultBase(HTMLReprMixin):
             )
         return text + "." + self._chance(row)
 
+    def _adjustment(self, row: Any) -> str:
+        """``"Benjamini–Hochberg adjustment (false discovery rate 0.05"`` (left open for the
+        unadjusted count) when a correction
+        across complainants is in force, else ``""`` (none, or no α to adjust at)."""
+        method = row["multiplicity"]
+        if method is None or method == "none" or self.params.get("alpha") is None:
+            return ""
+        rate = "false discovery rate" if method in ("bh", "by") else "family-wise error rate"
+        return f"{MULTIPLICITY_NAMES[method]} adjustment ({rate} {float(self.params['alpha']):g}"
+
     def _chance(self, row: Any) -> str:
-        """The multiplicity sentence of the headline: tests, flags expected by chance, flags
-        before and after the adjustment across complainants (issue 15)."""
+        """The multiplicity sentence of the headline: tests and flags expected by chance
+        before any adjustment (issue 15); with no adjustment, that none was made."""
         method = row["multiplicity"]
         if method is None or self.params.get("alpha") is None:
             return ""
         tests, alpha = int(row["tested"]), float(self.params["alpha"])
-        sig, adj = int(row["n_significant"]), int(row["n_significant_adjusted"])
         text = (
-            f" Of {tests:,} tests at α = {alpha:g}, about {alpha * tests:,.1f} would be "
-            "significant by chance alone if no one were discriminated against"
+            f" Of {tests:,} tests at α = {alpha:g}, about {expected_text(alpha * tests)} would "
+            "be significant by chance alone if no one were discriminated against"
         )
         if method == "none":
+            sig = int(row["n_significant"])
             return text + f"; {sig:,} {_is(sig)}, with no adjustment across complainants."
-        rate = "false discovery rate" if method in ("bh", "by") else "family-wise error rate"
-        return text + (
-            f"; {sig:,} {_is(sig)} significant before adjustment and {adj:,} after "
-            f"{MULTIPLICITY_NAMES[method]} ({rate} {alpha:g})."
-        )
+        return text + "."
 
     def scope(self) -> str:
         """Who was tested, with the denominators, and who was left out (and why).
@@ -386,7 +417,7 @@ class _SituationResultBase(HTMLReprMixin):
             if len(set(tested.values())) == 1:
                 parts.append(f"{next(iter(tested.values())):,} tested with every method")
             else:
-                each = ", ".join(f"{_NAMES.get(m, m)} {n:,}" for m, n in tested.items())
+                each = ", ".join(f"{method_name(m)} {n:,}" for m, n in tested.items())
                 parts.append(f"tested: {each}")
             untested = int(at["untested"].max())
             if untested:
@@ -395,7 +426,7 @@ class _SituationResultBase(HTMLReprMixin):
                     f"be tested {self._why_untested()} and {_is(untested)} left out of every "
                     "numerator and denominator"
                 )
-        methods = ", ".join(_NAMES.get(m, m) for m in self.params.get("methods", []))
+        methods = ", ".join(method_name(m) for m in self.params.get("methods", []))
         ks = ", ".join(map(str, self.params.get("k", [])))
         return "; ".join(parts) + f". Methods {methods}; k = {ks}; {self._level()}."
 
@@ -415,7 +446,7 @@ class _SituationResultBase(HTMLReprMixin):
         method, k = self.main_test()
         untested = s.groupby("method", sort=False)["untested"].max() if len(s) else None
         if untested is not None and untested.any():
-            each = ", ".join(f"{_NAMES.get(m, m)} {int(n):,}" for m, n in untested.items())
+            each = ", ".join(f"{method_name(m)} {int(n):,}" for m, n in untested.items())
             out.append(
                 f"{int(untested.max()):,} of {self.n_complainants:,} complainants could not be "
                 f"tested {self._why_untested()}: a control or test group was empty (by method: "
@@ -427,7 +458,7 @@ class _SituationResultBase(HTMLReprMixin):
         if short:
             out.append(
                 f"{short:,} tested complainant{'s' if short > 1 else ''} "
-                f"({_NAMES.get(method, method)}, k={k}) had fewer than k neighbours in a group "
+                f"({method_name(method)}, k={k}) had fewer than k neighbours in a group "
                 f"({self._why_short()}): their rates rest on the smaller groups and their "
                 "intervals are wider."
             )
@@ -435,7 +466,7 @@ class _SituationResultBase(HTMLReprMixin):
         if degenerate:
             out.append(
                 f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} "
-                f"({_NAMES.get(method, method)}, k={k}) {'rest' if degenerate > 1 else 'rests'} "
+                f"({method_name(method)}, k={k}) {'rest' if degenerate > 1 else 'rests'} "
                 "on a zero-width Wald interval (both rejection rates 0 or 1), where any Δp > τ "
                 "is significant; interval='newcombe' has better coverage for small groups."
             )

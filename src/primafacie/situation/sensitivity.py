@@ -46,6 +46,7 @@ from ..configbase import Strict
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from .engine import RunState, SituationTest
+from .labels import method_name
 from .results import SituationResult
 
 __all__ = [
@@ -503,8 +504,11 @@ class SensitivityResult:
             k, n_sig, n_rob = self._main(part)
             name = f"{part.attribute}: " if len(self.parts) > 1 else ""
             hanging = int(((single["test"] == part.test) & (single["k"] == k)).sum())
+            # the variants re-test each complainant alone: their verdicts are unadjusted, and
+            # the words say so (issue 23: "significant" means after adjustment elsewhere)
             texts.append(
-                f"{name}{n_rob} of the {n_sig} significant {part.method} cases (k={k}) are robust: "
+                f"{name}{n_rob} of the {n_sig} {method_name(part.method)} cases (k={k}) "
+                "significant before any adjustment across complainants are robust: "
                 f"significant under all {len(part.variants)} alternative causal models; "
                 f"{hanging} verdict{'' if hanging == 1 else 's'} at k={k} "
                 f"depend{'s' if hanging == 1 else ''} on a single edge."

@@ -1,0 +1,89 @@
+"""Numbers written for people, in one place (issue 23: there were four "k of n" formatters).
+
+Every share is a percentage with its count and denominator, ``"12.5% (25 of 200)"``; counts
+are integers; measured quantities in a table column share one number of decimals, chosen for
+a fixed number of significant digits of the column's largest value; no ``-0``. CSV files and
+results.json keep full precision: these functions only write the words.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["rate_text", "column_decimals", "fixed", "no_negative_zero"]
+
+
+def rate_text(
+    k: Any,
+    n: Any,
+    digits: int = 1,
+    ci: tuple[float, float] | None = None,
+    level: str = "95%",
+) -> str:
+    """A share with its count and denominator, e.g. ``"12.5% (25 of 200)"``.
+
+    Parameters
+    ----------
+    k, n
+        Count and denominator (integers).
+    digits
+        Decimals of the percentage.
+    ci
+        An interval of the share ``(low, high)`` in [0, 1], written after the counts.
+    level
+        Its confidence level, as written (``"95%"``).
+
+    Examples
+    --------
+    >>> rate_text(25, 200), rate_text(0, 0), rate_text(1, 4, ci=(0.046, 0.699))
+    ('12.5% (25 of 200)', '— (0 of 0)', '25.0% (1 of 4; 95% CI 4.6–69.9%)')
+    """
+    k, n = int(k), int(n)
+    if n <= 0:
+        return f"— ({k} of {n})"
+    pct = no_negative_zero(f"{100 * k / n:.{digits}f}")
+    if ci is None or ci[0] is None or math.isnan(float(ci[0])):
+        return f"{pct}% ({k:,} of {n:,})" if n >= 10_000 else f"{pct}% ({k} of {n})"
+    lo, hi = (no_negative_zero(f"{100 * float(v):.{digits}f}") for v in ci)
+    return f"{pct}% ({k} of {n}; {level} CI {lo}–{hi}%)"
+
+
+def column_decimals(values: Any, significant: int = 3) -> int:
+    """Decimals that give the largest absolute value of a column ``significant`` digits
+    (at least 0, at most 6), so every cell of the column has the same decimals.
+
+    Examples
+    --------
+    >>> column_decimals([20.5, 16.0]), column_decimals([0.01234, 0.5]), column_decimals([1234.5])
+    (1, 3, 0)
+    """
+    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    top = max(finite, default=0.0)
+    if top == 0.0:
+        return 0
+    return max(0, min(6, significant - 1 - math.floor(math.log10(top))))
+
+
+def fixed(value: float, decimals: int) -> str:
+    """``value`` with ``decimals`` decimals, never ``-0``.
+
+    Examples
+    --------
+    >>> fixed(-0.0001, 2), fixed(20.5, 1), fixed(16.0, 1)
+    ('0.00', '20.5', '16.0')
+    """
+    return no_negative_zero(f"{value:.{decimals}f}")
+
+
+def no_negative_zero(text: str) -> str:
+    """Drop the sign of a number that rounds to zero (``-0.00`` → ``0.00``, ``-0`` → ``0``).
+
+    Examples
+    --------
+    >>> no_negative_zero("-0.00"), no_negative_zero("-0"), no_negative_zero("-0.01")
+    ('0.00', '0', '-0.01')
+    """
+    if text.startswith("-") and text[1:].replace(".", "").strip("0") == "":
+        return text[1:]
+    return text
