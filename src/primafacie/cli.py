@@ -32,7 +32,9 @@ def _root() -> None:
 from .commands import (  # noqa: E402
     audit,
     certainty,
+    check,
     demo,
+    diff,
     dossier,
     groups,
     principal,
@@ -53,6 +55,8 @@ COMMAND_MODULES = (
     reproduce,
     schema,
     dossier,
+    diff,
+    check,
 )
 for _module in COMMAND_MODULES:
     _module.register(app)

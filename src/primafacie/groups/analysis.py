@@ -59,6 +59,7 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
                 ]
             ].to_dict(orient="records")
         ),  # fmt: skip
+        "min_selection_ratio": _min_ratio(summ),
     }
     return AnalysisRun(
         "groups",
@@ -70,6 +71,20 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
         headline=res.headline(),
         caveats=tuple(res.caveats()),
     )
+
+
+def _min_ratio(summ: pd.DataFrame) -> dict[str, Any]:
+    """The smallest selection ratio among groups that are not small, with its interval and
+    counts (a derived number for release gates and diffs: ``groups.min_selection_ratio``)."""
+    rows = summ[~summ["small"].astype(bool) & summ["selection_ratio"].notna()]
+    if rows.empty:
+        return {"value": None}
+    r = rows.loc[rows["selection_ratio"].astype(float).idxmin()]
+    keys = ["attribute", "group", "selection_k", "selection_n", "reference_k", "reference_n"]
+    return json_safe({
+        "value": r["selection_ratio"], "value_low": r["selection_ratio_low"],
+        "value_high": r["selection_ratio_high"], **{k: r[k] for k in keys},
+    })  # fmt: skip
 
 
 def _rate_cells(k: Any, n: Any, low: Any, high: Any) -> list[tuple[str, float]]:
