@@ -173,13 +173,20 @@ def _key(analysis: str, item: Item) -> tuple:
     return (analysis, item["path"], tuple(item["where"].items()))
 
 
-def _collect(rec: AuditRecord, skip: set[str]) -> dict[tuple, Item]:
+def _collect(rec: AuditRecord, skip: set[str], notes: list[str]) -> dict[tuple, Item]:
+    """Every comparable item of ``rec``; an analysis whose numbers are not in the layout of
+    its schema_version (an edited or foreign file) is left out with a note, never a crash."""
     out = {}
     for name, extract in EXTRACTORS.items():
         if name in skip:
             continue
-        for item in extract(rec):
-            out[_key(name, item)] = {"analysis": name, **item}
+        try:
+            items = {_key(name, item): {"analysis": name, **item} for item in extract(rec)}
+        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
+            notes.append(f"{name} in {rec.path}: numbers not in the expected layout "
+                         f"({type(exc).__name__}: {exc}); not compared")  # fmt: skip
+            continue
+        out.update(items)
     return out
 
 
@@ -349,7 +356,11 @@ def diff_audits(old: AuditRecord, new: AuditRecord, alpha: float = 0.05) -> Diff
     differences = config_differences(old, new)
     scopes = {d["scope"] for d in differences}
     skip = set(EXTRACTORS) if "all" in scopes else scopes
-    a, b = _collect(old, skip), _collect(new, skip)
+    layout: list[str] = []
+    a, b = _collect(old, skip, layout), _collect(new, skip, layout)
+    skip |= {n.split(" in ")[0] for n in layout}
+    a = {k: v for k, v in a.items() if k[0] not in skip}
+    b = {k: v for k, v in b.items() if k[0] not in skip}
     frame = _test_rows(_pair_frame(a, b), alpha)
     labels = frame["kind"].eq("label")
     frame["changed"] = np.where(labels, frame["old"].astype(str) != frame["new"].astype(str),
@@ -367,5 +378,5 @@ def diff_audits(old: AuditRecord, new: AuditRecord, alpha: float = 0.05) -> Diff
         complainants=complainants,
         only_in=_only_in(a, b),
         not_compared=differences,
-        notes=notes,
+        notes=layout + notes,
     )

@@ -78,13 +78,13 @@ class AuditRecord:
     def table(self, rel: str) -> pd.DataFrame | None:
         """A table the audit wrote (``tables/x.csv``), or None when it is listed but missing.
 
-        Only files listed in ``files`` are read, and only inside the audit folder, so a hostile
+        Only files listed in ``files`` are read, and only inside the audit's ``tables/``, so a hostile
         ``results.json`` cannot point the reader at another file.
         """
         if rel not in set(self.doc.get("files", [])) or not rel.startswith("tables/"):
             return None
         target = (self.folder / rel).resolve()
-        if self.folder.resolve() not in target.parents or not target.is_file():
+        if (self.folder / "tables").resolve() not in target.parents or not target.is_file():
             return None
         # ids and labels stay text: "007" and "7" are different people
         return pd.read_csv(target, dtype={"id": str, "test": str, "method": str})
