@@ -184,8 +184,10 @@ def _walk(
                  all(isinstance(r, Mapping) for r in v) and any(segs[0] in r for r in v)]  # fmt: skip
         return [hit for v in lists for hit in _walk(v, segs, where, label, seen)]
     head, rest = segs[0], segs[1:]
-    if not rest and not isinstance(obj[head], (list, Mapping)):
-        return [(label, obj[head], obj.get(f"{head}_low"), obj.get(f"{head}_high"))]
+    value = obj[head]
+    records = isinstance(value, list) and any(isinstance(x, Mapping) for x in value)
+    if not rest and not records and not isinstance(value, Mapping):  # a leaf (a list of names too)
+        return [(label, value, obj.get(f"{head}_low"), obj.get(f"{head}_high"))]
     return _walk(obj[head], rest, where, label, seen)
 
 
