@@ -268,6 +268,11 @@ class Analysis:
     default_on
         Run with the spec's defaults when ``audit.yaml`` has no ``analyses.<name>`` section
         (``<name>: null`` turns it off); otherwise an absent section is not run.
+    trend
+        ``trend(window_runs, windows) -> Result``: when set and ``audit.yaml`` has ``time:``,
+        the analysis also runs once per time window and this turns the per-window runs
+        (``{window: AnalysisRun}``) and the window table (:mod:`primafacie.overtime.windows`)
+        into a trend Result, stored as ``results["trend"]`` and ``tables/<name>_trend.csv``.
     """
 
     name: str
@@ -286,6 +291,7 @@ class Analysis:
     stage: str = ""
     headline_number: Callable[[AnalysisRun], str] | None = None
     default_on: bool = False
+    trend: Callable[[Mapping[str, AnalysisRun], pd.DataFrame], Any] | None = None
 
     @property
     def stage_name(self) -> str:

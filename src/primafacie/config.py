@@ -139,6 +139,36 @@ class ComputeSpec(_Strict):
         return get_backend(self.model_dump())
 
 
+class TimeSpec(_Strict):
+    """Time windows: ``{column: decided_at, window: month}`` or ``{by: batch}``.
+
+    The analyses that measure per window (group metrics, certainty) run once per window as
+    well as on the whole period; a window with fewer than ``min_decisions`` decisions is
+    shown and flagged, never dropped.
+    """
+
+    column: Optional[str] = Field(None, description="A date/time column to cut into windows.")
+    window: Literal["day", "week", "month", "quarter", "year"] = Field(
+        "month", description="Calendar window of `column` (ISO weeks)."
+    )
+    by: Optional[str] = Field(None, description="A categorical column whose values are windows.")
+    min_decisions: int = Field(
+        30, ge=1, description="Windows with fewer decisions are flagged as too small."
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TimeSpec:
+        if (self.column is None) == (self.by is None):
+            raise ValueError("[time] give either column (a date column, with window) or by "
+                             "(a categorical column), not both and not neither")  # fmt: skip
+        return self
+
+    @property
+    def source(self) -> str:
+        """The column the windows come from."""
+        return self.column if self.column is not None else str(self.by)
+
+
 class AuditConfig(_Strict):
     """The whole audit: data and roles, causal model, analyses, compute backend."""
 
@@ -155,6 +185,7 @@ class AuditConfig(_Strict):
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
     seed: int = 0
     max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
+    time: Optional[TimeSpec] = None
     base_dir: Path = Field(default=Path("."), exclude=True)
 
     @model_validator(mode="after")
@@ -281,6 +312,8 @@ class AuditConfig(_Strict):
         present = [str(c) for c in available]
         named = [*self.features, *self.protected]
         named += [c for c in (self.decision.column, self.outcome, self.id) if c]
+        if self.time is not None:
+            named.append(self.time.source)
         deciders = [self.decider(), *self.decision_makers().values()]
         for dm in deciders:
             if isinstance(dm, str):  # a decision-maker's recorded column
@@ -359,7 +392,10 @@ class AuditConfig(_Strict):
 
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
-        return self.model_dump(mode="json")
+        out = self.model_dump(mode="json")
+        if out.get("time") is None:
+            out.pop("time", None)  # results of audits without windows keep their bytes
+        return out
 
 
 def _strings(doc: Any) -> set[str]:

@@ -20,6 +20,7 @@ from ..report import blocks as rb
 from .params import FOUR_FIFTHS
 from .results import METRIC_LABELS
 from .spec import GroupsSpec
+from .trend import trend
 
 __all__ = ["ANALYSIS", "LEAD", "run", "section"]
 
@@ -214,7 +215,30 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             max_rows=80,
         ),
     ]
-    return rb.section(findings, blocks)
+    return rb.section(findings, blocks + _trend_blocks(run))
+
+
+def _trend_blocks(run: AnalysisRun) -> list[Any]:
+    """The trend over time windows (``time:`` in audit.yaml): figure and table, or nothing."""
+    tr = run.results.get("trend")
+    if tr is None:
+        return []
+    w = tr.windows
+    table = tr.to_frame()[["window", "window_n", "window_small", "status", "attribute", "group",
+                           "selection_k", "selection_n", "reference_k", "reference_n"]].copy()  # fmt: skip
+    table["selection ratio [CI]"] = _interval(
+        tr.frame["selection_ratio"], tr.frame["selection_ratio_low"], tr.frame["selection_ratio_high"], 2
+    )
+    return [
+        rb.heading(f"Trend over {len(w)} time windows"),
+        rb.figure(tr.plot(), tr.title,
+                  "Each point is a protected group's selection ratio to its reference group in one "
+                  "window, each bar its Katz log interval; hollow points and '(small)' mark windows "
+                  "with fewer decisions than the minimum; the dashed line is four-fifths."),
+        rb.table(table, "Group metrics per time window",
+                 "Every window is shown; small windows are flagged and windows that could not be "
+                 "measured keep their status.", csv=table_path("groups", "trend"), max_rows=200),
+    ]  # fmt: skip
 
 
 def check(spec: Any, config: Any) -> None:
@@ -252,4 +276,5 @@ ANALYSIS = Analysis(
     check=check,
     default_on=True,
     headline_number=headline_number,
+    trend=trend,
 )
