@@ -60,30 +60,42 @@ def _run(tmp_path, rec, text, baseline=None):
 
 
 def test_passing_and_failing_gates(tmp_path, rec):
-    out = _run(tmp_path, rec, """
+    out = _run(
+        tmp_path,
+        rec,
+        """
 groups.min_selection_ratio: {min: 0.8}
 situation.significant_share: {max: 0.05, method: cst, k: 30}
 data.n: {min: 100, max: 1000}
 situation.status: {equals: ok}
-""")
+""",
+    )
     assert [o.holds for o in out] == [True, True, True, True]
     assert "0.85 [0.78, 0.93]" in out[0].details[0]
-    out = _run(tmp_path, rec, """
+    out = _run(
+        tmp_path,
+        rec,
+        """
 gates:
   groups.min_selection_ratio: {min: 0.9}
   situation.significant_share: {max: 0.05, k: 30}
-""")
+""",
+    )
     assert [o.holds for o in out] == [False, False]
     assert len(out[1].details) == 2  # both records with k = 30 are checked
 
 
 def test_strict_needs_the_interval_to_clear(tmp_path, rec):
-    out = _run(tmp_path, rec, """
+    out = _run(
+        tmp_path,
+        rec,
+        """
 strict: true
 gates:
   groups.min_selection_ratio: {min: 0.8}
   situation.significant_share: {max: 0.05, method: cst}
-""")
+""",
+    )
     assert [o.holds for o in out] == [False, False]  # 0.78 < 0.8 and 0.07 > 0.05
     out = _run(tmp_path, rec, "groups.min_selection_ratio: {min: 0.75, strict: true}\n")
     assert out[0].holds
@@ -99,7 +111,10 @@ def test_an_analysis_that_did_not_run_fails_the_gate(tmp_path, rec):
 @pytest.mark.parametrize(
     "text, words",
     [
-        ("groups.min_selection_ratio: {min: high}\n", "'groups.min_selection_ratio': min must be a number, got 'high'"),
+        (
+            "groups.min_selection_ratio: {min: high}\n",
+            "'groups.min_selection_ratio': min must be a number, got 'high'",
+        ),
         ("groups.min_selection_ratio: {above: 0.8}\n", "give at least one of min, max"),
         ("groups.min_selection_ratio: 0.8\n", "expected a mapping"),
         ("groups.min_selection_ratio: {min: 0.9, max: 0.1}\n", "min 0.9 is above max 0.1"),
@@ -144,11 +159,15 @@ def test_baseline_gate(tmp_path, rec):
 
 def test_junit_xml_has_the_schema_required_structure(tmp_path, rec, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
-    out = _run(tmp_path, rec, """
+    out = _run(
+        tmp_path,
+        rec,
+        """
 groups.min_selection_ratio: {min: 0.9}
 '<script>&': {min: 0}
 data.n: {min: 1}
-""".replace("'<script>&': {min: 0}\n", ""))
+""".replace("'<script>&': {min: 0}\n", ""),
+    )
     xml = junit_xml(out)
     assert xml == junit_xml(out)  # deterministic with SOURCE_DATE_EPOCH
     root = ET.fromstring(xml)

@@ -7,7 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from primafacie.overtime.stats import holm, mcnemar_exact, rate_change, ratio_change, two_proportion_test
+from primafacie.overtime.stats import (
+    holm,
+    mcnemar_exact,
+    rate_change,
+    ratio_change,
+    two_proportion_test,
+)
 
 
 def test_two_proportion_test_by_hand():

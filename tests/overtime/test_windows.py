@@ -27,7 +27,7 @@ def growing_log(n_per_month: int = 500, seed: int = 0) -> pd.DataFrame:
     p = np.where(female, 0.6 - 0.08 * month, 0.6)
     return pd.DataFrame({
         "id": np.arange(n),
-        "decided_at": [f"2025-{m + 1:02d}-{d:02d}T10:00:00" for m, d in zip(month, day)],
+        "decided_at": [f"2025-{m + 1:02d}-{d:02d}T10:00:00" for m, d in zip(month, day, strict=True)],
         "gender": np.where(female, "female", "male"),
         "income": rng.normal(30, 5, n).round(1),
         "approved": (rng.random(n) < p).astype(int),

@@ -227,7 +227,10 @@ def _trend_blocks(run: AnalysisRun) -> list[Any]:
     table = tr.to_frame()[["window", "window_n", "window_small", "status", "attribute", "group",
                            "selection_k", "selection_n", "reference_k", "reference_n"]].copy()  # fmt: skip
     table["selection ratio [CI]"] = _interval(
-        tr.frame["selection_ratio"], tr.frame["selection_ratio_low"], tr.frame["selection_ratio_high"], 2
+        tr.frame["selection_ratio"],
+        tr.frame["selection_ratio_low"],
+        tr.frame["selection_ratio_high"],
+        2,
     )
     return [
         rb.heading(f"Trend over {len(w)} time windows"),

@@ -38,7 +38,7 @@ from scipy.stats import norm
 
 from ..jsonsafe import json_safe
 from .reader import AuditRecord
-from .stats import holm, mcnemar_exact, rate_change, ratio_change
+from .stats import holm, rate_change, ratio_change
 
 __all__ = ["DiffResult", "diff_audits", "CHANGE_COLUMNS", "COMPLAINANT_COLUMNS"]
 

@@ -104,10 +104,13 @@ def render_diff(diff: DiffResult, old_label: str, new_label: str) -> str:
         "title": "primafacie: what changed between two audits",
         "subtitle": f"old: {old_label} · new: {new_label}",
         "headline": diff.headline(),
-        "overview": [("old audit", old_label), ("new audit", new_label),
-                     ("family-wise α", format_number(diff.alpha)),
-                     ("numbers compared", str(len(diff.changes))),
-                     ("significant changes", str(len(sig)))],  # fmt: skip
+        "overview": [
+            ("old audit", old_label),
+            ("new audit", new_label),
+            ("family-wise α", format_number(diff.alpha)),
+            ("numbers compared", str(len(diff.changes))),
+            ("significant changes", str(len(sig))),
+        ],  # fmt: skip
         "notes": diff.notes,
         "blocks": blocks,
         "method": METHOD_NOTES,
