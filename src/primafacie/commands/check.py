@@ -30,10 +30,10 @@ Example gates.yaml:
       principal.violations: {equals: 0}
       groups.selection_ratio: {baseline: no_significant_fall}
 
-and its use in a pipeline:
+and its use in a pipeline, after `primafacie audit audit.yaml --out out/audit`:
 
-    primafacie audit audit.yaml --out out/audit
-    primafacie check out/audit --gates gates.yaml --baseline out/last-release --junit gates.xml
+    primafacie check out/audit --gates gates.yaml \\
+        --baseline out/last-release --junit gates.xml
 
 Exit codes: 0 every gate holds, 1 a gate fails, 2 a malformed gate file or results.json (the
 message names the gate, the value and the threshold).

@@ -24,10 +24,9 @@ appeared, disappeared or stayed are listed (McNemar's exact test). Numbers prese
 only, and settings that differ in a way that makes a comparison invalid (protected groups,
 favourable value, an analysis' alpha or correction), are listed and not compared.
 
-Example (two audits of the same decision system, a year apart):
+Example (two audits of the same decision system a year apart, each written by
+`primafacie audit audit-YEAR.yaml --out out/YEAR`):
 
-    primafacie audit audit-2025.yaml --out out/2025
-    primafacie audit audit-2026.yaml --out out/2026
     primafacie diff out/2025 out/2026 --out out/diff-2025-2026
 
 Writes diff.html (self-contained), diff.json, diff.csv and diff_complainants.csv to --out;
