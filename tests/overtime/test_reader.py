@@ -60,3 +60,14 @@ def test_tables_are_read_only_when_listed_and_inside(tmp_path):
     assert rec.table("tables/../secret.csv") is None
     assert rec.table("tables/missing.csv") is None
     assert rec.table("tables/unlisted.csv") is None
+
+
+def test_the_written_version_is_read_and_documented():
+    from primafacie.audit.result import RESULTS_SCHEMA_VERSION
+    from primafacie.paths import PROJECT_ROOT
+    from primafacie.report.schema import RESULTS_SCHEMA
+
+    assert RESULTS_SCHEMA_VERSION in SUPPORTED_VERSIONS
+    assert RESULTS_SCHEMA["properties"]["schema_version"]["const"] == RESULTS_SCHEMA_VERSION
+    doc = (PROJECT_ROOT / "docs" / "results-schema.md").read_text(encoding="utf-8")
+    assert f'schema_version "{RESULTS_SCHEMA_VERSION}"' in doc

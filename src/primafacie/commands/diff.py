@@ -48,7 +48,7 @@ def _print(result: Any) -> None:
         console.print("no significant change")
         return
     table = Table(title="significant changes (Holm-adjusted)")
-    for col in ("number", "where", "old", "new", "change [95% CI]", "p (Holm)"):
+    for col in ("number", "where", "old", "new", "change [95% CI, unadjusted]", "p (Holm)"):
         table.add_column(col)
     for r in sig.to_dict(orient="records"):
         table.add_row(

@@ -26,12 +26,15 @@ METHOD_NOTES = (
     "Complainants present in both audits are matched by id; those flagged in one audit only "
     "are listed, and the discordant pairs are tested with McNemar's exact binomial test.",
     "All p-values of this comparison are adjusted together with Holm's step-down method; "
-    "'significant' means significant after that adjustment. When both audits hold the same "
+    "'significant' means significant after that adjustment, while each interval is at the "
+    "unadjusted 95% level (so an interval may exclude 0 for a change that is not significant). "
+    "When both audits hold the same "
     "people, the independent-sample intervals are conservative (too wide).",
     "Ranks, verdicts and selections are categorical: they are shown as same or changed, with "
     "no test.",
 )
 
+_CHANGE = "change [95% CI, unadjusted]"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -63,12 +66,12 @@ def _changes_table(diff: DiffResult, rows: pd.DataFrame, title: str) -> dict[str
         "where": [r["where"] for r in recs],
         "old": [format_number(r["old"]) for r in recs],
         "new": [format_number(r["new"]) for r in recs],
-        "change [95% CI]": [_interval(r) for r in recs],
+        _CHANGE: [_interval(r) for r in recs],
         "p (Holm)": [(format_number(r["p_adjusted"]), r["p_adjusted"]) for r in recs],
         "significant": ["yes" if r["significant"] is True else ("no" if r["significant"] is False
                         else "no test") for r in recs],
         "note": [r["note"] for r in recs],
-    }, columns=["analysis", "number", "where", "old", "new", "change [95% CI]", "p (Holm)",
+    }, columns=["analysis", "number", "where", "old", "new", _CHANGE, "p (Holm)",
                 "significant", "note"])  # fmt: skip
     return table_from_frame(frame, title, max_rows=1000, csv="diff.csv", wrap=True)
 
@@ -77,8 +80,10 @@ def render_diff(diff: DiffResult, old_label: str, new_label: str) -> str:
     """The complete ``diff.html`` document (every value escaped by the template engine)."""
     sig = diff.significant
     blocks = [
-        {"id": "significant", "heading": "Significant changes", "text": "",
-         "table": _changes_table(diff, sig, "Changes significant after Holm's adjustment")},
+        {"id": "significant", "heading": "Significant changes",
+         "text": "" if len(sig) else "No change is significant after Holm's adjustment.",
+         "table": _changes_table(diff, sig, "Changes significant after Holm's adjustment")
+         if len(sig) else None},
         {"id": "all", "heading": "Every number compared", "text": "",
          "table": _changes_table(diff, diff.changes, "All numbers present in both audits")},
     ]  # fmt: skip
