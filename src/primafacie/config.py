@@ -618,7 +618,7 @@ KEY_DESCRIPTIONS = {
     "AuditConfig.max_levels": "Largest number of distinct values of a categorical feature "
     "(default 1000; more is usually an id or a number read as text); null allows any.",
     "AuditConfig.time": "Time windows: {column: decided_at, window: month} (day, week, month, "
-    "quarter, year) or {by: column}; group metrics and certainty also run per window.",
+    "quarter, year) or {by: column}; the analyses with a trend also run once per window.",
     "DecisionSpec.column": "Column holding recorded decisions.",
     "DecisionSpec.model": "Fitted scikit-learn estimator saved with joblib (unpickled because "
     "you named it: only files you trust).",

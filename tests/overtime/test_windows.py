@@ -134,3 +134,37 @@ def test_time_section_needs_one_source(tmp_path):
     with pytest.raises(ValueError):
         TimeSpec.model_validate({"column": "a", "window": "fortnight"})
     assert TimeSpec.model_validate({"by": "batch"}).source == "batch"
+
+
+def test_missing_time_column_is_bad_input(tmp_path):
+    growing_log(20).to_csv(tmp_path / "log.csv", index=False)
+    cfg = {
+        "data": "log.csv", "decision": {"column": "approved"},
+        "features": {"income": "numeric"}, "protected": {"gender": "female"},
+        "time": {"column": "decided", "window": "month"},
+    }  # fmt: skip
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    with pytest.raises(InputError, match=r"\[time\] column 'decided' is not in the data"):
+        run_audit(load_config(tmp_path / "audit.yaml"), tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_windows_by_a_column_and_an_unmeasurable_window(tmp_path):
+    log = growing_log(40)
+    log["batch"] = np.where(log["decided_at"] < "2025-04", "early", "late")
+    # a batch with no woman: the group metrics cannot be measured there; shown with its reason
+    men = log[log["gender"] == "male"].head(40).assign(batch="men-only")
+    pd.concat([log, men.assign(id=men["id"] + 10_000)]).to_csv(tmp_path / "log.csv", index=False)
+    cfg = {
+        "data": "log.csv", "id": "id", "decision": {"column": "approved"},
+        "features": {"income": "numeric"}, "protected": {"gender": "female"},
+        "time": {"by": "batch"},
+    }  # fmt: skip
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    res = run_audit(load_config(tmp_path / "audit.yaml"), tmp_path / "out", progress=False)
+    trend = res.runs["groups"].results["trend"]
+    assert trend.windows["window"].tolist() == ["early", "late", "men-only"]
+    assert trend.windows["status"].tolist() == ["ok", "ok", "unavailable"]
+    row = trend.to_frame()[trend.to_frame()["window"] == "men-only"]
+    assert len(row) == 1 and row["window_n"].iloc[0] == 40
+    assert res.runs["groups"].numbers["trend"]["unmeasured_windows"] == ["men-only"]
