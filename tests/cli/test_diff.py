@@ -50,6 +50,7 @@ def test_demo_against_itself_changes_nothing(demo, tmp_path):
     assert doc["only_in"] == [] and doc["not_compared"] == []
     people = pd.read_csv(out / "diff_complainants.csv")
     assert len(people) and set(people["status"]) == {"stayed"}
+    assert doc["complainants"] == [] and doc["complainants_stayed"] == len(people)
     # reruns are byte-identical
     again = tmp_path / "again"
     runner.invoke(app, ["diff", str(demo), str(demo), "--out", str(again)])
@@ -78,6 +79,8 @@ def test_raised_bias_is_significant_and_lists_new_complainants(worlds, tmp_path)
     flag = "significant_adjusted"
     only_new = set(new_flags.loc[new_flags[flag], "id"]) - set(old_flags.loc[old_flags[flag], "id"])
     assert set(appeared["id"]) == only_new
+    listed = json.loads((out / "diff.json").read_text(encoding="utf-8"))["complainants"]
+    assert {p["id"] for p in listed if p["status"] == "appeared"} == only_new
     flags = changes[changes["path"] == "situation.flags"].iloc[0]
     assert flags["significant"] and f"{len(appeared)} appeared" in flags["note"]
     html = (out / "diff.html").read_text(encoding="utf-8")

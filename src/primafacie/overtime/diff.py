@@ -251,6 +251,7 @@ class DiffResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe content of ``diff.json``."""
+        moved = self.complainants[self.complainants["status"] != "stayed"]
         return json_safe({
             "diff_version": "1",
             "old": self.old,
@@ -259,7 +260,9 @@ class DiffResult:
             "correction": "holm",
             "headline": self.headline(),
             "changes": self.changes.to_dict(orient="records"),
-            "complainants": self.complainants.to_dict(orient="records"),
+            # only the flags that moved: the stayed ones are in diff_complainants.csv
+            "complainants": moved.to_dict(orient="records"),
+            "complainants_stayed": int((self.complainants["status"] == "stayed").sum()),
             "only_in": self.only_in,
             "not_compared": self.not_compared,
             "notes": self.notes,
