@@ -47,6 +47,7 @@ def audit(tmp_path_factory):
         "features": {"income": "numeric"}, "protected": {"gender": "female"},
         "time": {"column": "decided_at", "window": "month", "min_decisions": 30},
         "analyses": {"groups": {"min_group": 5},
+                     "situation": {"k": [5], "methods": ["st"], "dimensions": ["single"]},
                      "certainty": {"decision_makers": {"model": {"column": "approved"},
                                                        "clerk": {"column": "clerk"}}}},
     }  # fmt: skip
@@ -168,3 +169,14 @@ def test_windows_by_a_column_and_an_unmeasurable_window(tmp_path):
     row = trend.to_frame()[trend.to_frame()["window"] == "men-only"]
     assert len(row) == 1 and row["window_n"].iloc[0] == 40
     assert res.runs["groups"].numbers["trend"]["unmeasured_windows"] == ["men-only"]
+
+
+def test_complainants_carry_their_window(audit):
+    res, out = audit
+    table = pd.read_csv(out / "tables/situation_single_gender.csv")
+    log = pd.read_csv(out.parent / "log.csv")
+    assert list(
+        table.columns[table.columns.get_loc("id") + 1 : table.columns.get_loc("id") + 2]
+    ) == ["window"]
+    expected = log["decided_at"].str[:7].to_numpy()[table["row"].to_numpy()]
+    assert (table["window"].to_numpy() == expected).all()

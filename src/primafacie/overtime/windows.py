@@ -23,7 +23,14 @@ from ..analysis import Analysis, AnalysisRun, Context
 from ..errors import InputError
 from ..jsonsafe import json_safe
 
-__all__ = ["window_labels", "window_table", "run_windows", "WindowTrend", "WINDOW_COLUMNS"]
+__all__ = [
+    "window_labels",
+    "window_table",
+    "run_windows",
+    "label_rows",
+    "WindowTrend",
+    "WINDOW_COLUMNS",
+]
 
 WINDOW_COLUMNS = ["window", "n", "small", "status", "message"]
 
@@ -121,7 +128,7 @@ def run_windows(
     labels = window_labels(frame[tspec.source], tspec.window if tspec.column else None,
                            tspec.source)  # fmt: skip
     windows = window_table(labels, tspec.min_decisions)
-    out = dict(runs)
+    out = label_rows(runs, labels.to_numpy())
     for analysis in analyses:
         run = runs.get(analysis.name)
         if analysis.trend is None or run is None or run.status != "ok":
@@ -142,6 +149,27 @@ def run_windows(
             numbers={**run.numbers, "trend": trend.numbers()},
             caveats=(*run.caveats, *trend.caveats()),
         )
+    return out
+
+
+def label_rows(runs: Mapping[str, AnalysisRun], labels: np.ndarray) -> dict[str, AnalysisRun]:
+    """Add each person's ``window`` to the per-person tables of the whole-period runs (those
+    with a ``row`` column: the position in the audited data, e.g. one row per complainant), so
+    a complainant's window is read beside the verdict."""
+    out = {}
+    for name, run in runs.items():
+        tables = dict(run.tables)
+        for stem, table in run.tables.items():
+            rows = table.get("row")
+            if rows is None or "window" in table.columns or not len(table):
+                continue
+            pos = pd.to_numeric(rows, errors="coerce").to_numpy()
+            if np.isnan(pos).any() or pos.min() < 0 or pos.max() >= len(labels):
+                continue
+            at = table.columns.get_loc("id" if "id" in table.columns else "row") + 1
+            tables[stem] = table.copy()
+            tables[stem].insert(at, "window", labels[pos.astype(int)])
+        out[name] = replace(run, tables=tables)
     return out
 
 
