@@ -44,6 +44,8 @@ def test_demo_against_itself_changes_nothing(demo, tmp_path):
     # every analysis of the demo contributes numbers, and none of them moved
     assert set(changes["analysis"]) == {"groups", "situation", "recourse", "principal", "certainty"}
     assert not changes["changed"].any()
+    ranks = changes[changes["path"] == "recourse.rank"]
+    assert len(ranks) and (ranks["change"] == 0).all()  # the top subgroups keep their ranks
     assert (changes["significant"] != True).all()  # noqa: E712 - None (no test) or False
     tested = changes[changes["p_value"].notna()]
     assert len(tested) > 20 and (tested["change"] == 0).all() and (tested["p_value"] == 1).all()

@@ -17,6 +17,9 @@ situation.significant_share     share of tested complainants significant (after 
 situation.flags                 the complainants present in both audits (matched by id):
                                 flags appeared / disappeared, McNemar's exact test
 recourse.top_subgroup           the first-ranked subgroup per definition: same or changed
+recourse.rank                   the rank of each of the first five ranked subgroups per
+                                definition: old and new rank, no test; a subgroup out of
+                                the first five in one audit is listed as present in one only
 principal.verdict               each definition's verdict: same or changed
 certainty.selected              the selected decision-maker(s): same or changed
 certainty.disparity             p_i - p_j per decision-maker: Wald interval and test
@@ -97,11 +100,25 @@ def _situation_items(rec: AuditRecord) -> Iterator[Item]:
                     k / n if n else None, k=k, n=n)  # fmt: skip
 
 
+#: Subgroups per recourse definition whose rank is followed from one audit to the next.
+TOP_RANKS = 5
+
+
 def _recourse_items(rec: AuditRecord) -> Iterator[Item]:
+    from ..analysis import table_path
+
     for t in rec.numbers("recourse").get("top_by_definition", []) or []:
         value = f"{t['subgroup']} (against {t['bias_against']})"
         yield _item("recourse.top_subgroup", {"definition": t["definition"]},
                     "first-ranked subgroup", "label", value)  # fmt: skip
+        ranks = rec.table(table_path("recourse", f"rank_{t['definition']}"))
+        if ranks is None or not {"rank", "subgroup"} <= set(ranks.columns):
+            continue
+        # rank 0 = not ranked (no bias found); ties keep the table's order
+        top = ranks[ranks["rank"] >= 1].sort_values("rank", kind="stable").head(TOP_RANKS)
+        for r in top.to_dict(orient="records"):
+            where = {"definition": t["definition"], "subgroup": r["subgroup"]}
+            yield _item("recourse.rank", where, "rank of the subgroup", "rank", int(r["rank"]))
 
 
 def _principal_items(rec: AuditRecord) -> Iterator[Item]:
@@ -232,7 +249,9 @@ class DiffResult:
         """One sentence generated from the counts of the diff."""
         n, sig = len(self.changes), len(self.significant)
         tested = int(self.changes["p_value"].notna().sum())
-        changed = int((self.changes["kind"].eq("label") & self.changes["changed"]).sum())
+        changed = int(
+            (self.changes["kind"].isin(["label", "rank"]) & self.changes["changed"]).sum()
+        )
         text = (
             f"{n} numbers compared; {sig} of {tested} tested changes are significant "
             f"(Holm-adjusted, family-wise α = {self.alpha:g})"
@@ -285,6 +304,11 @@ def _test_rows(frame: pd.DataFrame, alpha: float) -> pd.DataFrame:
         res = ratio_change(tuple(get("o", c, m) for c in cols), tuple(get("n", c, m) for c in cols),
                            alpha)  # fmt: skip
         frame.loc[m, ["change", "ci_low", "ci_high", "p_value"]] = np.column_stack(res)
+    m = frame["kind"].eq("rank").to_numpy()
+    if m.any():  # a rank moves, with no test: ranks are not sampling statistics
+        frame.loc[m, "change"] = frame.loc[m, "new"].astype(float) - frame.loc[m, "old"].astype(
+            float
+        )
     m = frame["kind"].eq("disparity").to_numpy()
     if m.any():
         frame.loc[m, ["change", "ci_low", "ci_high", "p_value"]] = np.column_stack(
@@ -368,7 +392,9 @@ def diff_audits(old: AuditRecord, new: AuditRecord, alpha: float = 0.05) -> Diff
     labels = frame["kind"].eq("label")
     frame["changed"] = np.where(labels, frame["old"].astype(str) != frame["new"].astype(str),
                                 frame["change"].fillna(0).to_numpy() != 0)  # fmt: skip
-    frame["note"] = np.where(labels, "no test: a categorical result", "")
+    frame["note"] = np.select(
+        [labels, frame["kind"].eq("rank")], ["no test: a categorical result", "no test: a rank"], ""
+    )
     complainants, flag_rows, notes = compare_flags(old, new, skip)
     frame = pd.concat([frame, flag_rows], ignore_index=True) if len(flag_rows) else frame
     frame["p_adjusted"] = holm(frame["p_value"].to_numpy(float))
