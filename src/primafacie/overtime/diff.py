@@ -53,7 +53,8 @@ COMPLAINANT_COLUMNS = ["test", "method", "k", "id", "status", "old_significant",
 
 #: Settings that change who is compared with whom or what counts as favourable: a difference
 #: in any of them makes every number of the two audits incomparable.
-GLOBAL_KEYS = ("protected", "favorable", "outcome_favorable", "filter", "population", "time")
+#: (``time:`` is not among them: windows add trends and leave the whole-period numbers alone.)
+GLOBAL_KEYS = ("protected", "favorable", "outcome_favorable", "filter", "population")
 
 #: Settings of an analysis that only choose which rows exist (rows present in one audit are
 #: listed as such) or how much is shown; any other difference invalidates that analysis.
