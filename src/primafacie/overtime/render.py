@@ -49,6 +49,13 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _p_text(p: Any) -> str:
+    """A p-value as read in a table: ``< 0.001`` for tiny ones, blank when there is no test."""
+    if p is None or pd.isna(p):
+        return "—"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def _interval(row: dict[str, Any]) -> str:
     if pd.isna(row["change"]) or row["kind"] == "label":
         return "changed" if row["changed"] else "same"
@@ -67,7 +74,7 @@ def _changes_table(diff: DiffResult, rows: pd.DataFrame, title: str) -> dict[str
         "old": [format_number(r["old"]) for r in recs],
         "new": [format_number(r["new"]) for r in recs],
         _CHANGE: [_interval(r) for r in recs],
-        "p (Holm)": [(format_number(r["p_adjusted"]), r["p_adjusted"]) for r in recs],
+        "p (Holm)": [(_p_text(r["p_adjusted"]), r["p_adjusted"]) for r in recs],
         "significant": ["yes" if r["significant"] is True else ("no" if r["significant"] is False
                         else "no test") for r in recs],
         "note": [r["note"] for r in recs],
@@ -126,7 +133,8 @@ def render_diff(diff: DiffResult, old_label: str, new_label: str) -> str:
 
 def write_diff(diff: DiffResult, out: str | Path, inputs: tuple[Any, ...] = ()) -> list[str]:
     """Write the four files into ``out`` atomically (all or nothing); their names."""
-    old_label, new_label = Path(diff.old).parent.name, Path(diff.new).parent.name
+    # the folders as the user named them (relative stays relative: nothing about the machine)
+    old_label, new_label = str(Path(diff.old).parent), str(Path(diff.new).parent)
     with atomic_output_dir(out, owner="diff", keep=inputs) as stage:
         atomic_write_csv(stage / "diff.csv", csv_safe(diff.changes))
         atomic_write_csv(stage / "diff_complainants.csv", csv_safe(diff.complainants))
