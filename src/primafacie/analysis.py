@@ -318,6 +318,11 @@ class Analysis:
     glossary
         ``(term, meaning)`` pairs of the symbols and codes the section uses (τ, φ, Ma.3,
         prop1_tau1, …), shown in the report's glossary when the analysis ran.
+    trend
+        ``trend(window_runs, windows) -> Result``: when set and ``audit.yaml`` has ``time:``,
+        the analysis also runs once per time window and this turns the per-window runs
+        (``{window: AnalysisRun}``) and the window table (:mod:`primafacie.overtime.windows`)
+        into a trend Result, stored as ``results["trend"]`` and ``tables/<name>_trend.csv``.
     """
 
     name: str
@@ -339,6 +344,7 @@ class Analysis:
     default_on: bool = False
     finding: Callable[[AnalysisRun], dict[str, Any]] | None = None
     glossary: tuple[tuple[str, str], ...] = ()
+    trend: Callable[[Mapping[str, AnalysisRun], pd.DataFrame], Any] | None = None
 
     @property
     def stage_name(self) -> str:

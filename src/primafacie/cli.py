@@ -33,7 +33,9 @@ from .commands import (  # noqa: E402
     alternatives,
     audit,
     certainty,
+    check,
     demo,
+    diff,
     dossier,
     groups,
     ll144,
@@ -57,6 +59,8 @@ COMMAND_MODULES = (
     reproduce,
     schema,
     dossier,
+    diff,
+    check,
 )
 for _module in COMMAND_MODULES:
     _module.register(app)

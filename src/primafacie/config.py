@@ -174,6 +174,36 @@ class ComputeSpec(_Strict):
         return get_backend(spec)
 
 
+class TimeSpec(_Strict):
+    """Time windows: ``{column: decided_at, window: month}`` or ``{by: batch}``.
+
+    The analyses that measure per window (group metrics, certainty) run once per window as
+    well as on the whole period; a window with fewer than ``min_decisions`` decisions is
+    shown and flagged, never dropped.
+    """
+
+    column: Optional[str] = Field(None, description="A date/time column to cut into windows.")
+    window: Literal["day", "week", "month", "quarter", "year"] = Field(
+        "month", description="Calendar window of `column` (ISO weeks)."
+    )
+    by: Optional[str] = Field(None, description="A categorical column whose values are windows.")
+    min_decisions: int = Field(
+        30, ge=1, description="Windows with fewer decisions are flagged as too small."
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> TimeSpec:
+        if (self.column is None) == (self.by is None):
+            raise ValueError("[time] give either column (a date column, with window) or by "
+                             "(a categorical column), not both and not neither")  # fmt: skip
+        return self
+
+    @property
+    def source(self) -> str:
+        """The column the windows come from."""
+        return self.column if self.column is not None else str(self.by)
+
+
 class AuditConfig(_Strict):
     """The whole audit: data and roles, causal model, analyses, compute backend."""
 
@@ -192,6 +222,7 @@ class AuditConfig(_Strict):
     max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
     where: Optional[str] = None
     jurisdiction: Literal["eu", "us-employment", "nyc-ll144", "none"] = "eu"
+    time: Optional[TimeSpec] = None
     base_dir: Path = Field(default=Path("."), exclude=True)
     # the models of this run, each read once (a trusted pickle runs its code once per run)
     _models: ModelCache = PrivateAttr(default_factory=ModelCache)
@@ -381,6 +412,8 @@ class AuditConfig(_Strict):
         ]
         if self.where:
             named.extend(Rule(self.where).columns)
+        if self.time is not None:
+            named.append(self.time.source)
         deciders = [self.decider(), *self.decision_makers().values()]
         for dm in deciders:
             if isinstance(dm, str):  # a decision-maker's recorded column
@@ -492,7 +525,10 @@ class AuditConfig(_Strict):
 
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
-        return self.model_dump(mode="json")
+        out = self.model_dump(mode="json")
+        if out.get("time") is None:
+            out.pop("time", None)  # results of audits without windows keep their bytes
+        return out
 
 
 def _maker_key(name: str) -> str:
@@ -771,6 +807,8 @@ KEY_DESCRIPTIONS = {
     "AuditConfig.jurisdiction": "Legal notes of the report and dossiers: eu (EU "
     "non-discrimination law, the default), us-employment (Title VII, the Uniform Guidelines' "
     "four-fifths rule), nyc-ll144 (Local Law 144's audit and notice duties) or none.",
+    "AuditConfig.time": "Time windows: {column: decided_at, window: month} (day, week, month, "
+    "quarter, year) or {by: column}; the analyses with a trend also run once per window.",
     "DecisionSpec.column": "Column holding recorded decisions.",
     "DecisionSpec.model": "Fitted model file: .skops (skops.io.dump) or .onnx; a pickle/joblib "
     "file only with trust: pickle.",

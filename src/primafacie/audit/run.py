@@ -141,6 +141,9 @@ def compute_audit(
             run = replace(run, seconds=time.perf_counter() - t0)
             runs[name] = run
             stages.done(stage, run.status if run.status != "ok" else "done")
+        if cfg.time is not None:
+            base = Context(config=cfg, data=data, scm=scm, decider=decider, backend=backend)
+            runs = _time_windows(cfg, base, analyses, runs, stages)
     seeds = {"audit": int(cfg.seed)}
     for analysis in analyses:
         seeds.update(analysis.seeds(getattr(cfg.analyses, analysis.name)))
@@ -157,6 +160,22 @@ def compute_audit(
     )
 
 
+def _time_windows(
+    cfg: AuditConfig, ctx: Context, analyses: list, runs: dict[str, AnalysisRun], stages: Stages
+) -> dict[str, AnalysisRun]:
+    """Run the analyses that measure per window once per ``time:`` window (their trends)."""
+    from ..overtime.windows import run_windows
+
+    stages.start(_WINDOWS_STAGE)
+    out = run_windows(cfg, ctx, analyses, runs)
+    stages.done(_WINDOWS_STAGE, f"source {cfg.time.source}")
+    return out
+
+
+#: Progress label of the per-window runs (``time:`` in audit.yaml).
+_WINDOWS_STAGE = "time windows"
+
+
 @contextmanager
 def _nullcontext(value: Any) -> Iterator[Any]:
     yield value
@@ -168,6 +187,8 @@ def stage_names(cfg: AuditConfig) -> list[str]:
     if _needs_scm(cfg):
         names.append("fit causal model")
     names += [a.stage_name for a in requested(cfg)]
+    if cfg.time is not None:
+        names.append(_WINDOWS_STAGE)
     names.append("write report")
     return names
 

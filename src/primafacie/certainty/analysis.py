@@ -15,6 +15,7 @@ from ..report import plots
 from ..report.html import rate_text
 from .params import DEFAULT_DECISION_MAKER
 from .spec import CertaintySpec
+from .trend import trend
 
 __all__ = ["ANALYSIS", "LEAD", "DEFAULT_DECISION_MAKER", "run", "section"]
 
@@ -147,7 +148,27 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             max_rows=60,
         ),
     ]
-    return rb.section(findings, blocks)
+    return rb.section(findings, blocks + _trend_blocks(run))
+
+
+def _trend_blocks(run: AnalysisRun) -> list[Any]:
+    """The ranking over time windows (``time:`` in audit.yaml): figure and table, or nothing."""
+    tr = run.results.get("trend")
+    if tr is None:
+        return []
+    cols = ["window", "window_n", "window_small", "status", "decision_maker", "rank", "selected",
+            "disparity", "disparity_low", "disparity_high", "uncertainty"]  # fmt: skip
+    return [
+        rb.heading(f"Trend over {len(tr.windows)} time windows"),
+        rb.figure(tr.plot(), tr.title,
+                  "Each point is a decision-maker's disparity in one window, each bar its 95% "
+                  "Newcombe interval; hollow points and '(small)' mark windows with fewer "
+                  "decisions than the minimum."),
+        rb.table(tr.to_frame()[cols], "Ranking per time window",
+                 "Every window is shown; small windows are flagged and windows where the ranking "
+                 "could not be made keep their status.", csv=table_path("certainty", "trend"),
+                 max_rows=200),
+    ]  # fmt: skip
 
 
 def headline_number(run: AnalysisRun) -> str:
@@ -189,4 +210,5 @@ ANALYSIS = Analysis(
     seeds=seeds,
     headline_number=headline_number,
     finding=finding,
+    trend=trend,
 )

@@ -122,7 +122,9 @@ def _softmax_draw(rng: np.random.Generator, logits: np.ndarray, labels: list[str
     return np.asarray(labels, dtype=object)[np.minimum(idx, len(labels) - 1)]
 
 
-def generate_credit_world(n: int = DEFAULT_N, seed: int = 0) -> pd.DataFrame:
+def generate_credit_world(
+    n: int = DEFAULT_N, seed: int = 0, officer_bias: float = 0.5
+) -> pd.DataFrame:
     """Draw ``n`` loan applicants from the credit-world SCM.
 
     Parameters
@@ -131,6 +133,11 @@ def generate_credit_world(n: int = DEFAULT_N, seed: int = 0) -> pd.DataFrame:
         Number of applicants (at least 50, so every group has members).
     seed
         Seed of the single random generator every draw comes from.
+    officer_bias
+        How much the loan officer (column ``human``) docks a female applicant's score (0.5 in
+        the module's equations). Every other draw is the same for any value, so two worlds of
+        one seed hold the same people and differ only in the officer's decisions (used to test
+        audits over time).
 
     Returns
     -------
@@ -192,7 +199,9 @@ def generate_credit_world(n: int = DEFAULT_N, seed: int = 0) -> pd.DataFrame:
         - 0.4 * (employment == "temporary")
     )
     repaid = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(np.int8)
-    officer = 0.05 * income + 0.1 * savings - 0.06 * loan - 0.5 * female + rng.normal(0, 0.8, n)
+    officer = (
+        0.05 * income + 0.1 * savings - 0.06 * loan - officer_bias * female + rng.normal(0, 0.8, n)
+    )
     human = (officer > 0.6).astype(np.int8)
 
     return pd.DataFrame(

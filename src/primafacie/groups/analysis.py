@@ -20,6 +20,7 @@ from ..report import blocks as rb
 from .params import FOUR_FIFTHS
 from .results import METRIC_LABELS
 from .spec import GroupsSpec
+from .trend import trend
 
 __all__ = ["ANALYSIS", "LEAD", "run", "section"]
 
@@ -67,6 +68,7 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
                 ]
             ].to_dict(orient="records")
         ),  # fmt: skip
+        "min_selection_ratio": _min_ratio(summ),
     }
     return AnalysisRun(
         "groups",
@@ -78,6 +80,20 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
         headline=res.headline(),
         caveats=tuple(res.caveats()),
     )
+
+
+def _min_ratio(summ: pd.DataFrame) -> dict[str, Any]:
+    """The smallest selection ratio among groups that are not small, with its interval and
+    counts (a derived number for release gates and diffs: ``groups.min_selection_ratio``)."""
+    rows = summ[~summ["small"].astype(bool) & summ["selection_ratio"].notna()]
+    if rows.empty:
+        return {"value": None}
+    r = rows.loc[rows["selection_ratio"].astype(float).idxmin()]
+    keys = ["attribute", "group", "selection_k", "selection_n", "reference_k", "reference_n"]
+    return json_safe({
+        "value": r["selection_ratio"], "value_low": r["selection_ratio_low"],
+        "value_high": r["selection_ratio_high"], **{k: r[k] for k in keys},
+    })  # fmt: skip
 
 
 def _rate_cells(k: Any, n: Any, low: Any, high: Any, level: str = "95%") -> list[tuple[str, float]]:
@@ -229,7 +245,33 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             max_rows=80,
         ),
     ]
-    return rb.section(findings, blocks)
+    return rb.section(findings, blocks + _trend_blocks(run))
+
+
+def _trend_blocks(run: AnalysisRun) -> list[Any]:
+    """The trend over time windows (``time:`` in audit.yaml): figure and table, or nothing."""
+    tr = run.results.get("trend")
+    if tr is None:
+        return []
+    w = tr.windows
+    table = tr.to_frame()[["window", "window_n", "window_small", "status", "attribute", "group",
+                           "selection_k", "selection_n", "reference_k", "reference_n"]].copy()  # fmt: skip
+    table["selection ratio [CI]"] = _interval(
+        tr.frame["selection_ratio"],
+        tr.frame["selection_ratio_low"],
+        tr.frame["selection_ratio_high"],
+        2,
+    )
+    return [
+        rb.heading(f"Trend over {len(w)} time windows"),
+        rb.figure(tr.plot(), tr.title,
+                  "Each point is a protected group's selection ratio to its reference group in one "
+                  "window, each bar its Katz log interval; hollow points and '(small)' mark windows "
+                  "with fewer decisions than the minimum; the dashed line is four-fifths."),
+        rb.table(table, "Group metrics per time window",
+                 "Every window is shown; small windows are flagged and windows that could not be "
+                 "measured keep their status.", csv=table_path("groups", "trend"), max_rows=200),
+    ]  # fmt: skip
 
 
 def check(spec: Any, config: Any) -> None:
@@ -282,4 +324,5 @@ ANALYSIS = Analysis(
     finding=finding,
     default_on=True,
     headline_number=headline_number,
+    trend=trend,
 )

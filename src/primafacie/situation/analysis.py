@@ -167,6 +167,22 @@ def _name(label: str) -> str:
     return label.removeprefix("single_")
 
 
+def _share_intervals(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Add the 95% Wilson interval of each share (``<share>_low`` / ``<share>_high``), so a
+    release gate can require the interval to clear its threshold (``check``, ``strict``)."""
+    from ..intervals import wilson_interval, z_value
+
+    z = z_value(0.05, "two")
+    for rec in records:
+        n = rec.get("denominator", rec.get("tested"))
+        for share, count in (("significant_share", "n_significant"),
+                             ("significant_adjusted_share", "n_significant_adjusted")):  # fmt: skip
+            if share in rec and count in rec and n:
+                low, high = wilson_interval(rec[count], n, z)
+                rec[f"{share}_low"], rec[f"{share}_high"] = float(low), float(high)
+    return json_safe(records)
+
+
 def collect(results: Mapping[str, Any]) -> AnalysisRun:
     """The :class:`AnalysisRun` of some situation tests: tables, numbers and the words the
     Results give about themselves (headline, scope and caveats, each test named when there
@@ -182,7 +198,7 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
     if not summary.empty:
         tables[table_stem(ANALYSIS_NAME, "summary")] = summary
     caveats = [named(label, c) for label, res in tests.items() for c in res.caveats()]
-    numbers: dict[str, Any] = {"by_test": json_safe(summary.to_dict(orient="records"))}
+    numbers: dict[str, Any] = {"by_test": _share_intervals(summary.to_dict(orient="records"))}
     headline = " ".join(named(label, res.headline()) for label, res in tests.items())
     scope = " ".join(named(label, res.scope()) for label, res in tests.items())
     sens = results.get(SENSITIVITY_LABEL)
