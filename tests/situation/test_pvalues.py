@@ -186,3 +186,72 @@ def test_multiple_p_value_is_q_times_the_largest_run_p_value():
     assert t.significant.any()
     # multiplicity none: adjusted = unadjusted, on the combined test
     assert (t.significant_adjusted == t.significant).all()
+
+
+def _random_counts(seed: int, m: int, top: int = 60) -> tuple[np.ndarray, ...]:
+    """m random (x_c, n_c, x_t, n_t) with 0 ≤ x ≤ n < top (empty groups included)."""
+    rng = np.random.default_rng(seed)
+    n_c, n_t = rng.integers(0, top, m), rng.integers(0, top, m)
+    x_c = (rng.random(m) * (n_c + 1)).astype(int)
+    x_t = (rng.random(m) * (n_t + 1)).astype(int)
+    return x_c, n_c, x_t, n_t
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.05, -0.2])
+@pytest.mark.parametrize(
+    ("sided", "direction"), [("one", "negative"), ("one", "positive"), ("two", "negative")]
+)
+def test_newcombe_p_value_per_distinct_counts_is_bit_identical_to_row_by_row(tau, sided, direction):
+    # issue 22: the bisection runs once per distinct count tuple; every entry must be the
+    # per-row bisection's value bit for bit (NaN where a group is empty)
+    from primafacie.situation.stats import _newcombe_p_rows
+
+    counts = _random_counts(7, 30_000)
+    fast = newcombe_p_value(*counts, tau=tau, sided=sided, direction=direction)
+    rows = _newcombe_p_rows(
+        *(c.astype(float) for c in counts), tau=tau, sided=sided, direction=direction
+    )
+    assert fast.shape == rows.shape == (30_000,)
+    assert fast.tobytes() == rows.tobytes()
+    assert np.isnan(fast).any() and (fast < 0.05).any() and (fast > 0.5).any()
+
+
+def test_newcombe_p_value_keeps_shape_and_non_integer_counts():
+    # a 2-D block keeps its shape; fractional counts (not packable) take the row path
+    x_c, n_c, x_t, n_t = (c.reshape(50, 40) for c in _random_counts(3, 2_000))
+    p = newcombe_p_value(x_c, n_c, x_t, n_t)
+    assert p.shape == (50, 40)
+    assert p[7, 3] == newcombe_p_value(x_c[7, 3], n_c[7, 3], x_t[7, 3], n_t[7, 3])
+    frac = newcombe_p_value([2.5, 2.5], [10, 10], [1, 1], [10, 10])
+    assert frac[0] == frac[1] == float(newcombe_p_value(2.5, 10, 1, 10))
+
+
+def test_distinct_counts_packs_and_inverts():
+    from primafacie.situation.stats import distinct_counts
+
+    (xs, ns), inv = distinct_counts(np.array([3, 1, 3, 1]), np.array([5, 5, 5, 6]))
+    assert xs.tolist() == [1.0, 1.0, 3.0] and ns.tolist() == [5.0, 6.0, 5.0]
+    assert inv.tolist() == [2, 0, 2, 1]
+    # not whole numbers in [0, 2^15): no packing (the caller computes row by row)
+    assert distinct_counts(np.array([1.5]), np.array([2])) is None
+    assert distinct_counts(np.array([np.nan]), np.array([2])) is None
+    assert distinct_counts(np.array([-1]), np.array([2])) is None
+    assert distinct_counts(np.array([40_000]), np.array([2])) is None
+
+
+@pytest.mark.parametrize("interval", ["newcombe", "wald"])
+@pytest.mark.parametrize("legacy", [False, True])
+def test_engine_columns_per_distinct_counts_equal_row_by_row(interval, legacy):
+    # every column of a (method, k) block (intervals, flags, p-values) is computed once per
+    # count tuple and broadcast: bit for bit the row-by-row columns
+    x_c, n_c, x_t, n_t = _random_counts(11, 20_000, top=40)
+    counts = {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
+    st = SituationTest(
+        method="st", k=15, interval=interval if not legacy else "wald", tau=0.05, legacy=legacy
+    )
+    fast = st._test(counts, legacy)
+    rows = st._test_rows(counts, legacy)
+    assert fast.keys() == rows.keys()
+    for name, col in rows.items():
+        assert fast[name].dtype == col.dtype, name
+        assert fast[name].tobytes() == col.tobytes(), name

@@ -44,6 +44,7 @@ __all__ = [
     "newcombe_p_value",
     "consistent_p",
     "test_p_values",
+    "distinct_counts",
     "INTERVALS",
     "ALPHA",
 ]
@@ -219,6 +220,50 @@ def wald_p_value(
     return np.asarray(_side_p(zstat, sided, direction), dtype=float)
 
 
+#: Counts up to this bound are packed four to an int64 key for :func:`distinct_counts`.
+_PACK = 1 << 15
+
+
+def distinct_counts(*counts: Any) -> tuple[tuple[np.ndarray, ...], np.ndarray] | None:
+    """The distinct count tuples of same-shaped arrays, and where each entry's tuple is.
+
+    A per-complainant statistic depends only on its integer counts (negatives and sizes of
+    both groups), and a block of any size holds few distinct tuples (at most (k+1)² at a
+    given k), so it is computed once per tuple and broadcast back with ``inverse``.
+
+    Parameters
+    ----------
+    *counts
+        Arrays of one shape (at most four: they are packed into one int64 key).
+
+    Returns
+    -------
+    ((numpy.ndarray, ...), numpy.ndarray) or None
+        The distinct tuples (one float array per input, in increasing key order) and the
+        flat ``inverse`` (``uniq[j][inverse] == counts[j].ravel()``); ``None`` when an entry
+        is not a whole number in ``[0, 32768)`` (NaN, negative, fractional: computed row by
+        row instead).
+
+    Examples
+    --------
+    >>> (xs, ns), inv = distinct_counts(np.array([3, 1, 3]), np.array([5, 5, 5]))
+    >>> xs.tolist(), ns.tolist(), inv.tolist()
+    ([1.0, 3.0], [5.0, 5.0], [1, 0, 1])
+    """
+    if not 1 <= len(counts) <= 4:
+        raise ValueError(f"distinct_counts packs 1 to 4 arrays, got {len(counts)}")
+    flat = [np.asarray(c, dtype=float).ravel() for c in counts]
+    key = np.zeros(flat[0].shape, dtype=np.int64)
+    for c in flat:
+        with np.errstate(invalid="ignore"):
+            whole = (c >= 0) & (c < _PACK) & (c == np.floor(c))
+        if not whole.all():
+            return None
+        key = key * _PACK + c.astype(np.int64)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return tuple(c[first] for c in flat), inverse.ravel()
+
+
 #: Bisection on z in [0, _Z_MAX]: 1 − Φ(40) underflows to 0, so a bound still beyond τ at
 #: z = 40 gives p = 0; 80 halvings bring the bracket below 1e-22 in z.
 _Z_MAX, _BISECTIONS = 40.0, 80
@@ -264,6 +309,27 @@ def newcombe_p_value(
     x_c, n_c = np.asarray(x_c, dtype=float), np.asarray(n_c, dtype=float)
     x_t, n_t = np.asarray(x_t, dtype=float), np.asarray(n_t, dtype=float)
     x_c, n_c, x_t, n_t = np.broadcast_arrays(x_c, n_c, x_t, n_t)
+    # The bisection depends on the counts only: run it once per distinct count tuple (at
+    # most (k+1)² of them in a block of any size) and broadcast; every step is elementwise,
+    # so each entry is bit for bit what the per-row bisection gives.
+    distinct = distinct_counts(x_c, n_c, x_t, n_t) if np.ndim(tau) == 0 else None
+    if distinct is not None:
+        uniq, inverse = distinct
+        p = _newcombe_p_rows(*uniq, tau=tau, sided=sided, direction=direction)
+        return p[inverse].reshape(x_c.shape)
+    return _newcombe_p_rows(x_c, n_c, x_t, n_t, tau=tau, sided=sided, direction=direction)
+
+
+def _newcombe_p_rows(
+    x_c: np.ndarray,
+    n_c: np.ndarray,
+    x_t: np.ndarray,
+    n_t: np.ndarray,
+    tau: float,
+    sided: str,
+    direction: str,
+) -> np.ndarray:
+    """:func:`newcombe_p_value` entry by entry: the bisection on same-shaped float arrays."""
     with np.errstate(divide="ignore", invalid="ignore"):
         diff = x_c / n_c - x_t / n_t - tau
     # Which bound must cross τ: the lower one when Δp > τ, else the upper one.
