@@ -27,7 +27,6 @@ from numbers import Integral
 from typing import Any, TypeVar
 
 import numpy as np
-from scipy.stats import norm
 
 from .. import intervals as _intervals
 from ..intervals import ALPHA, newcombe_bounds, wilson_interval, z_value
@@ -168,9 +167,13 @@ def bonferroni(alpha: float, q: int) -> float:
 def _side_p(zstat: np.ndarray, sided: str, direction: str) -> np.ndarray:
     """p-value of a standardised statistic: upper tail (negative direction), lower tail
     (positive direction) or both (two-sided)."""
+    # scipy.special, imported here: importing the package loads no SciPy (start-up);
+    # ndtr(-z) and ndtr(z) are what scipy.stats.norm.sf and .cdf compute, bit for bit.
+    from scipy.special import ndtr
+
     if sided == "two":
-        return np.minimum(1.0, 2 * norm.sf(np.abs(zstat)))
-    return norm.sf(zstat) if direction == "negative" else norm.cdf(zstat)
+        return np.minimum(1.0, 2 * ndtr(-np.abs(zstat)))
+    return ndtr(-zstat) if direction == "negative" else ndtr(zstat)
 
 
 @_renamed_sizes
