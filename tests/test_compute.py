@@ -40,7 +40,7 @@ def test_imap_yields_in_item_order_lazily():
         seen.append(x)
         return x * x
 
-    it = Backend().imap(fn, [3, 1, 2])
+    it = Backend(n_jobs=1).imap(fn, [3, 1, 2])
     assert seen == []  # nothing runs before the first result is asked for
     assert next(it) == 9 and seen == [3]
     assert list(it) == [1, 4]
@@ -89,3 +89,62 @@ def test_principal_bootstrap_blocks_equal_one_pass():
     assert one.boot.keys() == blocks.boot.keys()
     for key in one.boot:
         assert np.array_equal(one.boot[key], blocks.boot[key], equal_nan=True), key
+
+
+def _cgroup(tmp_path, v2=None, v1=None, path="/"):
+    """A fake /proc/self/cgroup and /sys/fs/cgroup tree with the given CPU limits."""
+    root = tmp_path / "cg"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    proc = tmp_path / "proc"
+    proc.write_text(f"1:cpu,cpuacct:{path}\n0::{path}\n")
+    own = root / path.lstrip("/")
+    own.mkdir(parents=True, exist_ok=True)
+    if v2 is not None:
+        (own / "cpu.max").write_text(v2 + "\n")
+    if v1 is not None:
+        d = root / "cpu" / path.lstrip("/")
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "cpu.cfs_quota_us").write_text(f"{v1[0]}\n")
+        (d / "cpu.cfs_period_us").write_text(f"{v1[1]}\n")
+    return str(root), str(proc)
+
+
+def test_cgroup_quota_v2_v1_and_none(tmp_path):
+    from primafacie.compute import _cgroup_quota
+
+    assert _cgroup_quota(*_cgroup(tmp_path / "a", v2="150000 100000", path="/job")) == 1.5
+    assert _cgroup_quota(*_cgroup(tmp_path / "b", v2="max 100000")) is None
+    assert _cgroup_quota(*_cgroup(tmp_path / "c", v1=(50000, 100000))) == 0.5
+    assert _cgroup_quota(*_cgroup(tmp_path / "d", v1=(-1, 100000))) is None
+    assert _cgroup_quota(str(tmp_path / "none"), str(tmp_path / "none")) is None
+    # a parent's limit binds the child: the smallest on the path to the root
+    root, proc = _cgroup(tmp_path / "e", v2="400000 100000", path="/a/b")
+    (tmp_path / "e" / "cg" / "a" / "cpu.max").write_text("200000 100000\n")
+    assert _cgroup_quota(root, proc) == 2.0
+
+
+def test_usable_cores_respects_affinity_and_quota(monkeypatch):
+    import os
+
+    import primafacie.compute as compute
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(compute, "_cgroup_quota", lambda: None)
+    assert compute.usable_cores() == 4  # the affinity mask, not os.cpu_count()
+    monkeypatch.setattr(compute, "_cgroup_quota", lambda: 1.5)
+    assert compute.usable_cores() == 2  # 1.5 CPUs of quota: 2 threads
+    monkeypatch.setattr(compute, "_cgroup_quota", lambda: 0.2)
+    assert compute.usable_cores() == 1
+    # the default backend (API, audit.yaml without n_jobs) uses them all
+    assert Backend().n_jobs == 1 and Backend(n_jobs=3).n_jobs == 3
+    assert get_backend(None).n_jobs == 1 and get_backend({"backend": "local"}).n_jobs == 1
+
+
+def test_compute_spec_default_is_every_core_and_n_jobs_1_is_one_thread():
+    from primafacie.compute import usable_cores
+    from primafacie.config import ComputeSpec
+
+    assert ComputeSpec().n_jobs is None and ComputeSpec().build() is None  # engines: Backend()
+    assert get_backend(ComputeSpec().build()).n_jobs == usable_cores()
+    assert ComputeSpec(n_jobs=1).build() == Backend(n_jobs=1)
+    assert ComputeSpec(backend="dask", n_jobs=3).build().n_jobs == 3

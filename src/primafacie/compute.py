@@ -20,6 +20,8 @@ Examples
 from __future__ import annotations
 
 import atexit
+import math
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -29,10 +31,82 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["Backend", "get_backend", "map_chunks", "chunk_slices", "close_dask_clients"]
+__all__ = [
+    "Backend",
+    "get_backend",
+    "map_chunks",
+    "chunk_slices",
+    "close_dask_clients",
+    "usable_cores",
+]
 
 #: Sentinel of :meth:`Backend.map`: no shared input (``None`` is a valid shared value).
 _NOTHING: Any = object()
+
+
+def usable_cores() -> int:
+    """CPUs this process may use: its affinity mask, capped by its cgroup's CPU quota.
+
+    ``os.cpu_count()`` counts the machine's CPUs, not the ones a container or ``taskset``
+    grants; threads beyond the grant only queue. The quota (cgroup v2 ``cpu.max`` or v1
+    ``cpu.cfs_quota_us / cpu.cfs_period_us``, the smallest on the path to the root) is rounded
+    up: 1.5 CPUs gives 2 threads.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> usable_cores() >= 1
+    True
+    """
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    quota = _cgroup_quota()
+    if quota is not None:
+        n = min(n, math.ceil(quota))
+    return max(1, n)
+
+
+def _cgroup_quota(root: str = "/sys/fs/cgroup", proc: str = "/proc/self/cgroup") -> float | None:
+    """The CPU quota (in CPUs) of this process's cgroup and its ancestors, or None (no limit,
+    or nothing readable)."""
+    try:
+        with open(proc) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    v2 = next((ln.split(":", 2)[2] for ln in lines if ln.startswith("0::")), "/")
+    v1 = next((ln.split(":", 2)[2] for ln in lines if "cpu" in ln.split(":")[1].split(",")), "/")
+    quotas = []
+    for path in _ancestors(v2):
+        text = _read(os.path.join(root, path.lstrip("/"), "cpu.max"))
+        if text and text.split()[0] != "max":
+            quotas.append(float(text.split()[0]) / float(text.split()[1]))
+    for path in _ancestors(v1):
+        base = os.path.join(root, "cpu", path.lstrip("/"))
+        q, per = _read(base + "/cpu.cfs_quota_us"), _read(base + "/cpu.cfs_period_us")
+        if q and per and float(q) > 0:
+            quotas.append(float(q) / float(per))
+    return min(quotas) if quotas else None
+
+
+def _ancestors(path: str) -> list[str]:
+    """``/a/b`` -> ``["/a/b", "/a", "/"]``."""
+    parts = [p for p in path.split("/") if p]
+    return ["/" + "/".join(parts[:i]) for i in range(len(parts), -1, -1)]
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read().strip() or None
+    except (OSError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -45,7 +119,8 @@ class Backend:
         ``"local"`` (threads of this process) or ``"dask"`` (a Dask cluster).
     n_jobs
         Threads for local; worker processes of the ``LocalCluster`` started when ``kind`` is
-        dask and no ``address`` is given (at least 2).
+        dask and no ``address`` is given (at least 2). ``None`` (the default): every usable
+        core (:func:`usable_cores`). Results do not depend on it.
     address
         Scheduler address of an existing Dask cluster (``"tcp://host:8786"``).
     retries
@@ -54,9 +129,13 @@ class Backend:
     """
 
     kind: str = "local"
-    n_jobs: int = 1
+    n_jobs: int | None = None
     address: str | None = None
     retries: int = 3
+
+    def __post_init__(self) -> None:
+        if self.n_jobs is None:
+            object.__setattr__(self, "n_jobs", usable_cores())
 
     def map(
         self, fn: Callable[..., Any], items: Sequence[Any], shared: Any = _NOTHING

@@ -127,12 +127,13 @@ class ComputeSpec(_Strict):
 
     backend: Literal["local", "dask"] = "local"
     address: Optional[str] = None
-    n_jobs: int = Field(1, ge=1)
+    n_jobs: Optional[int] = Field(None, ge=1)
     retries: int = Field(3, ge=0)
 
     def build(self) -> Any:
-        """The :mod:`primafacie.compute` backend, or None for the plain local default."""
-        if self.backend == "local" and self.n_jobs == 1:
+        """The :mod:`primafacie.compute` backend, or None for the plain local default (every
+        usable core)."""
+        if self.backend == "local" and self.n_jobs is None:
             return None
         from .compute import get_backend
 
@@ -592,7 +593,7 @@ KEY_DESCRIPTIONS = {
     "CausalSpec.round": "Per node number of decimals of the counterfactual values.",
     "ComputeSpec.backend": "local (numpy) or dask (distributed).",
     "ComputeSpec.address": "Address of a running dask scheduler (default: a local cluster).",
-    "ComputeSpec.n_jobs": "Local worker threads.",
+    "ComputeSpec.n_jobs": "Local worker threads (default: every usable core).",
     "ComputeSpec.retries": "Dask: re-runs of a task that raised before the audit fails.",
 }
 

@@ -691,6 +691,45 @@ def _unique_rows(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
+#: Distinct queries are searched alone when at most this share of the queries is distinct
+#: (judged first on an evenly spaced sample of _SAMPLE rows, so that a table of distinct
+#: continuous rows does not pay a full sort of its rows).
+_DISTINCT_SHARE, _SAMPLE = 0.5, 4096
+
+
+def _distinct_queries(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_unique_rows` of the queries when few enough are distinct, else None."""
+    m = len(q)
+    sample = np.arange(0, m, max(1, m // _SAMPLE))
+    if len(_unique_rows(q[sample])[0]) > _DISTINCT_SHARE * len(sample):
+        return None
+    first, inverse = _unique_rows(q)
+    return (first, inverse) if len(first) <= _DISTINCT_SHARE * m else None
+
+
+def _reduce_expanded(
+    lists: tuple[np.ndarray, ...],
+    inverse: np.ndarray,
+    reduce: Callable[[np.ndarray, np.ndarray, slice], tuple],
+    k: int,
+    backend: Any,
+) -> tuple[np.ndarray, ...]:
+    """``reduce`` over chunks of the original queries, each fed the lists of its distinct
+    query (``lists[j][inverse]``): what the chunks would have given searched one by one.
+
+    Runs in this process (threads of a local backend): the distinct lists are at most half
+    the (m, k) lists, so on Dask they are not worth scattering.
+    """
+    from ..compute import Backend, chunk_slices, get_backend
+
+    local = get_backend(backend)
+    local = local if local.kind == "local" else Backend(n_jobs=1)
+    idx, dist = lists
+    slices = chunk_slices(len(inverse), max(1, _BLOCK_CELLS // max(k, 1)))
+    parts = local.map(lambda sl: tuple(reduce(idx[inverse[sl]], dist[inverse[sl]], sl)), slices)
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
+
+
 # 81 lines, most of them the parameter documentation.
 def knn(
     query: Any,
@@ -776,13 +815,14 @@ def knn(
             return tuple(reduce(idx, dist, slice(0, m)))
         return KnnResult(idx, dist, np.zeros(m, dtype=np.int64))
     # Identical centres have identical neighbour lists: search each distinct centre once
-    # (the law-school data have ~1200 distinct (LSAT, UGPA) pairs among 21790 rows). Not with
-    # ``reduce``: it may read which query a row is (e.g. to drop the query's own row).
-    first, inverse = _unique_rows(query) if reduce is None else (None, None)
-    if first is not None and len(first) < 0.9 * m:
+    # (the law-school data have ~1200 distinct (LSAT, UGPA) pairs among 21790 rows). With
+    # ``reduce`` (which may read which query a row is, e.g. to drop the query's own row) the
+    # distinct lists are expanded back to every query before it runs: skipping the distinct
+    # search there tripled the CST law tables' time (issue 22).
+    inverse = _distinct_queries(query)
+    if inverse is not None:
+        first, inverse = inverse
         query = query[first]
-    else:
-        inverse = None
     kk = min(k, n)
     if ties == "last":
         # "later row wins" is "first row wins" on the reversed search space.
@@ -790,10 +830,11 @@ def knn(
     if algorithm == "auto":
         algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk)
     search = {"brute": _brute, "tree": _knn_tree, "faiss": _knn_faiss}[algorithm]
-    post = _Post(n=n, k=k, ties_last=ties == "last", max_distance=max_distance, reduce=reduce)
+    late = reduce if inverse is None else None  # reduced in the chunks, or after expanding
+    post = _Post(n=n, k=k, ties_last=ties == "last", max_distance=max_distance, reduce=late)
     out = search(query, base, kk, chunk_size, divisor, backend, decimals=decimals, post=post)
     if reduce is not None:
-        return out
+        return out if inverse is None else _reduce_expanded(out, inverse, reduce, k, backend)
     idx, dist = out
     if inverse is not None:
         idx, dist = idx[inverse], dist[inverse]
