@@ -148,3 +148,32 @@ def test_compute_spec_default_is_every_core_and_n_jobs_1_is_one_thread():
     assert get_backend(ComputeSpec().build()).n_jobs == usable_cores()
     assert ComputeSpec(n_jobs=1).build() == Backend(n_jobs=1)
     assert ComputeSpec(backend="dask", n_jobs=3).build().n_jobs == 3
+
+
+def test_threads_keep_order_bound_the_work_in_flight_and_raise():
+    """Local threads (the standard library's pool): results in item order, at most 2 x n_jobs
+    chunks submitted ahead of the one yielded, a chunk's error raised to the caller."""
+    import threading
+    import time
+
+    started = []
+    lock = threading.Lock()
+
+    def fn(x):
+        with lock:
+            started.append(x)
+        time.sleep(0.002 * (x % 3))  # out-of-order completion
+        return x * 10
+
+    it = Backend(n_jobs=2).imap(fn, list(range(20)))
+    assert next(it) == 0
+    assert len(started) <= 5  # 4 in flight + the one submitted after the first yield
+    assert list(it) == [x * 10 for x in range(1, 20)]
+
+    def boom(x):
+        if x == 3:
+            raise ValueError("chunk 3")
+        return x
+
+    with pytest.raises(ValueError, match="chunk 3"):
+        Backend(n_jobs=2).map(boom, list(range(6)))
