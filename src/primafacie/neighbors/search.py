@@ -181,6 +181,16 @@ def _faiss_available() -> bool:
     return importlib.util.find_spec("faiss") is not None
 
 
+def _cells(backend: Any) -> int:
+    """Cells of one default chunk: :data:`_BLOCK_CELLS` shared by the local threads that run
+    chunks at once, so the transient memory of a search does not grow with the cores (a
+    Dask worker runs one chunk per thread of its own process)."""
+    from ..compute import get_backend
+
+    b = get_backend(backend)
+    return _BLOCK_CELLS // (b.n_jobs if b.kind == "local" else 1)
+
+
 def _finish(d: np.ndarray, divisor: float, decimals: int | None) -> np.ndarray:
     """Canonical sums to distances: divide last, then round (ties then follow the tie rule)."""
     if divisor != 1:
@@ -256,7 +266,7 @@ def _brute(
     post: _Post | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Blocked exact scan: codes compared for equality, partial sort of each block."""
-    rows = chunk_size or max(1, _BLOCK_CELLS // max(len(base), 1))
+    rows = chunk_size or max(1, _cells(backend) // max(len(base), 1))
     shared = (query, base, k, divisor, decimals)
     return _map_chunks(_brute_chunk, shared, len(query), rows, backend, post)
 
@@ -588,7 +598,7 @@ def _stratified(
     step = 0.0 if decimals is None else 10.0**-decimals
     slack = 2 * divisor * step
     strata = _LazyStrata((query, base, kq, make_index, rule))
-    rows_per_chunk = chunk_size or max(1, _BLOCK_CELLS // (2 * kq + k))
+    rows_per_chunk = chunk_size or max(1, _cells(backend) // (2 * kq + k))
 
     shared = (query, base, strata, k, kq, divisor, decimals, step, slack)
     return _map_chunks(_stratified_chunk, shared, len(query), rows_per_chunk, backend, post)
