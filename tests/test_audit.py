@@ -244,8 +244,11 @@ def test_json_safe_and_row_pruning():
 def test_compute_backend_gives_identical_tables(demo, tmp_path):
     base, _, _ = demo
     st_only = {"situation": {"k": [5, 10], "methods": ["st"]}}
-    local = load_config(_small_config(base, tmp_path, st_only))
+    # one thread against two (the default is every usable core): the same bytes
+    config = load_config(_small_config(base, tmp_path, st_only))
+    local = config.model_copy(update={"compute": config.compute.model_copy(update={"n_jobs": 1})})
     threaded = local.model_copy(update={"compute": local.compute.model_copy(update={"n_jobs": 2})})
+    assert local.compute.build().n_jobs == 1 and threaded.compute.build().n_jobs == 2
     run_audit(local, tmp_path / "local", progress=False)
     run_audit(threaded, tmp_path / "threads", progress=False)
     a, b = _files(tmp_path / "local" / "tables"), _files(tmp_path / "threads" / "tables")

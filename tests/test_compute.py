@@ -40,7 +40,7 @@ def test_imap_yields_in_item_order_lazily():
         seen.append(x)
         return x * x
 
-    it = Backend().imap(fn, [3, 1, 2])
+    it = Backend(n_jobs=1).imap(fn, [3, 1, 2])
     assert seen == []  # nothing runs before the first result is asked for
     assert next(it) == 9 and seen == [3]
     assert list(it) == [1, 4]
@@ -175,3 +175,91 @@ def test_the_audit_exits_2_naming_the_address_before_reading_data(tmp_path):
     assert res.exit_code == 2, text
     assert f"tcp://127.0.0.1:{port}" in text and "internal error" not in text
     assert not out.exists()
+
+
+def _cgroup(tmp_path, v2=None, v1=None, path="/"):
+    """A fake /proc/self/cgroup and /sys/fs/cgroup tree with the given CPU limits."""
+    root = tmp_path / "cg"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    proc = tmp_path / "proc"
+    proc.write_text(f"1:cpu,cpuacct:{path}\n0::{path}\n")
+    own = root / path.lstrip("/")
+    own.mkdir(parents=True, exist_ok=True)
+    if v2 is not None:
+        (own / "cpu.max").write_text(v2 + "\n")
+    if v1 is not None:
+        d = root / "cpu" / path.lstrip("/")
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "cpu.cfs_quota_us").write_text(f"{v1[0]}\n")
+        (d / "cpu.cfs_period_us").write_text(f"{v1[1]}\n")
+    return str(root), str(proc)
+
+
+def test_cgroup_quota_v2_v1_and_none(tmp_path):
+    from primafacie.compute import _cgroup_quota
+
+    assert _cgroup_quota(*_cgroup(tmp_path / "a", v2="150000 100000", path="/job")) == 1.5
+    assert _cgroup_quota(*_cgroup(tmp_path / "b", v2="max 100000")) is None
+    assert _cgroup_quota(*_cgroup(tmp_path / "c", v1=(50000, 100000))) == 0.5
+    assert _cgroup_quota(*_cgroup(tmp_path / "d", v1=(-1, 100000))) is None
+    assert _cgroup_quota(str(tmp_path / "none"), str(tmp_path / "none")) is None
+    # a parent's limit binds the child: the smallest on the path to the root
+    root, proc = _cgroup(tmp_path / "e", v2="400000 100000", path="/a/b")
+    (tmp_path / "e" / "cg" / "a" / "cpu.max").write_text("200000 100000\n")
+    assert _cgroup_quota(root, proc) == 2.0
+
+
+def test_usable_cores_respects_affinity_and_quota(monkeypatch):
+    import os
+
+    import primafacie.compute as compute
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(compute, "_cgroup_quota", lambda: None)
+    assert compute.usable_cores() == 4  # the affinity mask, not os.cpu_count()
+    monkeypatch.setattr(compute, "_cgroup_quota", lambda: 1.5)
+    assert compute.usable_cores() == 2  # 1.5 CPUs of quota: 2 threads
+    monkeypatch.setattr(compute, "_cgroup_quota", lambda: 0.2)
+    assert compute.usable_cores() == 1
+    # the default backend (API, audit.yaml without n_jobs) uses them all
+    assert Backend().n_jobs == 1 and Backend(n_jobs=3).n_jobs == 3
+    assert get_backend(None).n_jobs == 1 and get_backend({"backend": "local"}).n_jobs == 1
+
+
+def test_compute_spec_default_is_every_core_and_n_jobs_1_is_one_thread():
+    from primafacie.compute import usable_cores
+    from primafacie.config import ComputeSpec
+
+    assert ComputeSpec().n_jobs is None and ComputeSpec().build() is None  # engines: Backend()
+    assert get_backend(ComputeSpec().build()).n_jobs == usable_cores()
+    assert ComputeSpec(n_jobs=1).build() == Backend(n_jobs=1)
+    assert ComputeSpec(backend="dask", n_jobs=3).build().n_jobs == 3
+
+
+def test_threads_keep_order_bound_the_work_in_flight_and_raise():
+    """Local threads (the standard library's pool): results in item order, at most 2 x n_jobs
+    chunks submitted ahead of the one yielded, a chunk's error raised to the caller."""
+    import threading
+    import time
+
+    started = []
+    lock = threading.Lock()
+
+    def fn(x):
+        with lock:
+            started.append(x)
+        time.sleep(0.002 * (x % 3))  # out-of-order completion
+        return x * 10
+
+    it = Backend(n_jobs=2).imap(fn, list(range(20)))
+    assert next(it) == 0
+    assert len(started) <= 5  # 4 in flight + the one submitted after the first yield
+    assert list(it) == [x * 10 for x in range(1, 20)]
+
+    def boom(x):
+        if x == 3:
+            raise ValueError("chunk 3")
+        return x
+
+    with pytest.raises(ValueError, match="chunk 3"):
+        Backend(n_jobs=2).map(boom, list(range(6)))

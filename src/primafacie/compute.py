@@ -20,6 +20,8 @@ Examples
 from __future__ import annotations
 
 import atexit
+import math
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -36,6 +38,7 @@ __all__ = [
     "chunk_slices",
     "close_dask_clients",
     "check_address",
+    "usable_cores",
 ]
 
 #: Schemes of a Dask scheduler address primafacie connects to.
@@ -43,6 +46,71 @@ SCHEMES = ("tcp", "tls", "ucx")
 
 #: Sentinel of :meth:`Backend.map`: no shared input (``None`` is a valid shared value).
 _NOTHING: Any = object()
+
+
+def usable_cores() -> int:
+    """CPUs this process may use: its affinity mask, capped by its cgroup's CPU quota.
+
+    ``os.cpu_count()`` counts the machine's CPUs, not the ones a container or ``taskset``
+    grants; threads beyond the grant only queue. The quota (cgroup v2 ``cpu.max`` or v1
+    ``cpu.cfs_quota_us / cpu.cfs_period_us``, the smallest on the path to the root) is rounded
+    up: 1.5 CPUs gives 2 threads.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> usable_cores() >= 1
+    True
+    """
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    quota = _cgroup_quota()
+    if quota is not None:
+        n = min(n, math.ceil(quota))
+    return max(1, n)
+
+
+def _cgroup_quota(root: str = "/sys/fs/cgroup", proc: str = "/proc/self/cgroup") -> float | None:
+    """The CPU quota (in CPUs) of this process's cgroup and its ancestors, or None (no limit,
+    or nothing readable)."""
+    try:
+        with open(proc) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    v2 = next((ln.split(":", 2)[2] for ln in lines if ln.startswith("0::")), "/")
+    v1 = next((ln.split(":", 2)[2] for ln in lines if "cpu" in ln.split(":")[1].split(",")), "/")
+    quotas = []
+    for path in _ancestors(v2):
+        text = _read(os.path.join(root, path.lstrip("/"), "cpu.max"))
+        if text and text.split()[0] != "max":
+            quotas.append(float(text.split()[0]) / float(text.split()[1]))
+    for path in _ancestors(v1):
+        base = os.path.join(root, "cpu", path.lstrip("/"))
+        q, per = _read(base + "/cpu.cfs_quota_us"), _read(base + "/cpu.cfs_period_us")
+        if q and per and float(q) > 0:
+            quotas.append(float(q) / float(per))
+    return min(quotas) if quotas else None
+
+
+def _ancestors(path: str) -> list[str]:
+    """``/a/b`` -> ``["/a/b", "/a", "/"]``."""
+    parts = [p for p in path.split("/") if p]
+    return ["/" + "/".join(parts[:i]) for i in range(len(parts), -1, -1)]
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read().strip() or None
+    except (OSError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -55,7 +123,8 @@ class Backend:
         ``"local"`` (threads of this process) or ``"dask"`` (a Dask cluster).
     n_jobs
         Threads for local; worker processes of the ``LocalCluster`` started when ``kind`` is
-        dask and no ``address`` is given (at least 2).
+        dask and no ``address`` is given (at least 2). ``None`` (the default): every usable
+        core (:func:`usable_cores`). Results do not depend on it.
     address
         Scheduler address of an existing Dask cluster (``"tcp://host:8786"``).
     retries
@@ -67,7 +136,7 @@ class Backend:
     """
 
     kind: str = "local"
-    n_jobs: int = 1
+    n_jobs: int | None = None
     address: str | None = None
     retries: int = 3
     timeout: float = 30.0
@@ -77,6 +146,10 @@ class Backend:
         server that is not a Dask scheduler fails before any work, within ``timeout``."""
         if self.kind == "dask" and self.address:
             _dask_client(self.address, self.n_jobs, self.timeout)
+
+    def __post_init__(self) -> None:
+        if self.n_jobs is None:
+            object.__setattr__(self, "n_jobs", usable_cores())
 
     def map(
         self, fn: Callable[..., Any], items: Sequence[Any], shared: Any = _NOTHING
@@ -126,10 +199,7 @@ class Backend:
             if self.n_jobs == 1 or len(items) <= 1:
                 yield from (call(item) for item in items)
                 return
-            from joblib import Parallel, delayed
-
-            parallel = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")
-            yield from parallel(delayed(call)(i) for i in items)
+            yield from _threads(call, items, min(self.n_jobs, len(items)))
             return
         if self.kind == "dask":
             if not items:
@@ -148,6 +218,30 @@ class Backend:
                 futures[i] = None  # release the result on the cluster
             return
         raise InputError(f"unknown compute backend {self.kind!r}; expected 'local' or 'dask'")
+
+
+def _threads(call: Callable[[Any], Any], items: list[Any], n: int) -> Iterator[Any]:
+    """``call`` over ``items`` on ``n`` threads, results in item order, at most ``2 n`` chunks
+    in flight (a caller folding results holds a few at a time).
+
+    The standard library's pool, not joblib's: importing joblib cost 0.12 s of every short
+    run's start-up (issue 22), and the chunks' work (tree queries, numpy sorts and sums)
+    releases the GIL either way.
+    """
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="primafacie")
+    pending: deque = deque()
+    try:
+        for item in items:
+            if len(pending) >= 2 * n:
+                yield pending.popleft().result()
+            pending.append(pool.submit(call, item))
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _with_shared(item: Any, fn: Callable[..., Any], shared: Any) -> Any:

@@ -148,7 +148,7 @@ class ComputeSpec(_Strict):
 
     backend: Literal["local", "dask"] = "local"
     address: Optional[str] = None
-    n_jobs: int = Field(1, ge=1)
+    n_jobs: Optional[int] = Field(None, ge=1)
     retries: int = Field(3, ge=0)
     timeout: float = Field(30.0, gt=0, le=3600)
     #: ``address`` when it names a scheduler file: resolved against the configuration's folder
@@ -163,8 +163,9 @@ class ComputeSpec(_Strict):
         return None if value is None else check_address(value)
 
     def build(self) -> Any:
-        """The :mod:`primafacie.compute` backend, or None for the plain local default."""
-        if self.backend == "local" and self.n_jobs == 1:
+        """The :mod:`primafacie.compute` backend, or None for the plain local default (every
+        usable core)."""
+        if self.backend == "local" and self.n_jobs is None:
             return None
         from .compute import get_backend
 
@@ -832,7 +833,7 @@ KEY_DESCRIPTIONS = {
     "or the path of its scheduler file (default: a local cluster).",
     "ComputeSpec.timeout": "Seconds allowed for the whole connection to the dask scheduler "
     "(connect and handshake); a server that does not answer as a scheduler in time is an error.",
-    "ComputeSpec.n_jobs": "Local worker threads.",
+    "ComputeSpec.n_jobs": "Local worker threads (default: every usable core; 1 = one thread).",
     "ComputeSpec.retries": "Dask: re-runs of a task that raised before the audit fails.",
 }
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from scipy.stats import norm
 
 from .validation import Interval, Options, validate_params
 
@@ -45,7 +44,14 @@ def z_value(alpha: float, sided: str = "one", legacy: bool = False) -> float:
     (1.645, 1.96)
     """
     validate_params("z_value", {"alpha": ALPHA, "sided": _SIDED}, {"alpha": alpha, "sided": sided})
-    z = float(norm.ppf(1 - (alpha if sided == "one" else alpha / 2)))
+    # scipy.special, imported here and not at module level: importing the package must not
+    # load SciPy (scipy.stats alone cost 0.55 s of every command's start-up). ndtri is
+    # correctly rounded at the usual levels (1.6448536269514722 at 5%), where the standard
+    # library's NormalDist().inv_cdf is 3 ulps off (1.6448536269514715), and every interval
+    # bound stays bit for bit what it was.
+    from scipy.special import ndtri
+
+    z = float(ndtri(1 - (alpha if sided == "one" else alpha / 2)))
     return round(z, 3) if legacy else z
 
 

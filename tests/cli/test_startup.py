@@ -128,6 +128,23 @@ def test_no_engine_imports_mlxtend():
     assert loaded_after(code)["mlxtend"] == []
 
 
+def test_situation_and_intervals_import_no_scipy():
+    """issue 22: importing the situation engine (what ``reproduce cst-*`` and ``situation``
+    load first) reads no SciPy, scikit-learn or matplotlib; the normal functions are imported
+    from scipy.special only when a statistic is computed."""
+    code = (
+        "import primafacie.intervals, primafacie.situation\n"
+        "out = {'loaded': sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'scipy', 'sklearn', 'matplotlib'})}\n"
+        "out['z'] = primafacie.intervals.z_value(0.05)\n"
+        "out['after'] = sorted(m for m in sys.modules if m in ('scipy.special', 'scipy.stats'))\n"
+    )
+    out = loaded_after(code)
+    assert out["loaded"] == []
+    assert out["z"] == 1.6448536269514722  # Φ⁻¹(0.95) correctly rounded (scipy.special.ndtri)
+    assert out["after"] == ["scipy.special"]
+
+
 def test_flag_defaults_written_as_literals_equal_the_specs_defaults():
     """The analysis commands take their defaults from light literals (commands/_defaults.py)
     rather than from the specs, which import pandas; they must equal the specs' defaults."""

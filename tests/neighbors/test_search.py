@@ -175,6 +175,12 @@ def test_auto_rule_follows_the_data_shape():
     assert choose_algorithm(10**5, 12, (4, 4, 4, 4), k=50, faiss=False) == "brute"
     assert choose_algorithm(10**5, 6, (), k=50, faiss=True) == "tree"
     assert choose_algorithm(10**5, 7, (), k=50, faiss=True) == "faiss"
+    # few query x base cells (issue 22: the CST loan searches, 1,712 x 3,281): brute force,
+    # no index and no scikit-learn import; more cells, or queries not given: the tree
+    assert choose_algorithm(3_281, 2, (), k=250, m=1_712) == "brute"
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=100) == "brute"  # 10^7 cells
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=101) == "tree"
+    assert choose_algorithm(3_281, 2, (), k=250) == "tree"
 
 
 def test_a_many_level_column_is_one_dimension_of_the_tree():
@@ -238,3 +244,43 @@ def test_lazy_strata_travel_without_their_indexes_and_rebuild_the_same():
         np.testing.assert_array_equal(s.order, t.order)
         np.testing.assert_array_equal(s.qkey, t.qkey)
     assert knn(q, b, 5, algorithm="tree").indices.tolist() == knn(q, b, 5).indices.tolist()
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "tree"])
+@pytest.mark.parametrize("ties", ["first", "last"])
+def test_reduce_on_repeated_queries_searches_each_distinct_query_once(monkeypatch, algorithm, ties):
+    """issue 22: with ``reduce`` the distinct queries are searched once (the law-school
+    regression: 21,790 searches instead of ~1,200) and the lists are expanded back before the
+    reducer sees them, so it gets each chunk's slice and the same lists, bit for bit."""
+    import primafacie.neighbors.search as search
+
+    rng = np.random.default_rng(5)
+    base = np.round(rng.random((3000, 2)) * 4) / 4  # few distinct values: many ties
+    query = base[rng.integers(0, 3000, 2500)]  # 25 distinct rows at most
+
+    def reduce(idx, dist, rows):
+        # reads which query a row is, as the engine's reducer does (dropping its own row)
+        own = np.arange(rows.start, rows.stop)
+        return idx.sum(axis=1) - own, dist[:, -1].copy(), idx[:, :3].copy()
+
+    sizes = []
+    real = search._Post.__call__
+
+    def spy(self, idx, dist, sl):
+        sizes.append(len(idx))
+        return real(self, idx, dist, sl)
+
+    monkeypatch.setattr(search._Post, "__call__", spy)
+    kw = dict(algorithm=algorithm, ties=ties, chunk_size=700, backend={"n_jobs": 1})
+    fast = knn(query, base, 40, reduce=reduce, **kw)
+    assert sum(sizes) <= 25  # only the distinct queries were searched
+    monkeypatch.setattr(search, "_DISTINCT_SHARE", 0.0)  # every query searched, as before
+    sizes.clear()
+    slow = knn(query, base, 40, reduce=reduce, **kw)
+    assert sum(sizes) == 2500
+    assert len(fast) == len(slow) == 3
+    for a, b in zip(fast, slow, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    # and the unreduced lists agree with the reducer's view of them
+    plain = knn(query, base, 40, **kw)
+    assert np.array_equal(slow[2], plain.indices[:, :3])

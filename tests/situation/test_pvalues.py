@@ -186,3 +186,127 @@ def test_multiple_p_value_is_q_times_the_largest_run_p_value():
     assert t.significant.any()
     # multiplicity none: adjusted = unadjusted, on the combined test
     assert (t.significant_adjusted == t.significant).all()
+
+
+def _random_counts(seed: int, m: int, top: int = 60) -> tuple[np.ndarray, ...]:
+    """m random (x_c, n_c, x_t, n_t) with 0 ≤ x ≤ n < top (empty groups included)."""
+    rng = np.random.default_rng(seed)
+    n_c, n_t = rng.integers(0, top, m), rng.integers(0, top, m)
+    x_c = (rng.random(m) * (n_c + 1)).astype(int)
+    x_t = (rng.random(m) * (n_t + 1)).astype(int)
+    return x_c, n_c, x_t, n_t
+
+
+def _reference_newcombe_p(x_c, n_c, x_t, n_t, tau, sided, direction):
+    """The Newcombe p-value as it was before issue 22, verbatim: the bisection on every
+    entry, 80 halvings, scipy.stats tails. The faster code must give these bits."""
+    from primafacie.intervals import newcombe_bounds
+
+    x_c, n_c = np.asarray(x_c, dtype=float), np.asarray(n_c, dtype=float)
+    x_t, n_t = np.asarray(x_t, dtype=float), np.asarray(n_t, dtype=float)
+    x_c, n_c, x_t, n_t = np.broadcast_arrays(x_c, n_c, x_t, n_t)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diff = x_c / n_c - x_t / n_t - tau
+    above = diff > 0
+
+    def beyond(z):
+        low, high = newcombe_bounds(x_c, n_c, x_t, n_t, z)
+        return np.where(above, low > tau, high < tau)
+
+    lo = np.zeros(diff.shape)
+    hi = np.full(diff.shape, 40.0)
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        out = beyond(mid)
+        lo = np.where(out, mid, lo)
+        hi = np.where(out, hi, mid)
+    zstar = np.where(beyond(np.full(diff.shape, 40.0)), np.inf, lo)
+    zstat = np.where(diff == 0, 0.0, np.where(above, zstar, -zstar))
+    zstat = np.where(np.isnan(diff) | (n_c <= 0) | (n_t <= 0), np.nan, zstat)
+    if sided == "two":
+        return np.minimum(1.0, 2 * norm.sf(np.abs(zstat)))
+    return norm.sf(zstat) if direction == "negative" else norm.cdf(zstat)
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.05, -0.2, 1e-12])
+@pytest.mark.parametrize(
+    ("sided", "direction"), [("one", "negative"), ("one", "positive"), ("two", "negative")]
+)
+def test_newcombe_p_value_is_bit_identical_to_the_row_by_row_bisection(tau, sided, direction):
+    # issue 22: the bisection runs once per distinct count tuple and stops at its fixed
+    # point; every entry must be the old per-row, 80-halving value bit for bit (NaN where a
+    # group is empty), including τ just off a difference (z* near 0 needs every halving)
+    counts = _random_counts(7, 30_000)
+    fast = newcombe_p_value(*counts, tau=tau, sided=sided, direction=direction)
+    ref = _reference_newcombe_p(*counts, tau=tau, sided=sided, direction=direction)
+    assert fast.shape == ref.shape == (30_000,)
+    assert fast.tobytes() == ref.tobytes()
+    assert np.isnan(fast).any() and (fast < 0.05).any() and (fast > 0.5).any()
+    # the row-by-row path (fractional counts are not packed) gives the same bits
+    x_c, n_c, x_t, n_t = (c[:500].astype(float) for c in counts)
+    frac = newcombe_p_value(x_c + 0.5, n_c + 1, x_t, n_t, tau=tau, sided=sided)
+    assert (
+        frac.tobytes()
+        == _reference_newcombe_p(
+            x_c + 0.5, n_c + 1, x_t, n_t, tau=tau, sided=sided, direction="negative"
+        ).tobytes()
+    )
+
+
+def test_engine_p_values_of_one_bisection_equal_both_calls():
+    # test_p_values reads the one- and two-sided p-values from one bisection
+    from primafacie.situation.stats import test_p_values
+
+    x_c, n_c, x_t, n_t = _random_counts(2, 5_000, top=30)
+    counts = {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
+    lo2, hi2 = newcombe_interval(x_c, n_c, x_t, n_t, 0.05, "two")
+    sig = np.zeros(5_000, dtype=bool)
+    p1, p2 = test_p_values(counts, 0.0, "newcombe", "positive", 0.05, sig, (lo2, hi2))
+    one = newcombe_p_value(x_c, n_c, x_t, n_t, sided="one", direction="positive")
+    two = newcombe_p_value(x_c, n_c, x_t, n_t, sided="two")
+    keep = ~np.isnan(one) & (one > 0.05)  # not moved by consistent_p (nothing is significant)
+    assert np.array_equal(p1[keep], one[keep]) and np.isnan(p1[np.isnan(one)]).all()
+    excluded = (lo2 > 0) | (hi2 < 0)
+    same = ~np.isnan(two) & (excluded == (two <= 0.05))
+    assert same.sum() > 4_000 and np.array_equal(p2[same], two[same])
+
+
+def test_newcombe_p_value_keeps_shape_and_non_integer_counts():
+    # a 2-D block keeps its shape; fractional counts (not packable) take the row path
+    x_c, n_c, x_t, n_t = (c.reshape(50, 40) for c in _random_counts(3, 2_000))
+    p = newcombe_p_value(x_c, n_c, x_t, n_t)
+    assert p.shape == (50, 40)
+    assert p[7, 3] == newcombe_p_value(x_c[7, 3], n_c[7, 3], x_t[7, 3], n_t[7, 3])
+    frac = newcombe_p_value([2.5, 2.5], [10, 10], [1, 1], [10, 10])
+    assert frac[0] == frac[1] == float(newcombe_p_value(2.5, 10, 1, 10))
+
+
+def test_distinct_counts_packs_and_inverts():
+    from primafacie.situation.stats import distinct_counts
+
+    (xs, ns), inv = distinct_counts(np.array([3, 1, 3, 1]), np.array([5, 5, 5, 6]))
+    assert xs.tolist() == [1.0, 1.0, 3.0] and ns.tolist() == [5.0, 6.0, 5.0]
+    assert inv.tolist() == [2, 0, 2, 1]
+    # not whole numbers in [0, 2^15): no packing (the caller computes row by row)
+    assert distinct_counts(np.array([1.5]), np.array([2])) is None
+    assert distinct_counts(np.array([np.nan]), np.array([2])) is None
+    assert distinct_counts(np.array([-1]), np.array([2])) is None
+    assert distinct_counts(np.array([40_000]), np.array([2])) is None
+
+
+@pytest.mark.parametrize("interval", ["newcombe", "wald"])
+@pytest.mark.parametrize("legacy", [False, True])
+def test_engine_columns_per_distinct_counts_equal_row_by_row(interval, legacy):
+    # every column of a (method, k) block (intervals, flags, p-values) is computed once per
+    # count tuple and broadcast: bit for bit the row-by-row columns
+    x_c, n_c, x_t, n_t = _random_counts(11, 20_000, top=40)
+    counts = {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
+    st = SituationTest(
+        method="st", k=15, interval=interval if not legacy else "wald", tau=0.05, legacy=legacy
+    )
+    fast = st._test(counts, legacy)
+    rows = st._test_rows(counts, legacy)
+    assert fast.keys() == rows.keys()
+    for name, col in rows.items():
+        assert fast[name].dtype == col.dtype, name
+        assert fast[name].tobytes() == col.tobytes(), name

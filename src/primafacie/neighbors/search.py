@@ -46,6 +46,11 @@ class AutoRule:
     ----------
     min_rows
         Up to this many base rows brute force is cheapest (no index to build).
+    max_brute_cells
+        Up to this many query × base cells brute force is cheapest too: ~0.2 s of scan at
+        ~20 ns a cell, against a tree's build and the import of scikit-learn (~0.6 s in a
+        short process). Measured on the CST loan searches (1,712 × 3,281 at k = 250): brute
+        0.53-0.60 CPU s, tree 0.70-0.87 with scikit-learn already imported.
     max_keyed
         The categorical columns with the most levels, up to this many, are searched by code
         equality (strata of rows sharing the query's codes, ``2**keyed`` of them, most pruned);
@@ -60,6 +65,7 @@ class AutoRule:
     """
 
     min_rows: int = 2_000
+    max_brute_cells: int = 10_000_000
     max_keyed: int = 3
     max_tree_dims: int = 12
     max_tree_dims_faiss: int = 6
@@ -89,6 +95,7 @@ def choose_algorithm(
     k: int = 1,
     faiss: bool | None = None,
     rule: AutoRule = AUTO_RULE,
+    m: int | None = None,
 ) -> str:
     """The backend ``algorithm="auto"`` uses for a base of this shape.
 
@@ -106,6 +113,8 @@ def choose_algorithm(
         Whether faiss is installed (``None``: look).
     rule
         Thresholds (see :class:`AutoRule`).
+    m
+        Query rows (distinct ones), when known.
 
     Returns
     -------
@@ -126,8 +135,12 @@ def choose_algorithm(
     'tree'
     >>> choose_algorithm(100_000, 30, (), k=50, faiss=False)
     'brute'
+    >>> choose_algorithm(3_281, 2, (), k=250, m=1_712)  # the CST loan searches
+    'brute'
     """
     if n <= rule.min_rows or k >= n // 2:
+        return "brute"
+    if m is not None and m * n <= rule.max_brute_cells:
         return "brute"
     _, onehot = _plan(tuple(levels), rule)
     dims = n_numeric + sum(levels[j] for j in onehot)
@@ -166,6 +179,16 @@ def _faiss_available() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("faiss") is not None
+
+
+def _cells(backend: Any) -> int:
+    """Cells of one default chunk: :data:`_BLOCK_CELLS` shared by the local threads that run
+    chunks at once, so the transient memory of a search does not grow with the cores (a
+    Dask worker runs one chunk per thread of its own process)."""
+    from ..compute import get_backend
+
+    b = get_backend(backend)
+    return _BLOCK_CELLS // (b.n_jobs if b.kind == "local" else 1)
 
 
 def _finish(d: np.ndarray, divisor: float, decimals: int | None) -> np.ndarray:
@@ -243,7 +266,7 @@ def _brute(
     post: _Post | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Blocked exact scan: codes compared for equality, partial sort of each block."""
-    rows = chunk_size or max(1, _BLOCK_CELLS // max(len(base), 1))
+    rows = chunk_size or max(1, _cells(backend) // max(len(base), 1))
     shared = (query, base, k, divisor, decimals)
     return _map_chunks(_brute_chunk, shared, len(query), rows, backend, post)
 
@@ -575,7 +598,7 @@ def _stratified(
     step = 0.0 if decimals is None else 10.0**-decimals
     slack = 2 * divisor * step
     strata = _LazyStrata((query, base, kq, make_index, rule))
-    rows_per_chunk = chunk_size or max(1, _BLOCK_CELLS // (2 * kq + k))
+    rows_per_chunk = chunk_size or max(1, _cells(backend) // (2 * kq + k))
 
     shared = (query, base, strata, k, kq, divisor, decimals, step, slack)
     return _map_chunks(_stratified_chunk, shared, len(query), rows_per_chunk, backend, post)
@@ -691,6 +714,45 @@ def _unique_rows(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
+#: Distinct queries are searched alone when at most this share of the queries is distinct
+#: (judged first on an evenly spaced sample of _SAMPLE rows, so that a table of distinct
+#: continuous rows does not pay a full sort of its rows).
+_DISTINCT_SHARE, _SAMPLE = 0.5, 4096
+
+
+def _distinct_queries(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_unique_rows` of the queries when few enough are distinct, else None."""
+    m = len(q)
+    sample = np.arange(0, m, max(1, m // _SAMPLE))
+    if len(_unique_rows(q[sample])[0]) > _DISTINCT_SHARE * len(sample):
+        return None
+    first, inverse = _unique_rows(q)
+    return (first, inverse) if len(first) <= _DISTINCT_SHARE * m else None
+
+
+def _reduce_expanded(
+    lists: tuple[np.ndarray, ...],
+    inverse: np.ndarray,
+    reduce: Callable[[np.ndarray, np.ndarray, slice], tuple],
+    k: int,
+    backend: Any,
+) -> tuple[np.ndarray, ...]:
+    """``reduce`` over chunks of the original queries, each fed the lists of its distinct
+    query (``lists[j][inverse]``): what the chunks would have given searched one by one.
+
+    Runs in this process (threads of a local backend): the distinct lists are at most half
+    the (m, k) lists, so on Dask they are not worth scattering.
+    """
+    from ..compute import Backend, chunk_slices, get_backend
+
+    local = get_backend(backend)
+    local = local if local.kind == "local" else Backend(n_jobs=1)
+    idx, dist = lists
+    slices = chunk_slices(len(inverse), max(1, _BLOCK_CELLS // max(k, 1)))
+    parts = local.map(lambda sl: tuple(reduce(idx[inverse[sl]], dist[inverse[sl]], sl)), slices)
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
+
+
 # 81 lines, most of them the parameter documentation.
 def knn(
     query: Any,
@@ -776,24 +838,26 @@ def knn(
             return tuple(reduce(idx, dist, slice(0, m)))
         return KnnResult(idx, dist, np.zeros(m, dtype=np.int64))
     # Identical centres have identical neighbour lists: search each distinct centre once
-    # (the law-school data have ~1200 distinct (LSAT, UGPA) pairs among 21790 rows). Not with
-    # ``reduce``: it may read which query a row is (e.g. to drop the query's own row).
-    first, inverse = _unique_rows(query) if reduce is None else (None, None)
-    if first is not None and len(first) < 0.9 * m:
+    # (the law-school data have ~1200 distinct (LSAT, UGPA) pairs among 21790 rows). With
+    # ``reduce`` (which may read which query a row is, e.g. to drop the query's own row) the
+    # distinct lists are expanded back to every query before it runs: skipping the distinct
+    # search there tripled the CST law tables' time (issue 22).
+    inverse = _distinct_queries(query)
+    if inverse is not None:
+        first, inverse = inverse
         query = query[first]
-    else:
-        inverse = None
     kk = min(k, n)
     if ties == "last":
         # "later row wins" is "first row wins" on the reversed search space.
         base = base[::-1]
     if algorithm == "auto":
-        algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk)
+        algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk, m=len(query))
     search = {"brute": _brute, "tree": _knn_tree, "faiss": _knn_faiss}[algorithm]
-    post = _Post(n=n, k=k, ties_last=ties == "last", max_distance=max_distance, reduce=reduce)
+    late = reduce if inverse is None else None  # reduced in the chunks, or after expanding
+    post = _Post(n=n, k=k, ties_last=ties == "last", max_distance=max_distance, reduce=late)
     out = search(query, base, kk, chunk_size, divisor, backend, decimals=decimals, post=post)
     if reduce is not None:
-        return out
+        return out if inverse is None else _reduce_expanded(out, inverse, reduce, k, backend)
     idx, dist = out
     if inverse is not None:
         idx, dist = idx[inverse], dist[inverse]

@@ -60,7 +60,14 @@ from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, valid
 from .lists import ListReducer, PrefixCounts, prefix_lengths
 from .multiplicity import MULTIPLICITY, adjust_p
 from .results import SituationResult
-from .stats import ALPHA, INTERVALS, newcombe_interval, test_p_values, z_value
+from .stats import (
+    ALPHA,
+    INTERVALS,
+    distinct_counts,
+    newcombe_interval,
+    test_p_values,
+    z_value,
+)
 
 __all__ = [
     "SituationTest",
@@ -999,7 +1006,24 @@ class SituationTest:
         return {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
 
     def _test(self, counts: dict, legacy: bool) -> dict[str, np.ndarray]:
-        """The columns of one (method, k): counts, rates, Δp, intervals, flags, p-values."""
+        """The columns of one (method, k): counts, rates, Δp, intervals, flags, p-values.
+
+        Every column is a function of the row's four counts and the run's settings, so it is
+        computed once per distinct count tuple and broadcast (bit for bit the per-row value:
+        every step is elementwise).
+        """
+        keys = ("x_c", "n_c", "x_t", "n_t")
+        distinct = distinct_counts(*(counts[c] for c in keys))
+        if distinct is None:
+            return self._test_rows(counts, legacy)
+        uniq, inverse = distinct
+        cols = self._test_rows(
+            {c: u.astype(np.int64) for c, u in zip(keys, uniq, strict=True)}, legacy
+        )
+        return {name: col[inverse] for name, col in cols.items()}
+
+    def _test_rows(self, counts: dict, legacy: bool) -> dict[str, np.ndarray]:
+        """:meth:`_test` row by row (vectorised over the rows given)."""
         x_c, n_c = counts["x_c"].astype(float), counts["n_c"].astype(float)
         x_t, n_t = counts["x_t"].astype(float), counts["n_t"].astype(float)
         with np.errstate(divide="ignore", invalid="ignore"):
