@@ -17,11 +17,10 @@ Examples
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from ..analysis import AnalysisRun, Context
 from ..config import AuditConfig
@@ -89,7 +88,7 @@ def compute_audit(
     own = stages is None
     if own:
         stages = Stages(stage_names(cfg), progress)
-    with stages.running() if own else _nullcontext(stages):
+    with stages.running() if own else nullcontext(stages):
         stages.start("load data")
         inputs = input_files(cfg)
         data = cfg.audit_data()
@@ -141,11 +140,6 @@ def compute_audit(
         data=data,
         scm=scm,
     )
-
-
-@contextmanager
-def _nullcontext(value: Any) -> Iterator[Any]:
-    yield value
 
 
 def stage_names(cfg: AuditConfig) -> list[str]:
