@@ -76,30 +76,30 @@ __all__ = [
 
 #: Where each public name lives (imported on first use by :func:`__getattr__`).
 _LAZY: dict[str, str] = {
-    "AuditResult": ".audit",
-    "run_audit": ".audit",
-    "run_demo": ".audit",
-    "SCM": ".causal",
-    "CertaintyAudit": ".certainty",
-    "CertaintyResult": ".certainty",
-    "score_pairs": ".certainty",
-    "AuditConfig": ".config",
-    "load_config": ".config",
-    "AuditData": ".data",
-    "Rule": ".decisions",
-    "load_model": ".decisions",
-    "PrincipalFairness": ".principal",
-    "PrincipalResult": ".principal",
-    "RepairResult": ".principal",
-    "CSCResult": ".recourse",
-    "FactsResult": ".recourse",
-    "RankingResult": ".recourse",
-    "RecourseAudit": ".recourse",
-    "IntersectionalSituationTest": ".situation",
-    "MultipleResult": ".situation",
-    "MultipleSituationTest": ".situation",
-    "SituationResult": ".situation",
-    "SituationTest": ".situation",
+    "AuditResult": "audit",
+    "run_audit": "audit",
+    "run_demo": "audit",
+    "SCM": "causal",
+    "CertaintyAudit": "certainty",
+    "CertaintyResult": "certainty",
+    "score_pairs": "certainty",
+    "AuditConfig": "config",
+    "load_config": "config",
+    "AuditData": "data",
+    "Rule": "decisions",
+    "load_model": "decisions",
+    "PrincipalFairness": "principal",
+    "PrincipalResult": "principal",
+    "RepairResult": "principal",
+    "CSCResult": "recourse",
+    "FactsResult": "recourse",
+    "RankingResult": "recourse",
+    "RecourseAudit": "recourse",
+    "IntersectionalSituationTest": "situation",
+    "MultipleResult": "situation",
+    "MultipleSituationTest": "situation",
+    "SituationResult": "situation",
+    "SituationTest": "situation",
 }
 
 
@@ -110,13 +110,9 @@ def __getattr__(name: str) -> Any:
     The ``TYPE_CHECKING`` block above spells the same imports for type checkers, and
     ``tests/test_startup.py`` checks that every name of ``__all__`` resolves.
     """
-    if name not in _LAZY:
-        raise AttributeError(f"module 'primafacie' has no attribute {name!r}")
-    # a relative import of a sub-package of this package: ``from . import x`` semantics
-    module = __import__(_LAZY[name][1:], globals(), level=1, fromlist=[name])
-    value = getattr(module, name)
-    globals()[name] = value  # later uses are plain attribute look-ups
-    return value
+    from ._lazy import load
+
+    return load(__name__, globals(), _LAZY, name)
 
 
 def __dir__() -> list[str]:
