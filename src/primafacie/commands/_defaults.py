@@ -1,7 +1,7 @@
 """Defaults of the analysis commands' flags, written as literals.
 
 They are the analyses' spec defaults (``SituationSpec()``, ``RecourseSpec()``, ``PrincipalSpec()``,
-``CertaintySpec()``, ``GroupsSpec()``), which the flags
+``CertaintySpec()``; groups declares its parameters in ``groups/params.py``), which the flags
 and ``audit.yaml`` share. They are spelled out here because importing a spec imports its engine
 package, numpy and pandas, and ``primafacie --help`` must answer before any of that loads.
 ``tests/cli/test_startup.py`` checks that every value equals the spec's default, so the two
@@ -65,16 +65,7 @@ class CertaintyDefaults(NamedTuple):
     seed: int = 0
 
 
-class GroupsDefaults(NamedTuple):
-    """``GroupsSpec()``'s values of the keys ``primafacie groups`` has flags for."""
-
-    min_group: int = 30
-    alpha: float = 0.05
-    intersections: str = "all"
-
-
 SITUATION = SituationDefaults()
 RECOURSE = RecourseDefaults()
 PRINCIPAL = PrincipalDefaults()
 CERTAINTY = CertaintyDefaults()
-GROUPS = GroupsDefaults()
