@@ -277,3 +277,13 @@ def test_read_frame_projection_includes_a_models_fitted_columns(tmp_path):
     joblib.dump(model, tmp_path / "m.joblib")
     cfg = load_config(write(tmp_path, GOOD.replace("{column: approved}", "{model: m.joblib}")))
     assert cfg.read_frame().columns.tolist() == ["salary", "age", "region", "gender"]
+
+
+def test_docs_parameters_page_is_generated_from_the_declarations():
+    """docs/parameters.md equals parameters_page(); regenerate it with the command it quotes."""
+    from pathlib import Path
+
+    from primafacie.config import PARAMETERS_DOC_COMMAND, parameters_page
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "parameters.md"
+    assert page.read_text(encoding="utf-8") == parameters_page(), PARAMETERS_DOC_COMMAND
