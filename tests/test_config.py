@@ -287,3 +287,22 @@ def test_docs_parameters_page_is_generated_from_the_declarations():
 
     page = Path(__file__).resolve().parents[1] / "docs" / "parameters.md"
     assert page.read_text(encoding="utf-8") == parameters_page(), PARAMETERS_DOC_COMMAND
+
+
+@pytest.mark.parametrize(
+    "section, key, value, bound",
+    [
+        ("recourse", "n_boot", 10**9, "[0, 100000]"),
+        ("principal", "n_boot", 10**9, "[0, 100000]"),
+        ("certainty", "n_draws", 10**9, "[1, 10000000]"),
+        ("certainty", "max_levels", 10**6, "[1, 1000]"),
+    ],
+)
+def test_work_parameters_have_a_documented_upper_bound(tmp_path, section, key, value, bound):
+    """issue 19 item 9: n_boot: 1e9 is refused before any work, naming the key and the bound."""
+    text = GOOD.replace(
+        "  situation: {k: [15, 30], alpha: 0.05}", f"  {section}: {{{key}: {value}}}"
+    )
+    message = " ".join(error_of(write(tmp_path, text)).split())
+    assert f"analyses.{section}.{key}" in message
+    assert bound in message and str(value) in message

@@ -95,6 +95,13 @@ def _is_number(value: Any, kind: type) -> bool:
     return isinstance(value, Integral if kind is Integral else Real)
 
 
+def _bound(x: float | None) -> str | None:
+    """A bound as a message shows it: a whole number in full (``10000000``, not ``1e+07``)."""
+    if x is None:
+        return None
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
+
+
 @dataclass(frozen=True)
 class Interval(Constraint):
     """A number (``Real``) or a whole number (``Integral``) in an interval.
@@ -129,15 +136,15 @@ class Interval(Constraint):
 
     def describe(self) -> str:
         noun = "an integer" if self.kind is Integral else "a number"
-        lo, hi = self.left, self.right
+        lo, hi = _bound(self.left), _bound(self.right)
         lo_closed = self.closed in ("both", "left")
         hi_closed = self.closed in ("both", "right")
         if lo is not None and hi is not None:
-            return f"{noun} in {'[' if lo_closed else '('}{lo:g}, {hi:g}{']' if hi_closed else ')'}"
+            return f"{noun} in {'[' if lo_closed else '('}{lo}, {hi}{']' if hi_closed else ')'}"
         if lo is not None:
-            return f"{noun} {'≥' if lo_closed else '>'} {lo:g}"
+            return f"{noun} {'≥' if lo_closed else '>'} {lo}"
         if hi is not None:
-            return f"{noun} {'≤' if hi_closed else '<'} {hi:g}"
+            return f"{noun} {'≤' if hi_closed else '<'} {hi}"
         return noun
 
     def invalid(self) -> Any:

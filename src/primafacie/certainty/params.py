@@ -31,6 +31,15 @@ DEFAULT_DECISION_MAKER = "audited decision"
 _COLUMN = InstanceOf(str, name="a column name")
 
 #: What each parameter of :class:`CertaintyAudit` accepts (see :mod:`primafacie.validation`);
+#: Most posterior draws behind p_most_fair: its Monte Carlo error is at most 0.5/sqrt(n)
+#: (0.00016 at 10^7); the draws are made in blocks of bounded memory, so a larger n only
+#: multiplies the run time.
+MAX_DRAWS = 10_000_000
+
+#: Most values of a protected column (each value is a group): the AuditData limit of a
+#: categorical column (primafacie.data.MAX_LEVELS); past it a column is an identifier.
+MAX_LEVELS_BOUND = 1000
+
 #: ``audit.yaml``'s ``analyses.certainty`` and the CLI check the same constraints.
 PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "criterion": [
@@ -52,8 +61,8 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "epsilon": [None, Interval(Real, 0, 1, closed="left")],
     "ci_level": [Interval(Real, 0, 1, closed="neither")],
     "features": [None, ListOf(_COLUMN)],
-    "max_levels": [None, Interval(Integral, 1, None)],
-    "n_draws": [None, Interval(Integral, 1, None)],
+    "max_levels": [None, Interval(Integral, 1, MAX_LEVELS_BOUND)],
+    "n_draws": [None, Interval(Integral, 1, MAX_DRAWS)],
     "seed": [Interval(Integral, 0, None)],
 }
 

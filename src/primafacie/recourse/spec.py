@@ -64,7 +64,8 @@ class RecourseSpec(_Strict):
         "the report shows the first).",
         "dossiers": "A printable page per top subgroup: {top: 5}.",
         "n_boot": "Bootstrap resamples of the audited rows for the rank stability of the top "
-        "10 subgroups of each definition (0 = off). Re-weights the fitted flips: no model call.",
+        "10 subgroups of each definition (0 = off; at most 100,000: its Monte Carlo error, at "
+        "most 0.5/sqrt(n_boot), is then below 0.002). Re-weights the fitted flips: no model call.",
         "seed": "Seed of the rank-stability resamples.",
     }
 
