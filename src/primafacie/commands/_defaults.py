@@ -39,17 +39,6 @@ class RecourseDefaults(NamedTuple):
     seed: int = 0
 
 
-class PrincipalDefaults(NamedTuple):
-    """``PrincipalSpec()``'s values of the keys ``primafacie principal`` has flags for."""
-
-    definitions: tuple[int, ...] = (1, 2)
-    joint: str = "tau0"
-    n_boot: int = 0
-    seed: int = 0
-    min_group: int = 5
-    empty_cells: str = "error"
-
-
 class CertaintyDefaults(NamedTuple):
     """``CertaintySpec()``'s values of the keys ``primafacie certainty`` has flags for."""
 
@@ -67,5 +56,4 @@ class CertaintyDefaults(NamedTuple):
 
 SITUATION = SituationDefaults()
 RECOURSE = RecourseDefaults()
-PRINCIPAL = PrincipalDefaults()
 CERTAINTY = CertaintyDefaults()
