@@ -39,21 +39,5 @@ class RecourseDefaults(NamedTuple):
     seed: int = 0
 
 
-class CertaintyDefaults(NamedTuple):
-    """``CertaintySpec()``'s values of the keys ``primafacie certainty`` has flags for."""
-
-    criterion: str = "statistical_parity"
-    tie_breaker: Optional[str] = None
-    utility: str = "topsis"
-    disparity: str = "frequentist"
-    epsilon: Optional[float] = None
-    on_empty: str = "error"
-    min_group_size: Optional[int] = None
-    max_levels: int = 20
-    n_draws: Optional[int] = 10_000
-    seed: int = 0
-
-
 SITUATION = SituationDefaults()
 RECOURSE = RecourseDefaults()
-CERTAINTY = CertaintyDefaults()
