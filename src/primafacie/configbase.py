@@ -67,6 +67,7 @@ def spec_model(
     analysis: str,
     doc: str | None = None,
     normalize: dict[str, Callable[[Any], Any]] | None = None,
+    nested: dict[str, tuple[Any, Any, str]] | None = None,
 ) -> type[Strict]:
     """The ``analyses.<analysis>`` model of audit.yaml, derived from the declarations.
 
@@ -91,6 +92,10 @@ def spec_model(
         The class docstring (default: the base's).
     normalize
         ``{key: function}`` applied before the check (``k: 30`` -> ``[30]``).
+    nested
+        Keys that are sub-models rather than engine parameters: ``{key: (type, default or
+        Field, key it follows)}``, placed after that key so the order of the keys (in the
+        resolved configuration and the report) reads as the section is written.
     """
     from .params import annotation
     from .validation import check_value
@@ -105,7 +110,12 @@ def spec_model(
             v = normalize[info.field_name](v)
         return check_value(p.config_key, v, p.constraints, where=p.where(analysis))
 
-    fields = {p.config_key: (annotation(p), _field(p)) for p in declared}
+    fields: dict[str, Any] = {}
+    for p in declared:
+        fields[p.config_key] = (annotation(p), _field(p))
+        for key, (kind, default, after) in (nested or {}).items():
+            if after == p.config_key:
+                fields[key] = (kind, default)
     validators = {"_declared": field_validator(*by_key, mode="before")(classmethod(_declared))}
     model = create_model(  # type: ignore[call-overload]
         name, __base__=base, __doc__=doc or base.__doc__, __validators__=validators,

@@ -56,8 +56,6 @@ class _CertaintyBase(_Strict):
         f"(default: the audited decision, named {DEFAULT_DECISION_MAKER!r}).",
     }
 
-    decision_makers: dict[str, DecisionMakerSpec] = Field(default_factory=dict)
-
     def build(self, data: Any = None, ctx: Any = None) -> Any:
         """The :class:`~primafacie.certainty.CertaintyAudit` this section configures.
 
@@ -113,4 +111,6 @@ def _criterion(v: Any) -> Any:
 CertaintySpec = spec_model(
     "CertaintySpec", _CertaintyBase, PARAMS, "certainty",
     normalize={"protected": _one_column, "criterion": _criterion},
+    nested={"decision_makers": (dict[str, DecisionMakerSpec], Field(default_factory=dict),
+                                "criterion")},
 )  # fmt: skip

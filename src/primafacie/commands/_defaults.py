@@ -28,16 +28,4 @@ class SituationDefaults(NamedTuple):
     multiplicity: str = "bh"
 
 
-class RecourseDefaults(NamedTuple):
-    """``RecourseSpec()``'s values of the keys ``primafacie recourse`` has flags for."""
-
-    support: float = 0.01
-    phi: tuple[float, ...] = (0.3, 0.7)
-    metrics: str = "all"
-    top: int = 10
-    n_boot: int = 50
-    seed: int = 0
-
-
 SITUATION = SituationDefaults()
-RECOURSE = RecourseDefaults()
