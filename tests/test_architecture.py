@@ -171,6 +171,11 @@ def test_lazy_names_are_plain_imports_for_readers():
             assert getattr(module, name) is not None
 
 
+def test_commands_defaults_module_is_gone():
+    """Option defaults come from the declarations (primafacie.params), not from literals."""
+    assert not (SRC / "commands" / "_defaults.py").exists()
+
+
 #: Analysis names that are also ordinary words of the orchestration, with the modules where
 #: the bare word is a key unrelated to the analysis: "groups" is the data summary's table of
 #: group counts (results.json ``data.groups``, the report's "Who was audited" table), which

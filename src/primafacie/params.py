@@ -126,7 +126,7 @@ def by_name(params: Iterable[Param]) -> dict[str, Param]:
 
 def constraints(params: Iterable[Param]) -> dict[str, list[Any]]:
     """The engine's ``_parameter_constraints``: ``{name: [constraint, ...]}``."""
-    return {p.name: list(p.constraints) for p in params}
+    return {p.name: p.constraints for p in params}  # the declared lists themselves
 
 
 def where(params: Iterable[Param], analysis: str) -> dict[str, str]:

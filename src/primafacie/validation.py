@@ -264,6 +264,11 @@ class Predicate(Constraint):
         return self.bad
 
 
+#: What a significance level accepts: the one definition, used by the engines' constraints,
+#: the declarations of the analyses' parameters and :mod:`primafacie.intervals`.
+ALPHA = [Interval(Real, 0, 1, closed="neither")]
+
+
 def describe(constraints: Sequence[Any]) -> str:
     """What a list of constraints accepts, in words (``None`` reads "None")."""
     parts = ["None" if c is None else c.describe() for c in constraints]

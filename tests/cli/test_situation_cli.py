@@ -294,7 +294,9 @@ def test_config_gives_the_audits_per_complainant_numbers_byte_for_byte(tmp_path)
         (["--alpha", "2"], "--alpha: alpha must be a number in (0, 1); got 2.0"),
         (["--k", "5,0"], "--k: k must be an integer ≥ 1 or a non-empty list of them; got [5, 0]"),
         (["--max-distance", "-1"], "--max-distance: max_distance must be a number > 0 or None"),
-        (["--dimension", "double"], "--dimension: Input should be 'single', 'multiple' or"),
+        (["--dimension", "double"], "--dimension: dimensions must be a non-empty list of one of "
+         "'single', 'multiple', 'intersectional'; got ['double'] (--dimension, "
+         "analyses.situation.dimensions)"),
         (["--multiplicity", "fdr"], "--multiplicity: multiplicity must be one of 'none', "
                                     "'bonferroni', 'holm', 'bh', 'by'; got 'fdr'"),
     ],
