@@ -106,8 +106,26 @@ def test_cycle_finder_finds_a_planted_circle():
     assert _find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+#: The one loader of lazy public names (``{name: submodule}`` dicts of the package
+#: ``__init__``s); :func:`test_lazy_names_are_plain_imports_for_readers` checks that each of
+#: those names is also spelled as a plain import.
+LAZY_LOADER = SRC / "_lazy.py"
+
+#: The standard library's ``importlib`` facilities that import no code: package data
+#: (templates), installed versions, whether an optional extra is installed.
+IMPORTLIB_ALLOWED = {"importlib.resources", "importlib.metadata", "importlib.util"}
+
+#: Modules allowed to import by name, each with why: never the project's own code.
+IMPORT_BY_NAME = {
+    "primafacie.modelfiles": "imports the scikit-learn or numpy module a skops file names (only "
+    "under sklearn. or numpy., never a test module) to check that a trusted name is a class",
+}
+
+
 @pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: _module_name(p))
 def test_no_importlib_dispatch_to_own_modules(path):
+    if path == LAZY_LOADER:
+        return
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -121,6 +139,51 @@ def test_no_importlib_dispatch_to_own_modules(path):
                 assert not arg.startswith("f"), (
                     f"{path.name}:{node.lineno} builds a module name at run time: {arg}"
                 )
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: _module_name(p))
+def test_no_importlib_anywhere(path):
+    """No module imports code through ``importlib`` (experiments/ dispatches through plain
+    imports); only the facilities of IMPORTLIB_ALLOWED are used, except in IMPORT_BY_NAME."""
+    if _module_name(path) in IMPORT_BY_NAME:
+        return
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            used = {a.name for a in node.names if a.name.startswith("importlib")}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("importlib"):
+            used = {f"{node.module}.{a.name}" if node.module == "importlib" else node.module
+                    for a in node.names}  # fmt: skip
+        else:
+            continue
+        assert used <= IMPORTLIB_ALLOWED, f"{path.name}:{node.lineno} imports {used}"
+
+
+def test_lazy_names_are_plain_imports_for_readers():
+    """Every name a package ``__init__`` loads lazily (its ``_LAZY`` dict) is also imported,
+    from the same sub-module, in its ``TYPE_CHECKING`` block, so the import graph above and
+    type checkers see it, and resolves at run time."""
+    import importlib
+
+    for path in sorted(SRC.rglob("__init__.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        lazy = next((n.value for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                     and ast.unparse(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+                     == "_LAZY"), None)  # fmt: skip
+        if lazy is None:
+            continue
+        table = ast.literal_eval(lazy)
+        spelled = {(node.module, a.name) for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) and node.level == 1
+                   for a in node.names}  # fmt: skip
+        module = importlib.import_module(_module_name(path))
+        for name, sub in table.items():
+            assert (sub, name) in spelled, f"{path}: {name} from .{sub} is not spelled"
+            assert getattr(module, name) is not None
+
+
+def test_commands_defaults_module_is_gone():
+    """Option defaults come from the declarations (primafacie.params), not from literals."""
+    assert not (SRC / "commands" / "_defaults.py").exists()
 
 
 #: Analysis names that are also ordinary words of the orchestration, with the modules where

@@ -74,84 +74,45 @@ __all__ = [
 ]
 
 
+#: Where each public name lives (imported on first use by :func:`__getattr__`).
+_LAZY: dict[str, str] = {
+    "AuditResult": "audit",
+    "run_audit": "audit",
+    "run_demo": "audit",
+    "SCM": "causal",
+    "CertaintyAudit": "certainty",
+    "CertaintyResult": "certainty",
+    "score_pairs": "certainty",
+    "AuditConfig": "config",
+    "load_config": "config",
+    "AuditData": "data",
+    "Rule": "decisions",
+    "load_model": "decisions",
+    "PrincipalFairness": "principal",
+    "PrincipalResult": "principal",
+    "RepairResult": "principal",
+    "CSCResult": "recourse",
+    "FactsResult": "recourse",
+    "RankingResult": "recourse",
+    "RecourseAudit": "recourse",
+    "IntersectionalSituationTest": "situation",
+    "MultipleResult": "situation",
+    "MultipleSituationTest": "situation",
+    "SituationResult": "situation",
+    "SituationTest": "situation",
+}
+
+
 def __getattr__(name: str) -> Any:
     """Import a public name on first use, so ``import primafacie`` (and the CLI, which
     imports this package) loads no engine, pandas or scipy until one is used.
 
-    Plain ``from .x import y`` statements, one group per module, so a missing or renamed name
-    is an ImportError at its first use and the import graph stays visible to tools.
+    The ``TYPE_CHECKING`` block above spells the same imports for type checkers, and
+    ``tests/test_startup.py`` checks that every name of ``__all__`` resolves.
     """
-    if name in {"AuditResult", "run_audit", "run_demo"}:
-        from .audit import AuditResult, run_audit, run_demo
+    from ._lazy import load
 
-        value = {"AuditResult": AuditResult, "run_audit": run_audit, "run_demo": run_demo}
-    elif name == "SCM":
-        from .causal import SCM
-
-        value = {"SCM": SCM}
-    elif name in {"CertaintyAudit", "CertaintyResult", "score_pairs"}:
-        from .certainty import CertaintyAudit, CertaintyResult, score_pairs
-
-        value = {
-            "CertaintyAudit": CertaintyAudit,
-            "CertaintyResult": CertaintyResult,
-            "score_pairs": score_pairs,
-        }
-    elif name in {"AuditConfig", "load_config"}:
-        from .config import AuditConfig, load_config
-
-        value = {"AuditConfig": AuditConfig, "load_config": load_config}
-    elif name == "AuditData":
-        from .data import AuditData
-
-        value = {"AuditData": AuditData}
-    elif name in {"Rule", "load_model"}:
-        from .decisions import Rule, load_model
-
-        value = {"Rule": Rule, "load_model": load_model}
-    elif name in {"PrincipalFairness", "PrincipalResult", "RepairResult"}:
-        from .principal import PrincipalFairness, PrincipalResult, RepairResult
-
-        value = {
-            "PrincipalFairness": PrincipalFairness,
-            "PrincipalResult": PrincipalResult,
-            "RepairResult": RepairResult,
-        }
-    elif name in {"CSCResult", "FactsResult", "RankingResult", "RecourseAudit"}:
-        from .recourse import CSCResult, FactsResult, RankingResult, RecourseAudit
-
-        value = {
-            "CSCResult": CSCResult,
-            "FactsResult": FactsResult,
-            "RankingResult": RankingResult,
-            "RecourseAudit": RecourseAudit,
-        }
-    elif name in {
-        "IntersectionalSituationTest",
-        "MultipleResult",
-        "MultipleSituationTest",
-        "SituationResult",
-        "SituationTest",
-    }:
-        from .situation import (
-            IntersectionalSituationTest,
-            MultipleResult,
-            MultipleSituationTest,
-            SituationResult,
-            SituationTest,
-        )
-
-        value = {
-            "IntersectionalSituationTest": IntersectionalSituationTest,
-            "MultipleResult": MultipleResult,
-            "MultipleSituationTest": MultipleSituationTest,
-            "SituationResult": SituationResult,
-            "SituationTest": SituationTest,
-        }
-    else:
-        raise AttributeError(f"module 'primafacie' has no attribute {name!r}")
-    globals().update(value)  # later uses are plain attribute look-ups
-    return value[name]
+    return load(__name__, globals(), _LAZY, name)
 
 
 def __dir__() -> list[str]:

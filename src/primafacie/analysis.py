@@ -25,7 +25,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -350,8 +350,3 @@ class Analysis:
     def stage_name(self) -> str:
         """The progress-bar label of this analysis."""
         return self.stage or self.title.lower()
-
-
-def names(analyses: Sequence[Analysis]) -> list[str]:
-    """The registry names of ``analyses``, in order."""
-    return [a.name for a in analyses]

@@ -56,6 +56,7 @@ __all__ = [
     "ComputeSpec",
     "load_config",
     "config_schema",
+    "parameters_page",
 ]
 
 from .audit.registry import ANALYSES
@@ -855,3 +856,32 @@ def config_schema() -> dict[str, Any]:
             if text and "description" not in prop:
                 prop["description"] = text
     return schema
+
+
+#: How docs/parameters.md is regenerated (its first lines say so too).
+PARAMETERS_DOC_COMMAND = (
+    'PYTHONPATH=src python -c "from primafacie.config import parameters_page; '
+    "open('docs/parameters.md', 'w', encoding='utf-8').write(parameters_page())\""
+)
+
+
+def parameters_page() -> str:
+    """docs/parameters.md: one table per analysis whose parameters are declared in its
+    ``params.py`` (:class:`~primafacie.params.Param`), generated from the declarations;
+    ``tests/test_config.py`` checks that the file is up to date."""
+    from .params import markdown_table
+
+    parts = [
+        "# Parameters of the analyses\n\n"
+        "Generated from each analysis' declarations (`src/primafacie/<analysis>/params.py`);"
+        " do not edit by hand. Regenerate with\n\n"
+        f"    {PARAMETERS_DOC_COMMAND}\n\n"
+        "Every value is checked against the same constraint by the engine, by `audit.yaml`"
+        " and by the command's flag, and an error names the flag and the key to change.\n"
+    ]
+    for analysis in ANALYSES:
+        params = getattr(analysis.spec, "params", ())
+        if params:
+            parts.append(f"\n## {analysis.title} (`analyses.{analysis.name}`)\n\n")
+            parts.append(markdown_table(params, analysis.name))
+    return "".join(parts)

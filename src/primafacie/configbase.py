@@ -6,15 +6,16 @@ Kept apart from :mod:`primafacie.config` so that each analysis' spec module (``s
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from .decisions import Rule
 from .errors import InputError
 
-__all__ = ["Strict", "DecisionSpec", "Scalar"]
+__all__ = ["Strict", "DecisionSpec", "Scalar", "spec_model"]
 
 Scalar = Union[bool, int, float, str]
 
@@ -69,3 +70,86 @@ class DecisionSpec(Strict):
             except InputError as exc:
                 raise ValueError(str(exc)) from None
         return self
+
+
+def _field(param: Any) -> Any:
+    """The pydantic field of a declared parameter: its default (a list copied per instance)
+    and its help as the JSON Schema description."""
+    default = param.default
+    if isinstance(default, (list, tuple, dict)):
+        factory: Callable[[], Any] = (
+            (lambda d=default: dict(d))
+            if isinstance(default, dict)
+            else (lambda d=default: list(d))
+        )
+        return Field(default_factory=factory, description=param.help)
+    return Field(default, description=param.help)
+
+
+def spec_model(
+    name: str,
+    base: type[Strict],
+    params: Sequence[Any],
+    analysis: str,
+    doc: str | None = None,
+    normalize: dict[str, Callable[[Any], Any]] | None = None,
+    nested: dict[str, tuple[Any, Any, str]] | None = None,
+) -> type[Strict]:
+    """The ``analyses.<analysis>`` model of audit.yaml, derived from the declarations.
+
+    One field per :class:`~primafacie.params.Param` that has an ``audit.yaml`` key (type from
+    :func:`~primafacie.params.annotation`, default, help as description), and one validator
+    that checks every value against its declared constraints before pydantic's own type
+    check, so that a wrong value reads as the engine's message with its flag and key
+    (``min_group must be an integer ≥ 1; got 0 (--min-group, analyses.groups.min_group)``).
+
+    Parameters
+    ----------
+    name
+        The class name (``GroupsSpec``).
+    base
+        A :class:`Strict` subclass holding the methods (``build``) and any validator that
+        relates two keys.
+    params
+        The analysis' declarations.
+    analysis
+        Its registry name (for the "where" text).
+    doc
+        The class docstring (default: the base's).
+    normalize
+        ``{key: function}`` applied before the check (``k: 30`` -> ``[30]``).
+    nested
+        Keys that are sub-models rather than engine parameters: ``{key: (type, default or
+        Field, key it follows)}``, placed after that key so the order of the keys (in the
+        resolved configuration and the report) reads as the section is written.
+    """
+    from .params import annotation
+    from .validation import check_value
+
+    declared = [p for p in params if p.config_key]
+    by_key = {p.config_key: p for p in declared}
+    normalize = dict(normalize or {})
+
+    def _declared(cls: Any, v: Any, info: Any) -> Any:
+        p = by_key[info.field_name]
+        if info.field_name in normalize:
+            v = normalize[info.field_name](v)
+        return check_value(p.config_key, v, p.constraints, where=p.where(analysis))
+
+    fields: dict[str, Any] = {}
+    for p in declared:
+        fields[p.config_key] = (annotation(p), _field(p))
+        for key, (kind, default, after) in (nested or {}).items():
+            if after == p.config_key:
+                fields[key] = (kind, default)
+    validators = {"_declared": field_validator(*by_key, mode="before")(classmethod(_declared))}
+    model = create_model(  # type: ignore[call-overload]
+        name, __base__=base, __doc__=doc or base.__doc__, __validators__=validators,
+        __module__=base.__module__, **fields,
+    )  # fmt: skip
+    model.params = tuple(params)
+    model.key_descriptions = {
+        **getattr(base, "key_descriptions", {}),
+        **{p.config_key: p.help for p in declared},
+    }
+    return model

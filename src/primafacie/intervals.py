@@ -7,17 +7,14 @@ difference. Situation testing and the group metrics use them; analyses never imp
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 
-from .validation import Interval, Options, validate_params
+from .validation import ALPHA, Options, validate_params
 
 __all__ = ["ALPHA", "z_value", "wilson_interval", "newcombe_bounds", "newcombe_interval"]
 
-#: What a significance level accepts: the one definition, used by the engines' constraints,
-#: the ``audit.yaml`` models and the functions below.
-ALPHA = [Interval(Real, 0, 1, closed="neither")]
+# ALPHA, what a significance level accepts, is defined in validation.py (numpy-free, so the
+# declarations of the analyses' parameters can share it) and re-exported here.
 
 _SIDED = [Options("one", "two")]
 

@@ -36,14 +36,16 @@ primafacie.errors.InputError: Demo: alpha must be a number in (0, 1); got 2
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "Constraint",
@@ -75,12 +77,29 @@ class Constraint:
         return object()
 
 
+# numpy is not imported here: the declaration modules (and through them ``--help``) use these
+# constraints. A numpy value can only exist once numpy is loaded, so its types are looked up
+# in sys.modules; numpy registers its integers and floats as numbers.Integral / numbers.Real.
+def _numpy_types(name: str) -> tuple[type, ...]:
+    np = sys.modules.get("numpy")
+    return (getattr(np, name),) if np is not None else ()
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, *_numpy_types("bool_")))
+
+
 def _is_number(value: Any, kind: type) -> bool:
-    if isinstance(value, (bool, np.bool_)):
+    if _is_bool(value):
         return False
-    if kind is Integral:
-        return isinstance(value, (Integral, np.integer))
-    return isinstance(value, (Real, np.integer, np.floating))
+    return isinstance(value, Integral if kind is Integral else Real)
+
+
+def _bound(x: float | None) -> str | None:
+    """A bound as a message shows it: a whole number in full (``10000000``, not ``1e+07``)."""
+    if x is None:
+        return None
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
 
 
 @dataclass(frozen=True)
@@ -117,15 +136,15 @@ class Interval(Constraint):
 
     def describe(self) -> str:
         noun = "an integer" if self.kind is Integral else "a number"
-        lo, hi = self.left, self.right
+        lo, hi = _bound(self.left), _bound(self.right)
         lo_closed = self.closed in ("both", "left")
         hi_closed = self.closed in ("both", "right")
         if lo is not None and hi is not None:
-            return f"{noun} in {'[' if lo_closed else '('}{lo:g}, {hi:g}{']' if hi_closed else ')'}"
+            return f"{noun} in {'[' if lo_closed else '('}{lo}, {hi}{']' if hi_closed else ')'}"
         if lo is not None:
-            return f"{noun} {'≥' if lo_closed else '>'} {lo:g}"
+            return f"{noun} {'≥' if lo_closed else '>'} {lo}"
         if hi is not None:
-            return f"{noun} {'≤' if hi_closed else '<'} {hi:g}"
+            return f"{noun} {'≤' if hi_closed else '<'} {hi}"
         return noun
 
     def invalid(self) -> Any:
@@ -150,7 +169,7 @@ class Options(Constraint):
         object.__setattr__(self, "values", tuple(values))
 
     def satisfied(self, value: Any) -> bool:
-        if isinstance(value, (list, dict, set, np.ndarray)):
+        if isinstance(value, (list, dict, set, *_numpy_types("ndarray"))):
             return False
         try:
             return any(value == v and type(value) is not bool for v in self.values)
@@ -180,9 +199,9 @@ class InstanceOf(Constraint):
         object.__setattr__(self, "name", name or " or ".join(t.__name__ for t in types))
 
     def satisfied(self, value: Any) -> bool:
-        if bool in self.types and isinstance(value, np.bool_):
+        if bool in self.types and _is_bool(value):
             return True
-        if isinstance(value, (bool, np.bool_)) and bool not in self.types:
+        if _is_bool(value) and bool not in self.types:
             return False
         return isinstance(value, self.types)
 
@@ -208,7 +227,7 @@ class ListOf(Constraint):
     scalar: bool = False
 
     def satisfied(self, value: Any) -> bool:
-        if isinstance(value, (list, tuple, np.ndarray)):
+        if isinstance(value, (list, tuple, *_numpy_types("ndarray"))):
             return len(value) > 0 and all(self.item.satisfied(v) for v in value)
         return self.scalar and self.item.satisfied(value)
 
@@ -243,6 +262,11 @@ class Predicate(Constraint):
 
     def invalid(self) -> Any:
         return self.bad
+
+
+#: What a significance level accepts: the one definition, used by the engines' constraints,
+#: the declarations of the analyses' parameters and :mod:`primafacie.intervals`.
+ALPHA = [Interval(Real, 0, 1, closed="neither")]
 
 
 def describe(constraints: Sequence[Any]) -> str:
@@ -351,6 +375,7 @@ def check_binary(values: Iterable[Any] | np.ndarray, what: str) -> np.ndarray:
     numpy.ndarray
         The sorted distinct values (one or two).
 
+    >>> import numpy as np
     >>> check_binary(np.array([1, 0, 1]), "column 'y'").tolist()
     [0, 1]
     >>> check_binary(np.array([0, 1, 2]), "column 'y'")
@@ -358,6 +383,8 @@ def check_binary(values: Iterable[Any] | np.ndarray, what: str) -> np.ndarray:
     ...
     primafacie.errors.InputError: column 'y' must be binary (two values); got 3 distinct values such as ['0', '1', '2']
     """
+    import numpy as np
+
     arr = np.asarray(values)
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise InputError(f"{what} has missing values; a decision must be given for every row")

@@ -231,7 +231,7 @@ def test_every_declared_constraint_rejects_an_invalid_value():
             {"on_empty": "drop"},
             r"on_empty must be one of 'error', 'skip'; got 'drop' \(--on-empty, analyses.certainty.on_empty\)",
         ),
-        ({"max_levels": 0}, r"max_levels must be None or an integer ≥ 1; got 0"),
+        ({"max_levels": 0}, r"max_levels must be None or an integer in \[1, 1000\]; got 0"),
         (
             {"epsilon": 1.0},
             r"epsilon must be None or a number in \[0, 1\); got 1.0 \(--epsilon, analyses.certainty.epsilon\)",

@@ -248,7 +248,7 @@ def test_config_refuses_flags_that_would_change_the_ranking(demo_folder, tmp_pat
         (["--epsilon", "1.5"], "epsilon must be None or a number in [0, 1); got 1.5"),
         (["--criterion", "fairness"], "criterion must be one of 'statistical_parity'"),
         (["--min-group-size", "0"], "min_group_size must be None or an integer ≥ 1; got 0"),
-        (["--n-draws", "-3"], "n_draws must be None or an integer ≥ 1; got -3 (--n-draws, "
+        (["--n-draws", "-3"], "n_draws must be None or an integer in [1, 10000000]; got -3 (--n-draws, "
                               "analyses.certainty.n_draws)"),
         (["--seed", "-1"], "seed must be an integer ≥ 0; got -1 (--seed, "
                            "analyses.certainty.seed)"),

@@ -88,6 +88,7 @@ def test_principal_flags_with_repair_and_bootstrap(table, tmp_path):
         (lambda d: d, ("--covariates", "id"), "different value on every row"),
         (lambda d: d, ("--covariates", "nope"), "not in the data"),
         (lambda d: d, ("--definition", "3"), "--definition"),
+        (lambda d: d, ("--n-boot", "1000000000"), "--n-boot, analyses.principal.n_boot"),
     ],
 )
 def test_bad_input_exit_2_nothing_written(table, tmp_path, mutate, args, message):
@@ -246,7 +247,7 @@ def test_config_refuses_flags_that_would_change_the_analysis(demo_principal, tmp
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("--n-boot", "-1"), "n_boot must be an integer ≥ 0; got -1 (--n-boot, analyses.principal.n_boot)"),
+        (("--n-boot", "-1"), "n_boot must be an integer in [0, 100000]; got -1 (--n-boot, analyses.principal.n_boot)"),
         (("--joint", "tau2"), "joint must be one of 'tau0', 'tau1'; got 'tau2' (--joint, analyses.principal.joint)"),
         (("--definition", "1,x"), "definitions must be 1 or 2 (or a list of both); got [1, 'x']"),
     ],

@@ -364,7 +364,7 @@ def test_n_boot_default_is_the_specs_and_shown_in_help(table, tmp_path):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--n-boot", "-1"], "n_boot must be an integer ≥ 0; got -1 (--n-boot, "
+        (["--n-boot", "-1"], "n_boot must be an integer in [0, 100000]; got -1 (--n-boot, "
                              "analyses.recourse.n_boot)"),
         (["--seed", "-2"], "seed must be an integer ≥ 0; got -2 (--seed, analyses.recourse.seed)"),
     ],

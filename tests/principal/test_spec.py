@@ -64,5 +64,5 @@ def test_message_names_flag_and_key():
         PrincipalSpec(n_boot=-5)
     msg = info.value.errors()[0]["msg"]
     assert msg == (
-        "Value error, n_boot must be an integer ≥ 0; got -5 (--n-boot, analyses.principal.n_boot)"
+        "Value error, n_boot must be an integer in [0, 100000]; got -5 (--n-boot, analyses.principal.n_boot)"
     )

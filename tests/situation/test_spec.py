@@ -37,9 +37,9 @@ def test_one_k_default_for_the_engine_the_config_and_the_cli():
     "field, value, message",
     [
         ("alpha", 1.5, "alpha must be a number in (0, 1); got 1.5"),
-        ("alpha", 0, "alpha must be a number in (0, 1); got 0.0"),
-        ("tau", 2, "tau must be a number in [-1, 1]; got 2.0"),
-        ("max_distance", 0, "max_distance must be a number > 0 or None; got 0.0"),
+        ("alpha", 0, "alpha must be a number in (0, 1); got 0"),
+        ("tau", 2, "tau must be a number in [-1, 1]; got 2"),
+        ("max_distance", 0, "max_distance must be a number > 0 or None; got 0"),
         ("k", [15, 0], "k must be an integer ≥ 1 or a non-empty list of them; got [15, 0]"),
         ("k", [], "k must be an integer ≥ 1 or a non-empty list of them; got []"),
     ],
@@ -68,7 +68,8 @@ def test_config_file_errors_name_the_key_and_line(tmp_path):
     with pytest.raises(InputError) as err:
         load_config(path)
     assert str(err.value) == (
-        f"{path}:8: analyses.situation.alpha: alpha must be a number in (0, 1); got 1.5"
+        f"{path}:8: analyses.situation.alpha: alpha must be a number in (0, 1); got 1.5 "
+        "(--alpha, analyses.situation.alpha)"
     )
 
 
@@ -78,7 +79,7 @@ def test_k_and_methods_are_normalised():
     assert SituationSpec(k=[50, 15, 15]).k == [15, 50]
     with pytest.raises(ValidationError, match=r"methods must be one of 'st', .*; got \[\]"):
         SituationSpec(methods=[])
-    with pytest.raises(ValidationError, match="dimensions must list at least one entry"):
+    with pytest.raises(ValidationError, match="dimensions must be a non-empty list of one of"):
         SituationSpec(dimensions=[])
 
 
@@ -109,13 +110,15 @@ def test_tests_builds_every_engine_the_section_asks_for():
 
 
 def test_one_interval_default_for_the_engine_the_config_the_cli_and_the_power_table():
-    from primafacie.commands._defaults import SITUATION
+    from primafacie.params import by_name
+    from primafacie.situation.params import PARAMS
     from primafacie.situation.power_table import SETTINGS
 
     # Newcombe: BH on its p-values holds the FDR at α in null worlds, Wald's does not
     # (docs/statistics.md §3); the report's power sentence quotes the same setting
     assert inspect.signature(SituationTest).parameters["interval"].default == "newcombe"
-    assert SituationSpec().interval == SITUATION.interval == SETTINGS["interval"] == "newcombe"
+    declared = by_name(PARAMS)["interval"].default
+    assert SituationSpec().interval == declared == SETTINGS["interval"] == "newcombe"
     assert SituationSpec().build(attribute="a").interval == "newcombe"
 
 

@@ -17,11 +17,10 @@ Examples
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from ..analysis import AnalysisRun, Context
 from ..budget import check_audit, memory_error_message
@@ -98,7 +97,7 @@ def compute_audit(
     backend = cfg.compute.build()
     if backend is not None:
         backend.connect()  # a wrong cluster address fails here, before the data are read
-    with stages.running() if own else _nullcontext(stages):
+    with stages.running() if own else nullcontext(stages):
         stages.start("load data")
         inputs = input_files(cfg)
         data = cfg.audit_data()
@@ -174,11 +173,6 @@ def _time_windows(
 
 #: Progress label of the per-window runs (``time:`` in audit.yaml).
 _WINDOWS_STAGE = "time windows"
-
-
-@contextmanager
-def _nullcontext(value: Any) -> Iterator[Any]:
-    yield value
 
 
 def stage_names(cfg: AuditConfig) -> list[str]:

@@ -12,44 +12,47 @@ uncertainly fair > uncertainly unfair > certainly unfair" ranks them.
 -0.629
 """
 
-from .audit import DEFAULT_DECISION_MAKER, CertaintyAudit, score_counts
-from .counts import (
-    CRITERIA,
-    GroupCodes,
-    count_events,
-    count_matrix,
-    criterion_events,
-    group_codes,
-    group_counts,
-)
-from .posterior import (
-    UNIFORM_PRIOR,
-    as_counts,
-    beta_mean,
-    beta_var,
-    credible_interval,
-    decision_maker,
-    decision_maker_multigroup,
-    disparity,
-    group_normalized_var,
-    max_posterior_var,
-    normalized_var,
-    posterior,
-    prob_disparity_exceeds,
-    treatment,
-    uncertainty,
-)
-from .results import CertaintyResult, plot_decision_makers
-from .score import score_pairs, synthetic_grid
-from .select import rank, select_optimal
-from .utility import (
-    AxiomCheck,
-    check_trivial_preferences,
-    indifference_curve,
-    indifference_delta,
-    u_norm,
-    u_topsis,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .audit import DEFAULT_DECISION_MAKER, CertaintyAudit, score_counts
+    from .counts import (
+        CRITERIA,
+        GroupCodes,
+        count_events,
+        count_matrix,
+        criterion_events,
+        group_codes,
+        group_counts,
+    )
+    from .posterior import (
+        UNIFORM_PRIOR,
+        as_counts,
+        beta_mean,
+        beta_var,
+        credible_interval,
+        decision_maker,
+        decision_maker_multigroup,
+        disparity,
+        group_normalized_var,
+        max_posterior_var,
+        normalized_var,
+        posterior,
+        prob_disparity_exceeds,
+        treatment,
+        uncertainty,
+    )
+    from .results import CertaintyResult, plot_decision_makers
+    from .score import score_pairs, synthetic_grid
+    from .select import rank, select_optimal
+    from .utility import (
+        AxiomCheck,
+        check_trivial_preferences,
+        indifference_curve,
+        indifference_delta,
+        u_norm,
+        u_topsis,
+    )
 
 __all__ = [
     "CRITERIA",
@@ -90,3 +93,52 @@ __all__ = [
     "u_topsis",
     "uncertainty",
 ]
+
+
+#: Where each public name lives: imported on first use, so that the CLI can read this
+#: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
+_LAZY = {
+    "DEFAULT_DECISION_MAKER": "audit",
+    "CertaintyAudit": "audit",
+    "score_counts": "audit",
+    "CRITERIA": "counts",
+    "GroupCodes": "counts",
+    "count_events": "counts",
+    "count_matrix": "counts",
+    "criterion_events": "counts",
+    "group_codes": "counts",
+    "group_counts": "counts",
+    "UNIFORM_PRIOR": "posterior",
+    "as_counts": "posterior",
+    "beta_mean": "posterior",
+    "beta_var": "posterior",
+    "credible_interval": "posterior",
+    "decision_maker": "posterior",
+    "decision_maker_multigroup": "posterior",
+    "disparity": "posterior",
+    "group_normalized_var": "posterior",
+    "max_posterior_var": "posterior",
+    "normalized_var": "posterior",
+    "posterior": "posterior",
+    "prob_disparity_exceeds": "posterior",
+    "treatment": "posterior",
+    "uncertainty": "posterior",
+    "CertaintyResult": "results",
+    "plot_decision_makers": "results",
+    "score_pairs": "score",
+    "synthetic_grid": "score",
+    "rank": "select",
+    "select_optimal": "select",
+    "AxiomCheck": "utility",
+    "check_trivial_preferences": "utility",
+    "indifference_curve": "utility",
+    "indifference_delta": "utility",
+    "u_norm": "utility",
+    "u_topsis": "utility",
+}
+
+
+def __getattr__(name: str) -> Any:
+    from .._lazy import load
+
+    return load(__name__, globals(), _LAZY, name)

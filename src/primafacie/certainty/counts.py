@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .params import _ALIASES, CRITERIA, MAX_PROTECTED_LEVELS, canonical_criterion  # noqa: F401
 
 __all__ = [
     "count_partitioned",
@@ -35,7 +36,6 @@ __all__ = [
     "count_matrix",
 ]
 
-CRITERIA = ("statistical_parity", "equal_opportunity", "predictive_parity")
 
 #: Who a criterion's rates are computed over (the event E2, the denominator n), in words.
 E2_TEXT = {
@@ -43,24 +43,6 @@ E2_TEXT = {
     "equal_opportunity": "rows with a favourable true outcome",
     "predictive_parity": "rows with a favourable decision",
 }
-_ALIASES = {
-    "sp": "statistical_parity",
-    "statistical_parity": "statistical_parity",
-    "demographic_parity": "statistical_parity",
-    "eo": "equal_opportunity",
-    "equal_opportunity": "equal_opportunity",
-    "equality_of_opportunity": "equal_opportunity",
-    "pp": "predictive_parity",
-    "predictive_parity": "predictive_parity",
-}
-
-
-def canonical_criterion(criterion: str) -> str:
-    """Full criterion name for a name or alias (``sp``, ``eo``, ``pp``)."""
-    key = str(criterion).lower().replace("-", "_").replace(" ", "_")
-    if key not in _ALIASES:
-        raise InputError(f"unknown criterion {criterion!r}; use one of {', '.join(CRITERIA)}")
-    return _ALIASES[key]
 
 
 def needs_outcome(criterion: str) -> bool:
@@ -81,10 +63,6 @@ class GroupCodes:
     @property
     def n_groups(self) -> int:
         return len(self.labels)
-
-
-#: A protected column with more distinct values than this is refused (see group_codes).
-MAX_PROTECTED_LEVELS = 20
 
 
 # over 80 lines only through its numpy-style docstring; the body is under 60

@@ -40,13 +40,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InputError
+from .params import DEFAULT_DRAWS  # declared with the parameter n_draws
 from .posterior import UNIFORM_PRIOR, as_counts, check_counts, check_prior
 
 __all__ = ["DEFAULT_DRAWS", "MAX_BLOCK", "prob_most_fair", "mc_standard_error"]
-
-#: Posterior draws per decision-maker and group (Monte Carlo error <= 0.005 per probability).
-DEFAULT_DRAWS = 10_000
-
 #: Largest number of Beta variates held at once (draws x decision-makers x groups): ~32 MB.
 MAX_BLOCK = 4_000_000
 

@@ -8,16 +8,14 @@ or with flags) build their :class:`~primafacie.certainty.CertaintyAudit` through
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional
+from typing import Any, ClassVar
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from ..configbase import DecisionSpec
+from ..configbase import DecisionSpec, spec_model
 from ..configbase import Strict as _Strict
-from ..validation import check_value
-from .counts import MAX_PROTECTED_LEVELS, canonical_criterion
-from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
-from .probability import DEFAULT_DRAWS
+from ..params import Param
+from .params import _ALIASES, DEFAULT_DECISION_MAKER, PARAMS
 
 __all__ = ["CertaintySpec", "DecisionMakerSpec"]
 
@@ -49,7 +47,7 @@ class DecisionMakerSpec(DecisionSpec):
         return self
 
 
-class CertaintySpec(_Strict):
+class _CertaintyBase(_Strict):
     """Certainty-of-fairness ranking of decision-makers.
 
     Examples
@@ -67,60 +65,12 @@ class CertaintySpec(_Strict):
     #: Models nested in this section (their keys are described in the schema too).
     nested_specs: ClassVar[tuple[type, ...]] = (DecisionMakerSpec,)
 
-    #: What each key means (shown by editors through the audit.yaml schema).
+    params: ClassVar[tuple[Param, ...]] = ()
+    #: Keys that are not parameters of the engine (the declared ones are added to these).
     key_descriptions: ClassVar[dict[str, str]] = {
-        "criterion": "Fairness criterion whose disparity is ranked.",
         "decision_makers": "Decision-makers to rank: {name: {column|model|rule}} "
         f"(default: the audited decision, named {DEFAULT_DECISION_MAKER!r}).",
-        "protected": "Protected columns (default: all, crossed into groups).",
-        "tie_breaker": "accuracy, to break ties in utility (needs outcome).",
-        "max_levels": "Largest number of values of a protected column (each value is "
-        "a group); null allows any.",
-        "utility": "topsis (the paper) or norm.",
-        "disparity": "frequentist (the paper: gap of the rates) or bayesian (gap of the "
-        "posterior means).",
-        "epsilon": "Also report the posterior probability that the disparity exceeds it.",
-        "on_empty": "A group with no row in the criterion's denominator: error, or skip it.",
-        "min_group_size": "Pool the groups with fewer members into one (null: no pooling).",
-        "n_draws": "Posterior draws behind p_most_fair, the probability that each "
-        "decision-maker has the smallest disparity (null: not computed).",
-        "seed": "Seed of those posterior draws.",
     }
-
-    criterion: Literal["statistical_parity", "equal_opportunity", "predictive_parity"] = (
-        "statistical_parity"
-    )
-    decision_makers: dict[str, DecisionMakerSpec] = Field(default_factory=dict)
-    protected: Optional[list[str]] = None
-    tie_breaker: Optional[Literal["accuracy"]] = None
-    max_levels: Optional[int] = MAX_PROTECTED_LEVELS
-    utility: Literal["topsis", "norm"] = "topsis"
-    disparity: Literal["frequentist", "bayesian"] = "frequentist"
-    epsilon: Optional[float] = None
-    on_empty: Literal["error", "skip"] = "error"
-    min_group_size: Optional[int] = None
-    n_draws: Optional[int] = DEFAULT_DRAWS
-    seed: int = 0
-
-    @field_validator("protected", mode="before")
-    @classmethod
-    def _one_column(cls, v: Any) -> Any:
-        return [v] if isinstance(v, str) else v
-
-    @field_validator("criterion", mode="before")
-    @classmethod
-    def _criterion(cls, v: Any) -> Any:
-        check_value("criterion", v, PARAMETER_CONSTRAINTS["criterion"], where=WHERE["criterion"])
-        return canonical_criterion(v)  # an alias (sp, eo, pp) becomes the full name
-
-    @field_validator(
-        "protected", "tie_breaker", "max_levels", "utility", "disparity", "epsilon",
-        "on_empty", "min_group_size", "n_draws", "seed", mode="before",
-    )  # fmt: skip
-    @classmethod
-    def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
-        name = info.field_name
-        return check_value(name, v, PARAMETER_CONSTRAINTS[name], where=WHERE.get(name, ""))
 
     def build(self, data: Any = None, ctx: Any = None) -> Any:
         """The :class:`~primafacie.certainty.CertaintyAudit` this section configures.
@@ -162,3 +112,21 @@ class CertaintySpec(_Strict):
             The audited :class:`~primafacie.data.AuditData` (its decision column).
         """
         return config.decision_makers() or {DEFAULT_DECISION_MAKER: data.decision}
+
+
+def _one_column(v: Any) -> Any:
+    return [v] if isinstance(v, str) else v
+
+
+def _criterion(v: Any) -> Any:
+    # an alias (sp, eo, pp) becomes the full name; an unknown name is left for the check
+    key = str(v).lower().replace("-", "_").replace(" ", "_")
+    return _ALIASES.get(key, v) if isinstance(v, str) else v
+
+
+CertaintySpec = spec_model(
+    "CertaintySpec", _CertaintyBase, PARAMS, "certainty",
+    normalize={"protected": _one_column, "criterion": _criterion},
+    nested={"decision_makers": (dict[str, DecisionMakerSpec], Field(default_factory=dict),
+                                "criterion")},
+)  # fmt: skip

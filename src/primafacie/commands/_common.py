@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import signal
 import sys
 import threading
 import traceback
-from collections.abc import Callable
-from typing import Any, TypeVar
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, Optional, TypeVar
 
 import typer
 from rich.console import Console
@@ -227,3 +229,76 @@ def load_cli_model(path: Any, trust_pickle: bool, trusted_types: list[str] | Non
 
     trust = "pickle" if trust_pickle else None
     return load_model(path, trust=trust, trusted_types=list(trusted_types or ()))
+
+
+# ---------------------------------------------------------------------- options from declarations
+def _plain(t: Any) -> Any:
+    """A type typer can parse: a Literal as str, Optional kept, anything else as str."""
+    origin, args = typing.get_origin(t), typing.get_args(t)
+    if origin is typing.Literal:
+        return str
+    if origin is typing.Union:
+        inner = [a for a in args if a is not type(None)]
+        return Optional[_plain(inner[0])] if len(inner) == 1 else str
+    return t if t in (int, float, str, bool) else str
+
+
+def _cli_type(param: Any) -> Any:
+    """The Python type typer parses a declared parameter's flag as (a list as one string,
+    ``15,30,50``, split by the command)."""
+    from ..params import annotation
+
+    return str if param.cli == "list" else _plain(annotation(param))
+
+
+def option(param: Any, **overrides: Any) -> Any:
+    """The typer option of a declared parameter: its flag, default and help (with the values
+    it accepts), so the command line and ``audit.yaml`` cannot disagree."""
+    text = overrides.pop("help", param.help)
+    options = [v for c in param.constraints for v in getattr(c, "values", ())]
+    if options and not all(str(v) in text for v in options):  # the choices, when not said
+        text = f"{text} ({param.describe()})"
+    return typer.Option(param.cli_default(), param.flag, help=text, **overrides)
+
+
+def spec_options(params: Sequence[Any]) -> Callable[[F], F]:
+    """Give a command one option per declared parameter that has a flag.
+
+    The command takes ``**settings``; this decorator replaces it, in the signature typer
+    reads, by the declared options (type, default, help), and passes their values back as
+    ``settings``. A parameter declared in the analysis' ``params.py`` therefore appears in
+    the command without touching the command.
+    """
+
+    def decorate(fn: F) -> F:
+        sig = inspect.signature(fn)
+        fixed = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        names = {p.name for p in fixed}
+        added = [
+            inspect.Parameter(
+                p.name, inspect.Parameter.KEYWORD_ONLY, default=option(p), annotation=_cli_type(p)
+            )
+            for p in params
+            if p.flag and p.name not in names
+        ]
+        hints = dict(getattr(fn, "__annotations__", {}))
+        hints.update({p.name: p.annotation for p in added})
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        keyword = [p for p in fixed if p.kind is p.KEYWORD_ONLY]
+        positional = [p for p in fixed if p.kind is not p.KEYWORD_ONLY]
+        wrapper.__signature__ = sig.replace(parameters=[*positional, *keyword, *added])  # type: ignore[attr-defined]
+        wrapper.__annotations__ = hints
+        wrapper.__spec_flags__ = {p.name: p.default.param_decls[0] for p in added}  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def spec_flags(params: Sequence[Any]) -> dict[str, str]:
+    """``{parameter: flag}`` of the declared parameters that have a flag (refused with
+    ``--config``)."""
+    return {p.name: p.flag for p in params if p.flag}

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
+from ..certainty.params import PARAMS
 from ..errors import InputError
+from ..params import by_name
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
@@ -21,10 +23,10 @@ from ._common import (
     escape,
     guarded,
     load_cli_model,
+    option,
     parse_pairs,
     spec_from_flags,
 )
-from ._defaults import CERTAINTY
 
 #: The usage error of a run without data (checked first, before any heavy import).
 _NO_DATA = "give --data FILE (or --config audit.yaml)"
@@ -77,7 +79,7 @@ def _scalar(text: Any) -> Any:
 
 
 #: Typer defaults: the spec's (literals, checked against ``CertaintySpec()`` by the tests).
-_DEFAULT = CERTAINTY
+_P = by_name(PARAMS)
 
 #: Flags that set an ``analyses.certainty`` key ({parameter: flag}); refused with --config.
 _SPEC_FLAGS = {
@@ -201,28 +203,23 @@ def certainty(
         None, "--column", help="NAME=COL: a column of recorded decisions."),
     rule: Optional[list[str]] = typer.Option(
         None, "--rule", help='NAME=EXPR: a rule such as "salary > 50000".'),
-    criterion: str = typer.Option(_DEFAULT.criterion, "--criterion",
-        help="statistical_parity | equal_opportunity | predictive_parity."),
+    criterion: str = option(_P["criterion"]),
     favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
     outcome: Optional[str] = typer.Option(None, "--outcome", help="True-outcome column."),
     outcome_favorable: str = typer.Option(
         "1", "--outcome-favorable", help="Favourable true-outcome value."),
-    tie_breaker: Optional[str] = typer.Option(_DEFAULT.tie_breaker, "--tie-breaker",
-        help="'accuracy' (needs --outcome) to break utility ties."),
-    utility: str = typer.Option(_DEFAULT.utility, "--utility", help="topsis | norm."),
-    disparity: str = typer.Option(_DEFAULT.disparity, "--disparity",
-        help="frequentist (paper) | bayesian."),
-    epsilon: Optional[float] = typer.Option(_DEFAULT.epsilon, "--epsilon",
-        help="Also report P(disparity > epsilon | data)."),
-    on_empty: str = typer.Option(_DEFAULT.on_empty, "--on-empty",
-        help="A group with no row in E2: error | skip."),
-    min_group_size: Optional[int] = typer.Option(_DEFAULT.min_group_size, "--min-group-size",
-        help="Merge groups smaller than this into one."),
-    max_levels: int = typer.Option(_DEFAULT.max_levels, "--max-levels",
-        help="Most values a protected column may have (0: no limit)."),
-    n_draws: int = typer.Option(_DEFAULT.n_draws or 0, "--n-draws",
-        help="Posterior draws behind p_most_fair (0: not computed)."),
-    seed: int = typer.Option(_DEFAULT.seed, "--seed", help="Seed of those posterior draws."),
+    tie_breaker: Optional[str] = option(_P["tie_breaker"]),
+    utility: str = option(_P["utility"]),
+    disparity: str = option(_P["disparity"]),
+    epsilon: Optional[float] = option(_P["epsilon"]),
+    on_empty: str = option(_P["on_empty"]),
+    min_group_size: Optional[int] = option(_P["min_group_size"]),
+    # on the command line 0 stands for null (no limit / not computed)
+    max_levels: int = option(_P["max_levels"], help="Most values a protected column may have "
+                             "(0: no limit; at most 1,000)."),
+    n_draws: int = option(_P["n_draws"], help="Posterior draws behind p_most_fair (0: not "
+                          "computed; at most 10^7, Monte Carlo error below 0.0002)."),
+    seed: int = option(_P["seed"]),
     config: Optional[Path] = typer.Option(
         None, "--config", help="audit.yaml with an analyses.certainty section."),
     out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),

@@ -13,8 +13,17 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import config_section, console, err_console, escape, guarded, spec_from_flags
-from ._defaults import GROUPS
+from ..groups.params import PARAMS
+from ._common import (
+    config_section,
+    console,
+    err_console,
+    escape,
+    guarded,
+    spec_flags,
+    spec_from_flags,
+    spec_options,
+)
 
 #: The usage error of a run without data (checked first, before any heavy import).
 _NO_DATA = "give --data FILE (with --protected and --decision) or --config FILE"
@@ -54,11 +63,8 @@ four-fifths flag, error-rate gaps) and groups.json to --out; nothing is written 
 is bad (exit 2).
 """
 
-#: Typer defaults: the spec's (literals, checked against ``GroupsSpec()`` by the tests).
-_DEFAULT = GROUPS
-
 #: Flags that set an ``analyses.groups`` key ({parameter: flag}); refused with --config.
-_SPEC_FLAGS = {"min_group": "--min-group", "alpha": "--alpha", "intersections": "--intersections"}
+_SPEC_FLAGS = spec_flags(PARAMS)
 #: Flags that give the data and roles; the configuration has its own.
 _DATA_FLAGS = {
     "data": "--data", "protected": "--protected", "decision": "--decision",
@@ -153,16 +159,13 @@ def from_config(ctx: typer.Context, config: Path) -> tuple[Any, tuple[Path, ...]
 
 def from_flags(
     data: Path | None, protected: list[str], decision: str | None, favorable: str,
-    outcome: str | None, outcome_favorable: str, sep: str | None,
-    min_group: int, alpha: float, intersections: str,
+    outcome: str | None, outcome_favorable: str, sep: str | None, **settings: Any,
 ) -> tuple[Any, tuple[Path, ...]]:  # fmt: skip
-    """The Result of the flags: the spec validates the settings (errors name the flag), then
-    builds the engine that measures the data."""
+    """The Result of the flags: the spec validates the settings (``{key: value}`` of the
+    declared options; errors name the flag), then builds the engine that measures the data."""
     from ..groups.spec import GroupsSpec
 
-    spec = spec_from_flags(
-        GroupsSpec, min_group=min_group, alpha=alpha, intersections=intersections
-    )
+    spec = spec_from_flags(GroupsSpec, **settings)
     audit = data_from_flags(data, protected, decision, favorable, outcome, outcome_favorable, sep)
     with err_console.status("measuring groups…"):
         return spec.build(audit).run(audit), (data,)  # type: ignore[return-value]
@@ -273,26 +276,21 @@ def groups(
         None, "--outcome", help="True-outcome column (adds the error rates)."),
     outcome_favorable: str = typer.Option(
         "1", "--outcome-favorable", help="Favourable true-outcome value."),
-    min_group: int = typer.Option(_DEFAULT.min_group, "--min-group",
-        help="Groups with fewer members are flagged 'small' (kept)."),
-    alpha: float = typer.Option(_DEFAULT.alpha, "--alpha",
-        help="Two-sided level of every interval (0.05: 95%)."),
-    intersections: str = typer.Option(_DEFAULT.intersections, "--intersections",
-        help="all (every combination of 2+ attributes), full (all crossed) or none."),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
     config: Optional[Path] = typer.Option(
         None, "--config", help="audit.yaml (section analyses.groups) instead of flags."),
     out: Path = typer.Option(Path("out/groups"), "--out", help="Output folder."),
+    **settings: Any,
 ) -> None:  # fmt: skip
-    """``primafacie groups`` (the help text is :data:`HELP`)."""
+    """``primafacie groups`` (the help text is :data:`HELP`); ``settings`` are the options
+    declared in :data:`primafacie.groups.params.PARAMS` (added by :func:`spec_options`)."""
     if config is None and data is None:  # before the imports: a usage error answers at once
         raise InputError(_NO_DATA)
     if config is not None:
         res, inputs = from_config(ctx, config)
     else:
         res, inputs = from_flags(
-            data, protected, decision, favorable, outcome, outcome_favorable, sep,
-            min_group, alpha, intersections,
+            data, protected, decision, favorable, outcome, outcome_favorable, sep, **settings
         )  # fmt: skip
     write_outputs(res, out, inputs)
     print_summary(res, out)
@@ -300,4 +298,4 @@ def groups(
 
 def register(app: typer.Typer) -> None:
     """Add ``primafacie groups`` to ``app``."""
-    app.command("groups", help=HELP)(guarded(groups))
+    app.command("groups", help=HELP)(guarded(spec_options(PARAMS)(groups)))

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
-from ._common import config_section, console, err_console, escape, guarded, spec_from_flags
-from ._defaults import PRINCIPAL
+from ..params import by_name
+from ..principal.params import PARAMS
+from ._common import config_section, console, err_console, escape, guarded, option, spec_from_flags
 
 if TYPE_CHECKING:
     from ..principal.spec import PrincipalSpec
@@ -41,8 +42,8 @@ or `primafacie principal --config audit.yaml --out out/pf` (section analyses.pri
 analysis is built from the file exactly as `primafacie audit` builds it).
 """
 
-#: Typer defaults: the spec's (literals, checked against ``PrincipalSpec()`` by the tests).
-_DEFAULT = PRINCIPAL
+#: The declarations of the analysis' parameters: each option's default and help.
+_P = by_name(PARAMS)
 
 #: Flags that set an ``analyses.principal`` key ({parameter: flag}); refused with --config.
 _SPEC_FLAGS = {
@@ -171,13 +172,12 @@ def principal(
     favorable: str = typer.Option("1", "--favorable", help="Favourable decision value (S=1)."),
     rule: Optional[str] = typer.Option(None, "--rule", help="S from a rule expression instead."),
     covariates: Optional[str] = typer.Option(None, "--covariates", help="Comma-separated X columns."),
-    definition: str = typer.Option(",".join(map(str, _DEFAULT.definitions)), "--definition",
-                                   help="1, 2 or 1,2 (repair programs)."),
-    joint: str = typer.Option(_DEFAULT.joint, "--joint", help="tau0 (fix tau0'=0; paper §4) or tau1."),
-    n_boot: int = typer.Option(_DEFAULT.n_boot, "--n-boot", help="Bootstrap replicates (extension; 0 = off)."),
-    seed: int = typer.Option(_DEFAULT.seed, "--seed", help="Seed of the bootstrap and the repair."),
-    min_group: int = typer.Option(_DEFAULT.min_group, "--min-group", help="Flag cells with a smaller arm."),
-    skip_empty: bool = typer.Option(_DEFAULT.empty_cells == "skip", "--skip-empty",
+    definition: str = option(_P["definition"]),
+    joint: str = option(_P["joint"]),
+    n_boot: int = option(_P["n_boot"]),
+    seed: int = option(_P["seed"]),
+    min_group: int = option(_P["min_group"]),
+    skip_empty: bool = typer.Option(_P["empty_cells"].default == "skip", "--skip-empty",
                                     help="Skip cells lacking a group."),
     do_repair: bool = typer.Option(False, "--repair", help="Also apply the randomised repair."),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),

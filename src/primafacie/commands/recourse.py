@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
+from ..params import by_name
+from ..recourse.params import PARAMS
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
@@ -28,7 +31,6 @@ from ._common import (
     load_cli_model,
     parse_pairs,
 )
-from ._defaults import RECOURSE
 
 #: The usage error of a run without data (checked first, before any heavy import).
 _NO_DATA = "give --data FILE with --model FILE or --rule EXPR, or --config FILE"
@@ -72,9 +74,10 @@ the label and other decisions). A numeric column with more than 10 distinct valu
 5 quantile bins unless --bins sets its bins; actions move values between bins linearly.
 """
 
-#: Defaults of the flags: those of ``analyses.recourse`` in audit.yaml (``RecourseSpec()``),
-#: as literals checked against the spec by the tests.
-DEFAULTS = RECOURSE
+#: The declarations of the analysis' parameters (:data:`primafacie.recourse.params.PARAMS`):
+#: the flags' defaults and help, shared with ``analyses.recourse`` in audit.yaml.
+_P = by_name(PARAMS)
+DEFAULTS = SimpleNamespace(**{name: p.default for name, p in _P.items()})
 
 OUTPUTS = (
     "rankings.csv, ranking_LABEL.csv, csc_LABEL.txt, summary.csv, aggregated_rankings.csv, "
@@ -91,7 +94,7 @@ TrustedTypeOpt = Annotated[_Repeat, typer.Option("--trusted-type", help=TRUSTED_
 RuleOpt = Annotated[Optional[str], typer.Option("--rule", help="Decision rule expression.")]
 ProtectedOpt = Annotated[Optional[str], typer.Option("--protected", help="Protected column.")]
 FavorableOpt = Annotated[str, typer.Option("--favorable", help="Model's favourable label.")]
-SupportOpt = Annotated[float, typer.Option("--support", help="Minimum support in (0, 1].")]
+SupportOpt = Annotated[float, typer.Option("--support", help=_P["support"].help)]
 PhiOpt = Annotated[
     list[float], typer.Option("--phi", help="Effectiveness threshold in [0, 1] (repeat).")
 ]
@@ -121,15 +124,9 @@ ExcludeOpt = Annotated[
 ]
 LooseOpt = Annotated[bool, typer.Option("--loose", help="Actions over any subset of features.")]
 LegacyOpt = Annotated[bool, typer.Option("--legacy", help="Reference code's FECT lists.")]
-TopOpt = Annotated[int, typer.Option("--top", help="Subgroups per CSC file.")]
-NBootOpt = Annotated[
-    int,
-    typer.Option(
-        "--n-boot",
-        help="Bootstrap resamples for the rank stability of the top subgroups (0 = off).",
-    ),
-]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the rank-stability resamples.")]
+TopOpt = Annotated[int, typer.Option("--top", help=_P["top"].help)]
+NBootOpt = Annotated[int, typer.Option("--n-boot", help=_P["n_boot"].help)]
+SeedOpt = Annotated[int, typer.Option("--seed", help=_P["seed"].help)]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="audit.yaml instead.")]
 OutOpt = Annotated[Path, typer.Option("--out", help="Output folder.")]
 

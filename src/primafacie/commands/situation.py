@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from ..errors import InputError
+from ..params import by_name
+from ..situation.params import PARAMS
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
@@ -25,8 +27,8 @@ from ._common import (
     given_flags,
     guarded,
     load_cli_model,
+    option,
 )
-from ._defaults import SITUATION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,6 +36,9 @@ if TYPE_CHECKING:
 
     from ..data import AuditData
     from ..situation.spec import SituationSpec
+
+#: The declarations of the analysis' parameters: each option's default and help.
+_P = by_name(PARAMS)
 
 # numpy, pandas, the spec, the SCM and the engines are imported inside the functions: the CLI
 # loads this module to render --help, which must not wait for them.
@@ -216,7 +221,7 @@ def spec_from_flags(
     interval: str,
     max_distance: float | None,
     legacy: bool,
-    multiplicity: str = SITUATION.multiplicity,
+    multiplicity: str = _P["multiplicity"].default,
 ) -> SituationSpec:
     """The :class:`SituationSpec` the flags describe (validated like ``audit.yaml``)."""
     from pydantic import ValidationError
@@ -437,12 +442,6 @@ def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> Non
 
 
 # ---------------------------------------------------------------------- the command
-#: Typer defaults: the spec's (literals, checked against ``SituationSpec()`` by the tests).
-_DEFAULT = SITUATION
-
-
-def _csv(values: Any) -> str:
-    return ",".join(map(str, values))
 
 
 # A typer command declares every option in its signature (24 options), hence the length.
@@ -462,27 +461,16 @@ def situation(
     counterfactuals: Optional[Path] = typer.Option(
         None, "--counterfactuals", help="Precomputed counterfactual table."
     ),
-    k: str = typer.Option(_csv(_DEFAULT.k), "--k", help="Comma-separated k values."),
-    method: str = typer.Option(_csv(_DEFAULT.methods), "--method", help="Methods."),
-    dimension: str = typer.Option(
-        _csv(_DEFAULT.dimensions), "--dimension", help="single,multiple,intersectional."
-    ),
-    alpha: float = typer.Option(_DEFAULT.alpha, "--alpha", help="Significance level."),
-    tau: float = typer.Option(_DEFAULT.tau, "--tau", help="Tolerated Δp."),
-    direction: str = typer.Option(_DEFAULT.direction, "--direction", help="negative or positive."),
-    interval: str = typer.Option(
-        _DEFAULT.interval, "--interval", help="newcombe (wilson) or wald (the paper's)."
-    ),
-    max_distance: Optional[float] = typer.Option(
-        _DEFAULT.max_distance, "--max-distance", help="ε."
-    ),
-    legacy: bool = typer.Option(_DEFAULT.legacy, "--legacy", help="CST authors' conventions."),
-    multiplicity: str = typer.Option(
-        _DEFAULT.multiplicity,
-        "--multiplicity",
-        help="Adjustment of the p-values across the complainants of each (method, k): none, "
-        "bonferroni, holm, bh (false discovery rate) or by (FDR under any dependence).",
-    ),
+    k: str = option(_P["k"], help="Comma-separated neighbourhood sizes."),
+    method: str = option(_P["method"]),
+    dimension: str = option(_P["dimensions"]),
+    alpha: float = option(_P["alpha"]),
+    tau: float = option(_P["tau"]),
+    direction: str = option(_P["direction"]),
+    interval: str = option(_P["interval"]),
+    max_distance: Optional[float] = option(_P["max_distance"]),
+    legacy: bool = option(_P["legacy"]),
+    multiplicity: str = option(_P["multiplicity"]),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
     out: Path = typer.Option(Path("out/situation"), "--out", help="Output folder."),
 ) -> None:

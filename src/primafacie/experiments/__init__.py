@@ -1,6 +1,6 @@
 """Paper reproductions behind ``primafacie reproduce NAME``.
 
-Each entry maps a name to ``"module:function"``; the function has the signature
+Each entry maps a name to ``(module, function)`` inside this package; the function has the signature
 ``run(data_dir: Path | None, out_dir: Path, **options) -> list[Path]`` and writes its CSV(s)
 into ``out_dir``. Options are the reproduce flags the user set (``legacy``, ``positive``,
 ``tau``, ``protected``, ``seed``); an experiment raises :class:`~primafacie.errors.InputError`
@@ -13,7 +13,6 @@ pandas.DataFrame``: the published numbers next to ours with a verdict per row (s
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,27 +20,41 @@ from typing import Any
 from ..errors import InputError
 
 EXPERIMENTS: dict[str, tuple[str, str]] = {
-    "cst-loan": ("primafacie.experiments.cst", "run_loan"),
-    "cst-law": ("primafacie.experiments.cst", "run_law"),
-    "facts-adult": ("primafacie.experiments.facts", "run_adult"),
-    "principal-examples": ("primafacie.experiments.principal", "run_examples"),
-    "principal-student": ("primafacie.experiments.principal", "run_student"),
-    "certainty-hiring": ("primafacie.experiments.certainty", "run_hiring"),
-    "certainty-synthetic": ("primafacie.experiments.certainty", "run_synthetic"),
-    "certainty-compas": ("primafacie.experiments.certainty", "run_compas"),
+    "cst-loan": ("cst", "run_loan"),
+    "cst-law": ("cst", "run_law"),
+    "facts-adult": ("facts", "run_adult"),
+    "principal-examples": ("principal", "run_examples"),
+    "principal-student": ("principal", "run_student"),
+    "certainty-hiring": ("certainty", "run_hiring"),
+    "certainty-synthetic": ("certainty", "run_synthetic"),
+    "certainty-compas": ("certainty", "run_compas"),
 }
 
 
 COMPARISONS: dict[str, tuple[str, str]] = {
-    "cst-loan": ("primafacie.experiments.cst", "compare_loan"),
-    "cst-law": ("primafacie.experiments.cst", "compare_law"),
-    "facts-adult": ("primafacie.experiments.facts", "compare_adult"),
-    "principal-examples": ("primafacie.experiments.principal", "compare_examples"),
-    "principal-student": ("primafacie.experiments.principal", "compare_student"),
-    "certainty-hiring": ("primafacie.experiments.certainty", "compare_hiring"),
-    "certainty-synthetic": ("primafacie.experiments.certainty", "compare_synthetic"),
-    "certainty-compas": ("primafacie.experiments.certainty", "compare_compas"),
+    "cst-loan": ("cst", "compare_loan"),
+    "cst-law": ("cst", "compare_law"),
+    "facts-adult": ("facts", "compare_adult"),
+    "principal-examples": ("principal", "compare_examples"),
+    "principal-student": ("principal", "compare_student"),
+    "certainty-hiring": ("certainty", "compare_hiring"),
+    "certainty-synthetic": ("certainty", "compare_synthetic"),
+    "certainty-compas": ("certainty", "compare_compas"),
 }
+
+
+def _module(name: str) -> Any:
+    """A reproduction module, imported when first asked for (each loads its engines and
+    data sets, which ``primafacie reproduce --help`` must not wait for)."""
+    if name == "cst":
+        from . import cst as module
+    elif name == "facts":
+        from . import facts as module
+    elif name == "principal":
+        from . import principal as module
+    else:
+        from . import certainty as module
+    return module
 
 
 def get_comparison(name: str) -> Callable[..., Any] | None:
@@ -49,7 +62,7 @@ def get_comparison(name: str) -> Callable[..., Any] | None:
     if name not in COMPARISONS:
         return None
     module, func = COMPARISONS[name]
-    return getattr(importlib.import_module(module), func, None)
+    return getattr(_module(module), func, None)
 
 
 def get_experiment(name: str) -> Callable[..., list[Path]]:
@@ -64,6 +77,6 @@ def get_experiment(name: str) -> Callable[..., list[Path]]:
         )
     module, func = EXPERIMENTS[name]
     try:
-        return getattr(importlib.import_module(module), func)
+        return getattr(_module(module), func)
     except (ModuleNotFoundError, AttributeError) as exc:
         raise InputError(f"reproduction {name!r} is not available in this build: {exc}") from exc

@@ -4,9 +4,12 @@
 >>> GroupMetrics(min_group=30).run(data).summary()  # doctest: +SKIP
 """
 
-from .engine import METRICS, OUTCOME_METRICS, GroupMetrics, group_codes
-from .results import METRIC_LABELS, GroupMetricsResult
-from .stats import abs_interval, katz_interval
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import METRICS, OUTCOME_METRICS, GroupMetrics, group_codes
+    from .results import METRIC_LABELS, GroupMetricsResult
+    from .stats import abs_interval, katz_interval
 
 __all__ = [
     "GroupMetrics",
@@ -18,3 +21,17 @@ __all__ = [
     "group_codes",
     "katz_interval",
 ]
+
+#: Where each public name lives: imported on first use, so that the CLI can read this
+#: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
+_LAZY = {
+    "GroupMetrics": "engine", "METRICS": "engine", "OUTCOME_METRICS": "engine",
+    "group_codes": "engine", "GroupMetricsResult": "results", "METRIC_LABELS": "results",
+    "abs_interval": "stats", "katz_interval": "stats",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    from .._lazy import load
+
+    return load(__name__, globals(), _LAZY, name)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, Optional
 
+from ..params import Param, constraints, where
 from ..validation import InstanceOf, Interval, ListOf, Options
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "DEFAULT_ALPHA",
     "FOUR_FIFTHS",
     "INTERSECTIONS",
+    "PARAMS",
     "PARAMETER_CONSTRAINTS",
     "WHERE",
 ]
@@ -44,28 +46,41 @@ INTERSECTIONS = ("all", "full", "none")
 
 _COLUMN = InstanceOf(str, name="a column name")
 
-#: What each parameter of :class:`GroupMetrics` accepts (see :mod:`primafacie.validation`);
-#: ``audit.yaml``'s ``analyses.groups`` checks the same constraints.
-PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
-    "min_group": [Interval(Integral, 1, None)],
-    "alpha": [Interval(Real, 0, 1, closed="neither")],
-    "intersections": [Options(*INTERSECTIONS)],
-    "protected": [
-        None,
-        _COLUMN,
-        ListOf(_COLUMN),
-        InstanceOf(Mapping, name="a mapping {column: protected value(s)}"),
-    ],
-    "decision": [None, _COLUMN],
-    "outcome": [None, _COLUMN],
-}
+#: Every parameter of :class:`~primafacie.groups.GroupMetrics`, declared once (see
+#: :mod:`primafacie.params`): the engine's constraints, ``analyses.groups`` of audit.yaml,
+#: the ``primafacie groups`` options and docs/parameters.md are derived from it.
+PARAMS: tuple[Param, ...] = (
+    Param(
+        "min_group", [Interval(Integral, 1, None)], DEFAULT_MIN_GROUP,
+        "Groups with fewer members are flagged 'small' (kept, never dropped).",
+        flag="--min-group",
+    ),
+    Param(
+        "alpha", [Interval(Real, 0, 1, closed="neither")], DEFAULT_ALPHA,
+        "Two-sided level of the Wilson, Newcombe and Katz intervals (0.05: 95%).",
+        flag="--alpha",
+    ),
+    Param(
+        "intersections", [Options(*INTERSECTIONS)], "all",
+        "all (every combination of two or more protected attributes), full (all of them "
+        "crossed) or none.",
+        flag="--intersections",
+    ),
+    Param(
+        "protected",
+        [None, _COLUMN, ListOf(_COLUMN),
+         InstanceOf(Mapping, name="a mapping {column: protected value(s)}")],
+        None, "Protected attributes to measure (default: all).",
+        type=Optional[list[str]],
+    ),
+    Param("decision", [None, _COLUMN], None, "Decision column (default: the data's).", key=""),
+    Param("outcome", [None, _COLUMN], None, "True-outcome column (default: the data's).",
+          key="", source="outcome"),
+)  # fmt: skip
+
+#: What each parameter of :class:`GroupMetrics` accepts (see :mod:`primafacie.validation`).
+PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(PARAMS)
 
 #: The ``primafacie groups`` flag and ``audit.yaml`` key that set a parameter, quoted in
 #: error messages.
-WHERE: dict[str, str] = {
-    "min_group": "--min-group, analyses.groups.min_group",
-    "alpha": "--alpha, analyses.groups.alpha",
-    "intersections": "--intersections, analyses.groups.intersections",
-    "protected": "analyses.groups.protected",
-    "outcome": "outcome",
-}
+WHERE: dict[str, str] = where(PARAMS, "groups")

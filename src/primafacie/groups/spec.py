@@ -8,19 +8,20 @@ defaults, and ``groups: null`` turns it off.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional
-
-from pydantic import ValidationInfo, field_validator
+from typing import Any, ClassVar
 
 from ..configbase import Strict as _Strict
-from ..validation import check_value
-from .params import DEFAULT_ALPHA, DEFAULT_MIN_GROUP, PARAMETER_CONSTRAINTS, WHERE
+from ..configbase import spec_model
+from ..params import Param
+from .params import PARAMS
 
 __all__ = ["GroupsSpec"]
 
 
-class GroupsSpec(_Strict):
+class _GroupsBase(_Strict):
     """Group metrics: selection rates, four-fifths ratios, error-rate gaps per group.
+
+    The keys are derived from :data:`primafacie.groups.params.PARAMS`.
 
     Examples
     --------
@@ -34,30 +35,8 @@ class GroupsSpec(_Strict):
       Value error, min_group must be an integer ≥ 1; got 0 (--min-group, analyses.groups.min_group) ...
     """
 
-    #: What each key means (shown by editors through the audit.yaml schema).
-    key_descriptions: ClassVar[dict[str, str]] = {
-        "min_group": "Groups with fewer members are flagged 'small' (kept, never dropped).",
-        "alpha": "Two-sided level of the Wilson, Newcombe and Katz intervals (0.05: 95%).",
-        "intersections": "all (every combination of two or more protected attributes), "
-        "full (all of them crossed) or none.",
-        "protected": "Protected attributes to measure (default: all).",
-    }
-
-    min_group: int = DEFAULT_MIN_GROUP
-    alpha: float = DEFAULT_ALPHA
-    intersections: Literal["all", "full", "none"] = "all"
-    protected: Optional[list[str]] = None
-
-    @field_validator("protected", mode="before")
-    @classmethod
-    def _one_column(cls, v: Any) -> Any:
-        return [v] if isinstance(v, str) else v
-
-    @field_validator("min_group", "alpha", "intersections", "protected", mode="before")
-    @classmethod
-    def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
-        name = info.field_name
-        return check_value(name, v, PARAMETER_CONSTRAINTS[name], where=WHERE.get(name, ""))
+    params: ClassVar[tuple[Param, ...]] = ()
+    key_descriptions: ClassVar[dict[str, str]] = {}
 
     def build(self, data: Any = None, ctx: Any = None) -> Any:
         """The :class:`~primafacie.groups.GroupMetrics` this section configures.
@@ -78,3 +57,12 @@ class GroupsSpec(_Strict):
             intersections=self.intersections,
             protected=list(self.protected) if self.protected else None,
         )
+
+
+def _one_column(v: Any) -> Any:
+    return [v] if isinstance(v, str) else v
+
+
+GroupsSpec = spec_model(
+    "GroupsSpec", _GroupsBase, PARAMS, "groups", normalize={"protected": _one_column}
+)

@@ -7,14 +7,17 @@ Definition 2 pools the two strata. These are only partially identified under Ass
 never confirm them, and it computes the minimal randomised repair eps* (sum(eps*) = unfairness).
 """
 
-from .approx import alpha_star
-from .bounds import Prop1Bounds, corollary1, def3_gap, def4_bounds, prop1_bounds, stratum_bounds
-from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
-from .evaluate import evaluate_margins
-from .fairness import PrincipalFairness, principal_arrays
-from .lp import LPIntervals, lp_intervals
-from .repair import apply_eps, randomised_repair, solve_repair
-from .results import NOTE, PrincipalResult, RepairResult
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .approx import alpha_star
+    from .bounds import Prop1Bounds, corollary1, def3_gap, def4_bounds, prop1_bounds, stratum_bounds
+    from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
+    from .evaluate import evaluate_margins
+    from .fairness import PrincipalFairness, principal_arrays
+    from .lp import LPIntervals, lp_intervals
+    from .repair import apply_eps, randomised_repair, solve_repair
+    from .results import NOTE, PrincipalResult, RepairResult
 
 __all__ = [
     "PrincipalFairness",
@@ -40,3 +43,37 @@ __all__ = [
     "CellCounts",
     "NOTE",
 ]
+
+
+#: Where each public name lives: imported on first use, so that the CLI can read this
+#: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
+_LAZY = {
+    "alpha_star": "approx",
+    "Prop1Bounds": "bounds",
+    "corollary1": "bounds",
+    "def3_gap": "bounds",
+    "def4_bounds": "bounds",
+    "prop1_bounds": "bounds",
+    "stratum_bounds": "bounds",
+    "CellCounts": "estimate",
+    "bootstrap_counts": "estimate",
+    "count_cells": "estimate",
+    "encode_cells": "estimate",
+    "evaluate_margins": "evaluate",
+    "PrincipalFairness": "fairness",
+    "principal_arrays": "fairness",
+    "LPIntervals": "lp",
+    "lp_intervals": "lp",
+    "apply_eps": "repair",
+    "randomised_repair": "repair",
+    "solve_repair": "repair",
+    "NOTE": "results",
+    "PrincipalResult": "results",
+    "RepairResult": "results",
+}
+
+
+def __getattr__(name: str) -> Any:
+    from .._lazy import load
+
+    return load(__name__, globals(), _LAZY, name)

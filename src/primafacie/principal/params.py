@@ -9,24 +9,23 @@ message. Light on purpose (no solver import): the configuration loads it.
 >>> check_value("n_boot", -1, PARAMETER_CONSTRAINTS["n_boot"])
 Traceback (most recent call last):
 ...
-ValueError: n_boot must be an integer ≥ 0; got -1
+ValueError: n_boot must be an integer in [0, 100000]; got -1
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, Literal, Optional
 
-import numpy as np
+from ..params import Param, constraints, where
+from ..validation import InstanceOf, Interval, Options, Predicate, _is_bool
 
-from ..validation import InstanceOf, Interval, Options, Predicate
-
-__all__ = ["PARAMETER_CONSTRAINTS", "WHERE"]
+__all__ = ["PARAMS", "PARAMETER_CONSTRAINTS", "WHERE", "MAX_N_BOOT"]
 
 
 def _is_definition(value: Any) -> bool:
-    return not isinstance(value, (bool, np.bool_)) and value in (1, 2)
+    return not _is_bool(value) and value in (1, 2)
 
 
 def _is_definitions(value: Any) -> bool:
@@ -49,37 +48,55 @@ def _names(value: Any) -> list[str]:
 
 _DEFINITIONS = Predicate(_is_definitions, "1 or 2 (or a list of both)", bad=3)
 
+#: Most bootstrap replicates: an interval's end from B replicates moves by about
+#: 0.5/sqrt(B) of the spread between reruns (0.0016 at 100,000); each replicate re-solves the
+#: LPs, so a larger B only multiplies the run time.
+MAX_N_BOOT = 100_000
+
+_COLUMN = InstanceOf(str, name="a column name")
+
+#: Every parameter of :class:`~primafacie.principal.PrincipalFairness`, declared once (see
+#: :mod:`primafacie.params`): the engine's constraints, ``analyses.principal`` of audit.yaml,
+#: the ``primafacie principal`` options and docs/parameters.md are derived from it.
+PARAMS: tuple[Param, ...] = (
+    Param("definition", [_DEFINITIONS], [1, 2],
+          "1 (both strata) and/or 2 (pooled) counterfactual fairness on principal strata.",
+          flag="--definition", key="definitions", type=list[Literal[1, 2]], cli="list"),
+    Param("definitions", [None, _DEFINITIONS], None,
+          "Same as definition, the audit.yaml spelling (engine argument).", key="",
+          source="--definition, analyses.principal.definitions"),
+    Param("covariates", [Predicate(_is_names, "a column name or a list of them", bad=[1])],
+          [], "Columns defining the cells evaluated separately.", flag="--covariates",
+          type=list[str], cli="list"),
+    Param("protected",
+          [None, _COLUMN, InstanceOf(Mapping, name="a mapping {column: protected value}")],
+          None, "Protected attribute (default: the first one).", flag="--protected",
+          type=Optional[str]),
+    Param("n_boot", [Interval(Integral, 0, MAX_N_BOOT)], 0,
+          "Bootstrap replicates for intervals (0 = none; at most 100,000, whose Monte Carlo "
+          "error, about 0.5/sqrt(n_boot), is below 0.002).", flag="--n-boot"),
+    Param("seed", [None, Interval(Integral, 0, None)], 0,
+          "Seed of the bootstrap and of the repair.", flag="--seed", type=int),
+    Param("joint", [Options("tau0", "tau1")], "tau0",
+          "tau0: bound tau1' with tau0' = 0 fixed (the paper's Section 4); tau1: the other "
+          "way round.", flag="--joint"),
+    Param("min_group", [Interval(Integral, 0, None)], 5,
+          "Cells with a group smaller than this are flagged as unreliable.",
+          flag="--min-group"),
+    Param("empty_cells", [Options("error", "skip")], "error",
+          "A covariate cell lacking one group: error, or skip it with a warning.",
+          flag="--skip-empty"),
+    Param("tol", [Interval(Real, 0, 1, closed="left")], None,
+          "Numerical tolerance of the fairness checks (engine argument).", key=""),
+    Param("level", [Interval(Real, 0, 1, closed="neither")], 0.95,
+          "Level of the bootstrap intervals.", key=""),
+    Param("decision", [None, _COLUMN], None, "Decision column (default: the data's).", key=""),
+    Param("outcome", [None, _COLUMN], None, "Outcome column (default: the data's).", key=""),
+)  # fmt: skip
+
 #: What each parameter of :class:`PrincipalFairness` accepts (see :mod:`primafacie.validation`);
 #: ``audit.yaml``'s ``analyses.principal`` and the CLI check the same constraints.
-PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
-    "definition": [_DEFINITIONS],
-    "definitions": [None, _DEFINITIONS],
-    "covariates": [Predicate(_is_names, "a column name or a list of them", bad=[1])],
-    "n_boot": [Interval(Integral, 0, None)],
-    "seed": [None, Interval(Integral, 0, None)],
-    "joint": [Options("tau0", "tau1")],
-    "tol": [Interval(Real, 0, 1, closed="left")],
-    "min_group": [Interval(Integral, 0, None)],
-    "empty_cells": [Options("error", "skip")],
-    "level": [Interval(Real, 0, 1, closed="neither")],
-    "protected": [
-        None,
-        InstanceOf(str, name="a column name"),
-        InstanceOf(Mapping, name="a mapping {column: protected value}"),
-    ],
-    "decision": [None, InstanceOf(str, name="a column name")],
-    "outcome": [None, InstanceOf(str, name="a column name")],
-}
+PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(PARAMS)
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.
-WHERE: dict[str, str] = {
-    "definition": "--definition, analyses.principal.definitions",
-    "definitions": "--definition, analyses.principal.definitions",
-    "covariates": "--covariates, analyses.principal.covariates",
-    "n_boot": "--n-boot, analyses.principal.n_boot",
-    "seed": "--seed, analyses.principal.seed",
-    "joint": "--joint, analyses.principal.joint",
-    "min_group": "--min-group, analyses.principal.min_group",
-    "empty_cells": "--skip-empty, analyses.principal.empty_cells",
-    "protected": "--protected, analyses.principal.protected",
-}
+WHERE: dict[str, str] = where(PARAMS, "principal")

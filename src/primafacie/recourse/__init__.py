@@ -23,11 +23,14 @@ If edu = lo:
 <BLANKLINE>
 """
 
-from .audit import RecourseAudit
-from .csc import CSCAction, CSCGroup, CSCRecord, CSCResult
-from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets
-from .metrics import METRICS, RecourseTable, auto_budgets, dense_rank, resolve_metric
-from .results import EffectivenessCurves, FactsResult, FactsScope, RankingResult
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .audit import RecourseAudit
+    from .csc import CSCAction, CSCGroup, CSCRecord, CSCResult
+    from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets
+    from .metrics import METRICS, RecourseTable, auto_budgets, dense_rank, resolve_metric
+    from .results import EffectivenessCurves, FactsResult, FactsScope, RankingResult
 
 __all__ = [
     "RecourseAudit",
@@ -49,3 +52,33 @@ __all__ = [
     "dense_rank",
     "resolve_metric",
 ]
+
+
+#: Where each public name lives: imported on first use, so that the CLI can read this
+#: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
+_LAZY = {
+    "RecourseAudit": "audit",
+    "CSCAction": "csc",
+    "CSCGroup": "csc",
+    "CSCRecord": "csc",
+    "CSCResult": "csc",
+    "ItemSpace": "items",
+    "apply_bins": "items",
+    "common_itemsets": "items",
+    "frequent_itemsets": "items",
+    "METRICS": "metrics",
+    "RecourseTable": "metrics",
+    "auto_budgets": "metrics",
+    "dense_rank": "metrics",
+    "resolve_metric": "metrics",
+    "EffectivenessCurves": "results",
+    "FactsResult": "results",
+    "FactsScope": "results",
+    "RankingResult": "results",
+}
+
+
+def __getattr__(name: str) -> Any:
+    from .._lazy import load
+
+    return load(__name__, globals(), _LAZY, name)

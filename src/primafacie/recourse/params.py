@@ -20,20 +20,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, Literal, Union
 
-import numpy as np
-
-from ..compute import Backend
-from ..validation import InstanceOf, Interval, ListOf, Options, Predicate
-from .metrics import resolve_metric
+from ..params import Param, constraints, where
+from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, _is_bool
 
 __all__ = [
+    "PARAMS",
     "PARAMETER_CONSTRAINTS",
     "RUN_CONSTRAINTS",
     "SCORE_PARAM",
     "PARAM_WHERE",
     "STABILITY_CONSTRAINTS",
+    "DEFAULT_N_BOOT",
+    "MAX_N_BOOT",
 ]
 
 
@@ -51,7 +51,7 @@ def _is_number_map(value: Any, low: float, finite: bool) -> bool:
     if not isinstance(value, Mapping):
         return False
     for v in value.values():
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Real, np.integer, np.floating)):
+        if _is_bool(v) or not isinstance(v, Real):
             return False
         x = float(v)
         if math.isnan(x) or x < low or (finite and math.isinf(x)):
@@ -60,8 +60,18 @@ def _is_number_map(value: Any, low: float, finite: bool) -> bool:
 
 
 def _is_metric(value: Any) -> bool:
+    from .metrics import resolve_metric  # numpy: loaded only when a metric name is checked
+
     resolve_metric(value)  # raises for an unknown name: Predicate turns that into "not satisfied"
     return True
+
+
+def _is_backend(value: Any) -> bool:
+    if isinstance(value, (str, Mapping)):
+        return True
+    from ..compute import Backend  # loaded only when a backend object is checked
+
+    return isinstance(value, Backend)
 
 
 def _number_map(finite: bool) -> Predicate:
@@ -74,72 +84,106 @@ def _number_map(finite: bool) -> Predicate:
 
 
 _NAMES = Predicate(_is_names, "a column name or a list of column names", bad=3.5)
+_BOOL = InstanceOf(bool, name="a boolean")
+
+#: Rank-stability resamples in the audit (the engine function has no default: it is asked for).
+#: 50 resamples give each share to about ±7 points at a cost of a few seconds on the demo;
+#: ``n_boot: 0`` turns it off.
+DEFAULT_N_BOOT = 50
+
+#: Most bootstrap resamples of the rank stability: the Monte Carlo error of a share from B
+#: resamples is at most 0.5/sqrt(B) (0.0016 at 100,000), finer than any reading of a rank; a
+#: larger B only multiplies the run time (each resample re-weights every fitted flip).
+MAX_N_BOOT = 100_000
+
+#: The parameters of :class:`RecourseAudit`'s constructor (checked at ``fit``/``run``).
+_INIT: tuple[Param, ...] = (
+    Param("protected", [None, InstanceOf(str, name="a column name")], None,
+          "Protected attribute audited (default: the only one).", flag="--protected"),
+    Param("support", [Interval(Real, 0, 1, closed="right")], 0.01,
+          "Minimum support of frequent itemsets, in (0, 1].", flag="--support"),
+    Param("feature_weights", [None, _number_map(finite=True)], {},
+          "Cost weight per feature (default 1).", flag="--weight", type=dict[str, float]),
+    Param("immutable", [None, _NAMES], [],
+          "Features an action may not change (protected ones never change).",
+          flag="--immutable", type=list[str]),
+    Param("monotone", [None, _NAMES], [], "Features that may not decrease.",
+          flag="--monotone", type=list[str]),
+    Param("max_step", [None, _number_map(finite=False)], None,
+          "Largest change of a numeric feature in one action.", flag="--max-step", key=""),
+    Param("bins", [None, InstanceOf(Mapping, name="a mapping {numeric feature: q or [edges]}")],
+          {}, "Numeric bins per feature: a number of quantiles or a list of edges.",
+          flag="--bins", type=dict[str, Union[int, list[float]]]),
+    Param("binary_cost", [None, _NAMES], None, "Features costed 0/1 (engine argument).", key=""),
+    Param("features", [None, InstanceOf(Mapping, name="a mapping {column: kind}")], None,
+          "Feature kinds (engine argument).", key=""),
+    Param("missing_values", [InstanceOf(list, tuple, set, frozenset, name="a list of values")],
+          None, "Values read as missing (engine argument).", key=""),
+    Param("exact_features", [_BOOL], True,
+          "Actions change only the features of the subgroup (--loose: any).", flag="--loose",
+          key=""),
+    Param("normalize",
+          [_BOOL, Predicate(lambda v: not isinstance(v, str) and _is_names(v),
+                            "a list of feature names", bad=3.5)],
+          True, "Normalise numeric costs by their range (engine argument).", key=""),
+    Param("max_len", [None, Interval(Integral, 1, None)], None,
+          "Longest itemset mined (engine argument).", key=""),
+    Param("legacy", [_BOOL], False, "Reproduce the authors' code conventions.",
+          flag="--legacy", key=""),
+    Param("method", [Options("bitset", "mlxtend")], "bitset",
+          "Frequent-itemset miner (engine argument).", key=""),
+    Param("chunk_rows", [Interval(Integral, 1, None)], 2_000_000,
+          "Rows per chunk of the effectiveness pass (engine argument).", key=""),
+    Param("backend",
+          [None, Predicate(_is_backend, "a compute backend name, mapping or Backend", bad=1)],
+          None, "Compute backend.", key="", source="compute"),
+)  # fmt: skip
+
+#: What :meth:`RecourseAudit.run` / ``evaluate`` / ``csc`` accept beyond the constructor's.
+_RUN: tuple[Param, ...] = (
+    Param("phi", [ListOf(Interval(Real, 0, 1), scalar=True)], [0.3, 0.7],
+          "Effectiveness thresholds of ECR and ECE.", flag="--phi", type=list[float]),
+    Param("budgets", [Options("auto"), ListOf(Interval(Real, 0, None), scalar=True)], "auto",
+          "Cost budgets of EE and EEWB (auto: from the costs).", flag="--budget", key=""),
+    Param("metrics",
+          [Options("all"),
+           ListOf(Predicate(_is_metric, "a metric name (EE, ECR, EEWB, ECE, FECT, ECMR)",
+                            bad="XX"), scalar=True)],
+          "all", "all, or a list such as [EE, ECE, FECT].", flag="--metrics",
+          type=Union[Literal["all"], list[str]]),
+    Param("top", [Interval(Integral, 1, None)], 10,
+          "Comparative subgroup counterfactuals per definition (tables and CSC files; the "
+          "report shows the first).", flag="--top"),
+    Param("show", [Options("relevant", "all")], "relevant",
+          "Which subgroups a CSC shows (engine argument).", key=""),
+)  # fmt: skip
+
+#: ``analyses.recourse.n_boot`` and ``seed``: the rank-stability bootstrap
+#: (:func:`~primafacie.recourse.stability.rank_stability`); 0 resamples turn it off.
+_STABILITY: tuple[Param, ...] = (
+    Param("n_boot", [Interval(Integral, 0, MAX_N_BOOT)], DEFAULT_N_BOOT,
+          "Bootstrap resamples of the audited rows for the rank stability of the top 10 "
+          "subgroups of each definition (0 = off; at most 100,000: its Monte Carlo error, at "
+          "most 0.5/sqrt(n_boot), is then below 0.002). Re-weights the fitted flips: no model "
+          "call.", flag="--n-boot"),
+    Param("seed", [Interval(Integral, 0, None)], 0, "Seed of the rank-stability resamples.",
+          flag="--seed"),
+)  # fmt: skip
+
+#: Every parameter of the FACTS analysis, declared once (see :mod:`primafacie.params`): the
+#: engine's constraints, ``analyses.recourse`` of audit.yaml, the ``primafacie recourse``
+#: options and docs/parameters.md are derived from it.
+PARAMS: tuple[Param, ...] = (*_INIT, *_RUN, *_STABILITY)
 
 #: What each parameter of :class:`RecourseAudit` accepts (checked at ``fit``/``run``).
-PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
-    "protected": [None, InstanceOf(str, name="a column name")],
-    "support": [Interval(Real, 0, 1, closed="right")],
-    "feature_weights": [None, _number_map(finite=True)],
-    "immutable": [None, _NAMES],
-    "monotone": [None, _NAMES],
-    "max_step": [None, _number_map(finite=False)],
-    "bins": [None, InstanceOf(Mapping, name="a mapping {numeric feature: q or [edges]}")],
-    "binary_cost": [None, _NAMES],
-    "features": [None, InstanceOf(Mapping, name="a mapping {column: kind}")],
-    "missing_values": [InstanceOf(list, tuple, set, frozenset, name="a list of values")],
-    "exact_features": [InstanceOf(bool, name="a boolean")],
-    "normalize": [
-        InstanceOf(bool, name="a boolean"),
-        Predicate(
-            lambda v: not isinstance(v, str) and _is_names(v), "a list of feature names", bad=3.5
-        ),
-    ],
-    "max_len": [None, Interval(Integral, 1, None)],
-    "legacy": [InstanceOf(bool, name="a boolean")],
-    "method": [Options("bitset", "mlxtend")],
-    "chunk_rows": [Interval(Integral, 1, None)],
-    "backend": [
-        None,
-        InstanceOf(str, Mapping, Backend, name="a compute backend name, mapping or Backend"),
-    ],
-}
+PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(_INIT)
 
 #: What :meth:`RecourseAudit.run` / :meth:`~RecourseAudit.evaluate` / :meth:`~RecourseAudit.csc`
 #: accept beyond the constructor's parameters.
-RUN_CONSTRAINTS: dict[str, list[Any]] = {
-    "phi": [ListOf(Interval(Real, 0, 1), scalar=True)],
-    "budgets": [Options("auto"), ListOf(Interval(Real, 0, None), scalar=True)],
-    "metrics": [
-        Options("all"),
-        ListOf(
-            Predicate(_is_metric, "a metric name (EE, ECR, EEWB, ECE, FECT, ECMR)", bad="XX"),
-            scalar=True,
-        ),
-    ],
-    "top": [Interval(Integral, 1, None)],
-    "show": [Options("relevant", "all")],
-}
+RUN_CONSTRAINTS: dict[str, list[Any]] = constraints(_RUN)
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter (appended to its error message).
-PARAM_WHERE: dict[str, str] = {
-    "backend": "compute",
-    "protected": "--protected, analyses.recourse.protected",
-    "support": "--support, analyses.recourse.support",
-    "feature_weights": "--weight, analyses.recourse.feature_weights",
-    "immutable": "--immutable, analyses.recourse.immutable",
-    "monotone": "--monotone, analyses.recourse.monotone",
-    "max_step": "--max-step",
-    "bins": "--bins, analyses.recourse.bins",
-    "exact_features": "--loose",
-    "legacy": "--legacy",
-    "phi": "--phi, analyses.recourse.phi",
-    "budgets": "--budget",
-    "metrics": "--metrics, analyses.recourse.metrics",
-    "top": "--top, analyses.recourse.top",
-    "n_boot": "--n-boot, analyses.recourse.n_boot",
-    "seed": "--seed, analyses.recourse.seed",
-}
-
+PARAM_WHERE: dict[str, str] = where(PARAMS, "recourse")
 
 #: The parameter of a single definition in :meth:`RecourseAudit.scores` / ``rank`` / ``csc``.
 SCORE_PARAM: dict[str, list[Any]] = {
@@ -147,9 +191,5 @@ SCORE_PARAM: dict[str, list[Any]] = {
     "budget": [Interval(Real, 0, None)],
 }
 
-#: ``analyses.recourse.n_boot`` and ``seed``: the rank-stability bootstrap
-#: (:func:`~primafacie.recourse.stability.rank_stability`); 0 resamples turn it off.
-STABILITY_CONSTRAINTS: dict[str, list[Any]] = {
-    "n_boot": [Interval(Integral, 0, None)],
-    "seed": [Interval(Integral, 0, None)],
-}
+#: The rank-stability bootstrap's constraints.
+STABILITY_CONSTRAINTS: dict[str, list[Any]] = constraints(_STABILITY)

@@ -10,31 +10,18 @@ both go through them.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional, Union
-
-from pydantic import Field, ValidationInfo, field_validator
+from typing import Any, ClassVar, Optional
 
 from ..configbase import Strict as _Strict
+from ..configbase import spec_model
+from ..params import Param
 from ..report.dossier import SubgroupDossierSpec
-from ..validation import check_value
-from .params import PARAM_WHERE, PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
+from .params import DEFAULT_N_BOOT, PARAMS
 
-__all__ = ["RecourseSpec"]
-
-#: audit.yaml key -> the engine's constraints it reuses (``None`` left out: a key of
-#: audit.yaml is never None, its default stands for "not set").
-_CHECKED = {
-    key: [c for c in {**PARAMETER_CONSTRAINTS, **RUN_CONSTRAINTS}[key] if c is not None]
-    for key in ("support", "feature_weights", "phi", "metrics", "top")
-} | {key: STABILITY_CONSTRAINTS[key] for key in ("n_boot", "seed")}
-
-#: Rank-stability resamples in the audit (the engine function has no default: it is asked for).
-#: 50 resamples give each share to about ±7 points at a cost of a few seconds on the demo;
-#: ``n_boot: 0`` turns it off.
-DEFAULT_N_BOOT = 50
+__all__ = ["RecourseSpec", "DEFAULT_N_BOOT"]
 
 
-class RecourseSpec(_Strict):
+class _RecourseBase(_Strict):
     """FACTS subgroup recourse audit.
 
     Examples
@@ -50,50 +37,11 @@ class RecourseSpec(_Strict):
       Value error, support must be a number in (0, 1]; got 1.5 ...
     """
 
-    #: What each key means (shown by editors through the audit.yaml schema).
+    params: ClassVar[tuple[Param, ...]] = ()
+    #: Keys that are not parameters of the engine (the declared ones are added to these).
     key_descriptions: ClassVar[dict[str, str]] = {
-        "support": "Minimum support of frequent itemsets, in (0, 1].",
-        "phi": "Effectiveness thresholds of ECR and ECE.",
-        "metrics": "all, or a list such as [EE, ECE, FECT].",
-        "feature_weights": "Cost weight per feature (default 1).",
-        "immutable": "Features an action may not change (protected ones never change).",
-        "monotone": "Features that may not decrease.",
-        "bins": "Numeric bins per feature: a number of quantiles or a list of edges.",
-        "protected": "Protected attribute audited (default: the only one).",
-        "top": "Comparative subgroup counterfactuals per definition (tables and CSC files; "
-        "the report shows the first).",
         "dossiers": "A printable page per top subgroup: {top: 5}.",
-        "n_boot": "Bootstrap resamples of the audited rows for the rank stability of the top "
-        "10 subgroups of each definition (0 = off). Re-weights the fitted flips: no model call.",
-        "seed": "Seed of the rank-stability resamples.",
     }
-
-    support: float = 0.01
-    phi: list[float] = Field(default_factory=lambda: [0.3, 0.7])
-    metrics: Union[Literal["all"], list[str]] = "all"
-    feature_weights: dict[str, float] = Field(default_factory=dict)
-    immutable: list[str] = Field(default_factory=list)
-    monotone: list[str] = Field(default_factory=list)
-    bins: dict[str, Union[int, list[float]]] = Field(default_factory=dict)
-    protected: Optional[str] = None
-    top: int = 10
-    dossiers: Optional[SubgroupDossierSpec] = None
-    n_boot: int = DEFAULT_N_BOOT
-    seed: int = 0
-
-    @field_validator("phi", mode="before")
-    @classmethod
-    def _phi_list(cls, v: Any) -> Any:
-        return [v] if isinstance(v, (int, float)) and not isinstance(v, bool) else v
-
-    @field_validator(*_CHECKED)
-    @classmethod
-    def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
-        name = info.field_name
-        # the rank-stability keys name their flag and key (as principal's and certainty's do),
-        # so `--n-boot -1` and `n_boot: -1` read alike
-        where = PARAM_WHERE[name] if name in STABILITY_CONSTRAINTS else ""
-        return check_value(name, v, _CHECKED[name], where=where)
 
     def build(self, data: Any, ctx: Any) -> Any:
         """The :class:`~primafacie.recourse.RecourseAudit` this section configures.
@@ -150,3 +98,21 @@ class RecourseSpec(_Strict):
     def run_kwargs(self) -> dict[str, Any]:
         """The arguments of :meth:`RecourseAudit.run` this section sets (budgets: automatic)."""
         return {"phi": list(self.phi), "budgets": "auto", "metrics": self.metrics}
+
+
+def _phi_list(v: Any) -> Any:
+    return [v] if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+#: The order of the keys as audit.yaml and the report show them (the engine's declarations
+#: are grouped by constructor, run and bootstrap).
+_ORDER = ("support", "phi", "metrics", "feature_weights", "immutable", "monotone", "bins",
+          "protected", "top", "n_boot", "seed")  # fmt: skip
+
+RecourseSpec = spec_model(
+    "RecourseSpec", _RecourseBase,
+    sorted((p for p in PARAMS if p.config_key), key=lambda p: _ORDER.index(p.config_key)),
+    "recourse", normalize={"phi": _phi_list},
+    nested={"dossiers": (Optional[SubgroupDossierSpec], None, "top")},
+)  # fmt: skip
+RecourseSpec.params = PARAMS  # every declaration, flag-only ones included (docs/parameters.md)

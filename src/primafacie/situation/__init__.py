@@ -4,15 +4,18 @@ Single-attribute runs use :class:`SituationTest`; multiple and intersectional di
 use :class:`MultipleSituationTest` and :class:`IntersectionalSituationTest`.
 """
 
-from .engine import DEFAULT_K, METHOD_LABELS, METHODS, SituationTest
-from .multi import (
-    IntersectionalSituationTest,
-    MultipleResult,
-    MultipleSituationTest,
-    combine_multiple,
-)
-from .multiplicity import MULTIPLICITY, adjust_p
-from .results import SituationResult
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import DEFAULT_K, METHOD_LABELS, METHODS, SituationTest
+    from .multi import (
+        IntersectionalSituationTest,
+        MultipleResult,
+        MultipleSituationTest,
+        combine_multiple,
+    )
+    from .multiplicity import MULTIPLICITY, adjust_p
+    from .results import SituationResult
 
 __all__ = [
     "SituationTest",
@@ -27,3 +30,26 @@ __all__ = [
     "MULTIPLICITY",
     "adjust_p",
 ]
+
+
+#: Where each public name lives: imported on first use, so that the CLI can read this
+#: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
+_LAZY = {
+    "DEFAULT_K": "engine",
+    "METHOD_LABELS": "engine",
+    "METHODS": "engine",
+    "SituationTest": "engine",
+    "IntersectionalSituationTest": "multi",
+    "MultipleResult": "multi",
+    "MultipleSituationTest": "multi",
+    "combine_multiple": "multi",
+    "MULTIPLICITY": "multiplicity",
+    "adjust_p": "multiplicity",
+    "SituationResult": "results",
+}
+
+
+def __getattr__(name: str) -> Any:
+    from .._lazy import load
+
+    return load(__name__, globals(), _LAZY, name)

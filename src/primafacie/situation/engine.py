@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -55,14 +54,15 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..decisions import predict_binary
 from ..errors import InputError
-from ..neighbors import TIE_RULES, GowerTransformer, knn
-from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, validate_params
+from ..neighbors import GowerTransformer, knn
+from ..validation import validate_params
 from .lists import ListReducer, PrefixCounts, prefix_lengths
-from .multiplicity import MULTIPLICITY, adjust_p
+from .multiplicity import adjust_p
+from .params import DEFAULT_K, METHODS, _method_name  # declared once, with the parameters
+from .params import PARAMETER_CONSTRAINTS as _CONSTRAINTS
+from .params import WHERE as PARAMETER_SOURCES
 from .results import SituationResult
 from .stats import (
-    ALPHA,
-    INTERVALS,
     distinct_counts,
     newcombe_interval,
     test_p_values,
@@ -78,14 +78,8 @@ __all__ = [
     "DEFAULT_K",
 ]
 
-#: Methods in display order.
-METHODS = ("st", "cst", "cst_centers", "cf")
 #: Short labels used in the paper's tables (CST w/o, CST w/).
 METHOD_LABELS = {"st": "st", "cst": "cst_wo", "cst_centers": "cst_w", "cf": "cf"}
-#: The one default neighbourhood grid (engine, ``audit.yaml`` and ``--k``): the first three
-#: sizes of the paper's grid. A single k hides how much a verdict depends on k, and one
-#: search at the largest k serves the smaller ones as prefixes, so the grid costs little more.
-DEFAULT_K = (15, 30, 50)
 #: Columns :meth:`SituationTest._test` computes for each (method, k), in table order.
 _TEST_COLUMNS = (
     "k_c", "k_t", "neg_c", "neg_t", "p_c", "p_t", "delta", "ci_low", "ci_high", "ci2_low",
@@ -93,34 +87,6 @@ _TEST_COLUMNS = (
 )  # fmt: skip
 #: Corrected mode ranks distances rounded to this many decimals (see ``knn(decimals=...)``).
 _DISTANCE_DECIMALS = 12
-_ALIASES = {"cst_wo": "cst", "cst_w": "cst_centers", "cstwo": "cst", "cstwi": "cst_centers"}
-
-
-def _method_name(value: Any) -> str:
-    name = str(value).lower()
-    return _ALIASES.get(name, name)
-
-
-#: A method name (case-insensitive) or one of its aliases.
-_METHOD = Predicate(
-    lambda v: isinstance(v, str) and _method_name(v) in METHODS,
-    "one of " + ", ".join(map(repr, METHODS)) + " (aliases 'cst_wo', 'cst_w')",
-    bad="foo",
-)
-_BOOL = InstanceOf(bool, name="a boolean")
-
-#: Where a user of the CLI or of ``audit.yaml`` sets each parameter; appended to the message.
-PARAMETER_SOURCES = {
-    "method": "--method, analyses.situation.methods",
-    "k": "--k, analyses.situation.k",
-    "alpha": "--alpha, analyses.situation.alpha",
-    "tau": "--tau, analyses.situation.tau",
-    "direction": "--direction, analyses.situation.direction",
-    "interval": "--interval, analyses.situation.interval",
-    "legacy": "--legacy, analyses.situation.legacy",
-    "max_distance": "--max-distance, analyses.situation.max_distance",
-    "multiplicity": "--multiplicity, analyses.situation.multiplicity",
-}
 
 
 def _labels(codes: np.ndarray, labels: list[str]) -> Any:
@@ -293,23 +259,7 @@ class SituationTest:
 
     #: What every parameter accepts (checked at :meth:`run` by
     #: :func:`primafacie.validation.validate_params`; ``audit.yaml`` reuses the same entries).
-    _parameter_constraints: dict[str, list] = {
-        "method": [ListOf(_METHOD, scalar=True)],
-        "k": [ListOf(Interval(Integral, 1, None), scalar=True)],
-        "alpha": ALPHA,
-        "tau": [Interval(Real, -1, 1)],
-        "direction": [Options("negative", "positive")],
-        "interval": [Options(*INTERVALS)],
-        "legacy": [_BOOL],
-        "ties": [None, Options(*TIE_RULES)],
-        "max_distance": [Interval(Real, 0, None, closed="neither"), None],
-        "complainants": [Options("all", "rejected")],
-        "n_attributes": [None, Interval(Integral, 1, None)],
-        "strict_k": [_BOOL],
-        "keep_neighbors": [_BOOL],
-        "chunk_size": [None, Interval(Integral, 1, None)],
-        "multiplicity": [Options(*MULTIPLICITY)],
-    }
+    _parameter_constraints: dict[str, list] = _CONSTRAINTS
 
     def __init__(
         self,

@@ -1,0 +1,134 @@
+"""primafacie.params: one declaration per parameter, and everything derived from it.
+
+The end-to-end test declares a new parameter on a copy of an analysis' declarations and
+finds it, with its default and help, in the engine's validation message, the audit.yaml
+model and JSON Schema, the command's options and the docs table.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Literal, Optional
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from primafacie.commands._common import spec_flags, spec_options
+from primafacie.configbase import Strict, spec_model
+from primafacie.errors import InputError
+from primafacie.groups.params import PARAMS as GROUPS_PARAMS
+from primafacie.params import (
+    Param,
+    annotation,
+    by_name,
+    constraints,
+    markdown_table,
+    where,
+    with_param,
+)
+from primafacie.validation import InstanceOf, Interval, ListOf, Options, validate_params
+
+NEW = Param(
+    "n_widgets",
+    [Interval(Integral, 1, 1000)],
+    7,
+    "Widgets per group (at most 1,000: a hand-checked bound).",
+    flag="--n-widgets",
+)
+
+
+def test_where_names_the_flag_the_key_and_an_outside_source():
+    params = (
+        Param("alpha", [Interval(Real, 0, 1)], 0.05, "A.", flag="--alpha"),
+        Param("max_step", [None], None, "M.", flag="--max-step", key=""),
+        Param("backend", [None], None, "B.", key="", source="compute"),
+        Param("chunk", [None], None, "C.", key=""),
+    )
+    assert where(params, "recourse") == {
+        "alpha": "--alpha, analyses.recourse.alpha",
+        "max_step": "--max-step",
+        "backend": "compute",
+    }
+    assert constraints(params)["alpha"] == [Interval(Real, 0, 1)]
+
+
+def test_annotation_is_derived_from_the_constraints():
+    assert annotation(Param("a", [Interval(Integral, 1, None)], 1, "")) is int
+    assert annotation(Param("a", [None, Interval(Real, 0, None)], None, "")) == Optional[float]
+    assert annotation(Param("a", [Options("x", "y")], "x", "")) == Literal["x", "y"]
+    assert annotation(Param("a", [ListOf(Interval(Integral, 1, None))], [1], "")) == list[int]
+    assert annotation(Param("a", [InstanceOf(bool)], False, "")) is bool
+    assert annotation(Param("a", [Options("all"), ListOf(Interval(Real, 0, 1))], "all", "")) \
+        == Literal["all"] | list[float]  # fmt: skip
+    assert annotation(Param("a", [InstanceOf(dict, list)], {}, "")) is not None
+
+
+def test_with_param_adds_or_replaces_by_name():
+    params = with_param(GROUPS_PARAMS, NEW)
+    assert list(by_name(params))[-1] == "n_widgets" and len(params) == len(GROUPS_PARAMS) + 1
+    again = with_param(params, Param("n_widgets", [], 1, "Other."))
+    assert len(again) == len(params) and by_name(again)["n_widgets"].default == 1
+
+
+def test_a_new_declared_parameter_appears_everywhere_it_is_derived():
+    params = with_param(GROUPS_PARAMS, NEW)
+    # the engine's validation: constraint and "where to fix it"
+    with pytest.raises(InputError) as err:
+        validate_params("GroupMetrics", constraints(params), {"n_widgets": 10**6},
+                        where(params, "groups"))  # fmt: skip
+    assert str(err.value) == (
+        "GroupMetrics: n_widgets must be an integer in [1, 1000]; got 1000000 "
+        "(--n-widgets, analyses.groups.n_widgets)"
+    )
+    # the audit.yaml model and its JSON Schema
+    from primafacie.groups.spec import _GroupsBase
+
+    model = spec_model("GroupsSpec", _GroupsBase, params, "groups")
+    assert model().n_widgets == 7 and model(n_widgets=3).n_widgets == 3
+    prop = model.model_json_schema()["properties"]["n_widgets"]
+    assert prop["default"] == 7 and prop["type"] == "integer"
+    assert prop["description"] == NEW.help
+    with pytest.raises(ValueError, match=r"got 0 \(--n-widgets, analyses.groups.n_widgets\)"):
+        model(n_widgets=0)
+    # the command's options
+    seen = {}
+    app = typer.Typer()
+
+    @app.command()
+    def cmd(name: str = typer.Option("x", "--name"), **settings: object) -> None:
+        seen.update(settings)
+
+    app.registered_commands[0].callback = spec_options(params)(cmd)
+    runner = CliRunner()
+    help_text = runner.invoke(app, ["--help"], terminal_width=200).output
+    assert "--n-widgets" in help_text and "Widgets per group" in help_text
+    assert "[default: 7]" in help_text
+    assert runner.invoke(app, ["--n-widgets", "12"]).exit_code == 0
+    assert seen["n_widgets"] == 12 and seen["min_group"] == 30
+    assert spec_flags(params)["n_widgets"] == "--n-widgets"
+    # the docs table
+    table = markdown_table(params, "groups")
+    row = next(line for line in table.splitlines() if "n_widgets" in line)
+    assert row == (
+        "| `analyses.groups.n_widgets` | `--n-widgets` | `7` | an integer in [1, 1000] | "
+        "Widgets per group (at most 1,000: a hand-checked bound). |"
+    )
+
+
+def test_declarations_of_groups_match_the_engine_and_the_model():
+    from primafacie.groups.engine import GroupMetrics
+    from primafacie.groups.spec import GroupsSpec
+
+    assert GroupMetrics._parameter_constraints == constraints(GROUPS_PARAMS)
+    spec = GroupsSpec()
+    for p in GROUPS_PARAMS:
+        if p.config_key:
+            assert getattr(spec, p.config_key) == p.default
+            assert GroupsSpec.key_descriptions[p.config_key] == p.help
+
+
+def test_the_model_of_a_spec_is_strict():
+    model = spec_model("Demo", Strict, (NEW,), "demo")
+    with pytest.raises(ValueError, match="Extra inputs"):
+        model(nope=1)
