@@ -153,10 +153,11 @@ def test_the_engine_refuses_through_the_api_too(monkeypatch):
 
     monkeypatch.setenv("PRIMAFACIE_MEMORY", "1000000")
     engine = PrincipalFairness(
-        definitions=[1], n_boot=10**9, protected={"a": 1}, decision="s", outcome="y",
+        definitions=[1], n_boot=100_000, protected={"a": 1}, decision="s", outcome="y",
         favorable=1, outcome_favorable=1,
     )  # fmt: skip
-    with pytest.raises(InputError, match="800.0 GB of memory"):
+    # the largest n_boot the declaration allows (100,000) still needs 80 MB: refused at 1 MB
+    with pytest.raises(InputError, match="80.0 MB of memory"):
         engine.run(_table())
 
 

@@ -303,7 +303,7 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
         >>> list(res.rankings), res.rankings["EE"].to_frame()["score"].tolist()
         (['Ma.5', 'EE', 'Mi.5'], [1.0])
         >>> print(res.scope())
-        rejected applicants by g: 50 a, 25 b (of 100 rows); 1 subgroup (support ≥ 0.1 of every group's rejected) hold 50 of 50 (100%) a, 25 of 25 (100%) b of the rejected; 3 definitions
+        rejected applicants by g: 50 a, 25 b (of 100 rows); 1 subgroup (support ≥ 0.1 of every group's rejected) hold 100.0% (50 of 50) a, 100.0% (25 of 25) b of the rejected; 3 definitions
         """
         self._validate_run(phi=phi, budgets=budgets, metrics=metrics)
         self.fit(data, progress=progress)
