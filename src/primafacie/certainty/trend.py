@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import AnalysisRun
-from ..overtime.windows import WindowTrend
+from ..overtime.windows import WindowTrend, trend_frame
 
 __all__ = ["trend", "TREND_COLUMNS", "draw_trend"]
 
@@ -38,11 +38,7 @@ def trend(window_runs: Mapping[str, AnalysisRun], windows: pd.DataFrame) -> Wind
         t.insert(0, "window", w.window)
         t.insert(1, "status", "ok")
         parts.append(t)
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=TREND_COLUMNS)
-    sizes = windows.set_index("window")
-    frame["window_n"] = frame["window"].map(sizes["n"]).astype(int)
-    frame["window_small"] = frame["window"].map(sizes["small"]).astype(bool)
-    frame = frame.reindex(columns=TREND_COLUMNS)
+    frame = trend_frame(parts, windows, TREND_COLUMNS)
     return WindowTrend(frame, windows, "Disparity per decision-maker and time window", draw_trend)
 
 

@@ -80,9 +80,12 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
         label: engine.run(data, scm=scm, decider=cfg.decider(), complainant_mask=family)
         for label, engine in engines.items()
     }
+    from ..situation.analysis import dossier_setting
+
     return build_dossiers(
-        results, data, scm=scm, source=decision_source(cfg), ids=ids, redact=redact
-    )
+        results, data, scm=scm, source=decision_source(cfg), ids=ids, redact=redact,
+        **dossier_setting(cfg, data),
+    )  # fmt: skip
 
 
 def write(book: Any, out: Path, inputs: tuple[Any, ...], provenance: Any = None) -> list[Path]:

@@ -24,6 +24,7 @@ from ..errors import InputError
 from ..jsonsafe import json_safe
 
 __all__ = [
+    "trend_frame",
     "window_labels",
     "window_table",
     "run_windows",
@@ -171,6 +172,18 @@ def label_rows(runs: Mapping[str, AnalysisRun], labels: np.ndarray) -> dict[str,
             tables[stem].insert(at, "window", labels[pos.astype(int)])
         out[name] = replace(run, tables=tables)
     return out
+
+
+def trend_frame(
+    parts: list[pd.DataFrame], windows: pd.DataFrame, columns: list[str]
+) -> pd.DataFrame:
+    """The per-window rows of a trend, each with its window's size and small flag, in
+    ``columns`` order (an empty frame with those columns when no window was measured)."""
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    sizes = windows.set_index("window")
+    frame["window_n"] = frame["window"].map(sizes["n"]).astype(int)
+    frame["window_small"] = frame["window"].map(sizes["small"]).astype(bool)
+    return frame.reindex(columns=columns)
 
 
 @dataclass(frozen=True)

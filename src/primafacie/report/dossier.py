@@ -47,6 +47,7 @@ from ..configbase import Strict
 from ..errors import InputError
 from ..formats import fixed
 from ..jsonsafe import json_safe
+from ..legal import legal_note
 from ..situation.labels import METHOD_NAMES
 from ..situation.multiplicity import MULTIPLICITY_NAMES
 from .html import CSP, format_number, template_environment
@@ -641,7 +642,12 @@ def _all_verdicts(mine: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, An
 
 
 def _record(
-    data: Any, pos: int, redact: Sequence[str], source: Mapping[str, str], shown: Any = str
+    data: Any,
+    pos: int,
+    redact: Sequence[str],
+    source: Mapping[str, str],
+    shown: Any = str,
+    windows: Sequence[str] | None = None,
 ) -> dict:
     me = data.frame.iloc[pos]
     rows = [("id", shown(data.ids[pos]))]
@@ -654,6 +660,8 @@ def _record(
     rows.append(("decision", dec))
     if data.outcome is not None and data.outcome not in redact:
         rows.append((f"outcome ({data.outcome})", str(me[data.outcome])))
+    if windows is not None:  # time: in audit.yaml: the window this decision falls in
+        rows.append(("time window", str(windows[pos])))
     return {"rows": rows, "source": dict(source)}
 
 
@@ -812,8 +820,11 @@ def _page(
     hide: Redaction,
     sensitivity: Any,
     file: str,
+    setting: Mapping[str, Any] | None = None,
 ) -> tuple[str, list[dict]]:
-    """One person's page (written to ``file``) and its index rows."""
+    """One person's page (written to ``file``) and its index rows; ``setting`` holds the
+    audit's ``windows`` (each row's time window, or None) and ``jurisdiction``."""
+    setting = setting or {}
     parts, index = [], []
     redact = list(hide.columns)
     for label, res in tests.items():
@@ -853,9 +864,9 @@ def _page(
         )
     facts = {
         "id": hide.shown(ident),
-        "record": _record(data, pos, redact, source, hide.shown),
+        "record": _record(data, pos, redact, source, hide.shown, setting.get("windows")),
         "tests": parts,
-        "legal": list(LEGAL_NOTE),
+        "legal": legal_note(setting.get("jurisdiction", "eu")),
         "meaning": _MEANING,
         "sections": SECTION_TITLES,
     }
@@ -886,6 +897,8 @@ def build_dossiers(
     top: int = 20,
     redact: Sequence[str] = (),
     sensitivity: Any = None,
+    windows: Sequence[str] | None = None,
+    jurisdiction: str = "eu",
 ) -> Dossiers:
     """A page per complainant: the given ``ids``, or the ``top`` strongest of each test.
 
@@ -909,6 +922,10 @@ def build_dossiers(
         Columns hidden everywhere, page source included.
     sensitivity
         The sensitivity Result (``overturning(row) -> list[str]``) when that analysis ran.
+    windows
+        Each row's time window (``time:`` in audit.yaml), shown in the person's record.
+    jurisdiction
+        Whose legal notes the pages carry (:func:`primafacie.legal.legal_note`).
 
     Returns
     -------
@@ -935,7 +952,8 @@ def build_dossiers(
     for ident, name in zip(chosen, shown, strict=True):
         pos = int(lookup[ident])
         file = files[name]
-        page, rows = _page(ident, pos, tests, data, scm, src, hide, sensitivity, file)
+        setting = {"windows": windows, "jurisdiction": jurisdiction}
+        page, rows = _page(ident, pos, tests, data, scm, src, hide, sensitivity, file, setting)
         html[file] = page
         keys[str(ident)] = file
         index += rows

@@ -145,9 +145,25 @@ def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> Analy
         top=spec.dossiers.top,
         redact=spec.dossiers.redact,
         sensitivity=run.results.get("sensitivity"),
+        **dossier_setting(ctx.config, ctx.data),
     )
     tables = {**run.tables, table_stem(ANALYSIS_NAME, "dossiers"): book.to_frame()}
     return replace(run, results={**run.results, "dossiers": book}, tables=tables)
+
+
+def dossier_setting(cfg: Any, data: Any) -> dict[str, Any]:
+    """What the dossier pages take from the audit's configuration: each row's time window
+    (``time:``) and the jurisdiction of the legal notes."""
+    if cfg is None:
+        return {}
+    windows = None
+    time = getattr(cfg, "time", None)
+    if time is not None:
+        from ..overtime.windows import window_labels
+
+        step = time.window if time.column is not None else None
+        windows = window_labels(data.frame[time.source], step, time.source).tolist()
+    return {"windows": windows, "jurisdiction": getattr(cfg, "jurisdiction", "eu")}
 
 
 #: Results of the situation analysis that are not tests (left out of counts and headlines).
