@@ -620,3 +620,29 @@ def test_sigterm_handler_is_restored_after_a_command():
     result = runner.invoke(app, ["audit", "/nonexistent/audit.yaml"])
     assert result.exit_code == 2 and "configuration file not found" in result.output
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_sigterm_that_surfaces_as_another_error_is_still_a_termination(capsys):
+    """A SIGTERM landing inside an extension module's initialisation comes back as that
+    module's own error (e.g. ImportError: initialization failed): exit 143, never 'internal'."""
+    import typer
+
+    @_common.guarded
+    def import_interrupted() -> None:
+        try:
+            _common._raise_terminated(signal.SIGTERM, None)
+        except _common.Terminated:
+            raise ImportError("initialization failed") from None
+
+    with pytest.raises(typer.Exit) as exc:
+        import_interrupted()
+    assert exc.value.exit_code == 143
+    assert "internal error" not in capsys.readouterr().err
+
+    @_common.guarded
+    def plain_bug() -> None:
+        raise ImportError("initialization failed")
+
+    with pytest.raises(typer.Exit) as exc:
+        plain_bug()
+    assert exc.value.exit_code == 1  # without a signal it stays an internal error

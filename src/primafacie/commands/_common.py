@@ -35,7 +35,14 @@ class Terminated(KeyboardInterrupt):
     is left behind."""
 
 
+#: Set when SIGTERM arrived: an extension module whose initialisation the signal interrupted
+#: re-raises it as its own error ("ImportError: initialization failed"), which is still a
+#: termination, not an internal error.
+_TERMINATED = threading.Event()
+
+
 def _raise_terminated(signum: int, frame: Any) -> None:
+    _TERMINATED.set()
     raise Terminated()
 
 
@@ -65,6 +72,7 @@ def guarded(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         _committed_outputs().clear()
+        _TERMINATED.clear()
         try:
             with sigterm_as_interrupt():
                 return fn(*args, **kwargs)
@@ -101,6 +109,9 @@ def guarded(fn: F) -> F:
             err_console.print(f"interrupted; {_what_was_written()}")
             raise typer.Exit(130) from None
         except Exception as exc:  # noqa: BLE001 - last line of defence: no bare traceback
+            if _TERMINATED.is_set():  # SIGTERM surfaced as another error (see _TERMINATED)
+                err_console.print(f"terminated; {_what_was_written()}")
+                raise typer.Exit(143) from None
             return _internal_error(exc)
 
     return wrapper  # type: ignore[return-value]
