@@ -62,3 +62,27 @@ def test_bad_date_and_score_column_exit_2(tmp_path):
     assert got.returncode == 2 and "YYYY-MM-DD" in got.stderr + got.stdout
     got = _run("ll144", "--config", str(_config(tmp_path, score="nope")))
     assert got.returncode == 2 and "nope" in got.stderr + got.stdout
+
+
+def test_hostile_category_values_stay_values(tmp_path):
+    """Category values are the auditee's: a formula stays text in the CSVs, markup stays
+    escaped in the summary page, and `$` in a plot label is not mathtext."""
+    df = hiring()
+    df["sex"] = df["sex"].replace({"Female": '=HYPERLINK("http://x")', "Male": "$$ </td><script>"})
+    df = df.assign(score=range(200), grp=["a", "b"] * 100)
+    df.to_csv(tmp_path / "hiring.csv", index=False)
+    cfg = {
+        "data": "hiring.csv", "decision": {"column": "sel"}, "favorable": 1,
+        "features": {"score": "numeric"}, "protected": {"grp": "a"},
+        "analyses": {"groups": None, "ll144": {"categories": {"sex": "sex"}}},
+    }  # fmt: skip
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(cfg))
+    got = _run("ll144", "--config", str(tmp_path / "audit.yaml"), "--out", str(tmp_path / "ll"))
+    assert got.returncode == 0, got.stderr
+    rates = (tmp_path / "ll" / "rates.csv").read_text()
+    assert "'=HYPERLINK" in rates and "\n=HYPERLINK" not in rates
+    page = (tmp_path / "ll" / "summary.html").read_text()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    audit = _run("audit", str(tmp_path / "audit.yaml"), "--out", str(tmp_path / "audit"))
+    assert audit.returncode == 0, audit.stderr  # the impact-ratio figure drew the `$$` label
+    assert "'=HYPERLINK" in (tmp_path / "audit" / "tables" / "ll144_rates.csv").read_text()

@@ -286,6 +286,8 @@ class AlternativesResult(HTMLReprMixin):
         audited model and the chosen candidate marked. Returns the Figure."""
         import matplotlib.pyplot as plt
 
+        from ..report.plots import tight_layout
+
         if ax is None:
             fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=100)
         else:
@@ -302,7 +304,7 @@ class AlternativesResult(HTMLReprMixin):
         ax.set_xlabel(f"{DISPARITY_LABELS[self.settings['disparity']]} (cross-validated)")
         ax.set_ylabel(f"{self._u()} (cross-validated)")
         ax.legend(fontsize=8, frameon=False)
-        fig.tight_layout()
+        tight_layout(fig)
         return fig
 
 

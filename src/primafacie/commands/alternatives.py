@@ -36,10 +36,10 @@ status) and alternatives.json to --out; nothing is written when the input is bad
 
 
 def _write(out: Path, res: Any, inputs: tuple) -> None:
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json
+    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table
 
     with atomic_output_dir(out, owner="alternatives", keep=inputs) as stage:
-        atomic_write_csv(stage / "candidates.csv", res.to_frame())
+        atomic_write_table(stage / "candidates.csv", res.to_frame())
         atomic_write_json(stage / "alternatives.json", res.to_dict())
 
 

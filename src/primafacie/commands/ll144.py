@@ -32,14 +32,14 @@ unknown.csv and ll144.json to --out; nothing is written when the input is bad (e
 
 
 def _write(out: Path, spec: Any, res: Any, inputs: tuple) -> None:
-    from ..io import atomic_output_dir, atomic_write_csv, atomic_write_json, atomic_write_text
+    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table, atomic_write_text
     from ..ll144.page import summary_page
 
     page = summary_page(res, spec.audit_date, spec.distribution_date, spec.data_source)
     with atomic_output_dir(out, owner="ll144", keep=inputs) as stage:
         atomic_write_text(stage / "summary.html", page)
-        atomic_write_csv(stage / "rates.csv", res.to_frame())
-        atomic_write_csv(stage / "unknown.csv", res.summary())
+        atomic_write_table(stage / "rates.csv", res.to_frame())
+        atomic_write_table(stage / "unknown.csv", res.summary())
         atomic_write_json(stage / "ll144.json", res.to_dict())
 
 

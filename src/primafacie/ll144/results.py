@@ -127,6 +127,8 @@ class LL144Result(HTMLReprMixin):
         """Impact ratio per category (excluded categories left out), 0.8 marked."""
         import matplotlib.pyplot as plt
 
+        from ..report.plots import tight_layout
+
         t = self.table.dropna(subset=["impact_ratio"])
         if ax is None:
             fig, ax = plt.subplots(figsize=(6.4, 0.28 * len(t) + 1.2), dpi=100)
@@ -136,8 +138,8 @@ class LL144Result(HTMLReprMixin):
         ax.barh(y, t["impact_ratio"], color="#8aa1b8")
         ax.axvline(0.8, color="#c53030", ls="--", lw=1)
         labels = [f"{d}: {c}" for d, c in zip(t["dimension"], t["category"], strict=True)]
-        ax.set_yticks(y, labels=[lab.replace("$", r"\$") for lab in labels])
+        ax.set_yticks(y, labels=labels)
         ax.invert_yaxis()
         ax.set_xlabel("impact ratio")
-        fig.tight_layout()
+        tight_layout(fig)  # category labels come from the data: never mathtext
         return fig
