@@ -433,16 +433,16 @@ def test_default_interval_is_newcombe_by_hand():
 
 # ---------------------------------------------------------------- stages
 def test_one_search_per_centre_set_at_the_largest_k(tiny, monkeypatch):
-    import primafacie.situation.engine as engine
+    import primafacie.situation.search as search
 
     calls = []
-    real = engine.knn
+    real = search.knn
 
     def spy(centres, candidates, k, **opts):
         calls.append((len(centres), len(candidates), k))
         return real(centres, candidates, k, **opts)
 
-    monkeypatch.setattr(engine, "knn", spy)
+    monkeypatch.setattr(search, "knn", spy)
     data, cf = tiny
     SituationTest(method=["st", "cst", "cst_centers", "cf"], k=[1, 3, 2]).run(
         data, counterfactuals=cf

@@ -12,6 +12,7 @@ from scipy.stats import norm
 
 from primafacie.data import AuditData
 from primafacie.situation import MultipleSituationTest, SituationTest
+from primafacie.situation.statistics import Statistics
 from primafacie.situation.stats import (
     consistent_p,
     newcombe_interval,
@@ -303,9 +304,9 @@ def test_engine_columns_per_distinct_counts_equal_row_by_row(interval, legacy):
     counts = {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
     st = SituationTest(
         method="st", k=15, interval=interval if not legacy else "wald", tau=0.05, legacy=legacy
-    )
-    fast = st._test(counts, legacy)
-    rows = st._test_rows(counts, legacy)
+    )._stage(Statistics)
+    fast = st.test(counts, legacy)
+    rows = st.test_rows(counts, legacy)
     assert fast.keys() == rows.keys()
     for name, col in rows.items():
         assert fast[name].dtype == col.dtype, name

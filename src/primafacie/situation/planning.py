@@ -1,0 +1,245 @@
+"""Stages 1 and 2 of a situation test: who is tested against whom, and their counterfactuals.
+
+:class:`Planner` resolves the settings (methods, k grid, attribute, conventions), picks the
+complainants and the two search spaces (:class:`Plan`, row positions), checks that the largest
+k fits them, and computes the counterfactual table and the complainants' counterfactual
+decisions ŷ^CF. Nothing here searches neighbours or computes a statistic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data import AuditData, to_pandas
+from ..decisions import predict_binary
+from ..errors import InputError
+from .params import _method_name
+from .reference import reference_value
+
+__all__ = ["Plan", "Planner", "cf_decisions"]
+
+
+def _as_list(value: Any) -> list:
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return list(value)
+    return [value]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Stage 1: the resolved settings and who is tested against whom (row positions)."""
+
+    methods: list[str]
+    ks: list[int]
+    attribute: str
+    legacy: bool
+    ties: str
+    y: np.ndarray  # decisions of every row, 1 = favourable
+    prot: np.ndarray  # protected mask
+    comp_rows: np.ndarray  # complainants
+    ctrl_rows: np.ndarray  # control search space: the protected rows
+    test_rows: np.ndarray  # test search space: the non-protected rows
+
+    @property
+    def kmax(self) -> int:
+        return self.ks[-1]
+
+    @property
+    def need_cf(self) -> bool:
+        return any(m != "st" for m in self.methods)
+
+    @property
+    def need_centres(self) -> bool:
+        return any(m in ("cst_centers", "cf") for m in self.methods)
+
+
+@dataclass(frozen=True)
+class Planner:
+    """The complainants, search spaces and counterfactuals of a run (stages 1 and 2).
+
+    Parameters
+    ----------
+    method, k, attribute, legacy, ties, complainants, strict_k, reference
+        As given to :class:`~primafacie.situation.engine.SituationTest` (validated there).
+    """
+
+    method: Any
+    k: Any
+    attribute: str | None
+    legacy: bool
+    ties: str | None
+    complainants: str
+    strict_k: bool
+    reference: Any
+
+    def methods(self) -> list[str]:
+        """The requested methods, aliases resolved, in the order given, without repeats."""
+        return list(dict.fromkeys(_method_name(m) for m in _as_list(self.method)))
+
+    def ks(self) -> list[int]:
+        """The requested k, ascending, without repeats."""
+        return sorted({int(k) for k in _as_list(self.k)})
+
+    def reference_value(self, data: AuditData, plan: Plan) -> Any:
+        """The value do() sets the plan's attribute to (:func:`.reference.reference_value`)."""
+        return reference_value(data, plan.attribute, self.reference, plan.prot)
+
+    # ---- stage 1: complainants and search spaces' rows
+    def plan(self, data: AuditData, complainant_mask: np.ndarray | None) -> Plan:
+        """Resolve the settings and the complainant, control and test rows."""
+        methods, ks = self.methods(), self.ks()
+        attribute = data.protected_attribute(
+            self.attribute,
+            how="pass attribute=... (or use MultipleSituationTest / IntersectionalSituationTest)",
+        )
+        legacy = bool(self.legacy)
+        y = data.decision_array().astype(np.int64)
+        prot = data.protected_mask(attribute)
+        comp = prot.copy()
+        if complainant_mask is not None:
+            mask = np.asarray(complainant_mask, dtype=bool)
+            if mask.shape != (data.n,):
+                raise InputError(f"complainant_mask must have {data.n} booleans")
+            comp &= mask
+        if self.complainants == "rejected":
+            comp &= y == 0
+        plan = Plan(
+            methods=methods,
+            ks=ks,
+            attribute=attribute,
+            legacy=legacy,
+            ties=self.ties or ("last" if legacy else "first"),
+            y=y,
+            prot=prot,
+            comp_rows=np.flatnonzero(comp),
+            ctrl_rows=np.flatnonzero(prot),
+            test_rows=np.flatnonzero(~prot),
+        )
+        if self.strict_k:
+            _check_k(plan)
+        return plan
+
+    # ---- stage 2: counterfactuals
+    def counterfactual_stage(
+        self, data: AuditData, plan: Plan, scm: Any, counterfactuals: Any, decider: Any
+    ) -> tuple[pd.DataFrame | None, np.ndarray | None]:
+        """The counterfactual table (None for ST alone) and ŷ^CF of the complainants (None
+        unless a method counts the counterfactual centres)."""
+        if not plan.need_cf:
+            return None, None
+        if scm is None and counterfactuals is None:
+            raise InputError(
+                f"method(s) {[m for m in plan.methods if m != 'st']} need counterfactuals: pass "
+                "scm=... (a fitted SCM) or counterfactuals=... (a precomputed table); on the CLI "
+                "--edge or --counterfactuals, in audit.yaml a causal: section"
+            )
+        cf = self._counterfactuals(data, plan, scm, counterfactuals)
+        bad = cf.iloc[plan.comp_rows][list(data.features)].isna().any()
+        if bad.any():
+            raise InputError(
+                f"the counterfactual table has missing values in {list(bad[bad].index)} "
+                "for complainant rows"
+            )
+        if not plan.need_centres:
+            return cf, None
+        which = "cf" if "cf" in plan.methods else "cst_centers"
+        if plan.legacy and data.decision in cf.columns:
+            every = cf_decisions(data, cf, np.arange(data.n), None, which, plan.legacy)
+            return cf, every[plan.comp_rows]
+        ycf = cf_decisions(data, cf, plan.comp_rows, decider, which, plan.legacy)
+        return cf, ycf.astype(np.int64)
+
+    def _counterfactuals(
+        self, data: AuditData, plan: Plan, scm: Any, counterfactuals: Any
+    ) -> pd.DataFrame:
+        """The given counterfactual table (checked), or the SCM's under do(reference)."""
+        if counterfactuals is not None:
+            cf = to_pandas(counterfactuals).reset_index(drop=True)
+            if len(cf) != data.n:
+                raise InputError(
+                    f"the counterfactual table has {len(cf)} rows but the data have {data.n}; "
+                    "give one row per data row, in the same order"
+                )
+            missing = [c for c in data.features if c not in cf.columns]
+            if missing:
+                raise InputError(f"the counterfactual table lacks feature column(s) {missing}")
+            return cf
+        attribute = plan.attribute
+        ref = self.reference_value(data, plan)
+        _check_scm(scm, data, attribute)
+        if hasattr(scm, "is_fitted") and not scm.is_fitted:
+            scm = scm.fit(data)
+        cf = to_pandas(
+            scm.counterfactual(data.frame, intervention={attribute: ref}, rows=plan.prot)
+        )
+        cf = cf.reset_index(drop=True)
+        # The SCM copies the recorded decision unchanged; it is not b(x^CF), so drop it.
+        if data.decision in cf.columns:
+            cf = cf.drop(columns=data.decision)
+        return cf
+
+
+def _check_k(plan: Plan) -> None:
+    """strict_k: the largest k must fit both search spaces (the complainant excluded)."""
+    kmax, attribute = plan.kmax, plan.attribute
+    hint = "lower k (from Python, strict_k=False runs with the smaller groups)"
+    if kmax > len(plan.ctrl_rows) - 1:
+        raise InputError(
+            f"k={kmax} is larger than the control search space: only "
+            f"{len(plan.ctrl_rows) - 1} other protected rows ({attribute!r}) besides the "
+            f"complainant; {hint}"
+        )
+    if kmax > len(plan.test_rows):
+        raise InputError(
+            f"k={kmax} is larger than the test search space: only {len(plan.test_rows)} "
+            f"non-protected rows ({attribute!r}); {hint}"
+        )
+
+
+def _check_scm(scm: Any, data: AuditData, attribute: str) -> None:
+    """The SCM's nodes are columns, no edge points into a protected attribute, and the
+    attribute intervened on is a node."""
+    edges = [tuple(map(str, e)) for e in getattr(scm, "edges", [])]
+    nodes = {v for e in edges for v in e}
+    missing = sorted(v for v in nodes if v not in data.frame.columns)
+    if missing:
+        raise InputError(
+            f"SCM node(s) {missing} are not columns of the data; columns: "
+            f"{', '.join(map(str, data.frame.columns))}"
+        )
+    for a, b in edges:
+        if b in data.protected:
+            raise InputError(
+                f"SCM edge {a!r} -> {b!r} points into the protected attribute {b!r}; a "
+                "protected attribute must have no parents"
+            )
+    if edges and attribute not in nodes:
+        raise InputError(f"the protected attribute {attribute!r} is not a node of the SCM")
+
+
+def cf_decisions(
+    data: AuditData,
+    cf: pd.DataFrame,
+    rows: np.ndarray,
+    decider: Any,
+    method: str,
+    legacy: bool,
+) -> np.ndarray:
+    """ŷ^CF of ``rows``: b(x^CF) from ``decider`` or the table's decision column (which
+    legacy mode prefers, as the authors' code read it)."""
+    col = data.decision
+    from_table = col is not None and col in cf.columns
+    if decider is not None and not (legacy and from_table):
+        return predict_binary(decider, cf.iloc[rows].reset_index(drop=True))
+    if from_table:
+        tmp = data.replace(frame=data.frame.assign(**{col: cf[col].to_numpy()}))
+        return tmp.decision_array()[rows]
+    raise InputError(
+        f"method {method!r} needs the counterfactual decision b(x^CF): pass decider=... "
+        "(a Rule such as 'salary + 5 * balance > 225000', a fitted model or a callable), "
+        f"or a counterfactual table that holds the decision column {col!r}"
+    )

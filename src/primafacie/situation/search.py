@@ -1,0 +1,243 @@
+"""Stages 3 and 4 of a situation test: the search spaces and the neighbour searches.
+
+:class:`GroupSearch` fits the Gower coordinates of the factual rows once per run
+(:class:`Space`), places the complainants' counterfactual centres in them, and runs one k-NN
+search per centre set at the largest k (+1): the control groups, the factual test groups (ST)
+and the counterfactual test groups (CST, CF). Each search is reduced where it ran to the prefix
+counts every k of the grid reads (:class:`Lists`), so nothing searches again per k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data import AuditData
+from ..neighbors import GowerTransformer, knn
+from .lists import ListReducer, PrefixCounts, prefix_lengths
+from .planning import Plan, cf_decisions
+
+__all__ = ["GroupSearch", "Lists", "Space", "group_distances", "group_members"]
+
+#: Corrected mode ranks distances rounded to this many decimals (see ``knn(decimals=...)``).
+_DISTANCE_DECIMALS = 12
+
+
+@dataclass(frozen=True)
+class Space:
+    """Stage 3: Gower coordinates of the rows and counterfactual centres, and knn options."""
+
+    X: np.ndarray
+    Xcf: np.ndarray | None
+    features: list[str]
+    divisor: float
+    opts: dict
+    # the factual transformer, kept so that another SCM's centres are scaled the same way
+    transformer: Any = None
+
+
+@dataclass
+class Lists:
+    """Stage 4: what the searches at the largest k keep: the negatives and sizes of the
+    prefixes of every list (:class:`~primafacie.situation.lists.PrefixCounts`, one column per
+    prefix length the grid reads) and, with ``keep_neighbors``, the lists themselves (data-row
+    positions, -1 pads) and their distances. ``ctrl_*`` is the control group (legacy: the top
+    k+1 protected rows, complainant included; corrected: the complainant removed), ``st_*`` the
+    factual test group, ``cf_*`` the test group of the counterfactual centres."""
+
+    self_pos: np.ndarray  # the complainant's position in the k+1 control list (k+2 if absent)
+    ctrl_counts: PrefixCounts
+    ctrl_list: np.ndarray | None = None
+    st_counts: PrefixCounts | None = None
+    st_list: np.ndarray | None = None
+    cf_counts: PrefixCounts | None = None
+    cf_list: np.ndarray | None = None
+    cf_counts_cfneg: PrefixCounts | None = None  # legacy CST w/: negatives read from D^CF
+    centre_rank: np.ndarray | None = None  # legacy CST w/: rank of the appended centre
+    # Gower distances of the lists above (kept with them, for the dossiers' member tables)
+    ctrl_dist: np.ndarray | None = None
+    st_dist: np.ndarray | None = None
+    cf_dist: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class GroupSearch:
+    """The search spaces and the control and test groups of a run (stages 3 and 4).
+
+    Parameters
+    ----------
+    keep_neighbors, n_attributes, max_distance, chunk_size, algorithm, backend
+        As given to :class:`~primafacie.situation.engine.SituationTest` (validated there).
+    """
+
+    keep_neighbors: bool
+    n_attributes: int | None
+    max_distance: float | None
+    chunk_size: int | None
+    algorithm: str
+    backend: Any
+
+    # ---- stage 3: search spaces, fitted once per run
+    def space(self, data: AuditData, plan: Plan, cf: pd.DataFrame | None) -> Space:
+        """Gower coordinates of the factual rows and of the complainants' counterfactuals."""
+        features = dict(data.features)
+        if plan.legacy:
+            # The authors list nominal, then continuous, then ordinal attributes; the order
+            # fixes the floating-point sums and therefore which distances tie.
+            order = {"categorical": 0, "numeric": 1, "ordinal": 2}
+            features = dict(sorted(features.items(), key=lambda kv: order[kv[1].kind]))
+        scale = "zscore" if plan.legacy else "range"
+        extra = [cf.iloc[plan.comp_rows]] if cf is not None else []
+        tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
+        tf.fit(data.frame, extra_categories=extra)
+        X = tf.transform(data.frame)
+        opts = dict(
+            ties=plan.ties,
+            # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
+            # the rounding of x / range) decides them. Legacy keeps the authors' raw sums.
+            decimals=None if plan.legacy else _DISTANCE_DECIMALS,
+            max_distance=self.max_distance,
+            chunk_size=self.chunk_size,
+            algorithm=self.algorithm,
+            divisor=tf.divisor,
+            backend=self.backend,
+        )
+        space = Space(
+            X=X, Xcf=None, features=list(features), divisor=tf.divisor, opts=opts, transformer=tf
+        )
+        if cf is None:
+            return space
+        return replace(space, Xcf=self.cf_coordinates(plan, space, cf, data.frame))
+
+    def cf_coordinates(
+        self, plan: Plan, space: Space, cf: pd.DataFrame, factual: pd.DataFrame | None = None
+    ) -> np.ndarray:
+        """Gower coordinates of the complainants' counterfactual centres."""
+        if not plan.legacy:
+            return space.transformer.transform(cf.iloc[plan.comp_rows])
+        # Legacy (b): the scaler is re-fitted on the whole counterfactual table.
+        tcf = GowerTransformer(
+            space.transformer.features, scale="zscore", n_attributes=self.n_attributes
+        )
+        tcf.fit(cf, extra_categories=[] if factual is None else [factual])
+        return tcf.transform(cf)[plan.comp_rows]
+
+    # ---- stage 4: one search per centre set, at the largest k (+1)
+    def search(self, data: AuditData, plan: Plan, space: Space, cf: pd.DataFrame | None) -> Lists:
+        """The prefix counts of the control and test groups at the largest k (and the lists,
+        when kept)."""
+        lists = self._control_search(plan, space)
+        kmax, comp_rows = plan.kmax, plan.comp_rows
+        if "st" in plan.methods:
+            red = self._reducer(plan, plan.test_rows, kmax)
+            out = self._knn(space.X[comp_rows], plan.test_rows, kmax, space, red)
+            lists.st_counts = PrefixCounts(red.cols, out["neg"], out["size"])
+            lists.st_list, lists.st_dist = out.get("list"), out.get("dist")
+        if plan.need_cf:
+            self.cf_search(data, plan, space, cf, lists)
+        return lists
+
+    def cf_search(
+        self, data: AuditData, plan: Plan, space: Space, cf: pd.DataFrame, lists: Lists
+    ) -> None:
+        """The test groups of the counterfactual centres, set on ``lists``."""
+        kmax, rows = plan.kmax, plan.test_rows
+        legacy_w = {}
+        if plan.legacy and plan.need_centres:
+            # Legacy (e): CST w/ reads the test neighbours' outcomes from D^CF, and the
+            # appended centre (distance 0) is ranked among the rows at distance 0.
+            negf = 1 - plan.y
+            if data.decision in cf.columns:
+                negf = 1 - cf_decisions(data, cf, np.arange(data.n), None, "cst_w", plan.legacy)
+            legacy_w = dict(
+                neg_cf=negf[rows].astype(np.int8),
+                centre_rows=plan.comp_rows,
+                space_rows=rows,
+                ties_last=plan.ties == "last",
+            )
+        red = self._reducer(plan, rows, kmax + 1, **legacy_w)
+        out = self._knn(space.Xcf, rows, kmax + 1, space, red)
+        lists.cf_counts = PrefixCounts(red.cols, out["neg"], out["size"])
+        lists.cf_list, lists.cf_dist = out.get("list"), out.get("dist")
+        if legacy_w:
+            lists.cf_counts_cfneg = PrefixCounts(red.cols, out["neg_cf"], out["size"])
+            lists.centre_rank = out["centre_rank"]
+
+    def _control_search(self, plan: Plan, space: Space) -> Lists:
+        """The k+1 nearest protected rows of every complainant, and its own position there;
+        corrected mode removes the complainant by identity (K members remain)."""
+        kmax, comp_rows, rows = plan.kmax, plan.comp_rows, plan.ctrl_rows
+        # complainants are protected rows: their own positions in the control search space
+        own = np.searchsorted(rows, comp_rows)
+        width = kmax + 1 if plan.legacy else kmax
+        red = self._reducer(plan, rows, width, own=own, drop_own=not plan.legacy)
+        out = self._knn(space.X[comp_rows], rows, kmax + 1, space, red)
+        return Lists(
+            self_pos=out["self_pos"],
+            ctrl_counts=PrefixCounts(red.cols, out["neg"], out["size"]),
+            ctrl_list=out.get("list"),
+            ctrl_dist=out.get("dist"),
+        )
+
+    @staticmethod
+    def _knn(
+        centres: np.ndarray, rows: np.ndarray, k: int, space: Space, reducer: ListReducer
+    ) -> dict[str, np.ndarray]:
+        """The one place that calls the k-NN backend: the k nearest of ``rows`` to each centre,
+        reduced where the search ran to ``reducer``'s outputs (by name); kept lists come back
+        as data-row positions (-1 pads)."""
+        found = knn(centres, space.X[rows], k, **space.opts, reduce=reducer)
+        out = dict(zip(reducer.names, found, strict=True))
+        if "list" in out:
+            idx = out["list"]
+            out["list"] = np.where(idx >= 0, rows[np.maximum(idx, 0)], -1)
+        return out
+
+    def _reducer(self, plan: Plan, rows: np.ndarray, width: int, **kw: Any) -> ListReducer:
+        """A :class:`ListReducer` over the search space ``rows`` with lists ``width`` long."""
+        # 0/1 per search-space row: int8 keeps what is sent to every worker small
+        neg = (1 - plan.y[rows]).astype(np.int8)
+        cols = prefix_lengths(plan.ks, width)
+        return ListReducer(cols=cols, neg=neg, keep=bool(self.keep_neighbors), **kw)
+
+
+# ---- the members of each (method, k) group, read from the lists at the largest k
+def group_members(method: str, k: int, legacy: bool, lists: Lists) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions of the control and test neighbours (-1 pads; centres not listed)."""
+    if legacy:
+        # Legacy (e): top k+1 protected rows; the complainant itself is not a neighbour.
+        inside = np.arange(k + 1)[None, :] == lists.self_pos[:, None]
+        ctrl = np.where(inside, -1, lists.ctrl_list[:, : k + 1])
+    else:
+        ctrl = lists.ctrl_list[:, :k]
+    if method == "st":
+        return ctrl, lists.st_list[:, :k]
+    U = lists.cf_list
+    if legacy and method in ("cst_centers", "cf"):
+        # The appended counterfactual centre took one of the k+1 places unless rows at
+        # distance 0 pushed it out.
+        test = U[:, : k + 1].copy()
+        test[:, k] = np.where(lists.centre_rank <= k, -1, test[:, k])
+        return ctrl, test
+    return ctrl, U[:, :k]
+
+
+def group_distances(
+    groups: tuple[np.ndarray, np.ndarray], method: str, lists: Lists
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gower distances (float32) of the members :func:`group_members` lists, column for
+    column (NaN where a position is a pad: no neighbour, or the complainant or a centre in
+    legacy mode)."""
+    out = []
+    for pos, dist in zip(
+        groups, (lists.ctrl_dist, lists.st_dist if method == "st" else lists.cf_dist),
+        strict=True,
+    ):  # fmt: skip
+        # float32: distances lie in [0, 1] and are shown to 3 decimals; it halves the
+        # memory they add to the kept neighbour lists (+24 MB at n = 50,000, k = 50)
+        d = np.asarray(dist, dtype=np.float32)[:, : pos.shape[1]]
+        out.append(np.where(pos >= 0, d, np.float32(np.nan)))
+    return out[0], out[1]
