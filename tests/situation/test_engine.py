@@ -473,3 +473,48 @@ def test_kept_neighbour_distances_by_hand():
     cd, _ = short.neighbor_distances[("st", 2)]
     assert c[0].tolist() == [1, -1] and cd[0][0] == pytest.approx(0.1) and np.isnan(cd[0][1])
     assert SituationTest(method="st", k=2, keep_neighbors=False).run(data).neighbor_distances == {}
+
+
+# ---------------------------------------------------------------- tables as input
+_ROLES = {"protected": {"a": 1}, "decision": "y", "features": {"x": "numeric"}}
+
+
+@pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])
+def test_a_table_with_the_roles_runs_as_its_audit_data(tiny, kind):
+    data, cf = tiny
+    frame = data.frame
+    if kind == "polars":
+        frame = pytest.importorskip("polars").from_pandas(frame)
+    elif kind == "pyarrow":
+        frame = pytest.importorskip("pyarrow").Table.from_pandas(frame, preserve_index=False)
+    settings = dict(method=["st", "cst", "cf"], k=2)
+    ref = SituationTest(**settings).run(data, counterfactuals=cf, decider=Rule("x < 2.9"))
+    engine = SituationTest(**settings, **_ROLES)
+    got = engine.run(frame, counterfactuals=cf, decider=Rule("x < 2.9"))
+    pd.testing.assert_frame_equal(got.to_frame(neighbors=True), ref.to_frame(neighbors=True))
+    engine.check(frame)  # the audit's pre-flight accepts the same input
+    res, state = engine.run_with_state(frame, counterfactuals=cf, decider=Rule("x < 2.9"))
+    assert isinstance(state.data, AuditData) and res.table.equals(got.table)
+
+
+def test_a_table_without_the_roles_is_an_input_error_naming_them(tiny):
+    data, _ = tiny
+    with pytest.raises(InputError, match=r"give the roles protected=\.\.\., features=\.\.\."):
+        SituationTest(method="st", k=2, decision="y").run(data.frame)
+    with pytest.raises(InputError, match="protected=.*decision=.*features="):
+        SituationTest(method="st", k=2).check(data.frame)
+    with pytest.raises(InputError, match=r"pass attribute=NAME"):
+        SituationTest(method="st", k=2, protected="a", decision="y", features=["x"]).run(data.frame)
+    with pytest.raises(InputError, match="got list"):
+        SituationTest(method="st", k=2, **_ROLES).run([1, 2])
+
+
+def test_roles_given_with_an_audit_data_replace_its_own(tiny):
+    data, _ = tiny
+    # favourable 0: the rejected are now the favoured, so p_c and p_t change places with 1 - p
+    flipped = SituationTest(method="st", k=2, favorable=0).run(data).to_frame()
+    plain = SituationTest(method="st", k=2).run(data).to_frame()
+    assert np.allclose(flipped.p_c, 1 - plain.p_c) and np.allclose(flipped.p_t, 1 - plain.p_t)
+    # protecting the other group makes its rows the complainants
+    other = SituationTest(method="st", k=2, protected={"a": 0}).run(data).to_frame()
+    assert other.row.tolist() == [4, 5, 6, 7]
