@@ -15,6 +15,13 @@ import pandas as pd
 
 from ..jsonsafe import json_safe
 from ..report.notebook import HTMLReprMixin
+from .frames import (
+    VIOLATED,
+    cond_name,
+    counts_frame,
+    quantity_frame,
+    verdict_frame,
+)
 
 __all__ = ["NOTE", "PrincipalResult", "RepairResult", "json_safe"]
 
@@ -23,19 +30,6 @@ NOTE = (
     "infeasible), never confirmed; 'not refuted' means no evidence of violation under Assumption 1 "
     "(A independent of the potential outcomes given the covariate cell)."
 )
-VIOLATED = "violated"
-#: Corollary 1's four inequalities: equation (1) via Lower(tau1) > 0 / Upper(tau1) < 0, (2) via tau0.
-COR1_NAMES = (
-    "cor1_eq1_lower_pos",
-    "cor1_eq1_upper_neg",
-    "cor1_eq2_lower_pos",
-    "cor1_eq2_upper_neg",
-)
-NOT_REFUTED = "not refuted"
-
-
-def _f(x: Any) -> float:
-    return float(x) if x is not None else float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,43 +233,10 @@ class PrincipalResult(HTMLReprMixin):
         v = self.values[f"violated_def{definition}"]
         return np.asarray(v, dtype=bool) & self.evaluated
 
-    def _boot(self, key: str, c: int) -> tuple[float, float]:
-        if self.boot is None or f"{key}@lo" not in self.boot:
-            return float("nan"), float("nan")
-        return float(self.boot[f"{key}@lo"][c]), float(self.boot[f"{key}@hi"][c])
-
-    def _cond_name(self) -> str:
-        return "lp_tau1'|tau0'=0" if self.joint == "tau0" else "lp_tau0'|tau1'=0"
-
     # ------------------------------------------------------------------ frames
-    def _cell_base(self, c: int, label: str, n_arm: np.ndarray) -> dict[str, Any]:
-        """Columns that open every per-cell row: the cell, its arm sizes and the small flag."""
-        return {
-            "cell": label,
-            "n": int(n_arm[c].sum()),
-            "n_a0": int(n_arm[c, 0]),
-            "n_a1": int(n_arm[c, 1]),
-            "small": bool(self.small[c]),
-        }
-
     def counts_frame(self) -> pd.DataFrame:
         """Long table of counts: cell, A, S, Y, count, n_arm (n(A=a) in the cell), p = count / n_arm."""
-        c, a, s, y = np.indices(self.counts.shape).reshape(4, -1)
-        cnt = self.counts.reshape(-1)
-        n_arm = self.counts.sum(axis=(2, 3))[c, a]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(n_arm > 0, cnt / np.maximum(n_arm, 1), np.nan)
-        return pd.DataFrame(
-            {
-                "cell": np.asarray(self.labels, dtype=object)[c],
-                "A": a,
-                "S": s,
-                "Y": y,
-                "count": cnt,
-                "n_arm": n_arm,
-                "p": p,
-            }
-        )
+        return counts_frame(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per cell and quantity.
@@ -289,106 +250,7 @@ class PrincipalResult(HTMLReprMixin):
         the four Corollary 1 checks ``cor1_*`` (estimate 1 when the inequality holds) and
         ``prop1_d1`` / ``prop1_d0`` (smallest possible stratum sizes).
         """
-        n_arm = self.counts.sum(axis=(2, 3))
-        rows: list[dict[str, Any]] = []
-        for c, label in enumerate(self.labels):
-            base = self._cell_base(c, label, n_arm)
-            rows.extend(self._quantity_row(base, c, *spec) for spec in self._cell_quantities(c))
-        return pd.DataFrame(rows)
-
-    def _cell_quantities(self, c: int) -> list[tuple]:
-        """``(definition, name, estimate, lower, upper, feasible, boot keys, verdict)`` of a cell,
-        in the order of :meth:`to_frame`."""
-        v = self.values
-        nan = np.nan
-        specs: list[tuple] = []
-        interval_specs = [
-            ("1", "prop1_tau1", "prop1_tau1", None),
-            ("1", "prop1_tau0", "prop1_tau0", None),
-            ("1", "lp_tau0'", "lp_tau0", None),
-            ("1", "lp_tau1'", "lp_tau1", None),
-            ("1", self._cond_name(), "lp_cond", "cond_feasible"),
-            ("2", "lp_tau'", "lp_tau", None),
-            ("4", "def4_gap", "def4", None),
-        ]
-        for d, name, key, feas_key in interval_specs:
-            feas = bool(v[feas_key][c]) if feas_key else True
-            specs.append((
-                d, name, nan, _f(v[f"{key}_lo"][c]), _f(v[f"{key}_hi"][c]), feas,
-                (None, f"{key}_lo", f"{key}_hi"),
-                None if feas else "infeasible: Definition 1 violated",
-            ))  # fmt: skip
-        ok = bool(self.evaluated[c])
-        for j, name in enumerate(COR1_NAMES):
-            fired = bool(v["cor1"][c, j]) if ok else False
-            verdict = "holds: Definition 1 violated" if fired else "does not hold"
-            specs.append(("1", name, float(fired), nan, nan, True, (None,) * 3, verdict))
-        for name, key, stratum in (("prop1_d1", "d1", "(1,1)"), ("prop1_d0", "d0", "(0,0)")):
-            specs.append((
-                "1", name, _f(v[key][c]), nan, nan, True, (None,) * 3,
-                f"smallest size of stratum {stratum}",
-            ))  # fmt: skip
-        specs.append(
-            ("3", "def3_gap", _f(v["def3_gap"][c]), nan, nan, True, ("def3_gap", None, None), None)
-        )
-        for d in self.definitions:
-            if f"eps_def{d}" not in v:
-                continue
-            specs.append((
-                str(d), "eps_sum", _f(v[f"eps_sum_def{d}"][c]), nan, nan, True,
-                (f"eps_sum_def{d}", None, None), None,
-            ))  # fmt: skip
-            for j, ab in enumerate(("00", "01", "10", "11")):
-                specs.append((
-                    str(d), f"eps_{ab}", _f(v[f"eps_def{d}"][c, j]), nan, nan, True,
-                    (f"eps_def{d}_{ab}", None, None), None,
-                ))  # fmt: skip
-            lo = _f(v[f"post_def{d}_lo"][c])
-            specs.append((
-                str(d), "post_repair", nan, lo, _f(v[f"post_def{d}_hi"][c]), not np.isnan(lo),
-                (None,) * 3,
-                "gap closed" if v[f"post_def{d}_closed"][c] else "gap NOT closed",
-            ))  # fmt: skip
-        return specs
-
-    def _quantity_row(
-        self,
-        base: dict[str, Any],
-        c: int,
-        definition: str,
-        name: str,
-        est: float,
-        lo: float,
-        hi: float,
-        feas: bool,
-        boot_keys: tuple,
-        verdict: str | None,
-    ) -> dict[str, Any]:
-        """One row of :meth:`to_frame`: the quantity, whether it excludes 0, its bootstrap."""
-        ok = bool(self.evaluated[c])
-        tol = self.tol
-        if np.isnan(est):
-            excl = (not feas) or lo > tol or hi < -tol  # NaN comparisons are False
-        else:
-            excl = abs(est) > tol
-        row = dict(base)
-        row.update(
-            definition=definition,
-            quantity=name,
-            estimate=est,
-            lower=lo,
-            upper=hi,
-            feasible=bool(feas),
-            excludes_zero=bool(excl) if ok else False,
-        )
-        for tag, key in zip(("estimate", "lower", "upper"), boot_keys, strict=True):
-            blo, bhi = self._boot(key, c) if key else (np.nan, np.nan)
-            row[f"boot_{tag}_lo"], row[f"boot_{tag}_hi"] = blo, bhi
-        if not ok:
-            row["verdict"] = "skipped: an arm of the cell is empty"
-        else:
-            row["verdict"] = verdict or ("excludes 0" if excl else "covers 0")
-        return row
+        return quantity_frame(self)
 
     def summary(self) -> pd.DataFrame:
         """One row per cell and definition (1, 2; 3 and 4 for comparison) with the verdict.
@@ -396,86 +258,7 @@ class PrincipalResult(HTMLReprMixin):
         Columns: cell, n, n_a0, n_a1, small, definition, verdict, direction, evidence, eps_sum,
         boot_share_violated (share of bootstrap replicates that refute the definition), note.
         """
-        n_arm = self.counts.sum(axis=(2, 3))
-        rows = []
-        for c, label in enumerate(self.labels):
-            base = self._cell_base(c, label, n_arm)
-            for d in (1, 2, 3, 4):
-                row = dict(base, definition=d)
-                if not self.evaluated[c]:
-                    row.update(
-                        verdict="skipped",
-                        direction="",
-                        evidence="an arm of the cell is empty",
-                        eps_sum=np.nan,
-                        boot_share_violated=np.nan,
-                        note="",
-                    )
-                    rows.append(row)
-                    continue
-                row.update(self._verdict(c, d))
-                if self.small[c]:
-                    row["note"] = (row["note"] + "; " if row["note"] else "") + (
-                        f"small cell (an arm has < {self.min_group} people): estimate unreliable"
-                    )
-                rows.append(row)
-        return pd.DataFrame(rows)
-
-    def _verdict(self, c: int, d: int) -> dict[str, Any]:
-        """Verdict, direction, evidence, eps_sum, bootstrap share and note of an evaluated cell."""
-        v = self.values
-        tol = self.tol
-        if d == 3:
-            g = float(v["def3_gap"][c])
-            return dict(
-                verdict=VIOLATED if abs(g) > tol else "holds (point-identified)",
-                direction="",
-                evidence=f"pr(S(1)=1)-pr(S(0)=1) = {g:.4f}",
-                eps_sum=np.nan,
-                boot_share_violated=np.nan,
-                note="comparison only (Kusner et al.); plug-in estimate",
-            )
-        if d == 4:
-            lo, hi = float(v["def4_lo"][c]), float(v["def4_hi"][c])
-            bad = lo > tol or hi < -tol
-            undefined = np.isnan(lo)  # no Y=1 among A=0: pr(. | Y(0)=1) undefined
-            return dict(
-                verdict="undefined: no Y=1 in group A=0"
-                if undefined
-                else (VIOLATED if bad else NOT_REFUTED),
-                direction="",
-                evidence="pr(Y(0)=1) = 0"
-                if undefined
-                else f"gap in [{lo:.4f}, {hi:.4f}] (partially identified)",
-                eps_sum=np.nan,
-                boot_share_violated=np.nan,
-                note="comparison only (Coston et al.)",
-            )
-        bad = bool(v[f"violated_def{d}"][c])
-        if d == 2:
-            lo, hi = float(v["lp_tau_lo"][c]), float(v["lp_tau_hi"][c])
-            ev = f"tau' in [{lo:.4f}, {hi:.4f}]"
-        elif not v["cond_feasible"][c]:
-            first = "tau0'" if self.joint == "tau0" else "tau1'"
-            key = "lp_tau0" if self.joint == "tau0" else "lp_tau1"
-            lo, hi = float(v[f"{key}_lo"][c]), float(v[f"{key}_hi"][c])
-            ev = f"{first}=0 infeasible ({first} in [{lo:.4f}, {hi:.4f}])"
-        else:
-            lo, hi = float(v["lp_cond_lo"][c]), float(v["lp_cond_hi"][c])
-            ev = f"{self._cond_name()[3:]} in [{lo:.4f}, {hi:.4f}]"
-        direction = ""
-        if bad:
-            direction = f"favours A=1 ({self.a1})" if lo > tol else f"favours A=0 ({self.a0})"
-        return dict(
-            verdict=VIOLATED if bad else NOT_REFUTED,
-            direction=direction,
-            evidence=ev,
-            eps_sum=float(v[f"eps_sum_def{d}"][c]) if f"eps_sum_def{d}" in v else np.nan,
-            boot_share_violated=float(self.boot[f"share_violated_def{d}"][c])
-            if self.boot is not None
-            else np.nan,
-            note="" if bad else "no evidence of violation; fairness cannot be confirmed",
-        )
+        return verdict_frame(self)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary: settings, note, counts, summary rows and quantity rows."""
@@ -516,7 +299,7 @@ class PrincipalResult(HTMLReprMixin):
         keep = list(self.labels)[: cells or len(self.labels)]
         iv = frame[
             frame["cell"].isin(keep)
-            & frame["quantity"].isin(["lp_tau0'", "lp_tau1'", self._cond_name(), "lp_tau'"])
+            & frame["quantity"].isin(["lp_tau0'", "lp_tau1'", cond_name(self.joint), "lp_tau'"])
         ]
         eps = frame[frame["cell"].isin(keep) & frame["quantity"].str.match(r"eps_\d\d")]
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.4 * max(4, len(iv)) + 1.5))
