@@ -268,7 +268,7 @@ class GroupMetrics:
             key = "thresholds" if self.thresholds is not None else "sweep"
             raise InputError(
                 f"{key} ({WHERE[key]}) needs a score: set decision: {{score: COLUMN, threshold: "
-                "T}} in audit.yaml (or --score COLUMN)"
+                "T} in audit.yaml (or --score COLUMN)"
             )
         audit, attrs = self._audit_data(data)
         yhat = audit.decision_array().astype(bool)
