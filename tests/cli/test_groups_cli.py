@@ -293,7 +293,13 @@ def test_score_flags_write_the_threshold_auc_and_calibration_tables(table, tmp_p
                                     "--outcome", "y", "--min-group", "1"))  # fmt: skip
     assert res.exit_code == 0, res.output
     assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {
-        "rates.csv", "summary.csv", "groups.json", "thresholds.csv", "auc.csv", "calibration.csv"}
+        "rates.csv",
+        "summary.csv",
+        "groups.json",
+        "thresholds.csv",
+        "auc.csv",
+        "calibration.csv",
+    }
     t = pd.read_csv(out / "thresholds.csv")
     # x = 0, 1.5, ..., 13.5; f is rows 0-4 (x <= 6), m rows 5-9: at 3, f has 3.0, 4.5, 6.0
     f3 = t[(t["threshold"] == 3) & (t["group"] == "f")].iloc[0]

@@ -59,7 +59,10 @@ def test_threshold_table_equals_a_brute_force_loop(favorable):
                "non-protected (pooled)": (race == "a") | (race == "w")}  # fmt: skip
     for t in thresholds:  # the brute force: rescan every row at every threshold
         fav = s >= t if favorable == "above" else s < t
-        kr, nr = fav[members["non-protected (pooled)"]].sum(), members["non-protected (pooled)"].sum()
+        kr, nr = (
+            fav[members["non-protected (pooled)"]].sum(),
+            members["non-protected (pooled)"].sum(),
+        )
         for group, mask in members.items():
             row = table[(table["threshold"] == t) & (table["group"] == group)].iloc[0]
             k, n = int(fav[mask].sum()), int(mask.sum())

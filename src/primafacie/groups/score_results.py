@@ -253,7 +253,9 @@ def draw_thresholds(frame: pd.DataFrame, audited: float | None, level: str, scor
         t = g["threshold"].to_numpy(float)
         left.fill_between(t, g["ratio_low"].to_numpy(float), g["ratio_high"].to_numpy(float),
                           color=c, alpha=0.18, lw=0)  # fmt: skip
-        left.plot(t, g["ratio"].to_numpy(float), color=c, lw=1.4, marker="o", ms=2.5, label=str(group))
+        left.plot(
+            t, g["ratio"].to_numpy(float), color=c, lw=1.4, marker="o", ms=2.5, label=str(group)
+        )
     left.axhline(FOUR_FIFTHS, ls="--", lw=0.8, color="grey")
     left.set_ylabel(f"impact ratio ({level} interval)")
     shown = list(frame.groupby("group", sort=False))[: MAX_DRAWN + 1]

@@ -117,7 +117,9 @@ def sweep_thresholds(score: np.ndarray, points: int = SWEEP_POINTS) -> np.ndarra
     return np.unique(np.quantile(s, np.linspace(0, 1, points), method="lower"))
 
 
-def _favourable_counts(sorted_scores: np.ndarray, thresholds: np.ndarray, favorable: str) -> np.ndarray:
+def _favourable_counts(
+    sorted_scores: np.ndarray, thresholds: np.ndarray, favorable: str
+) -> np.ndarray:
     """How many of the sorted scores are favourable at each threshold (``>= t`` above,
     ``< t`` below, as :func:`primafacie.decisions.score_decisions`)."""
     below = np.searchsorted(sorted_scores, thresholds, side="left")  # count of s < t

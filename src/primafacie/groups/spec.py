@@ -77,5 +77,9 @@ def _one_number(v: Any) -> Any:
 
 
 GroupsSpec = spec_model(
-    "GroupsSpec", _GroupsBase, PARAMS, "groups", normalize={"protected": _one_column, "thresholds": _one_number}
+    "GroupsSpec",
+    _GroupsBase,
+    PARAMS,
+    "groups",
+    normalize={"protected": _one_column, "thresholds": _one_number},
 )
