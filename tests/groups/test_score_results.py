@@ -23,7 +23,9 @@ def _result(seed: int = 1, n: int = 600, favorable: str = "above"):
     y = (rng.random(n) < np.clip(s / 45, 0, 1)).astype(int)
     df = pd.DataFrame({"race": race, "s": s.astype(float), "y": y, "d": 1})
     audit = AuditData(df, features={}, protected={"race": ["b", "h"]}, decision="d", outcome="y")
-    return score_metrics(audit, ["race"], "s", favorable, sweep=True, audited=20.0)
+    codes, values = pd.factorize(df["race"], sort=True)
+    coded = {"race": (codes.astype(np.int64), list(values))}
+    return score_metrics(audit, coded, "s", favorable, sweep=True, audited=20.0)
 
 
 def _parse_runs(text: str) -> list[tuple[float, float]]:

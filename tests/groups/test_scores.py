@@ -38,6 +38,19 @@ def _audit(df: pd.DataFrame, outcome: bool = True) -> AuditData:
                      outcome="y" if outcome else None)  # fmt: skip
 
 
+def _coded(audit: AuditData, *attributes: str) -> dict:
+    """``{attribute: (codes, sorted values)}`` as the group metrics code them."""
+    out = {}
+    for a in attributes:
+        codes, values = pd.factorize(audit.frame[a], sort=True)
+        out[a] = (codes.astype(np.int64), list(values))
+    return out
+
+
+def _groups(audit: AuditData, attribute: str):
+    return attribute_groups(audit, attribute, *_coded(audit, attribute)[attribute])
+
+
 def _wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -49,7 +62,7 @@ def _wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
 def test_threshold_table_equals_a_brute_force_loop(favorable):
     df = _world()
     audit = _audit(df)
-    groups = attribute_groups(audit, "race")
+    groups = _groups(audit, "race")
     assert groups.labels == ["a", "b", "h", "w", "non-protected (pooled)"]
     thresholds = np.array([0.5, 3, 7.5, 10, 15, 21, 30])
     table = threshold_table(df["s"].to_numpy(), groups, thresholds, favorable, 0.05, 30, 10)
@@ -116,7 +129,7 @@ def test_auc_per_group_equals_scikit_learn():
 
     df = _world(400, seed=3)
     for favorable, sign in (("above", 1), ("below", -1)):
-        res = score_metrics(_audit(df), ["race"], "s", favorable)
+        res = score_metrics(_audit(df), _coded(_audit(df), "race"), "s", favorable)
         auc = res.auc.set_index("group")
         for group in ("a", "b", "h", "w"):
             part = df[df["race"] == group]
@@ -140,7 +153,7 @@ def test_calibration_by_hand():
                        "s": [1.0, 1, 3, 3, 1, 2, 2, 3, 3], "y": [0, 1, 1, 1, 0, 0, 1, 1, 0]})  # fmt: skip
     audit = AuditData(df.assign(d=1 - (df["s"] > 1).astype(int)), features={},
                       protected={"sex": "f"}, decision="d", outcome="y")  # fmt: skip
-    table = score_metrics(audit, ["sex"], "s").calibration
+    table = score_metrics(audit, _coded(audit, "sex"), "s").calibration
     got = table[["group", "bin", "members", "mean_score", "outcome_k"]].values.tolist()
     assert got == [["f", "1", 2, 1.0, 1], ["f", "2", 0, pytest.approx(np.nan, nan_ok=True), 0],
                    ["f", "3", 2, 3.0, 2], ["m", "1", 1, 1.0, 0], ["m", "2", 2, 2.0, 1],
@@ -158,7 +171,7 @@ def test_calibration_deciles_of_a_continuous_score():
     df = pd.DataFrame({"g": ["p"] * 10 + ["q"] * 10, "s": s, "y": [1, 0] * 10})
     audit = AuditData(df.assign(d=1), features={}, protected={"g": "p"}, decision="d",
                       outcome="y")  # fmt: skip
-    table = calibration_table(s, df["y"].to_numpy(bool), attribute_groups(audit, "g"),
+    table = calibration_table(s, df["y"].to_numpy(bool), _groups(audit, "g"),
                               (upper, labels))  # fmt: skip
     assert table.groupby("group")["members"].apply(list).to_dict() == {
         "p": [2, 2, 2, 2, 2, 0, 0, 0, 0, 0], "q": [0, 0, 0, 0, 0, 2, 2, 2, 2, 2]}  # fmt: skip

@@ -301,12 +301,12 @@ class GroupMetrics:
             intersections=self.intersections,
             decision=str(audit.decision),
             outcome=audit.outcome,
-            scores=self._scores(audit, attrs),
+            scores=self._scores(audit, {a: (codes[a], values[a]) for a in attrs}),
         )
 
-    def _scores(self, audit: AuditData, attrs: list[str]) -> Any:
-        """The score metrics (thresholds, AUC, calibration), or None without a score or
-        anything to measure on it."""
+    def _scores(self, audit: AuditData, coded: dict[str, Any]) -> Any:
+        """The score metrics (thresholds, AUC, calibration) of the coded attributes, or None
+        without a score or anything to measure on it."""
         wanted = self.thresholds is not None or self.sweep or audit.outcome is not None
         if self.score is None or not wanted:
             return None
@@ -316,7 +316,7 @@ class GroupMetrics:
         if thresholds is not None and not isinstance(thresholds, (list, tuple)):
             thresholds = [thresholds]
         return score_metrics(
-            audit, attrs, self.score, self.score_favorable, thresholds, bool(self.sweep),
+            audit, coded, self.score, self.score_favorable, thresholds, bool(self.sweep),
             self.score_threshold, float(self.alpha), int(self.min_group),
         )  # fmt: skip
 

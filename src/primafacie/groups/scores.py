@@ -22,6 +22,7 @@ several. Intersections are not swept (one curve per attribute keeps the figure r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -88,11 +89,11 @@ class AttributeGroups:
         self.reference = roles.index(REFERENCE)
 
 
-def attribute_groups(audit: Any, attribute: str) -> AttributeGroups:
-    """The groups of ``attribute`` in an :class:`~primafacie.data.AuditData`."""
-    from .engine import _value_codes
-
-    codes, values = _value_codes(audit.frame[attribute])
+def attribute_groups(
+    audit: Any, attribute: str, codes: np.ndarray, values: list[Any]
+) -> AttributeGroups:
+    """The groups of ``attribute`` in an :class:`~primafacie.data.AuditData`, from the value
+    codes the group metrics computed (``codes``: each row's index into the sorted ``values``)."""
     return AttributeGroups(attribute, values, codes, np.asarray(audit.protected_mask(attribute)))
 
 
@@ -347,7 +348,7 @@ def score_array(frame: pd.DataFrame, column: str) -> np.ndarray:
 
 def score_metrics(
     audit: Any,
-    attributes: list[str],
+    coded: Mapping[str, tuple[np.ndarray, list[Any]]],
     score: str,
     favorable: str = "above",
     thresholds: list[float] | None = None,
@@ -362,8 +363,9 @@ def score_metrics(
     ----------
     audit
         The :class:`~primafacie.data.AuditData` measured.
-    attributes
-        The protected attributes.
+    coded
+        ``{attribute: (codes, values)}`` of the protected attributes, as the group metrics
+        coded them (each row's index into the attribute's sorted values).
     score, favorable
         The score column and its favourable side (``above`` or ``below``).
     thresholds, sweep
@@ -392,8 +394,8 @@ def score_metrics(
     oriented = -s if favorable == "below" else s  # higher = more favourable, for the AUC
     bins = calibration_bins(s) if y is not None else None
     parts: dict[str, list[pd.DataFrame]] = {"t": [], "auc": [], "cal": []}
-    for a in attributes:
-        g = attribute_groups(audit, a)
+    for a, (codes, values) in coded.items():
+        g = attribute_groups(audit, a, codes, values)
         if t is not None:
             parts["t"].append(threshold_table(s, g, t, favorable, alpha, min_group, audited))
         if y is not None:
