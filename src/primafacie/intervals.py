@@ -147,8 +147,8 @@ def auc_delong(positive, negative, z: float) -> tuple[float, float, float, float
     estimated by the Mann–Whitney statistic over every pair (ties count ½). Its variance is
     DeLong, DeLong & Clarke-Pearson's (1988) nonparametric estimate from the placement values
     ``V10_i`` (share of negatives below positive i, ties ½) and ``V01_j`` (share of positives
-    above negative j): ``var = s²(V10)/m + s²(V01)/n`` (sample variances), computed through
-    midranks in O((m + n) log(m + n)) (Sun & Xu 2014). The interval is ``AUC ± z·se``, clipped
+    above negative j): ``var = s²(V10)/m + s²(V01)/n`` (sample variances), the placements
+    found by binary search in O((m + n) log(m + n)). The interval is ``AUC ± z·se``, clipped
     to [0, 1] (as pROC's ``ci.auc(method="delong")``). DeLong needs no model of the score's
     distribution and handles tied (rating or decile) scores, where Hanley & McNeil's (1982)
     formula assumes exponential score distributions.
@@ -177,19 +177,21 @@ def auc_delong(positive, negative, z: float) -> tuple[float, float, float, float
     >>> round(auc, 3), round(se, 4)
     (0.893, 0.0307)
     """
-    from scipy.stats import rankdata  # only the score metrics need it: not at start-up
-
     x = np.asarray(positive, dtype=float).ravel()
     y = np.asarray(negative, dtype=float).ravel()
     m, n = len(x), len(y)
     nan = float("nan")
     if m == 0 or n == 0:
         return nan, nan, nan, nan
-    # midranks among all, among the positives and among the negatives: rank_all(x_i) −
-    # rank_pos(x_i) counts the negatives below x_i (ties ½)
-    r_all = rankdata(np.concatenate([x, y]))
-    v10 = (r_all[:m] - rankdata(x)) / n
-    v01 = 1.0 - (r_all[m:] - rankdata(y)) / m
+    # placements by binary search in the sorted other sample (ties count ½): two sorts and
+    # four searchsorted calls, no pairwise comparison and no scipy.stats import. Only their
+    # means and variances are used, so they are computed in sorted order (sorted queries
+    # search 20 times faster than shuffled ones: 0.01 s vs 0.25 s at 500,000)
+    xs, ys = np.sort(x), np.sort(y)
+    below, upto = np.searchsorted(ys, xs, "left"), np.searchsorted(ys, xs, "right")
+    v10 = (below + 0.5 * (upto - below)) / n
+    below, upto = np.searchsorted(xs, ys, "left"), np.searchsorted(xs, ys, "right")
+    v01 = (m - upto + 0.5 * (upto - below)) / m
     auc = float(v10.mean())
     if m < 2 or n < 2:
         return auc, nan, nan, nan
