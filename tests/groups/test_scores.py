@@ -122,6 +122,14 @@ def test_sweep_takes_every_distinct_value_or_101_distinct_percentiles():
     assert np.isin(grid, s).all()  # observed values, so a threshold is a score somebody has
     heavy = np.concatenate([np.zeros(900), np.arange(1.0, 201.0)])  # 90% ties at 0
     assert len(sweep_thresholds(heavy)) < 101  # repeated percentiles are one threshold
+    # sweep and a list together: their union, with the audited threshold
+    df = _world()
+    res = GroupMetrics(sweep=True, thresholds=[2.5], score="s", score_threshold=10.5).run(
+        _audit(df)
+    )
+    expected = sorted({*df["s"].unique(), 2.5, 10.5})
+    assert sorted(res.scores.thresholds["threshold"].unique()) == expected
+    assert res.scores.grid == "sweep"
 
 
 def test_auc_per_group_equals_scikit_learn():

@@ -369,8 +369,8 @@ def score_metrics(
     score, favorable
         The score column and its favourable side (``above`` or ``below``).
     thresholds, sweep
-        The thresholds asked for, or the sweep grid (:func:`sweep_thresholds`); neither: no
-        threshold table.
+        The thresholds asked for and/or the sweep grid (:func:`sweep_thresholds`), merged;
+        neither: no threshold table.
     audited
         The audited threshold, added to the grid when there is one.
     alpha, min_group
@@ -386,7 +386,8 @@ def score_metrics(
     grid = "sweep" if sweep else ("list" if thresholds else "none")
     t = None
     if grid != "none":
-        t = sweep_thresholds(s) if sweep else np.asarray(thresholds, dtype=float)
+        t = np.concatenate([sweep_thresholds(s) if sweep else [],
+                            np.asarray(thresholds if thresholds else [], dtype=float)])  # fmt: skip
         if audited is not None:
             t = np.append(t, float(audited))
         t = np.unique(t)
