@@ -308,3 +308,26 @@ def test_score_flags_write_the_threshold_auc_and_calibration_tables(table, tmp_p
         res.output.split())  # fmt: skip
     doc = json.loads((out / "groups.json").read_text())
     assert doc["scores"]["grid"] == "list" and doc["scores"]["thresholds"] == 2
+
+
+def test_config_with_a_score_writes_the_audit_score_tables(tmp_path):
+    import yaml
+
+    rng = np.random.default_rng(2)
+    n = 200
+    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "decile": rng.integers(1, 11, n),
+                       "y": rng.integers(0, 2, n)})  # fmt: skip
+    df.to_csv(tmp_path / "d.csv", index=False)
+    cfg = {"data": "d.csv", "decision": {"score": "decile", "threshold": 5, "favorable": "below"},
+           "outcome": "y", "features": {}, "protected": {"sex": "f"},
+           "analyses": {"groups": {"thresholds": [3, 7]}}}  # fmt: skip
+    path = tmp_path / "audit.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    res = runner.invoke(app, ["audit", str(path), "--out", str(tmp_path / "a"), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["groups", "--config", str(path), "--out", str(tmp_path / "g")])
+    assert res.exit_code == 0, res.output
+    for name in ("thresholds", "auc", "calibration"):
+        audit_csv = tmp_path / "a" / "tables" / f"groups_{name}.csv"
+        assert (tmp_path / "g" / f"{name}.csv").read_bytes() == audit_csv.read_bytes()
+    assert sorted(pd.read_csv(tmp_path / "g" / "thresholds.csv")["threshold"].unique()) == [3, 5, 7]
