@@ -81,7 +81,7 @@ class AttributeGroups:
         if n_ref != 1:  # pooled (or empty) reference: its own group
             labels.append(POOLED)
             roles.append(REFERENCE)
-            members.append(np.sort(np.flatnonzero(~protected_rows.astype(bool))))
+            members.append(np.flatnonzero(~protected_rows.astype(bool)))
         self.attribute = attribute
         self.labels = labels
         self.roles = roles
