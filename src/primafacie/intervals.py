@@ -2,7 +2,8 @@
 
 The one definition of a significance level (:data:`ALPHA`), the normal quantile
 (:func:`z_value`), Wilson's score interval and Newcombe's hybrid score interval of a
-difference. Situation testing and the group metrics use them; analyses never import each other.
+difference, and the area under the ROC curve with DeLong's interval (:func:`auc_delong`).
+Situation testing and the group metrics use them; analyses never import each other.
 """
 
 from __future__ import annotations
@@ -11,7 +12,14 @@ import numpy as np
 
 from .validation import ALPHA, Options, validate_params
 
-__all__ = ["ALPHA", "z_value", "wilson_interval", "newcombe_bounds", "newcombe_interval"]
+__all__ = [
+    "ALPHA",
+    "z_value",
+    "wilson_interval",
+    "newcombe_bounds",
+    "newcombe_interval",
+    "auc_delong",
+]
 
 # ALPHA, what a significance level accepts, is defined in validation.py (numpy-free, so the
 # declarations of the analyses' parameters can share it) and re-exported here.
@@ -130,3 +138,62 @@ def newcombe_interval(
     if direction == "positive":
         return np.full_like(high, -np.inf), high
     return low, np.full_like(low, np.inf)
+
+
+def auc_delong(positive, negative, z: float) -> tuple[float, float, float, float]:
+    """Area under the ROC curve (Mann–Whitney) with DeLong's standard error and interval.
+
+    ``AUC = P(X > Y) + ½ P(X = Y)`` for a score ``X`` of a positive and ``Y`` of a negative,
+    estimated by the Mann–Whitney statistic over every pair (ties count ½). Its variance is
+    DeLong, DeLong & Clarke-Pearson's (1988) nonparametric estimate from the placement values
+    ``V10_i`` (share of negatives below positive i, ties ½) and ``V01_j`` (share of positives
+    above negative j): ``var = s²(V10)/m + s²(V01)/n`` (sample variances), the placements
+    found by binary search in O((m + n) log(m + n)). The interval is ``AUC ± z·se``, clipped
+    to [0, 1] (as pROC's ``ci.auc(method="delong")``). DeLong needs no model of the score's
+    distribution and handles tied (rating or decile) scores, where Hanley & McNeil's (1982)
+    formula assumes exponential score distributions.
+
+    Parameters
+    ----------
+    positive, negative
+        Scores of the positives (favourable outcome) and the negatives.
+    z
+        Normal quantile (1.96 for a two-sided 95% interval).
+
+    Returns
+    -------
+    (auc, se, low, high)
+        Floats; the AUC is NaN without a positive or a negative, the standard error and the
+        interval are NaN with fewer than two of either (no sample variance).
+
+    Examples
+    --------
+    Hanley & McNeil (1982), Table 1: 5-point ratings of 58 normal and 51 abnormal CT images;
+    their AUC is 0.893 (their SE, 0.032, is the exponential approximation; DeLong's is 0.031).
+
+    >>> neg = np.repeat([1, 2, 3, 4, 5], [33, 6, 6, 11, 2])
+    >>> pos = np.repeat([1, 2, 3, 4, 5], [3, 2, 2, 11, 33])
+    >>> auc, se, lo, hi = auc_delong(pos, neg, 1.959963984540054)
+    >>> round(auc, 3), round(se, 4)
+    (0.893, 0.0307)
+    """
+    x = np.asarray(positive, dtype=float).ravel()
+    y = np.asarray(negative, dtype=float).ravel()
+    m, n = len(x), len(y)
+    nan = float("nan")
+    if m == 0 or n == 0:
+        return nan, nan, nan, nan
+    # placements by binary search in the sorted other sample (ties count ½): two sorts and
+    # four searchsorted calls, no pairwise comparison and no scipy.stats import. Only their
+    # means and variances are used, so they are computed in sorted order (sorted queries
+    # search 20 times faster than shuffled ones: 0.01 s vs 0.25 s at 500,000)
+    xs, ys = np.sort(x), np.sort(y)
+    below, upto = np.searchsorted(ys, xs, "left"), np.searchsorted(ys, xs, "right")
+    v10 = (below + 0.5 * (upto - below)) / n
+    below, upto = np.searchsorted(xs, ys, "left"), np.searchsorted(xs, ys, "right")
+    v01 = (m - upto + 0.5 * (upto - below)) / m
+    auc = float(v10.mean())
+    if m < 2 or n < 2:
+        return auc, nan, nan, nan
+    se = float(np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n))
+    return auc, se, max(0.0, auc - z * se), min(1.0, auc + z * se)

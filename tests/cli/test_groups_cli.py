@@ -263,3 +263,71 @@ def test_config_checks_the_section_against_the_protected_attributes(tmp_path):
     assert res.exit_code == 2, res.output
     assert "analyses.groups.protected" in res.output
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------- scores
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--score", "x", "--thresholds", "3,x"], "--thresholds expects numbers separated by "
+                                                  "commas (e.g. 3,5,7.5); 'x' is not a number"),
+        (["--score", "x", "--thresholds", "3,,5"], "'' is not a number"),
+        (["--score", "x", "--thresholds", "3,inf"], "analyses.groups.thresholds"),
+        (["--sweep"], "sweep (--sweep, analyses.groups.sweep) needs a score"),
+        (["--score", "sex", "--sweep"], "score: column 'sex' is not numeric"),
+        (["--score", "x", "--sweep", "--score-favorable", "up"], "score_favorable must be one "
+                                                                 "of 'above', 'below'"),
+    ],
+)  # fmt: skip
+def test_bad_score_flags_exit_2_and_write_nothing(table, tmp_path, args, message):
+    out = tmp_path / "out"
+    res = runner.invoke(app, _flags(table, out, *args))
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()
+
+
+def test_score_flags_write_the_threshold_auc_and_calibration_tables(table, tmp_path):
+    out = tmp_path / "out"
+    res = runner.invoke(app, _flags(table, out, "--score", "x", "--thresholds", "3,6",
+                                    "--outcome", "y", "--min-group", "1"))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert {p.name for p in out.iterdir() if not p.name.startswith(".")} == {
+        "rates.csv",
+        "summary.csv",
+        "groups.json",
+        "thresholds.csv",
+        "auc.csv",
+        "calibration.csv",
+    }
+    t = pd.read_csv(out / "thresholds.csv")
+    # x = 0, 1.5, ..., 13.5; f is rows 0-4 (x <= 6), m rows 5-9: at 3, f has 3.0, 4.5, 6.0
+    f3 = t[(t["threshold"] == 3) & (t["group"] == "f")].iloc[0]
+    assert (f3["k"], f3["n"]) == (3, 5) and f3["ratio"] == pytest.approx(0.6)
+    assert "sex = f: the impact ratio is below 0.8 at thresholds from 3 to 6" in " ".join(
+        res.output.split())  # fmt: skip
+    doc = json.loads((out / "groups.json").read_text())
+    assert doc["scores"]["grid"] == "list" and doc["scores"]["thresholds"] == 2
+
+
+def test_config_with_a_score_writes_the_audit_score_tables(tmp_path):
+    import yaml
+
+    rng = np.random.default_rng(2)
+    n = 200
+    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "decile": rng.integers(1, 11, n),
+                       "y": rng.integers(0, 2, n)})  # fmt: skip
+    df.to_csv(tmp_path / "d.csv", index=False)
+    cfg = {"data": "d.csv", "decision": {"score": "decile", "threshold": 5, "favorable": "below"},
+           "outcome": "y", "features": {}, "protected": {"sex": "f"},
+           "analyses": {"groups": {"thresholds": [3, 7]}}}  # fmt: skip
+    path = tmp_path / "audit.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    res = runner.invoke(app, ["audit", str(path), "--out", str(tmp_path / "a"), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["groups", "--config", str(path), "--out", str(tmp_path / "g")])
+    assert res.exit_code == 0, res.output
+    for name in ("thresholds", "auc", "calibration"):
+        audit_csv = tmp_path / "a" / "tables" / f"groups_{name}.csv"
+        assert (tmp_path / "g" / f"{name}.csv").read_bytes() == audit_csv.read_bytes()
+    assert sorted(pd.read_csv(tmp_path / "g" / "thresholds.csv")["threshold"].unique()) == [3, 5, 7]

@@ -57,6 +57,11 @@ With --config the metrics are measured exactly as `primafacie audit` measures th
 analyses.groups, on by default; the decision may then be a model or a rule), and rates.csv and
 summary.csv equal the audit's tables/groups_metrics.csv and tables/groups_metrics_summary.csv.
 
+A score (--score COL, or decision: {score: COL, threshold: T} with --config) adds, with
+--thresholds 3,5,7 or --sweep, every group's selection rate and the impact ratio at each
+threshold (thresholds.csv), and with --outcome the AUC (DeLong interval) and a calibration
+table per group (auc.csv, calibration.csv).
+
 Writes rates.csv (one row per group and metric: k, n, rate, interval, difference and ratio to
 the reference), summary.csv (one row per protected group: selection rates, difference, ratio,
 four-fifths flag, error-rate gaps) and groups.json to --out; nothing is written when the input
@@ -69,7 +74,7 @@ _SPEC_FLAGS = spec_flags(PARAMS)
 _DATA_FLAGS = {
     "data": "--data", "protected": "--protected", "decision": "--decision",
     "favorable": "--favorable", "outcome": "--outcome", "outcome_favorable": "--outcome-favorable",
-    "sep": "--sep",
+    "sep": "--sep", "score": "--score", "score_favorable": "--score-favorable",
 }  # fmt: skip
 
 #: The flag behind each role an AuditData message starts with (most specific first).
@@ -157,18 +162,53 @@ def from_config(ctx: typer.Context, config: Path) -> tuple[Any, tuple[Path, ...]
     return run.results[LABEL], input_paths(cfg, config)  # models and scheduler file too
 
 
+def parse_thresholds(text: str | None) -> list[float] | None:
+    """``--thresholds 3,5,7.5`` -> ``[3.0, 5.0, 7.5]``; a value that is not a number is an
+    InputError naming the flag.
+
+    Examples
+    --------
+    >>> parse_thresholds("3, 5,7.5"), parse_thresholds(None)
+    ([3.0, 5.0, 7.5], None)
+    """
+    if text is None:
+        return None
+    values = [v.strip() for v in str(text).split(",")]
+    try:
+        return [float(v) for v in values]
+    except ValueError:
+        bad = next(v for v in values if not _is_float(v))
+        raise InputError(
+            f"--thresholds expects numbers separated by commas (e.g. 3,5,7.5); {bad!r} is not "
+            "a number (--thresholds, analyses.groups.thresholds)"
+        ) from None
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def from_flags(
     data: Path | None, protected: list[str], decision: str | None, favorable: str,
-    outcome: str | None, outcome_favorable: str, sep: str | None, **settings: Any,
+    outcome: str | None, outcome_favorable: str, sep: str | None, score: str | None = None,
+    score_favorable: str = "above", **settings: Any,
 ) -> tuple[Any, tuple[Path, ...]]:  # fmt: skip
     """The Result of the flags: the spec validates the settings (``{key: value}`` of the
     declared options; errors name the flag), then builds the engine that measures the data."""
     from ..groups.spec import GroupsSpec
 
+    if "thresholds" in settings:
+        settings["thresholds"] = parse_thresholds(settings["thresholds"])
     spec = spec_from_flags(GroupsSpec, **settings)
     audit = data_from_flags(data, protected, decision, favorable, outcome, outcome_favorable, sep)
+    engine = spec.build(audit)
+    engine.score, engine.score_favorable = score, score_favorable  # the flags' score role
     with err_console.status("measuring groups…"):
-        return spec.build(audit).run(audit), (data,)  # type: ignore[return-value]
+        return engine.run(audit), (data,)  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------- print
@@ -249,7 +289,21 @@ def print_summary(res: Any, out: Path) -> None:
     console.print(escape(f"scope: {res.scope()}"))
     for caveat in res.caveats():
         console.print(escape(f"  • {caveat}"))
-    console.print(escape(f"wrote {out}/rates.csv, summary.csv, groups.json"))
+    if res.scores is not None:
+        for sentence in res.scores.sentences():
+            console.print(escape(f"  {sentence}"))
+    extra = "".join(f", {name}.csv" for name, _ in _score_files(res))
+    console.print(escape(f"wrote {out}/rates.csv, summary.csv{extra}, groups.json"))
+
+
+def _score_files(res: Any) -> list[tuple[str, Any]]:
+    """``(file stem, table)`` of the score tables the result holds (thresholds, auc,
+    calibration), the same frames as the audit's tables/groups_<stem>.csv."""
+    sc = res.scores
+    if sc is None:
+        return []
+    frames = [("thresholds", sc.thresholds), ("auc", sc.auc), ("calibration", sc.calibration)]
+    return [(name, frame) for name, frame in frames if frame is not None]
 
 
 def write_outputs(res: Any, out: Path, inputs: tuple) -> None:
@@ -260,6 +314,8 @@ def write_outputs(res: Any, out: Path, inputs: tuple) -> None:
         # the same frames and writer as the audit's tables (result_tables, audit/write.py)
         atomic_write_table(stage / "rates.csv", res.to_frame())
         atomic_write_table(stage / "summary.csv", res.summary())
+        for name, frame in _score_files(res):
+            atomic_write_table(stage / f"{name}.csv", frame)
         atomic_write_json(stage / "groups.json", res.to_dict())
 
 
@@ -277,6 +333,11 @@ def groups(
     outcome_favorable: str = typer.Option(
         "1", "--outcome-favorable", help="Favourable true-outcome value."),
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
+    score: Optional[str] = typer.Option(
+        None, "--score", help="Numeric score column: with --thresholds or --sweep, rates and "
+        "impact ratios at each threshold; with --outcome, AUC and calibration per group."),
+    score_favorable: str = typer.Option(
+        "above", "--score-favorable", help="above (score >= threshold is favourable) or below."),
     config: Optional[Path] = typer.Option(
         None, "--config", help="audit.yaml (section analyses.groups) instead of flags."),
     out: Path = typer.Option(Path("out/groups"), "--out", help="Output folder."),
@@ -290,7 +351,8 @@ def groups(
         res, inputs = from_config(ctx, config)
     else:
         res, inputs = from_flags(
-            data, protected, decision, favorable, outcome, outcome_favorable, sep, **settings
+            data, protected, decision, favorable, outcome, outcome_favorable, sep, score,
+            score_favorable, **settings,
         )  # fmt: skip
     write_outputs(res, out, inputs)
     print_summary(res, out)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .engine import METRICS, OUTCOME_METRICS, GroupMetrics, group_codes
     from .results import METRIC_LABELS, GroupMetricsResult
+    from .score_results import ScoreMetricsResult
     from .stats import abs_interval, katz_interval
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "METRICS",
     "METRIC_LABELS",
     "OUTCOME_METRICS",
+    "ScoreMetricsResult",
     "abs_interval",
     "group_codes",
     "katz_interval",
@@ -27,7 +29,7 @@ __all__ = [
 _LAZY = {
     "GroupMetrics": "engine", "METRICS": "engine", "OUTCOME_METRICS": "engine",
     "group_codes": "engine", "GroupMetricsResult": "results", "METRIC_LABELS": "results",
-    "abs_interval": "stats", "katz_interval": "stats",
+    "abs_interval": "stats", "katz_interval": "stats", "ScoreMetricsResult": "score_results",
 }  # fmt: skip
 
 

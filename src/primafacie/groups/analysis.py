@@ -19,6 +19,7 @@ from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from .params import FOUR_FIFTHS
 from .results import METRIC_LABELS
+from .score_section import score_blocks, score_check, score_numbers, score_tables
 from .spec import GroupsSpec
 from .trend import trend
 
@@ -69,16 +70,18 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
             ].to_dict(orient="records")
         ),  # fmt: skip
         "min_selection_ratio": _min_ratio(summ),
+        **score_numbers(res.scores),
     }
+    caveats = res.caveats() + (res.scores.caveats() if res.scores is not None else [])
     return AnalysisRun(
         "groups",
         "ok",
         scope=res.scope(),
         results={LABEL: res},
-        tables=result_tables("groups", {LABEL: res}),
+        tables={**result_tables("groups", {LABEL: res}), **score_tables(res.scores)},
         numbers=numbers,
         headline=res.headline(),
-        caveats=tuple(res.caveats()),
+        caveats=tuple(caveats),
     )
 
 
@@ -245,7 +248,8 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             max_rows=80,
         ),
     ]
-    return rb.section(findings, blocks + _trend_blocks(run))
+    score_findings, score_part = score_blocks(res.scores)
+    return rb.section(findings + score_findings, blocks + score_part + _trend_blocks(run))
 
 
 def _trend_blocks(run: AnalysisRun) -> list[Any]:
@@ -275,13 +279,15 @@ def _trend_blocks(run: AnalysisRun) -> list[Any]:
 
 
 def check(spec: Any, config: Any) -> None:
-    """``analyses.groups.protected`` names protected attributes (checked before any data)."""
+    """``analyses.groups.protected`` names protected attributes and ``thresholds``/``sweep``
+    have a score (checked before any data)."""
     unknown = [a for a in spec.protected or () if a not in config.protected]
     if unknown:
         raise InputError(
             f"analyses.groups.protected: {unknown} are not protected attributes; "
             f"protected: {list(config.protected)}"
         )
+    score_check(spec, config)
 
 
 def headline_number(run: AnalysisRun) -> str:

@@ -151,6 +151,14 @@ class GroupMetrics:
         all of its protected attributes). With a table: ``{column: protected value(s)}``.
     decision, outcome, favorable, outcome_favorable
         The roles when ``run`` gets a table (an AuditData carries its own).
+    thresholds, sweep
+        With a ``score``: the thresholds at which every group's selection rate and impact
+        ratio are measured, or ``sweep=True`` for every distinct score value (at most 101
+        distinct percentiles); see :mod:`primafacie.groups.scores`.
+    score, score_favorable, score_threshold
+        The score column, its favourable side (``above``: score ≥ threshold; ``below``) and
+        the audited threshold. With the true outcome, the AUC and a calibration table per
+        group follow (:attr:`GroupMetricsResult.scores`).
 
     Examples
     --------
@@ -175,6 +183,11 @@ class GroupMetrics:
         outcome: str | None = None,
         favorable: Any = None,
         outcome_favorable: Any = None,
+        thresholds: Sequence[float] | None = None,
+        sweep: bool = False,
+        score: str | None = None,
+        score_favorable: str = "above",
+        score_threshold: float | None = None,
     ) -> None:
         self.min_group = min_group
         self.alpha = alpha
@@ -184,6 +197,11 @@ class GroupMetrics:
         self.outcome = outcome
         self.favorable = favorable
         self.outcome_favorable = outcome_favorable
+        self.thresholds = thresholds
+        self.sweep = sweep
+        self.score = score
+        self.score_favorable = score_favorable
+        self.score_threshold = score_threshold
 
     # ------------------------------------------------------------------ helpers
     def _audit_data(self, data: Any) -> tuple[AuditData, list[str]]:
@@ -246,6 +264,12 @@ class GroupMetrics:
         """
         params = {name: getattr(self, name) for name in self._parameter_constraints}
         validate_params("GroupMetrics", self._parameter_constraints, params, WHERE)
+        if (self.thresholds is not None or self.sweep) and self.score is None:
+            key = "thresholds" if self.thresholds is not None else "sweep"
+            raise InputError(
+                f"{key} ({WHERE[key]}) needs a score: set decision: {{score: COLUMN, threshold: "
+                "T} in audit.yaml (or --score COLUMN)"
+            )
         audit, attrs = self._audit_data(data)
         yhat = audit.decision_array().astype(bool)
         y = audit.outcome_array().astype(bool) if audit.outcome is not None else None
@@ -277,7 +301,24 @@ class GroupMetrics:
             intersections=self.intersections,
             decision=str(audit.decision),
             outcome=audit.outcome,
+            scores=self._scores(audit, {a: (codes[a], values[a]) for a in attrs}),
         )
+
+    def _scores(self, audit: AuditData, coded: dict[str, Any]) -> Any:
+        """The score metrics (thresholds, AUC, calibration) of the coded attributes, or None
+        without a score or anything to measure on it."""
+        wanted = self.thresholds is not None or self.sweep or audit.outcome is not None
+        if self.score is None or not wanted:
+            return None
+        from .scores import score_metrics
+
+        thresholds = self.thresholds
+        if thresholds is not None and not isinstance(thresholds, (list, tuple)):
+            thresholds = [thresholds]
+        return score_metrics(
+            audit, coded, self.score, self.score_favorable, thresholds, bool(self.sweep),
+            self.score_threshold, float(self.alpha), int(self.min_group),
+        )  # fmt: skip
 
     def _grouping_frame(
         self, attribute: str, labels: list[str], prot: np.ndarray, counts: dict[str, np.ndarray]

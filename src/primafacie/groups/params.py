@@ -13,18 +13,21 @@ ValueError: min_group must be an integer ≥ 1; got 0
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any, Optional
 
 from ..params import Param, constraints, where
-from ..validation import InstanceOf, Interval, ListOf, Options
+from ..validation import InstanceOf, Interval, ListOf, Options, Predicate
 
 __all__ = [
     "DEFAULT_MIN_GROUP",
     "DEFAULT_ALPHA",
     "FOUR_FIFTHS",
     "INTERSECTIONS",
+    "MAX_THRESHOLDS",
+    "SWEEP_POINTS",
     "PARAMS",
     "PARAMETER_CONSTRAINTS",
     "WHERE",
@@ -44,7 +47,29 @@ FOUR_FIFTHS = 0.8
 #: Which intersections of the protected attributes are measured besides each attribute alone.
 INTERSECTIONS = ("all", "full", "none")
 
+#: Largest number of thresholds a list may hold (the table has one row per threshold and group).
+MAX_THRESHOLDS = 1000
+
+#: ``sweep: true`` evaluates at most this many thresholds: the distinct score values when there
+#: are no more, else the distinct quantiles 0, 0.01, …, 1 of the scores (observed values).
+SWEEP_POINTS = 101
+
 _COLUMN = InstanceOf(str, name="a column name")
+
+
+def _finite_numbers(value: Any) -> bool:
+    """A non-empty list of at most MAX_THRESHOLDS finite numbers (booleans are not numbers)."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return 0 < len(items) <= MAX_THRESHOLDS and all(
+        isinstance(v, Real) and not isinstance(v, bool) and math.isfinite(float(v)) for v in items
+    )
+
+
+_THRESHOLDS = Predicate(
+    _finite_numbers,
+    f"a finite number or a non-empty list of at most {MAX_THRESHOLDS} finite numbers",
+    bad=["five"],
+)
 
 #: Every parameter of :class:`~primafacie.groups.GroupMetrics`, declared once (see
 #: :mod:`primafacie.params`): the engine's constraints, ``analyses.groups`` of audit.yaml,
@@ -76,6 +101,26 @@ PARAMS: tuple[Param, ...] = (
     Param("decision", [None, _COLUMN], None, "Decision column (default: the data's).", key=""),
     Param("outcome", [None, _COLUMN], None, "True-outcome column (default: the data's).",
           key="", source="outcome"),
+    Param(
+        "thresholds", [None, _THRESHOLDS], None,
+        "Score thresholds at which to measure every group's selection rate and the impact "
+        "ratio (needs decision.score; the decision's favorable side applies).",
+        flag="--thresholds", type=Optional[list[float]], cli="list",
+    ),
+    Param(
+        "sweep", [InstanceOf(bool, name="a boolean")], False,
+        f"Measure at every distinct score value, or at the distinct percentiles when there are "
+        f"more than {SWEEP_POINTS} (needs decision.score).",
+        flag="--sweep",
+    ),
+    Param("score", [None, _COLUMN], None, "Score column (default: decision.score).",
+          key="", source="decision.score"),
+    Param("score_favorable", [Options("above", "below")], "above",
+          "Which side of a threshold is favourable (default: decision.favorable).",
+          key="", source="decision.favorable"),
+    Param("score_threshold", [None, Interval(Real, None, None)], None,
+          "The audited threshold, added to the grid (default: decision.threshold).",
+          key="", source="decision.threshold"),
 )  # fmt: skip
 
 #: What each parameter of :class:`GroupMetrics` accepts (see :mod:`primafacie.validation`).

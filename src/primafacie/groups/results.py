@@ -70,6 +70,9 @@ class GroupMetricsResult(HTMLReprMixin):
         Whether the error-rate metrics were computed.
     min_group, alpha, intersections
         The engine's settings.
+    scores
+        With a score: its thresholds, AUC and calibration per group
+        (:class:`~primafacie.groups.score_results.ScoreMetricsResult`), else ``None``.
     """
 
     table: pd.DataFrame
@@ -83,6 +86,7 @@ class GroupMetricsResult(HTMLReprMixin):
     decision: str = ""
     outcome: str | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    scores: Any = None
 
     # ------------------------------------------------------------------ tables
     def to_frame(self) -> pd.DataFrame:
@@ -331,6 +335,7 @@ class GroupMetricsResult(HTMLReprMixin):
                 "comparisons": self.summary().to_dict(orient="records"),
                 "rates": self.table.to_dict(orient="records"),
                 "warnings": list(self.warnings),
+                **({"scores": self.scores.to_dict()} if self.scores is not None else {}),
             }
         )
 

@@ -42,7 +42,8 @@ class _GroupsBase(_Strict):
         """The :class:`~primafacie.groups.GroupMetrics` this section configures.
 
         ``data`` and ``ctx`` are accepted so every spec builds alike; the roles (decision,
-        favourable values, outcome) come from the AuditData the engine runs on.
+        favourable values, outcome) come from the AuditData the engine runs on, the score
+        (``decision: {score, threshold, favorable}``) from the configuration in ``ctx``.
 
         Examples
         --------
@@ -51,11 +52,18 @@ class _GroupsBase(_Strict):
         """
         from .engine import GroupMetrics
 
+        decision = getattr(getattr(ctx, "config", None), "decision", None)
+        score = getattr(decision, "score", None)
         return GroupMetrics(
             min_group=self.min_group,
             alpha=self.alpha,
             intersections=self.intersections,
             protected=list(self.protected) if self.protected else None,
+            thresholds=list(self.thresholds) if self.thresholds is not None else None,
+            sweep=self.sweep,
+            score=score,
+            score_favorable=(decision.favorable or "above") if score else "above",
+            score_threshold=decision.threshold if score else None,
         )
 
 
@@ -63,6 +71,15 @@ def _one_column(v: Any) -> Any:
     return [v] if isinstance(v, str) else v
 
 
+def _one_number(v: Any) -> Any:
+    """``thresholds: 5`` is ``[5]``."""
+    return v if v is None or isinstance(v, (list, tuple, str)) else [v]
+
+
 GroupsSpec = spec_model(
-    "GroupsSpec", _GroupsBase, PARAMS, "groups", normalize={"protected": _one_column}
+    "GroupsSpec",
+    _GroupsBase,
+    PARAMS,
+    "groups",
+    normalize={"protected": _one_column, "thresholds": _one_number},
 )
