@@ -59,8 +59,8 @@ SITUATION_BYTES_PER_ROW_SEARCH = 40
 #: What to change when an analysis needs too much memory (named in every message).
 SETTINGS = {
     "principal": "analyses.principal.n_boot (or fewer analyses.principal.covariates)",
-    "recourse": "max_levels (a categorical feature with many values, e.g. an id) or "
-    "analyses.recourse.bins",
+    "recourse": "the values of the categorical features (leave out or bin a feature with many "
+    "values, e.g. an id) or analyses.recourse.bins",
     "situation": "analyses.situation.k and analyses.situation.methods (or fewer rows)",
     "certainty": "analyses.certainty.n_draws",
 }
