@@ -895,7 +895,7 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
 #: What each key means, for editors showing the schema (``Model.key`` -> description).
 KEY_DESCRIPTIONS = {
     "AuditConfig.data": "CSV, Parquet, Excel or DuckDB table, relative to this file; or {path: "
-    'FILE, ...reading options} (decimal, sep, encoding, header, names, na_values, sheet, table) '
+    "FILE, ...reading options} (decimal, sep, encoding, header, names, na_values, sheet, table) "
     "or {sql: QUERY}.",
     "DataSpec.path": "CSV, Parquet (file or folder), Excel (.xlsx, .xls, .ods) or DuckDB "
     "(.duckdb) file, relative to this file.",

@@ -479,6 +479,18 @@ def _read_positional(
     return merge_repeated(frame, names, wanted, path)
 
 
+def header_hint(names: Sequence[Any]) -> str:
+    """A hint when a column name is a number (``10.5``): the file's first row is probably
+    data, read as the header because ``header: false`` was not given."""
+    numbers = [str(n) for n in names if re.fullmatch(r"\s*[-+]?[\d.,]*\d[\d.,]*\s*", str(n))]
+    if not numbers:
+        return ""
+    return (
+        f"; the header holds numbers ({', '.join(numbers[:3])}), so the first row may be data: "
+        "give data: {path: FILE, header: false, names: [...]}"
+    )
+
+
 def _check_columns(path: Path | str, wanted: Sequence[str], present: Sequence[str]) -> None:
     """Every requested column is in the file; else an error with a did-you-mean (and, when
     the header looks like a row of data, the hint ``header: false``)."""
@@ -492,11 +504,7 @@ def _check_columns(path: Path | str, wanted: Sequence[str], present: Sequence[st
         close = close or difflib.get_close_matches(col, names, n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         shown = ", ".join(names[:50]) + (f" and {len(names) - 50} more" if len(names) > 50 else "")
-        if names and all(re.fullmatch(r"\s*[-+]?[\d.,]*\d[\d.,]*\s*", n) for n in names):
-            hint += (
-                "; the header holds only numbers, so the first row may be data: give "
-                "data: {path: FILE, header: false, names: [...]}"
-            )
+        hint += header_hint(names)
         raise InputError(f"{path}: column {col!r} is not in the data{hint}; columns are: {shown}")
 
 
@@ -919,6 +927,7 @@ class AuditData:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(
                 f"{role} column {col!r} is not in the data{hint}; columns are: {', '.join(names)}"
+                + header_hint(names)
             )
 
     def _validate(self) -> None:
