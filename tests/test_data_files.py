@@ -228,6 +228,13 @@ def test_a_row_with_the_wrong_number_of_fields_is_named_by_its_line(tmp_path, bo
         check_field_counts(p, ",", "utf-8", True)
 
 
+def test_a_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_bytes("\ufeffincome,gender\n1,f\n".encode())
+    assert list(read_table(p, columns=["income"]).columns) == ["income"]
+    assert table_columns(p) == ["income", "gender"]
+
+
 def test_blank_lines_quotes_and_empty_trailing_fields_are_not_errors(tmp_path):
     p = tmp_path / "t.csv"
     p.write_text('a,b,c\n1,"x, y",\n\n4,"say ""hi""",6\n7,5" x,9\n')
@@ -324,7 +331,7 @@ def test_sql_over_a_parquet_file_relative_to_the_configuration(tmp_path, monkeyp
     df = _people()
     (tmp_path / "sub").mkdir()
     df.assign(year=np.where(np.arange(40) < 30, 2024, 2023)).to_parquet(tmp_path / "p.parquet")
-    sql = "\"select * from 'p.parquet' where year = 2024\""
+    sql = "\"select * from 'p.parquet' where year = 2024 -- this year\""
     cfg = _config(tmp_path, f"{{sql: {sql}}}")
     monkeypatch.chdir(tmp_path / "sub")  # the working folder does not matter
     code, out, info = _audit(cfg, tmp_path / "o1")

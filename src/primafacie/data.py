@@ -132,13 +132,13 @@ def to_pandas(table: Any) -> pd.DataFrame:
 CSV_DELIMITERS = (",", ";", "|", "\t")
 
 
-def sniff_delimiter(path: str | os.PathLike) -> str:
+def sniff_delimiter(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     """The delimiter of a CSV file among :data:`CSV_DELIMITERS` (``","`` when unsure).
 
     The first lines are split on each candidate; the candidate that gives the same number (> 1)
     of fields on every line, and the most of them, wins.
     """
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding=encoding, errors="replace") as fh:
         lines = [line for line in (fh.readline() for _ in range(20)) if line.strip()]
     best, best_fields = ",", 1
     for delim in CSV_DELIMITERS:
@@ -212,6 +212,8 @@ def _csv_header(path: Path, sep: str, encoding: str = "utf-8") -> list[str]:
     """The header of a CSV file as pandas names the columns (leading spaces skipped)."""
     import csv
 
+    if codecs.lookup(encoding).name == "utf-8":
+        encoding = "utf-8-sig"  # a byte-order mark (Excel's CSV export) is not part of a name
     with open(path, encoding=encoding, newline="") as fh:
         return next(csv.reader(fh, delimiter=sep, skipinitialspace=True), [])
 
@@ -316,7 +318,7 @@ def table_columns(
             index = (schema.pandas_metadata or {}).get("index_columns", [])
             # a pandas index stored as a column (__index_level_0__) is not data
             return [n for n in schema.names if n not in {i for i in index if isinstance(i, str)}]
-        names = _header_names(path, kind, opts, sep or sniff_delimiter(path))
+        names = _header_names(path, kind, opts, sep or sniff_delimiter(path, opts.encoding))
         return list(dict.fromkeys(names))
     except InputError:
         raise
@@ -331,7 +333,7 @@ def _not_text(path: Path | None, encoding: str, exc: UnicodeDecodeError) -> str:
     return (
         f"cannot read {path}: it is not {shown} text (byte {exc.object[exc.start]:#04x} at "
         f"offset {exc.start}); save it as UTF-8, or give its encoding: data: {{path: FILE, "
-        "encoding: latin-1}} in audit.yaml (encoding=... in Python; e.g. latin-1, cp1252)"
+        "encoding: latin-1} in audit.yaml (encoding=... in Python; e.g. latin-1, cp1252)"
     )
 
 
@@ -448,7 +450,7 @@ def _read_positional(
     ``names``) with repeated names merged (:func:`~primafacie.data_files.merge_repeated`)."""
     sep = ""
     if kind == "csv":
-        sep = opts.sep or sniff_delimiter(path)
+        sep = opts.sep or sniff_delimiter(path, opts.encoding)
         if opts.decimal not in (".", ","):
             raise InputError(f'decimal must be "." or ","; got {opts.decimal!r}')
         if opts.decimal == sep:

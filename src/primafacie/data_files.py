@@ -159,6 +159,10 @@ def merge_repeated(
     positions: dict[str, list[int]] = {}
     for i, name in enumerate(header):
         positions.setdefault(str(name), []).append(i)
+    if len(positions) == len(header):  # no name repeats: rename in place, no copy
+        index = {f"__pf_col_{i}__": str(name) for i, name in enumerate(header)}
+        frame.columns = [index[c] for c in frame.columns]
+        return frame
     merged, ambiguous, out = [], [], {}
     for name, pos in positions.items():
         cols = [c for c in (f"__pf_col_{i}__" for i in pos) if c in frame.columns]
@@ -437,7 +441,8 @@ def duckdb_frame(
                     f"are {sorted(tables)}"
                 )
         select = "*" if columns is None else ", ".join(map(_quote_ident, columns))
-        wrapped = f"SELECT {select} FROM ({query}) AS primafacie_source"
+        # on their own lines: a trailing "-- comment" in the query cannot swallow the bracket
+        wrapped = f"SELECT {select} FROM (\n{query}\n) AS primafacie_source"
         if head:
             wrapped += " LIMIT 0"
         table = con.sql(wrapped).to_arrow_table()
