@@ -742,6 +742,16 @@ def constructor_roles(engine: Any) -> dict[str, Any]:
     return roles
 
 
+def _no_missing(col: pd.Series, what: str, name: str) -> None:
+    """A column with missing values is an error naming it, the count and ``dropna``."""
+    n_missing = int(col.isna().sum())
+    if n_missing:
+        raise InputError(
+            f"{what} has missing values: {n_missing} row(s); drop those rows with "
+            f"dropna: [{name}] in audit.yaml"
+        )
+
+
 def drop_missing(
     frame: pd.DataFrame, columns: Sequence[str], groups: Sequence[str] = ()
 ) -> pd.DataFrame:
@@ -980,11 +990,7 @@ class AuditData:
         for attr, values in self.protected.items():
             self._require_column(attr, "protected")
             col = self.frame[attr]
-            if col.isna().any():
-                raise InputError(
-                    f"protected attribute {attr!r} has missing values: {int(col.isna().sum())} "
-                    f"row(s); drop those rows with dropna: [{attr}] in audit.yaml"
-                )
+            _no_missing(col, f"protected attribute {attr!r}", attr)
             check_spellings(col, attr, "protected")
             check_listed_values(col, attr, values, "protected", "protected value")
             mask = _matches(col, values)
