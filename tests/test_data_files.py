@@ -459,3 +459,22 @@ def test_groups_flags_read_excel_too(tmp_path):
          "--decision", "approved", "--out", str(tmp_path / "o")],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
+
+
+def test_a_many_level_categorical_node_of_the_causal_model_is_refused_with_its_estimate(
+    tmp_path, monkeypatch
+):
+    n = 200
+    df = _people(n).assign(code=[f"c{i}" for i in range(n)])
+    df.to_csv(tmp_path / "t.csv", index=False)
+    extra = (
+        "causal: {edges: [[gender, code], [gender, income]]}\n"
+        "analyses: {situation: {methods: [cst], k: [5]}}\n"
+    )
+    cfg = _config(tmp_path, "t.csv", extra, features="{income: numeric, code: categorical}")
+    # 200 rows x 200 categories x 24 B = 960 kB; situation's own search needs about 11 kB
+    monkeypatch.setenv("PRIMAFACIE_MEMORY", "500000")
+    code, out, _ = _audit(cfg, tmp_path / "o")
+    assert code == 2, out
+    assert "causal model: the categorical node 'code' (200 rows x 200 categories)" in out
+    assert "would need about 960.0 kB of memory" in out and "lower the number of values" in out
