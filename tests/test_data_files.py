@@ -478,3 +478,14 @@ def test_a_many_level_categorical_node_of_the_causal_model_is_refused_with_its_e
     assert code == 2, out
     assert "causal model: the categorical node 'code' (200 rows x 200 categories)" in out
     assert "would need about 960.0 kB of memory" in out and "lower the number of values" in out
+
+
+def test_the_categorical_mechanism_refuses_through_the_api_too(monkeypatch):
+    from primafacie.causal.mechanisms import CategoricalCDF
+
+    monkeypatch.setenv("PRIMAFACIE_MEMORY", "100000")
+    y = np.arange(100)  # 100 rows x 100 categories x 24 B = 240 kB
+    with pytest.raises(InputError, match=r"100 rows x 100 categories.*240.0 kB"):
+        CategoricalCDF(100).fit(np.zeros((100, 1)), y)
+    monkeypatch.setenv("PRIMAFACIE_MEMORY", "300000")
+    assert CategoricalCDF(100).fit(np.zeros((100, 1)), y).cdf(np.zeros((1, 1))).shape == (1, 100)
