@@ -197,6 +197,7 @@ def test_na_values_and_dropna_count_per_column_and_group(tmp_path):
         "per_group": {"gender": {"f": 2, "m": 2}},
     }
     assert any("4 of 40 rows were dropped" in n for n in info["notes"])
+    assert "note: dropna: 4 of 40 rows were dropped" in out  # on the terminal too
     report = (tmp_path / "o2" / "report.html").read_text()
     assert "4 of 40 rows were dropped for a missing value" in report
     # only the listed columns: region's missing values stay (it is not a feature here)
