@@ -431,6 +431,7 @@ def test_a_declared_categorical_feature_with_10500_levels_is_accepted_and_noted(
         ("{decimal: ','}", "data.path"),
         ('{sql: "select 1", header: false, names: [a]}', "data.header"),
         ('{sql: "select 1", encoding: latin-1}', "data.encoding"),
+        ('{path: t.parquet, na_values: ["?"]}', "data.na_values"),
     ],
 )
 def test_every_bad_reading_option_exits_2_naming_its_key(tmp_path, data, key):

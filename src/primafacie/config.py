@@ -160,7 +160,7 @@ class DataSpec(_Strict):
             for key, given in csv_only.items():
                 if given:
                     raise ValueError(f"[data.{key}] {key} applies to CSV files only")
-        if self.path is None or duck:
+        if self.path is None or duck or suffix in (".parquet", ".pq"):
             for key in ("header", "names", "na_values"):
                 if key in self.model_fields_set:
                     raise ValueError(f"[data.{key}] {key} applies to CSV and Excel files only")
