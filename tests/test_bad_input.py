@@ -263,11 +263,12 @@ CASES: list[Case] = [
     Case("feature-too-many-levels", ("categorical feature 'id'", "60 distinct values",
                                      "max_levels=50"),
          cfg={"features": {"income": "numeric", "id": "categorical"}, "max_levels": 50}),
-    Case("feature-too-many-levels-default", ("categorical feature 'code'", "1200 distinct",
-                                             "max_levels=1000"),
+    # a declared categorical feature is taken whatever its levels (issue 24): no default cap
+    Case("ok-many-levels-declared", (), code=0,
          frame=lambda d: pd.concat([d] * 20, ignore_index=True).assign(
              code=lambda x: [f"c{j}" for j in range(len(x))]),
-         cfg={"features": {"income": "numeric", "code": "categorical"}}),
+         cfg={"features": {"income": "numeric", "code": "categorical"}},
+         counts={"n": 20 * N}),
     Case("feature-ordinal-undeclared-level", ("ordinal feature 'region'", "'east'"),
          cfg={"features": {"region": {"ordinal": ["north", "south"]}}}),
     Case("id-duplicated", ("id column 'group' has duplicated values",), cfg={"id": "group"}),

@@ -132,7 +132,7 @@ def test_a_huge_principal_bootstrap_is_refused_before_any_analysis_runs(tmp_path
     assert ran == [] and not out.exists()
 
 
-def test_recourse_with_many_levels_is_refused_naming_max_levels(tmp_path, monkeypatch):
+def test_recourse_with_many_levels_is_refused_naming_the_features(tmp_path, monkeypatch):
     folder = _config(
         tmp_path,
         "recourse: {}",
@@ -145,7 +145,7 @@ def test_recourse_with_many_levels_is_refused_naming_max_levels(tmp_path, monkey
     text = " ".join(res.output.split())
     assert res.exit_code == 2, text
     assert "recourse: the item matrix (2000 rows x 2003 feature values)" in text
-    assert "lower max_levels" in text
+    assert "lower the values of the categorical features" in text
 
 
 def test_the_engine_refuses_through_the_api_too(monkeypatch):

@@ -233,9 +233,9 @@ def test_read_table_names_thousands_separators_and_duplicated_headers(tmp_path):
     p.write_text('id,income\n1,"1,200"\n2,900\n')
     with pytest.raises(InputError, match=r"'income'.*'1,200' in data row 1"):
         read_table(p)
-    p.write_text("a,b,a\n1,2,3\n")
-    with pytest.raises(InputError, match="column name 'a' appears 2 times"):
-        read_table(p)
+    p.write_text("a,b,a\n1,2,3\n")  # copies that differ: an error only when asked for
+    with pytest.raises(InputError, match="column 'a' appears 2 times in the header"):
+        read_table(p, columns=["a"])
     p.write_bytes("a,b\n1,caf\xe9\n".encode("latin-1"))
     with pytest.raises(InputError, match="not UTF-8"):
         read_table(p)

@@ -38,7 +38,15 @@ from pydantic import (
     model_validator,
 )
 
-from .data import KIND_SYNONYMS, MAX_LEVELS, AuditData, read_table, table_columns, to_pandas
+from .data import (
+    KIND_SYNONYMS,
+    MAX_LEVELS,
+    AuditData,
+    drop_missing,
+    read_table,
+    table_columns,
+    to_pandas,
+)
 from .decisions import ModelDecider, Rule, check_fitted, score_decisions
 from .errors import InputError
 from .modelfiles import LoadedModel, ModelCache
@@ -89,12 +97,21 @@ FeatureKind = Union[
 
 
 class DataSpec(_Strict):
-    """``data:`` as a mapping, for a file that needs reading options:
-    ``{path: x.csv, decimal: ",", sep: ";"}`` (a plain path reads with the defaults)."""
+    """``data:`` as a mapping, for a table that needs reading options: ``{path: x.csv,
+    decimal: ",", sep: ";", encoding: latin-1, header: false, names: [...], na_values: [?]}``,
+    ``{path: x.xlsx, sheet: Sheet2}``, ``{path: x.duckdb, table: loans}`` or ``{sql: "select
+    ..."}`` (a plain path reads with the defaults)."""
 
-    path: Path
+    path: Optional[Path] = None
     decimal: Literal[".", ","] = "."
     sep: Optional[Literal[",", ";", "|", "\t"]] = None
+    encoding: str = "utf-8"
+    header: bool = True
+    names: Optional[list[str]] = None
+    na_values: list[str] = Field(default_factory=list)
+    sheet: Optional[Union[Annotated[int, Field(ge=0)], str]] = None
+    table: Optional[str] = None
+    sql: Optional[str] = None
 
     @model_validator(mode="after")
     def _distinct_marks(self) -> DataSpec:
@@ -102,6 +119,51 @@ class DataSpec(_Strict):
             raise ValueError(
                 '[data.sep] decimal: "," needs another delimiter than the comma; give sep: ";"'
             )
+        return self
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DataSpec:
+        import codecs
+
+        from .data_files import DUCKDB_SUFFIXES, EXCEL_SUFFIXES
+
+        try:
+            codecs.lookup(self.encoding)
+        except LookupError:
+            raise ValueError(
+                f"[data.encoding] {self.encoding!r} is not a known text encoding; use e.g. "
+                "utf-8, latin-1, cp1252, utf-16"
+            ) from None
+        if not self.header and self.names is None:
+            raise ValueError("[data.names] header: false needs names: [...], one per column")
+        if self.names is not None and len(set(self.names)) != len(self.names):
+            dup = sorted({n for n in self.names if self.names.count(n) > 1})
+            raise ValueError(f"[data.names] {dup} listed more than once")
+        suffix = self.path.suffix.lower() if self.path is not None else ""
+        duck, excel = suffix in DUCKDB_SUFFIXES, suffix in EXCEL_SUFFIXES
+        if self.path is None and self.sql is None:
+            raise ValueError("[data.path] give path: a file, or sql: a query")
+        if self.sql is not None and self.path is not None and not duck:
+            raise ValueError("[data.sql] sql runs on its own or over a .duckdb file; give "
+                             "either sql or path")  # fmt: skip
+        if self.sheet is not None and not excel:
+            raise ValueError("[data.sheet] sheet applies to Excel files (.xlsx, .xls, .ods)")
+        if self.table is not None and not duck:
+            raise ValueError("[data.table] table applies to a DuckDB file (path: x.duckdb)")
+        if duck and (self.table is None) == (self.sql is None):
+            raise ValueError("[data.table] a .duckdb file needs table: NAME or sql: QUERY")
+        if self.table is not None and self.sql is not None:
+            raise ValueError("[data.sql] give table or sql, not both")
+        csv_only = {"sep": self.sep is not None, "decimal": self.decimal != ".",
+                    "encoding": self.encoding.lower() not in ("utf-8", "utf8")}  # fmt: skip
+        if self.path is None or duck or excel or suffix in (".parquet", ".pq"):
+            for key, given in csv_only.items():
+                if given:
+                    raise ValueError(f"[data.{key}] {key} applies to CSV files only")
+        if self.path is None or duck or suffix in (".parquet", ".pq"):
+            for key in ("header", "names", "na_values"):
+                if key in self.model_fields_set:
+                    raise ValueError(f"[data.{key}] {key} applies to CSV and Excel files only")
         return self
 
 
@@ -223,6 +285,7 @@ class AuditConfig(_Strict):
     seed: int = 0
     max_levels: Optional[int] = Field(MAX_LEVELS, ge=1)
     where: Optional[str] = None
+    dropna: Union[bool, list[str]] = False
     jurisdiction: Literal["eu", "us-employment", "nyc-ll144", "none"] = "eu"
     time: Optional[TimeSpec] = None
     base_dir: Path = Field(default=Path("."), exclude=True)
@@ -292,15 +355,26 @@ class AuditConfig(_Strict):
         return p if p.is_absolute() else (self.base_dir / p).resolve()
 
     @property
-    def data_path(self) -> Path:
-        return self.resolve(self.data.path if isinstance(self.data, DataSpec) else self.data)
+    def data_path(self) -> Optional[Path]:
+        """The data file or folder, absolute; None for ``data: {sql: ...}`` alone."""
+        path = self.data.path if isinstance(self.data, DataSpec) else self.data
+        return None if path is None else self.resolve(path)
 
     @property
     def data_options(self) -> dict[str, Any]:
-        """How the data file is read: ``{"sep", "decimal"}`` (``data: {path, decimal, sep}``)."""
-        if isinstance(self.data, DataSpec):
-            return {"sep": self.data.sep, "decimal": self.data.decimal}
-        return {"sep": None, "decimal": "."}
+        """How the data are read: the keyword arguments of :func:`~primafacie.data.read_table`
+        (``data: {path, decimal, sep, encoding, header, names, na_values, sheet, table, sql}``);
+        a query's relative file names start from the configuration's folder."""
+        if not isinstance(self.data, DataSpec):
+            return {"sep": None, "decimal": "."}
+        spec = self.data
+        out = {"sep": spec.sep, "decimal": spec.decimal}
+        for key in ("encoding", "header", "names", "na_values", "sheet", "table", "sql"):
+            if key in spec.model_fields_set:
+                out[key] = getattr(spec, key)
+        if spec.sql is not None:
+            out["base_dir"] = self.base_dir
+        return out
 
     @property
     def decision_column(self) -> str:
@@ -416,6 +490,8 @@ class AuditConfig(_Strict):
             named.extend(Rule(self.where).columns)
         if self.time is not None:
             named.append(self.time.source)
+        if isinstance(self.dropna, list):
+            named.extend(self.dropna)
         deciders = [self.decider(), *self.decision_makers().values()]
         for dm in deciders:
             if isinstance(dm, str):  # a decision-maker's recorded column
@@ -450,7 +526,8 @@ class AuditConfig(_Strict):
         opts = self.data_options
         if all_columns:
             return read_table(self.data_path, **opts)
-        columns = self.used_columns(table_columns(self.data_path, sep=opts["sep"]))
+        listed = {k: v for k, v in opts.items() if k != "decimal"}
+        columns = self.used_columns(table_columns(self.data_path, **listed))
         return read_table(self.data_path, columns=columns, **opts)
 
     def audit_data(self, frame: pd.DataFrame | None = None) -> AuditData:
@@ -468,6 +545,7 @@ class AuditConfig(_Strict):
         """
         frame = self.read_frame() if frame is None else to_pandas(frame)
         frame = self.filtered(frame)
+        frame = drop_missing(frame, self.dropna_columns(frame), list(self.protected))
         favorable: Any = self.favorable
         if self.decision.score is not None:
             frame = frame.copy()
@@ -525,11 +603,43 @@ class AuditConfig(_Strict):
         }
         return out
 
+    def dropna_columns(self, frame: pd.DataFrame) -> list[str]:
+        """The columns whose missing values drop a row: ``dropna: [columns]``, or with
+        ``dropna: true`` the audited ones (features, protected attributes, decision, score,
+        outcome, id and the rule's columns) present in ``frame``; none without ``dropna``.
+
+        Raises
+        ------
+        InputError
+            When ``dropna`` lists a column the data lack (naming the key and the column).
+        """
+        if self.dropna is False:
+            return []
+        if isinstance(self.dropna, list):
+            absent = [c for c in self.dropna if c not in frame.columns]
+            if absent:
+                raise InputError(
+                    f"dropna: column {absent[0]!r} is not in the data; columns are: "
+                    + ", ".join(map(str, frame.columns))
+                )
+            return list(dict.fromkeys(self.dropna))
+        named = [*self.features, *self.protected]
+        named += [c for c in (self.decision.column, self.decision.score, self.outcome, self.id)
+                  if c]  # fmt: skip
+        if self.decision.rule is not None:
+            named.extend(Rule(self.decision.rule).columns)
+        return [c for c in dict.fromkeys(named) if c in frame.columns]
+
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
         out = self.model_dump(mode="json")
         if out.get("time") is None:
             out.pop("time", None)  # results of audits without windows keep their bytes
+        if out.get("dropna") is False:
+            out.pop("dropna", None)  # as for time: unchanged bytes for audits without it
+        if isinstance(out.get("data"), dict):  # only the reading options that were given
+            given = self.data.model_fields_set | {"path", "decimal", "sep"}  # type: ignore[union-attr]
+            out["data"] = {k: v for k, v in out["data"].items() if k in given}
         return out
 
 
@@ -784,11 +894,22 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
 
 #: What each key means, for editors showing the schema (``Model.key`` -> description).
 KEY_DESCRIPTIONS = {
-    "AuditConfig.data": "CSV or Parquet table, relative to this file; or {path: FILE, "
-    'decimal: ",", sep: ";"} for a CSV with decimal commas or a given delimiter.',
-    "DataSpec.path": "CSV or Parquet table, relative to this file.",
+    "AuditConfig.data": "CSV, Parquet, Excel or DuckDB table, relative to this file; or {path: "
+    "FILE, ...reading options} (decimal, sep, encoding, header, names, na_values, sheet, table) "
+    "or {sql: QUERY}.",
+    "DataSpec.path": "CSV, Parquet (file or folder), Excel (.xlsx, .xls, .ods) or DuckDB "
+    "(.duckdb) file, relative to this file.",
     "DataSpec.decimal": 'Decimal mark of the CSV\'s numbers: "." (default) or "," (12,5).',
     "DataSpec.sep": "CSV delimiter (default: detected among , ; | and tab).",
+    "DataSpec.encoding": "Text encoding of the CSV file (default utf-8; e.g. latin-1, cp1252).",
+    "DataSpec.header": "false: the first row is data, not names (then give names).",
+    "DataSpec.names": "Column names, one per field: they name a file without a header row, or "
+    "replace the header (same count).",
+    "DataSpec.na_values": 'Cell texts meaning a missing value, e.g. ["?"] (besides empty cells).',
+    "DataSpec.sheet": "Excel sheet to read: its name or 0-based index (default: the first).",
+    "DataSpec.table": "Table (or view) of the .duckdb file to read.",
+    "DataSpec.sql": "One read-only SELECT (or WITH) query run by DuckDB; relative file names in "
+    "it start from this file's folder.",
     "AuditConfig.decision": "How the audited decision is obtained: a column, a model file or a rule.",
     "AuditConfig.favorable": "Value of the decision that is favourable (e.g. 1, 'approved').",
     "AuditConfig.outcome": "Optional column of the true outcome Y (principal strata, equal "
@@ -802,8 +923,11 @@ KEY_DESCRIPTIONS = {
     "AuditConfig.analyses": "Which analyses to run; a missing section is not run.",
     "AuditConfig.compute": "Execution backend (local or dask).",
     "AuditConfig.seed": "Seed of every random step (same input and seed give identical outputs).",
-    "AuditConfig.max_levels": "Largest number of distinct values of a categorical feature "
-    "(default 1000; more is usually an id or a number read as text); null allows any.",
+    "AuditConfig.max_levels": "Largest number of distinct values of a categorical feature; "
+    "default null: any (a declared feature is taken as declared; an id-like one is noted).",
+    "AuditConfig.dropna": "true (the audited columns) or [columns]: drop the rows with a "
+    "missing value there, counted per column and group in results.json; without it a missing "
+    "value is an error.",
     "AuditConfig.where": 'Row filter in the rule language, e.g. "year == 2024 and region != '
     "'test'\": only these rows are audited; the rows left out are counted in results.json.",
     "AuditConfig.jurisdiction": "Legal notes of the report and dossiers: eu (EU "

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +13,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .data_files import (
+    ReadOptions,
+    check_field_counts,
+    csv_read_kwargs,
+    duckdb_frame,
+    excel_header,
+    excel_sheet,
+    merge_repeated,
+    placeholder_names,
+    read_excel,
+    source_kind,
+    source_label,
+)
 from .errors import InputError
 
 __all__ = [
@@ -20,6 +35,7 @@ __all__ = [
     "check_listed_values",
     "check_spellings",
     "constructor_roles",
+    "drop_missing",
     "parquet_files",
     "read_table",
     "sniff_delimiter",
@@ -116,13 +132,13 @@ def to_pandas(table: Any) -> pd.DataFrame:
 CSV_DELIMITERS = (",", ";", "|", "\t")
 
 
-def sniff_delimiter(path: str | os.PathLike) -> str:
+def sniff_delimiter(path: str | os.PathLike, encoding: str = "utf-8") -> str:
     """The delimiter of a CSV file among :data:`CSV_DELIMITERS` (``","`` when unsure).
 
     The first lines are split on each candidate; the candidate that gives the same number (> 1)
     of fields on every line, and the most of them, wins.
     """
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding=encoding, errors="replace") as fh:
         lines = [line for line in (fh.readline() for _ in range(20)) if line.strip()]
     best, best_fields = ",", 1
     for delim in CSV_DELIMITERS:
@@ -192,11 +208,13 @@ def _parquet_dataset(path: Path) -> Any:
     )
 
 
-def _csv_header(path: Path, sep: str) -> list[str]:
+def _csv_header(path: Path, sep: str, encoding: str = "utf-8") -> list[str]:
     """The header of a CSV file as pandas names the columns (leading spaces skipped)."""
     import csv
 
-    with open(path, encoding="utf-8", newline="") as fh:
+    if codecs.lookup(encoding).name == "utf-8":
+        encoding = "utf-8-sig"  # a byte-order mark (Excel's CSV export) is not part of a name
+    with open(path, encoding=encoding, newline="") as fh:
         return next(csv.reader(fh, delimiter=sep, skipinitialspace=True), [])
 
 
@@ -207,8 +225,61 @@ def _check_path(path: Path) -> None:
         raise InputError(f"data file {path} is not a file")
 
 
-def table_columns(path: str | os.PathLike, sep: str | None = None) -> list[str]:
-    """The column names of a CSV or Parquet file (or folder of Parquet files), rows unread.
+def _options(sep: str | None, decimal: str, extra: Mapping[str, Any]) -> ReadOptions:
+    """The reading options of :func:`read_table`'s keyword arguments, checked."""
+    unknown = sorted(set(extra) - READ_OPTION_KEYS)
+    if unknown:
+        raise TypeError(f"unknown reading option(s) {unknown}; known: {sorted(READ_OPTION_KEYS)}")
+    opts = dict(extra)
+    for key in ("names", "na_values"):
+        if opts.get(key) is not None:
+            opts[key] = tuple(map(str, opts[key]))
+    opts["na_values"] = opts.get("na_values") or ()
+    return ReadOptions(sep=sep, decimal=decimal, **opts)
+
+
+#: Keyword arguments of :func:`read_table` and :func:`table_columns` beyond ``sep``/``decimal``.
+READ_OPTION_KEYS = frozenset(
+    {"encoding", "header", "names", "na_values", "sheet", "table", "sql", "base_dir"}
+)
+
+
+def _check_kind_options(kind: str, options: ReadOptions, path: Path | None) -> None:
+    """An option given for a kind of file it does not apply to is an error naming it."""
+    if options.sheet is not None and kind != "excel":
+        raise InputError(f"data.sheet applies to Excel files (.xlsx, .xls, .ods), not {path}")
+    if options.table is not None and kind != "duckdb":
+        raise InputError(f"data.table applies to a DuckDB file (.duckdb), not {path}")
+    if options.sql is not None and kind not in ("sql", "duckdb"):
+        raise InputError(
+            f"data.sql runs on its own or over a .duckdb file; give either sql or path: {path}"
+        )
+
+
+def _header_names(path: Path, kind: str, options: ReadOptions, sep: str) -> list[str]:
+    """The column names of a CSV or Excel file: its header, or ``names`` (count checked)."""
+    if kind == "excel":
+        sheet, _ = excel_sheet(path, options.sheet)
+        found = excel_header(path, sheet)
+    else:
+        found = _csv_header(path, sep, options.encoding)
+    if not found:
+        raise InputError(f"cannot read {path}: the file is empty (no header row)")
+    if options.names is None:
+        return [str(n) for n in found]
+    if len(options.names) != len(found):
+        what = "header" if options.header else "first row"
+        raise InputError(
+            f"{path}: names lists {len(options.names)} columns but the {what} has "
+            f"{len(found)} fields; give one name per field"
+        )
+    return list(options.names)
+
+
+def table_columns(
+    path: str | os.PathLike | None, sep: str | None = None, **options: Any
+) -> list[str]:
+    """The column names of a table, rows unread (a name repeated in the header once).
 
     Parameters
     ----------
@@ -216,6 +287,8 @@ def table_columns(path: str | os.PathLike, sep: str | None = None) -> list[str]:
         As for :func:`read_table`.
     sep
         The CSV delimiter (detected when None).
+    **options
+        The reading options of :func:`read_table` (``names``, ``sheet``, ``sql``...).
 
     Returns
     -------
@@ -230,40 +303,60 @@ def table_columns(path: str | os.PathLike, sep: str | None = None) -> list[str]:
     >>> table_columns(p)
     ['income', 'age']
     """
-    path = Path(path)
-    _check_path(path)
+    opts = _options(sep, ".", options)
+    path = None if path is None else Path(path)
+    kind = source_kind(path, opts)
+    if path is not None:
+        _check_path(path)
+    _check_kind_options(kind, opts, path)
     try:
-        if _is_parquet(path):
+        if kind in ("sql", "duckdb"):
+            return [str(c) for c in duckdb_frame(path, opts, None, head=True).columns]
+        assert path is not None
+        if kind == "parquet":
             schema = _parquet_dataset(path).schema
             index = (schema.pandas_metadata or {}).get("index_columns", [])
             # a pandas index stored as a column (__index_level_0__) is not data
             return [n for n in schema.names if n not in {i for i in index if isinstance(i, str)}]
-        return _csv_header(path, sep or sniff_delimiter(path))
+        names = _header_names(path, kind, opts, sep or sniff_delimiter(path, opts.encoding))
+        return list(dict.fromkeys(names))
     except InputError:
         raise
     except UnicodeDecodeError as exc:
-        raise InputError(f"cannot read {path}: it is not UTF-8 text") from exc
+        raise InputError(_not_text(path, opts.encoding, exc)) from exc
     except Exception as exc:  # pyarrow raises many types; the user needs the file name
         raise InputError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
 
 
+def _not_text(path: Path | None, encoding: str, exc: UnicodeDecodeError) -> str:
+    shown = "UTF-8" if codecs.lookup(encoding).name == "utf-8" else encoding
+    return (
+        f"cannot read {path}: it is not {shown} text (byte {exc.object[exc.start]:#04x} at "
+        f"offset {exc.start}); save it as UTF-8, or give its encoding: data: {{path: FILE, "
+        "encoding: latin-1} in audit.yaml (encoding=... in Python; e.g. latin-1, cp1252)"
+    )
+
+
 # Over 80 lines: the docstring documents every input form and error with a doctest.
 def read_table(
-    path: str | os.PathLike,
+    path: str | os.PathLike | None,
     sep: str | None = None,
     columns: Sequence[str] | None = None,
     decimal: str = ".",
+    **options: Any,
 ) -> pd.DataFrame:
-    """Read a CSV file, a Parquet file or a folder of Parquet files into pandas.
+    """Read a CSV, Parquet, Excel or DuckDB table (or a folder of Parquet files) into pandas.
 
     Parameters
     ----------
     path
-        ``.csv`` (any of ``, ; | tab`` as delimiter, detected when ``sep`` is None; UTF-8),
-        ``.parquet`` / ``.pq``, or a folder of Parquet files read as one table: the files in
-        sorted path order (zero-pad numbered parts: ``part-00010`` after ``part-00009``),
-        names starting with ``.`` or ``_`` skipped, hive folders ``key=value/`` read as a
-        column ``key``. Every file must have the same columns and types.
+        ``.csv`` (any of ``, ; | tab`` as delimiter, detected when ``sep`` is None; UTF-8
+        unless ``encoding`` says otherwise), ``.parquet`` / ``.pq``, or a folder of Parquet
+        files read as one table: the files in sorted path order (zero-pad numbered parts:
+        ``part-00010`` after ``part-00009``), names starting with ``.`` or ``_`` skipped,
+        hive folders ``key=value/`` read as a column ``key``; every file must have the same
+        columns and types. ``.xlsx``/``.xls``/``.ods`` (the ``excel`` extra) and
+        ``.duckdb`` with ``table`` or ``sql`` (the ``sql`` extra); None with ``sql``.
     sep
         The CSV delimiter, when detection should not be used.
     columns
@@ -273,30 +366,39 @@ def read_table(
     decimal
         The decimal mark of a CSV file: ``"."`` or ``","`` (``12,5``; the delimiter must then
         be another character). Parquet stores numbers, not text: ignored.
+    **options
+        ``encoding`` (CSV, default utf-8), ``header`` (False: the first row is data),
+        ``names`` (the column names, one per field), ``na_values`` (texts meaning missing),
+        ``sheet`` (Excel: name or 0-based index), ``table`` / ``sql`` (DuckDB; a query must be
+        one read-only SELECT), ``base_dir`` (the folder relative paths in ``sql`` start from).
+        See :class:`~primafacie.data_files.ReadOptions`.
 
     Returns
     -------
     pandas.DataFrame
-        The table; the file itself is never modified.
+        The table; the file itself is never modified. A header name repeated with identical
+        values is one column (``attrs["merged_columns"]``); repeated with different values it
+        is left out (``attrs["ambiguous_columns"]``) unless ``columns`` asks for it (an error).
 
     Raises
     ------
     InputError
-        The file is missing, unreadable, not UTF-8, has a column name twice (pandas would
-        silently rename the second to ``name.1``), a column of numbers written with thousands
-        separators (``1,234``: the value and its row are named), a folder with no Parquet file
-        or with files of different columns, or ``columns`` names a column that is absent
-        (the message suggests the closest name and lists the columns).
+        The file is missing, unreadable, not in its encoding, a row has more or fewer fields
+        than the header (its line is named), a repeated header name with different values is
+        asked for, a column of numbers is written with thousands separators (``1,234``: the
+        value and its row are named), a folder has no Parquet file or files of different
+        columns, or ``columns`` names a column that is absent (the message suggests the
+        closest name and lists the columns).
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
     >>> _ = p.write_text("income;income\\n1;2\\n")
-    >>> read_table(p)
+    >>> read_table(p, columns=["income"])
     Traceback (most recent call last):
     ...
-    primafacie.errors.InputError: ...t.csv: column name 'income' appears 2 times in the header...
+    primafacie.errors.InputError: ...t.csv: column 'income' appears 2 times in the header...
     >>> _ = p.write_text("income,age,city\\n10,30,Pisa\\n")
     >>> read_table(p, columns=["city", "income"])
        income  city
@@ -306,56 +408,94 @@ def read_table(
     ...
     primafacie.errors.InputError: ...t.csv: column 'agee' is not in the data (did you mean 'age'?)...
     """
-    path = Path(path)
-    _check_path(path)
-    parquet = _is_parquet(path)
-    if not parquet and not path.is_file():
-        raise InputError(f"data file {path} is not a file")
+    opts = _options(sep, decimal, options)
+    path = None if path is None else Path(path)
+    kind = source_kind(path, opts)
+    if path is not None:
+        _check_path(path)
+        if kind in ("csv", "excel", "duckdb") and not path.is_file():
+            raise InputError(f"data file {path} is not a file")
+    _check_kind_options(kind, opts, path)
     wanted = None if columns is None else list(dict.fromkeys(map(str, columns)))
+    label = source_label(path, opts)
     try:
-        if parquet:
+        if kind in ("sql", "duckdb"):
+            if wanted is not None:
+                _check_columns(label, wanted, table_columns(path, **options))
+            frame = duckdb_frame(path, opts, wanted)
+        elif kind == "parquet":
+            assert path is not None
             dataset = _parquet_dataset(path)
             if wanted is not None:
                 _check_columns(path, wanted, table_columns(path))
                 wanted = [c for c in dataset.schema.names if c in set(wanted)]  # file order
             frame = dataset.to_table(columns=wanted).to_pandas()
         else:
-            sep = sep or sniff_delimiter(path)
-            _check_header(path, sep)
-            keep = None
-            if wanted is not None:
-                _check_columns(path, wanted, _csv_header(path, sep))
-                keep = set(wanted).__contains__
-            if decimal not in (".", ","):
-                raise InputError(f'decimal must be "." or ","; got {decimal!r}')
-            if decimal == sep:
-                raise InputError(
-                    f"{path}: the delimiter and the decimal mark are both {sep!r}; the "
-                    'delimiter must differ (sep: ";" with decimal: ",")'
-                )
-            frame = pd.read_csv(
-                path,
-                sep=sep,
-                skipinitialspace=True,
-                encoding="utf-8",
-                usecols=keep,
-                decimal=decimal,
-            )
+            assert path is not None
+            frame = _read_positional(path, kind, opts, wanted)
     except InputError:
         raise
     except UnicodeDecodeError as exc:
-        raise InputError(
-            f"cannot read {path}: it is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
-            f"offset {exc.start}); save it as UTF-8"
-        ) from exc
+        raise InputError(_not_text(path, opts.encoding, exc)) from exc
     except Exception as exc:  # pandas raises many types; the user needs the file name
-        raise InputError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
-    _check_thousands(frame, path)
+        raise InputError(f"cannot read {label}: {type(exc).__name__}: {exc}") from exc
+    _check_thousands(frame, label)
     return frame
 
 
-def _check_columns(path: Path, wanted: Sequence[str], present: Sequence[str]) -> None:
-    """Every requested column is in the file; else an error with a did-you-mean."""
+def _read_positional(
+    path: Path, kind: str, opts: ReadOptions, wanted: list[str] | None
+) -> pd.DataFrame:
+    """A CSV or Excel file read with positional column names, then named by its header (or
+    ``names``) with repeated names merged (:func:`~primafacie.data_files.merge_repeated`)."""
+    sep = ""
+    if kind == "csv":
+        sep = opts.sep or sniff_delimiter(path, opts.encoding)
+        if opts.decimal not in (".", ","):
+            raise InputError(f'decimal must be "." or ","; got {opts.decimal!r}')
+        if opts.decimal == sep:
+            raise InputError(
+                f"{path}: the delimiter and the decimal mark are both {sep!r}; the "
+                'delimiter must differ (sep: ";" with decimal: ",")'
+            )
+    names = _header_names(path, kind, opts, sep)
+    positions = None
+    if wanted is not None:
+        _check_columns(path, wanted, names)
+        keep = set(wanted)
+        positions = [i for i, n in enumerate(names) if n in keep or names.count(n) > 1]
+    if kind == "excel":
+        frame = read_excel(path, opts, names, positions)
+    else:
+        check_field_counts(path, sep, opts.encoding, opts.header)
+        frame = pd.read_csv(
+            path,
+            sep=sep,
+            skipinitialspace=True,
+            names=placeholder_names(len(names)),
+            usecols=positions,
+            decimal=opts.decimal,
+            index_col=False,
+            **csv_read_kwargs(opts),
+        )
+    return merge_repeated(frame, names, wanted, path)
+
+
+def header_hint(names: Sequence[Any]) -> str:
+    """A hint when a column name is a number (``10.5``): the file's first row is probably
+    data, read as the header because ``header: false`` was not given."""
+    numbers = [str(n) for n in names if re.fullmatch(r"\s*[-+]?[\d.,]*\d[\d.,]*\s*", str(n))]
+    if not numbers:
+        return ""
+    return (
+        f"; the header holds numbers ({', '.join(numbers[:3])}), so the first row may be data: "
+        "give data: {path: FILE, header: false, names: [...]}"
+    )
+
+
+def _check_columns(path: Path | str, wanted: Sequence[str], present: Sequence[str]) -> None:
+    """Every requested column is in the file; else an error with a did-you-mean (and, when
+    the header looks like a row of data, the hint ``header: false``)."""
     import difflib
 
     names = [str(c) for c in present]
@@ -366,21 +506,8 @@ def _check_columns(path: Path, wanted: Sequence[str], present: Sequence[str]) ->
         close = close or difflib.get_close_matches(col, names, n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         shown = ", ".join(names[:50]) + (f" and {len(names) - 50} more" if len(names) > 50 else "")
+        hint += header_hint(names)
         raise InputError(f"{path}: column {col!r} is not in the data{hint}; columns are: {shown}")
-
-
-def _check_header(path: Path, sep: str) -> None:
-    """Duplicated header names are an error: pandas would rename the second to ``name.1``."""
-    names = [h.strip() for h in _csv_header(path, sep)]
-    seen: dict[str, int] = {}
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-    dup = [n for n, c in seen.items() if c > 1]
-    if dup:
-        raise InputError(
-            f"{path}: column name {dup[0]!r} appears {seen[dup[0]]} times in the header "
-            f"(duplicated: {dup}); rename the columns so each is unique"
-        )
 
 
 #: A number written with thousands separators (``1,234``, ``1.234.567,5``, ``1 234``, ``1'234``).
@@ -407,7 +534,7 @@ def _check_decimal_comma(name: str, col: pd.Series) -> None:
     )
 
 
-def _check_thousands(frame: pd.DataFrame, path: Path) -> None:
+def _check_thousands(frame: pd.DataFrame, path: Path | str) -> None:
     """A text column whose every value is a number, some with thousands separators, is an
     error: read as text, it would become a categorical feature with one level per amount."""
     for col in frame.columns:
@@ -615,8 +742,81 @@ def constructor_roles(engine: Any) -> dict[str, Any]:
     return roles
 
 
-#: Default largest number of levels of a categorical feature (see ``AuditData(max_levels=)``).
-MAX_LEVELS = 1000
+def _no_missing(col: pd.Series, what: str, name: str) -> None:
+    """A column with missing values is an error naming it, the count and ``dropna``."""
+    n_missing = int(col.isna().sum())
+    if n_missing:
+        raise InputError(
+            f"{what} has missing values: {n_missing} row(s); drop those rows with "
+            f"dropna: [{name}] in audit.yaml"
+        )
+
+
+def drop_missing(
+    frame: pd.DataFrame, columns: Sequence[str], groups: Sequence[str] = ()
+) -> pd.DataFrame:
+    """The rows with a value in every one of ``columns``, and what was dropped.
+
+    Parameters
+    ----------
+    frame
+        The table.
+    columns
+        The columns whose missing values drop a row (none: ``frame`` is returned as it is).
+    groups
+        The protected attributes: the dropped rows are counted per value of each.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept rows, index reset; ``attrs["dropped"]`` holds ``{"columns", "rows_read",
+        "rows_dropped", "per_column"}`` (missing values per column, a row missing two counted
+        in both) and ``"per_group"`` (``{attribute: {value: rows dropped}}``, a missing
+        value as ``"(missing)"``).
+
+    Raises
+    ------
+    InputError
+        When every row would be dropped.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"a": [1, None, 3, None], "g": ["f", "m", None, "f"]})
+    >>> out = drop_missing(df, ["a", "g"], ["g"])
+    >>> out.a.tolist(), out.attrs["dropped"]["per_column"], out.attrs["dropped"]["per_group"]
+    ([1.0], {'a': 2, 'g': 1}, {'g': {'(missing)': 1, 'f': 1, 'm': 1}})
+    """
+    if not columns:
+        return frame
+    missing = frame[list(columns)].isna()
+    drop = missing.any(axis=1).to_numpy()
+    per_group: dict[str, dict[str, int]] = {}
+    for attr in groups:
+        if attr in frame.columns:
+            values = frame.loc[drop, attr].astype(object).where(frame.loc[drop, attr].notna())
+            counts = values.fillna("(missing)").astype(str).value_counts()
+            per_group[str(attr)] = {str(k): int(v) for k, v in sorted(counts.items())}
+    if drop.all():
+        raise InputError(
+            f"dropna: every one of the {len(frame)} rows has a missing value in "
+            f"{list(columns)}; nothing is left to audit"
+        )
+    out = frame.loc[~drop].reset_index(drop=True)
+    out.attrs["dropped"] = {
+        "columns": [str(c) for c in columns],
+        "rows_read": int(len(frame)),
+        "rows_dropped": int(drop.sum()),
+        "per_column": {str(c): int(n) for c, n in missing.sum().items()},
+        "per_group": per_group,
+    }
+    return out
+
+
+#: Default largest number of levels of a categorical feature (see ``AuditData(max_levels=)``):
+#: none. The k-NN search compares a categorical feature's codes for equality, so its cost does
+#: not grow with the levels; an analysis whose memory does (the item matrix of recourse, the
+#: covariate cells of principal strata) refuses with its estimate (:mod:`primafacie.budget`).
+MAX_LEVELS: int | None = None
 
 
 class AuditData:
@@ -644,9 +844,9 @@ class AuditData:
     id_column
         Optional column of row identifiers; the row position is used otherwise.
     max_levels
-        Largest number of distinct values of a categorical feature (default
-        :data:`MAX_LEVELS` = 1000); more is an error, since such a column is usually an id or
-        a number read as text. ``None`` allows any number (``max_levels:`` in ``audit.yaml``).
+        Largest number of distinct values of a categorical feature; more is an error. The
+        default ``None`` allows any number: a declared feature is taken as declared, and the
+        audit notes a feature that looks like an id (``max_levels:`` in ``audit.yaml``).
 
     Every listed protected value and favourable value must occur in the data, spelled exactly
     as there: a value that matches only after case-folding or stripping spaces, a column
@@ -718,6 +918,13 @@ class AuditData:
 
     # ------------------------------------------------------------------ validation
     def _require_column(self, col: str, role: str) -> None:
+        for item in self.frame.attrs.get("ambiguous_columns", ()):
+            if item["column"] == col:
+                raise InputError(
+                    f"{role} column {col!r} appears {item['copies']} times in the file's header "
+                    f"with different values in {item['differing_rows']} rows; rename the "
+                    "copies (data: {path: FILE, names: [...]}) or remove all but one"
+                )
         if col not in self.frame.columns:
             import difflib
 
@@ -732,6 +939,7 @@ class AuditData:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise InputError(
                 f"{role} column {col!r} is not in the data{hint}; columns are: {', '.join(names)}"
+                + header_hint(names)
             )
 
     def _validate(self) -> None:
@@ -743,7 +951,7 @@ class AuditData:
                 first = int(np.flatnonzero(col.isna().to_numpy())[0])
                 raise InputError(
                     f"feature {name!r} has {n_missing} missing value(s) (first at row {first}); "
-                    "impute or drop them before the audit"
+                    f"impute them, or drop those rows with dropna: [{name}] in audit.yaml"
                 )
             if spec.kind == "numeric" and not pd.api.types.is_numeric_dtype(col):
                 _check_decimal_comma(name, col)
@@ -782,8 +990,7 @@ class AuditData:
         for attr, values in self.protected.items():
             self._require_column(attr, "protected")
             col = self.frame[attr]
-            if col.isna().any():
-                raise InputError(f"protected attribute {attr!r} has missing values")
+            _no_missing(col, f"protected attribute {attr!r}", attr)
             check_spellings(col, attr, "protected")
             check_listed_values(col, attr, values, "protected", "protected value")
             mask = _matches(col, values)
@@ -841,7 +1048,10 @@ class AuditData:
         col = self.frame[column]
         if col.isna().any():
             first = int(np.flatnonzero(col.isna().to_numpy())[0])
-            raise InputError(f"{role} column {column!r} has missing values (first at row {first})")
+            raise InputError(
+                f"{role} column {column!r} has missing values: {int(col.isna().sum())} row(s) "
+                f"(first at row {first}); drop those rows with dropna: [{column}] in audit.yaml"
+            )
         values = pd.unique(col)
         if len(values) > 2:
             raise InputError(

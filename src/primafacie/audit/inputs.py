@@ -13,6 +13,7 @@ from typing import Any
 
 from ..config import AuditConfig
 from ..data import AuditData, parquet_files
+from ..data_files import repeated_note
 from ..errors import InputError
 from ..io import sha256_file
 
@@ -20,7 +21,7 @@ __all__ = ["versions", "input_files", "input_paths", "data_info", "provenance", 
 
 _VERSION_PACKAGES = (
     "primafacie", "numpy", "pandas", "scipy", "scikit-learn", "mlxtend", "matplotlib", "jinja2",
-    "pydantic", "skops", "onnxruntime",
+    "pydantic", "skops", "onnxruntime", "python-calamine", "duckdb",
 )  # fmt: skip
 
 
@@ -47,7 +48,8 @@ def input_paths(cfg: AuditConfig, config: str | Path | None = None) -> tuple[Pat
 
 def _referenced(cfg: AuditConfig) -> list[tuple[str, Any]]:
     """(role, path as written) of the data and every model file the configuration names."""
-    items: list[tuple[str, Any]] = [("data", getattr(cfg.data, "path", cfg.data))]
+    data = getattr(cfg.data, "path", cfg.data)  # None for data: {sql: ...}
+    items: list[tuple[str, Any]] = [("data", data)] if data is not None else []
     if cfg.decision.model is not None:
         items.append(("decision model", cfg.decision.model))
     cert = cfg.analyses.certainty
@@ -68,9 +70,15 @@ def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
     """
     seen: dict[str, dict[str, str]] = {}
     data = getattr(cfg.data, "path", cfg.data)  # data: FILE or data: {path: FILE, ...}
-    key = Path(data).as_posix()
-    full = cfg.resolve(data)
-    if full.is_dir():  # a folder of Parquet files
+    sql = getattr(cfg.data, "sql", None)
+    if sql is not None:  # the query's text is hashed; the files it reads are not known here
+        digest = hashlib.sha256(sql.encode("utf-8")).hexdigest()
+        seen["data.sql"] = {"role": "data query", "path": "data.sql", "sha256": digest}
+    key = Path(data).as_posix() if data is not None else ""
+    full = cfg.resolve(data) if data is not None else None
+    if full is None:
+        pass
+    elif full.is_dir():  # a folder of Parquet files
         seen[key] = {"role": "data", "path": key, "sha256": folder_sha256(full)}
     elif not full.is_file():
         raise InputError(f"data file not found: {full}")
@@ -156,7 +164,52 @@ def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
         "groups": groups,
         # the rows a `where:` filter left out (absent without a filter)
         **({"where": data.frame.attrs["where"]} if "where" in data.frame.attrs else {}),
+        **_file_notes(data),
     }
+
+
+#: A categorical feature with at least this share of distinct values per row looks like an id.
+ID_LIKE_SHARE = 0.9
+
+
+def _file_notes(data: AuditData) -> dict[str, Any]:
+    """What reading the file changed or found, each key absent when there is nothing to say:
+    ``dropped`` (rows ``dropna`` removed), ``merged_columns`` (a repeated header, merged or
+    left out) and ``notes`` (one sentence each, for the report: those two, and a categorical
+    feature whose number of values is close to the number of rows, i.e. an id)."""
+    attrs = data.frame.attrs
+    out: dict[str, Any] = {}
+    notes = []
+    if "dropped" in attrs:
+        d = attrs["dropped"]
+        out["dropped"] = d
+        cols = ", ".join(f"{c}: {n}" for c, n in d["per_column"].items())
+        groups = "; ".join(
+            f"{attr}: " + ", ".join(f"{v} {n}" for v, n in counts.items())
+            for attr, counts in d["per_group"].items()
+        )
+        notes.append(
+            f"dropna: {d['rows_dropped']} of {d['rows_read']} rows were dropped for a missing "
+            f"value (missing per column: {cols})"
+            + (f"; dropped per group: {groups}" if groups else "")
+        )
+    repeated = [*attrs.get("merged_columns", ()), *attrs.get("ambiguous_columns", ())]
+    if repeated:
+        out["merged_columns"] = repeated
+        notes += [repeated_note(item) for item in repeated]
+    for name, spec in data.features.items():
+        if spec.kind != "categorical" or data.n < 20:
+            continue
+        levels = int(data.frame[name].nunique())
+        if levels >= ID_LIKE_SHARE * data.n:
+            notes.append(
+                f"categorical feature {name!r} has {levels} distinct values among {data.n} rows: "
+                "it looks like an identifier, so two people share a value almost never and it "
+                "makes nobody comparable; check that it is meant to be a feature"
+            )
+    if notes:
+        out["notes"] = notes
+    return out
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

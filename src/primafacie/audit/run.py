@@ -104,7 +104,8 @@ def compute_audit(
         info = data_info(cfg, data)
         for analysis in analyses:  # every requirement of every analysis, before any work
             analysis.check_data(getattr(cfg.analyses, analysis.name), data, cfg)
-        check_audit(cfg, data)  # a run that cannot fit in memory is refused before it starts
+        # a run that cannot fit in memory is refused before it starts
+        check_audit(cfg, data, scm=_needs_scm(cfg))
         stages.done("load data", f"{data.n} rows")
         scm = None
         if _needs_scm(cfg):

@@ -293,6 +293,18 @@ class CategoricalCDF(Mechanism):
             return self
         from sklearn.base import clone
 
+        from ..budget import CAUSAL_BYTES_PER_ROW_CATEGORY, Need, require
+
+        # the probabilities and the CDF grow with rows x categories: refused before fitting
+        require(
+            Need(
+                "causal model",
+                f"a categorical node ({len(y)} rows x {self.n_categories} categories)",
+                "the number of values of the categorical node (bin it, or leave it out of "
+                "causal.edges)",
+                len(y) * self.n_categories * CAUSAL_BYTES_PER_ROW_CATEGORY,
+            )
+        )
         self.constant_ = None
         base = self.classifier if self.classifier is not None else default_classifier()
         self.classifier_ = clone(base)

@@ -33,6 +33,8 @@ def print_summary(result) -> None:
 
     for note in (getattr(result, "data_info", None) or {}).get("warnings", []):
         err_console.print(f"[yellow]warning:[/] {escape(note)}")
+    for note in (getattr(result, "data_info", None) or {}).get("notes", []):
+        err_console.print(f"note: {escape(note)}")  # rows dropped, repeated columns, id-like
     table = Table(title="primafacie audit", show_lines=False)
     table.add_column("analysis")
     table.add_column("status")

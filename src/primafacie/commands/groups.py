@@ -120,7 +120,6 @@ def data_from_flags(
     """The AuditData the flags describe; a mistake is an InputError naming its flag."""
     if data is None:  # before the imports: a usage error answers at once
         raise InputError(_NO_DATA)
-    import pandas as pd
 
     from ..data import AuditData, read_table
 
@@ -129,7 +128,7 @@ def data_from_flags(
     if decision is None:
         raise InputError("give --decision COL (the column of decisions)")
     prot = parse_protected(protected)
-    frame = pd.read_csv(data, sep=sep) if sep else read_table(data)
+    frame = read_table(data, sep=sep)
     named = [("--decision", decision), ("--outcome", outcome), *(("--protected", c) for c in prot)]
     for flag, col in named:
         if col is not None and col not in frame.columns:

@@ -74,7 +74,6 @@ def _parse_protected(item: str) -> tuple[str, str]:
 
 def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favorable, rule, sep):
     """The AuditData the flags describe (S from a column or a rule)."""
-    import pandas as pd
 
     from ..data import AuditData, read_table
 
@@ -83,7 +82,7 @@ def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favo
         raise InputError(f"missing {' and '.join(missing)}")
     if (decision is None) == (rule is None):
         raise InputError("give exactly one of --decision COL or --rule EXPR")
-    frame = pd.read_csv(data, sep=sep) if sep else read_table(data)
+    frame = read_table(data, sep=sep)
     col, value = _parse_protected(protected)
     fav: Any = favorable
     if rule is not None:

@@ -241,6 +241,9 @@ def _overview(result: Any, by_name: Mapping[str, Any]) -> list[tuple[str, str]]:
     info = result.data_info
     n = info["n"]
     overview = [("Warning", w) for w in info.get("warnings", [])]
+    # what reading the file changed (rows dropped, repeated columns) or found (an id-like
+    # feature): each sentence was written by audit.inputs from its numbers
+    overview += [("Data note", note) for note in info.get("notes", [])]
     overview += [
         ("People audited", f"{n} decisions"),
         ("Decision audited", info["decision_source"]),
