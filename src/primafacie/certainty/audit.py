@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, to_pandas
+from ..base import Engine, as_audit_data
+from ..data import AuditData
 from ..decisions import ModelDecider, Rule
 from ..errors import InputError
 from ..validation import check_binary, validate_params
@@ -51,7 +52,7 @@ __all__ = [
 _E2_TEXT = E2_TEXT
 
 
-class CertaintyAudit:
+class CertaintyAudit(Engine):
     """Rank decision-makers (models, rules or humans) by how certainly fair they are.
 
     Each decision-maker becomes a point (disparity, uncertainty): the disparity is the gap
@@ -129,6 +130,7 @@ class CertaintyAudit:
     """
 
     _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
+    _where = WHERE
 
     def __init__(
         self,
@@ -185,9 +187,8 @@ class CertaintyAudit:
                 else self.outcome_favorable
             )
         else:
-            frame = to_pandas(data)
             # a role-free AuditData gives the shared validation (binary columns, messages)
-            audit = AuditData(frame, features={})
+            audit = as_audit_data(data)
             protected = self.protected
             favorable = 1 if self.favorable is None else self.favorable
             outcome = self.outcome
@@ -256,8 +257,7 @@ class CertaintyAudit:
         InputError
             With the message :meth:`run` would give later.
         """
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("CertaintyAudit", self._parameter_constraints, params, WHERE)
+        self._validate_params()
         audit, protected, favorable, _, _ = self._resolve_data(data)
         group_codes(audit.frame, protected, self.min_group_size, self.max_levels)
         for name, dm in (decision_makers or {}).items():
@@ -288,8 +288,7 @@ class CertaintyAudit:
         -------
         CertaintyResult
         """
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("CertaintyAudit", self._parameter_constraints, params, WHERE)
+        self._validate_params()
         crit = canonical_criterion(self.criterion)
         audit, protected, favorable, outcome, out_fav = self._resolve_data(data)
         if decision_makers is None:

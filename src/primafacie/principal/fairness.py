@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, constructor_roles, to_pandas
+from ..base import Engine
+from ..data import AuditData
 from ..errors import InputError
 from ..validation import validate_params
 from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
@@ -269,7 +270,7 @@ def _check_binary(data: Any, attr: str) -> None:
     )
 
 
-class PrincipalFairness:
+class PrincipalFairness(Engine):
     """Counterfactual fairness on principal strata: evaluation by bounds/LP and minimal repair.
 
     Parameters
@@ -339,6 +340,7 @@ class PrincipalFairness:
     """
 
     _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
+    _where = WHERE
 
     def __init__(
         self,
@@ -379,29 +381,14 @@ class PrincipalFairness:
 
     # ------------------------------------------------------------------ helpers
     def _validate(self) -> None:
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("PrincipalFairness", self._parameter_constraints, params, WHERE)
+        self._validate_params()
 
     def _defs(self) -> tuple[int, ...]:
         return _as_definitions(self.definition, self.definitions)
 
     def _audit_data(self, data: Any) -> AuditData:
         """The AuditData to evaluate: ``data`` itself, or with the constructor's roles applied."""
-        roles = constructor_roles(self)
-        if isinstance(data, AuditData):
-            return data.replace(**roles) if roles else data
-        if not isinstance(roles.get("protected"), Mapping):
-            raise InputError(
-                "with a table, give the roles: PrincipalFairness(protected={column: protected "
-                "value}, decision=COLUMN, outcome=COLUMN), or pass an AuditData"
-            )
-        missing = [key for key in ("decision", "outcome") if key not in roles]
-        if missing:
-            raise InputError(
-                f"with a table, give {' and '.join(f'{m}=COLUMN' for m in missing)} to "
-                "PrincipalFairness (or pass an AuditData)"
-            )
-        return AuditData(to_pandas(data), features={}, **roles)
+        return self._as_audit_data(data, require=("protected", "decision", "outcome"))
 
     def check(self, data: Any) -> str:
         """Every requirement the data must meet, checked without computing anything (the audit
@@ -566,10 +553,4 @@ class PrincipalFairness:
             ids=arr["ids"],
             after=after,
             seed=seed,
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"PrincipalFairness(definition={self.definition!r}, covariates={_names(self.covariates)!r}, "
-            f"n_boot={self.n_boot!r}, seed={self.seed!r}, joint={self.joint!r})"
         )

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import Engine
 from ..validation import validate_params
 from .effectiveness import ActionEffectiveness
 from .metrics import resolve_metric
@@ -54,7 +55,7 @@ def _floats(obj: Any) -> list[float]:
     return [float(obj)]
 
 
-class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
+class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking, Engine):
     """Subgroup fairness of recourse (FACTS, Kavouras et al. NeurIPS 2023).
 
     Parameters
@@ -131,6 +132,7 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
     """
 
     _parameter_constraints = PARAMETER_CONSTRAINTS
+    _where = PARAM_WHERE
 
     def __init__(
         self,
@@ -177,12 +179,7 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
         """Check the constructor's parameters against :attr:`_parameter_constraints`."""
-        validate_params(
-            type(self).__name__,
-            self._parameter_constraints,
-            {name: getattr(self, name) for name in self._parameter_constraints},
-            where=PARAM_WHERE,
-        )
+        self._validate_params()
 
     # ------------------------------------------------------------------ fit
     def fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseAudit:
