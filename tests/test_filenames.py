@@ -12,7 +12,7 @@ import pandas as pd
 from primafacie import AuditData
 from primafacie.analysis import result_tables, table_path, table_stem
 from primafacie.filenames import MAX_NAME, distinct_names, short_hash, slug
-from primafacie.report.dossier import build_dossiers
+from primafacie.situation.dossier import build_dossiers
 from primafacie.situation import SituationTest
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pandas as pd
 
 from primafacie.data import AuditData
-from primafacie.report.dossier import build_dossiers
+from primafacie.situation.dossier import build_dossiers
 from primafacie.situation import SituationTest
 from primafacie.situation.analysis import dossier_setting
 
