@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from ..errors import InputError
 from ..formats import fixed
 from ..jsonsafe import json_safe
