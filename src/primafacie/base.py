@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -234,21 +235,40 @@ class HTMLReprMixin:
         return result_html(self)
 
 
-class BaseResult(HTMLReprMixin):
-    """Base of every Result: a cached :meth:`summary`, :meth:`to_dict`, :meth:`to_frame`, the
-    abstract :meth:`headline`, :meth:`scope` and :meth:`caveats`, and ``_repr_html_``.
+class BaseResult(HTMLReprMixin, ABC):
+    """Base of every Result: a cached :meth:`summary`, the abstract :meth:`to_frame`,
+    :meth:`to_dict`, :meth:`headline`, :meth:`scope` and :meth:`caveats` (the
+    :class:`~primafacie.analysis.Result` protocol), and ``_repr_html_``.
 
-    A subclass (usually a frozen dataclass) implements :meth:`_summary` (built once, then
-    returned as a copy so a caller's edits never reach the cache), :meth:`to_frame`,
-    :meth:`to_dict` and the three sentences.
+    A subclass (usually a frozen dataclass) implements the five abstract methods and either
+    :meth:`_summary` (built on the first :meth:`summary` call, then kept; each call returns a
+    copy, so a caller's edits never reach the cache) or its own :meth:`summary`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class Toy(BaseResult):
+    ...     built = 0
+    ...     def _summary(self):
+    ...         Toy.built += 1
+    ...         return pd.DataFrame({"k": [3], "n": [10]})
+    ...     def to_frame(self): return self.summary()
+    ...     def to_dict(self): return {}
+    ...     def headline(self): return "3 of 10"
+    ...     def scope(self): return "10 people"
+    ...     def caveats(self): return []
+    >>> toy = Toy()
+    >>> toy.summary().loc[0, "k"] = 99  # a copy: the cached table keeps 3
+    >>> int(toy.summary().loc[0, "k"]), Toy.built
+    (3, 1)
     """
 
     def _summary(self) -> Any:
         """The summary table, computed once by :meth:`summary`."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} defines no summary")
 
     def summary(self) -> Any:
-        """The summary table (computed on first call, then read from a cache).
+        """The summary table (computed on the first call, then read from a cache).
 
         Returns
         -------
@@ -258,26 +278,27 @@ class BaseResult(HTMLReprMixin):
         cached = self.__dict__.get("_summary_cache")
         if cached is None:
             cached = self._summary()
-            # frozen dataclasses refuse setattr; the cache is not a field
+            # frozen dataclasses refuse setattr; the cache is not a field (not compared,
+            # not in repr, rebuilt by dataclasses.replace)
             object.__setattr__(self, "_summary_cache", cached)
         return cached.copy() if hasattr(cached, "copy") else cached
 
+    @abstractmethod
     def to_frame(self) -> Any:
         """One row per unit of the analysis (person, group, subgroup, decision-maker)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe record of the Result (NaN as null, ±inf as ``"inf"``/``"-inf"``)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def headline(self) -> str:
         """One sentence with the main finding and its denominator."""
-        raise NotImplementedError
 
+    @abstractmethod
     def scope(self) -> str:
         """Who was tested, with denominators, and who was left out."""
-        raise NotImplementedError
 
+    @abstractmethod
     def caveats(self) -> list[str]:
         """Sentences qualifying the findings, most important first."""
-        raise NotImplementedError

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
 from .labels import METHOD_NAMES, method_name
 from .multiplicity import MULTIPLICITY_NAMES
 
@@ -202,7 +202,7 @@ def _is(n: int) -> str:
     return "is" if n == 1 else "are"
 
 
-class _SituationResultBase(HTMLReprMixin):
+class _SituationResultBase(BaseResult):
     """What a situation-testing result says from its own numbers: summary, headline, scope,
     caveats and the JSON-safe dict.
 
