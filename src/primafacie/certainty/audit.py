@@ -95,7 +95,7 @@ class CertaintyAudit(Engine):
         A group with no row in E2 (e.g. no favourable truth for equal opportunity) has an
         undefined rate. ``"error"`` (default) stops with a message naming it; ``"skip"``
         drops it for that decision-maker with a warning (at least two groups must remain).
-    min_group_size
+    min_group
         Merge groups with fewer members into one (the paper's remedy, §7, for a
         decision-maker gaming the uncertainty of tiny groups). Default: no merging.
     epsilon
@@ -118,6 +118,8 @@ class CertaintyAudit(Engine):
     backend
         :mod:`primafacie.compute` backend the counts run on, over row partitions (integer
         sums: identical on every backend).
+    min_group_size
+        Deprecated name of ``min_group`` (read for one release, with a DeprecationWarning).
 
     Examples
     --------
@@ -129,8 +131,12 @@ class CertaintyAudit(Engine):
     ('B',)
     """
 
-    _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
-    _where = WHERE
+    # the deprecated min_group_size is checked as min_group is, until it goes
+    _parameter_constraints: dict[str, list[Any]] = {
+        **PARAMETER_CONSTRAINTS,
+        "min_group_size": PARAMETER_CONSTRAINTS["min_group"],
+    }
+    _where = {**WHERE, "min_group_size": "deprecated: --min-group, analyses.certainty.min_group"}
 
     def __init__(
         self,
@@ -145,7 +151,7 @@ class CertaintyAudit(Engine):
         prior: Sequence[float] = UNIFORM_PRIOR,
         ties: str = "first",
         on_empty: str = "error",
-        min_group_size: int | None = None,
+        min_group: int | None = None,
         epsilon: float | None = None,
         ci_level: float = 0.95,
         features: Sequence[str] | None = None,
@@ -153,6 +159,7 @@ class CertaintyAudit(Engine):
         n_draws: int | None = DEFAULT_DRAWS,
         seed: int = 0,
         backend: Any = None,
+        min_group_size: int | None = None,
     ) -> None:
         self.criterion = criterion
         self.protected = protected
@@ -165,7 +172,7 @@ class CertaintyAudit(Engine):
         self.prior = prior
         self.ties = ties
         self.on_empty = on_empty
-        self.min_group_size = min_group_size
+        self.min_group = min_group
         self.epsilon = epsilon
         self.ci_level = ci_level
         self.features = features
@@ -173,6 +180,24 @@ class CertaintyAudit(Engine):
         self.n_draws = n_draws
         self.seed = seed
         self.backend = backend
+        self.min_group_size = min_group_size
+
+    def _min_group(self) -> int | None:
+        """``min_group``, or the deprecated ``min_group_size`` when that was given."""
+        if self.min_group_size is None:
+            return self.min_group
+        warnings.warn(
+            "CertaintyAudit(min_group_size=...) is deprecated and will be removed in the next "
+            "release; use min_group=... (one name for the smallest group in every analysis)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if self.min_group is not None and self.min_group != self.min_group_size:
+            raise InputError(
+                f"CertaintyAudit: give min_group only (min_group={self.min_group!r} and the "
+                f"deprecated min_group_size={self.min_group_size!r} differ)"
+            )
+        return self.min_group_size
 
     # ------------------------------------------------------------------ inputs
     def _resolve_data(self, data: Any) -> tuple[AuditData, list[str], tuple, str | None, tuple]:
@@ -259,7 +284,7 @@ class CertaintyAudit(Engine):
         """
         self._validate_params()
         audit, protected, favorable, _, _ = self._resolve_data(data)
-        group_codes(audit.frame, protected, self.min_group_size, self.max_levels)
+        group_codes(audit.frame, protected, self._min_group(), self.max_levels)
         for name, dm in (decision_makers or {}).items():
             if isinstance(dm, (str, Rule)):
                 self._predictions(audit, str(name), dm, favorable, None)
@@ -298,7 +323,7 @@ class CertaintyAudit(Engine):
         if not isinstance(decision_makers, Mapping) or not decision_makers:
             raise InputError("decision_makers must be a non-empty mapping {name: decision-maker}")
         features = self.features or (audit.feature_names or None)
-        groups = group_codes(audit.frame, protected, self.min_group_size, self.max_levels)
+        groups = group_codes(audit.frame, protected, self._min_group(), self.max_levels)
         names = [str(n) for n in decision_makers]
         # one contiguous row per decision-maker; counting uses the (rows, dms) view preds.T
         preds_by_dm = np.empty((len(names), audit.n), dtype=np.int8)
