@@ -99,13 +99,20 @@ def table_path(analysis: str, label: str, among: Iterable[str] = ()) -> str:
 
 @runtime_checkable
 class Result(Protocol):
-    """What every analysis Result offers (statsmodels-style result objects)."""
+    """What every analysis Result offers (statsmodels-style result objects); the engines'
+    Results implement it by deriving from :class:`primafacie.base.BaseResult`."""
 
     def to_frame(self) -> pd.DataFrame: ...
 
     def summary(self) -> Any: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+    def headline(self) -> str: ...
+
+    def scope(self) -> str: ...
+
+    def caveats(self) -> list[str]: ...
 
 
 def result_tables(analysis: str, results: Mapping[str, Any]) -> dict[str, pd.DataFrame]:

@@ -61,6 +61,7 @@ def as_audit_data(
     *,
     owner: str = "",
     require: tuple[str, ...] = (),
+    features: Any = (),
     **roles: Any,
 ) -> Any:
     """The :class:`~primafacie.data.AuditData` behind any input an engine accepts.
@@ -76,9 +77,13 @@ def as_audit_data(
     require
         Roles a *table* must be given (an AuditData carries its own): ``"protected"`` must
         then be a mapping ``{column: protected value(s)}``.
+    features
+        The features of a table, as :class:`~primafacie.data.AuditData` takes them (default
+        none; ``None`` infers them from the dtypes of every column without a role); ignored
+        for an AuditData, which has its own.
     **roles
         ``protected``, ``decision``, ``outcome``, ``favorable``, ``outcome_favorable``,
-        ``features``; ``None`` leaves a role unset (an AuditData keeps its own); a
+        ``id_column``; ``None`` leaves a role unset (an AuditData keeps its own); a
         ``protected`` that is not a mapping (a column name) declares no protected value and
         is left to the engine.
 
@@ -95,9 +100,13 @@ def as_audit_data(
     Examples
     --------
     >>> import pandas as pd
-    >>> df = pd.DataFrame({"g": ["f", "m"], "d": [0, 1]})
+    >>> df = pd.DataFrame({"g": ["f", "m"], "d": [0, 1], "x": [0.5, 1.5]})
     >>> as_audit_data(df, protected={"g": "f"}, decision="d").protected_mask().tolist()
     [True, False]
+    >>> list(as_audit_data(df, protected={"g": "f"}, decision="d").features)  # none given
+    []
+    >>> list(as_audit_data(df, features=None, protected={"g": "f"}, decision="d").features)
+    ['x']
     >>> as_audit_data(df, owner="GroupMetrics", require=("protected",))
     Traceback (most recent call last):
     ...
@@ -111,7 +120,6 @@ def as_audit_data(
     else:
         given["protected"] = dict(given["protected"])
     if isinstance(data, AuditData):
-        given.pop("features", None)
         return data.replace(**given) if given else data
     missing = [r for r in require if r not in given]
     if missing:
@@ -124,8 +132,7 @@ def as_audit_data(
                 "or pass an AuditData"
             )
         raise InputError(f"with a table, give {columns} to {owner} (or pass an AuditData)")
-    features = given.pop("features", None)
-    return AuditData(data, features=features if features is not None else {}, **given)
+    return AuditData(data, features=features, **given)
 
 
 def _same(value: Any, default: Any) -> bool:
