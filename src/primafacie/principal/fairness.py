@@ -22,10 +22,21 @@ from .results import PrincipalResult, RepairResult
 __all__ = ["PrincipalFairness", "principal_arrays"]
 
 
-def _as_definitions(definition: Any, definitions: Any) -> tuple[int, ...]:
-    """The validated definition(s) as a tuple without repeats, in the order given."""
-    raw = definitions if definitions is not None else definition
-    validate_params("PrincipalFairness", {"definition": [_DEFINITIONS]}, {"definition": raw}, WHERE)
+def _as_definitions(definitions: Any, definition: Any = None) -> tuple[int, ...]:
+    """The validated definition(s) as a tuple without repeats, in the order given (the
+    deprecated ``definition``, when given, with a DeprecationWarning)."""
+    raw = definitions
+    if definition is not None:
+        warnings.warn(
+            "PrincipalFairness(definition=...) is deprecated and will be removed in the next "
+            "release; use definitions=... (the audit.yaml key)",
+            DeprecationWarning,
+            stacklevel=4,  # the caller of run / repair
+        )
+        raw = definition
+    validate_params(
+        "PrincipalFairness", {"definitions": [_DEFINITIONS]}, {"definitions": raw}, WHERE
+    )
     vals = tuple(raw) if isinstance(raw, (list, tuple, set)) else (raw,)
     return tuple(dict.fromkeys(int(d) for d in vals))
 
@@ -275,7 +286,7 @@ class PrincipalFairness(Engine):
 
     Parameters
     ----------
-    definition
+    definitions
         1 (strong: each of the strata Y(1)=Y(0)=1 and =0) or 2 (weak: pooled), or a list of both.
         Verdicts for both definitions are always reported; this selects the repair program(s).
     covariates
@@ -286,8 +297,8 @@ class PrincipalFairness(Engine):
         (an extension, not from the paper; 0 = off).
     seed
         Seed of the bootstrap and of the randomised repair.
-    definitions
-        Alias of ``definition`` (the name used by ``audit.yaml``).
+    definition
+        Former name of ``definitions`` (read for one release, with a DeprecationWarning).
     joint
         ``"tau0"``: bound tau1' with tau0'=0 fixed (the paper's Section 4 / Table 5; default);
         ``"tau1"``: bound tau0' with tau1'=0 (its Section 3.2).
@@ -328,13 +339,13 @@ class PrincipalFairness(Engine):
     >>> df = pd.DataFrame({"g": rng.choice(["f", "m"], 500), "y": rng.integers(0, 2, 500)})
     >>> df["s"] = df["y"]
     >>> data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
-    >>> res = PrincipalFairness(definition=2).run(data)
+    >>> res = PrincipalFairness(definitions=2).run(data)
     >>> res.summary().loc[1, "verdict"]
     'not refuted'
 
     A table works as well, with the roles given to the constructor:
 
-    >>> pf = PrincipalFairness(definition=2, protected={"g": "f"}, decision="s", outcome="y")
+    >>> pf = PrincipalFairness(definitions=2, protected={"g": "f"}, decision="s", outcome="y")
     >>> pf.run(df).summary().loc[1, "verdict"]
     'not refuted'
     """
@@ -344,12 +355,12 @@ class PrincipalFairness(Engine):
 
     def __init__(
         self,
-        definition: int | Sequence[int] = 2,
+        definitions: int | Sequence[int] = 2,
         covariates: Sequence[str] = (),
         n_boot: int = 0,
         seed: int | None = 0,
         *,
-        definitions: Sequence[int] | None = None,
+        definition: int | Sequence[int] | None = None,
         joint: str = "tau0",
         tol: float = DEFAULT_TOL,
         min_group: int = 5,
@@ -362,11 +373,11 @@ class PrincipalFairness(Engine):
         outcome_favorable: Any = None,
         backend: Any = None,
     ) -> None:
-        self.definition = definition
+        self.definitions = definitions
         self.covariates = covariates
         self.n_boot = n_boot
         self.seed = seed
-        self.definitions = definitions
+        self.definition = definition
         self.joint = joint
         self.tol = tol
         self.min_group = min_group
@@ -384,7 +395,7 @@ class PrincipalFairness(Engine):
         self._validate_params()
 
     def _defs(self) -> tuple[int, ...]:
-        return _as_definitions(self.definition, self.definitions)
+        return _as_definitions(self.definitions, self.definition)
 
     def _audit_data(self, data: Any) -> AuditData:
         """The AuditData to evaluate: ``data`` itself, or with the constructor's roles applied."""
@@ -529,7 +540,7 @@ class PrincipalFairness(Engine):
             evaluation of S' on the data (no bootstrap here: use :meth:`run` for that).
         """
         defs = self._defs()
-        d = defs[0] if definition is None else _as_definitions(definition, None)[0]
+        d = defs[0] if definition is None else _as_definitions(definition)[0]
         arr = self._arrays(data)
         if seed is not None:
             validate_params(
