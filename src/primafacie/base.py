@@ -265,7 +265,8 @@ class BaseResult(HTMLReprMixin, ABC):
     ...     def scope(self): return "10 people"
     ...     def caveats(self): return []
     >>> toy = Toy()
-    >>> toy.summary().loc[0, "k"] = 99  # a copy: the cached table keeps 3
+    >>> edited = toy.summary()
+    >>> edited.loc[0, "k"] = 99  # a copy: the cached table keeps 3
     >>> int(toy.summary().loc[0, "k"]), Toy.built
     (3, 1)
     """
