@@ -9,7 +9,13 @@
 * no function or method is longer than 80 code lines (``LONG_FUNCTIONS_ALLOWED`` lists the
   exceptions, each with its reason; it is empty);
 * no class is longer than 400 lines (``LARGE_CLASSES_ALLOWED`` lists the exceptions, each with
-  its reason, and fails when one of them is no longer over the limit).
+  its reason, and fails when one of them is no longer over the limit);
+* each layer does its own job: no module of ``report/`` imports an engine package or
+  ``causal/`` (the report renders Results), and no module of an engine package imports
+  ``report/`` except the one that builds its report section (``analysis.py``) and the modules
+  of ``REPORT_IMPORTS_ALLOWED``, each with its reason;
+* every engine derives from :class:`primafacie.base.Engine` and every Result from
+  :class:`primafacie.base.BaseResult`.
 """
 
 from __future__ import annotations
@@ -250,6 +256,122 @@ def _docstring_lines() -> set[str]:
 
 
 _ENGINES = ("situation", "recourse", "principal", "certainty", "groups")
+
+#: Every package holding an analysis (engine, Result, spec, section).
+ENGINE_PACKAGES = (*_ENGINES, "alternatives", "ll144")
+
+#: The module of an engine package that builds its report section (always allowed to use
+#: ``report/``'s blocks, plots and formatting).
+SECTION_MODULE = "analysis"
+
+#: ``module: reason`` for the other modules of an engine package that import ``report/``.
+#: An entry that no longer imports ``report/`` (or is gone) fails
+#: :func:`test_report_import_allow_list_is_not_stale`.
+REPORT_IMPORTS_ALLOWED: dict[str, str] = {
+    "primafacie.situation.dossier": "builds the situation section's dossier pages: computes "
+    "each twin and hands it to report.dossier.dossier_pages",
+    "primafacie.ll144.page": "the LL144 section's own printable page (report.html's template "
+    "environment)",
+    "primafacie.recourse.plots": "the FACTS figures, drawn with report.plots' helpers",
+    "primafacie.recourse.stability": "plot() lays out with report.plots.tight_layout; its "
+    "sentences show bins readably with report.html.readable_bins",
+    "primafacie.groups.trend": "the trend Result's plot() draws with report.plots",
+    "primafacie.certainty.trend": "the trend Result's plot() draws with report.plots",
+    "primafacie.groups.results": "plot() draws with report.plots (group_rates, tight_layout)",
+    "primafacie.principal.results": "plot() lays out with report.plots.tight_layout",
+    "primafacie.recourse.results": "plot() draws with report.plots",
+    "primafacie.alternatives.results": "plot() lays out with report.plots.tight_layout",
+    "primafacie.ll144.results": "plot() lays out with report.plots.tight_layout",
+}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _report_importers() -> dict[str, list[str]]:
+    """``{engine-package module: [report modules it imports]}`` (section modules left out)."""
+    out = {}
+    for mod, targets in import_graph().items():
+        if _package(mod) not in ENGINE_PACKAGES or mod.split(".")[-1] == SECTION_MODULE:
+            continue
+        found = sorted(t for t in targets if _package(t) == "report")
+        if found:
+            out[mod] = found
+    return out
+
+
+def _report_offenders(graph: dict[str, set[str]]) -> list[str]:
+    """``"report module -> engine or causal module"`` for every such import of ``graph``."""
+    return [
+        f"{mod} -> {t}"
+        for mod, targets in sorted(graph.items())
+        if _package(mod) == "report"
+        for t in sorted(targets)
+        if _package(t) in (*ENGINE_PACKAGES, "causal")
+    ]
+
+
+def test_report_imports_no_engine_package_and_no_causal():
+    """report/ renders Results: it never imports an engine's internals or the causal model."""
+    offenders = _report_offenders(import_graph())
+    assert not offenders, "report/ imports an analysis or causal/:\n" + "\n".join(offenders)
+
+
+def test_engine_packages_import_report_only_from_their_section():
+    new = {m: t for m, t in _report_importers().items() if m not in REPORT_IMPORTS_ALLOWED}
+    assert not new, (
+        "engine modules importing report/ outside their section module (analysis.py):\n"
+        + "\n".join(f"{m} -> {', '.join(t)}" for m, t in sorted(new.items()))
+    )
+
+
+def test_report_import_allow_list_is_not_stale():
+    stale = sorted(set(REPORT_IMPORTS_ALLOWED) - set(_report_importers()))
+    assert not stale, f"allowed report importers that no longer import report/: {stale}"
+
+
+def test_planted_report_imports_are_found():
+    graph = {
+        "primafacie.report.dossier": {"primafacie.causal.explain", "primafacie.formats"},
+        "primafacie.report.html": {"primafacie.situation.labels"},
+        "primafacie.groups.engine": {"primafacie.report.html"},
+    }
+    assert _report_offenders(graph) == [
+        "primafacie.report.dossier -> primafacie.causal.explain",
+        "primafacie.report.html -> primafacie.situation.labels",
+    ]
+
+
+def _engine_and_result_classes() -> tuple[list[type], list[type]]:
+    """The public engine classes (with a ``run``) and Result classes of every engine package."""
+    import inspect
+
+    from primafacie.alternatives import AlternativeSearch, AlternativesResult
+    from primafacie.certainty import CertaintyAudit, CertaintyResult
+    from primafacie.groups import GroupMetrics, GroupMetricsResult
+    from primafacie.ll144 import LL144Audit, LL144Result
+    from primafacie.principal import PrincipalFairness, PrincipalResult, RepairResult
+    from primafacie.recourse import CSCResult, FactsResult, RankingResult, RecourseAudit
+    from primafacie.recourse.stability import RankStabilityResult
+    from primafacie.situation import SituationResult
+
+    engines = [GroupMetrics, PrincipalFairness, CertaintyAudit, RecourseAudit,
+               AlternativeSearch, LL144Audit]  # fmt: skip
+    results = [AlternativesResult, CertaintyResult, GroupMetricsResult, LL144Result,
+               PrincipalResult, RepairResult, CSCResult, FactsResult, RankingResult,
+               RankStabilityResult, SituationResult]  # fmt: skip
+    assert all(inspect.isclass(c) for c in engines + results)
+    return engines, results
+
+
+def test_engines_and_results_derive_from_the_bases():
+    from primafacie.base import BaseResult, Engine
+
+    engines, results = _engine_and_result_classes()
+    assert [e.__name__ for e in engines if not issubclass(e, Engine)] == []
+    assert [r.__name__ for r in results if not issubclass(r, BaseResult)] == []
 
 
 def test_analyses_never_import_each_other():

@@ -81,7 +81,7 @@ def test_principal_bootstrap_blocks_equal_one_pass():
     n = 800
     df = pd.DataFrame({"g": rng.choice(["f", "m"], n), "s": rng.integers(0, 2, n),
                        "y": rng.integers(0, 2, n)})  # fmt: skip
-    kw = dict(definition=[1, 2], n_boot=600, seed=3, protected={"g": "f"}, decision="s",
+    kw = dict(definitions=[1, 2], n_boot=600, seed=3, protected={"g": "f"}, decision="s",
               outcome="y")  # fmt: skip
     one = PrincipalFairness(**kw).run(df)
     blocks = PrincipalFairness(**kw, backend=Backend(n_jobs=2)).run(df)

@@ -170,7 +170,7 @@ def test_principal_bootstrap_identical_on_dask(dask_backend):
         "g": rng.choice(["f", "m"], n), "s": rng.integers(0, 2, n),
         "y": rng.integers(0, 2, n), "c": rng.choice(["u", "v"], n),
     })  # fmt: skip
-    kw = dict(definition=[1, 2], covariates=["c"], n_boot=600, seed=7, protected={"g": "f"},
+    kw = dict(definitions=[1, 2], covariates=["c"], n_boot=600, seed=7, protected={"g": "f"},
               decision="s", outcome="y")  # fmt: skip
     local = PrincipalFairness(**kw).run(df)
     remote = PrincipalFairness(**kw, backend=dask_backend).run(df)

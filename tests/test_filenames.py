@@ -12,8 +12,8 @@ import pandas as pd
 from primafacie import AuditData
 from primafacie.analysis import result_tables, table_path, table_stem
 from primafacie.filenames import MAX_NAME, distinct_names, short_hash, slug
-from primafacie.report.dossier import build_dossiers
 from primafacie.situation import SituationTest
+from primafacie.situation.dossier import build_dossiers
 
 
 def _distinct_without_case(names):

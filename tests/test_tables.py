@@ -187,13 +187,13 @@ def test_principal_fairness_run_and_repair(loans, kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_certainty_audit_on_a_raw_table_and_on_audit_data(loans, kind):
     dms = {"clerk": "clerk", "rule": Rule("AnnualSalary > 60000")}
-    audit = CertaintyAudit(protected=["gender", "region"], min_group_size=1)
+    audit = CertaintyAudit(protected=["gender", "region"], min_group=1)
     ref = audit.run(loans, dms).to_frame()
     pd.testing.assert_frame_equal(audit.run(as_kind(loans, kind), dms).to_frame(), ref)
     data = AuditData(as_kind(loans, kind), **ROLES)
     pd.testing.assert_frame_equal(
-        CertaintyAudit(min_group_size=1).run(data, dms).to_frame(),
-        CertaintyAudit(min_group_size=1).run(AuditData(loans, **ROLES), dms).to_frame(),
+        CertaintyAudit(min_group=1).run(data, dms).to_frame(),
+        CertaintyAudit(min_group=1).run(AuditData(loans, **ROLES), dms).to_frame(),
     )
 
 

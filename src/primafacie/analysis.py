@@ -99,13 +99,20 @@ def table_path(analysis: str, label: str, among: Iterable[str] = ()) -> str:
 
 @runtime_checkable
 class Result(Protocol):
-    """What every analysis Result offers (statsmodels-style result objects)."""
+    """What every analysis Result offers (statsmodels-style result objects); the engines'
+    Results implement it by deriving from :class:`primafacie.base.BaseResult`."""
 
     def to_frame(self) -> pd.DataFrame: ...
 
     def summary(self) -> Any: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+    def headline(self) -> str: ...
+
+    def scope(self) -> str: ...
+
+    def caveats(self) -> list[str]: ...
 
 
 def result_tables(analysis: str, results: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
@@ -214,6 +221,53 @@ class AnalysisRun:
     scope: str = ""
     caveats: tuple[str, ...] = ()
     seconds: float = 0.0
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        results: Mapping[str, Any],
+        numbers: Mapping[str, Any] | None = None,
+        *,
+        main: str | None = None,
+        tables: Mapping[str, pd.DataFrame] | None = None,
+        caveats: Iterable[str] | None = None,
+    ) -> AnalysisRun:
+        """A completed run derived from its Results, nothing copied by hand: the tables of
+        every Result (:func:`result_tables`, plus ``tables``), and the headline, scope and
+        caveats of the main one.
+
+        Parameters
+        ----------
+        name
+            The analysis' registry name.
+        results
+            ``{label: Result}``.
+        numbers
+            JSON-safe headline numbers.
+        main
+            Label of the Result whose headline, scope and caveats the run reports (default:
+            the first).
+        tables
+            Tables beside the Results' own (``{stem: DataFrame}``).
+        caveats
+            The caveats when they are more than the main Result's (e.g. merged from two).
+
+        Returns
+        -------
+        AnalysisRun
+        """
+        res = results[main if main is not None else next(iter(results))]
+        return cls(
+            name,
+            "ok",
+            results=dict(results),
+            tables={**result_tables(name, results), **dict(tables or {})},
+            numbers=dict(numbers or {}),
+            headline=res.headline(),
+            scope=res.scope(),
+            caveats=tuple(res.caveats() if caveats is None else caveats),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe record: status, message, headline, numbers, every result's ``to_dict()``."""

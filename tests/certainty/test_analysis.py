@@ -2,6 +2,7 @@
 
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 
 from primafacie.analysis import Context
@@ -59,3 +60,17 @@ def test_section_reads_prior_and_level_from_the_result():
 
 def test_definition():
     assert ANALYSIS.name == "certainty" and ANALYSIS.spec is CertaintySpec
+
+
+def test_the_plane_curves_are_u_topsis_level_sets_inside_the_square():
+    from primafacie.certainty.analysis import PLANE_LEVELS, plane_curves
+    from primafacie.certainty.utility import u_topsis
+
+    curves = plane_curves()
+    assert [c for c, _, _ in curves] == list(PLANE_LEVELS)
+    for c, d, s in curves:
+        assert len(d) and ((d >= 0) & (d <= 1)).all()
+        np.testing.assert_allclose(u_topsis(d, s), c, atol=1e-12)
+    # u = 0 is the vertical line δ = 0.5 (paper eq. 19), by hand
+    (_, d0, _) = next(x for x in curves if x[0] == 0.0)
+    np.testing.assert_array_equal(d0, 0.5)

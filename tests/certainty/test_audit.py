@@ -283,3 +283,20 @@ def test_default_decision_maker_name_is_one_constant():
     from primafacie.certainty import DEFAULT_DECISION_MAKER
 
     assert DEFAULT_DECISION_MAKER == "audited decision"
+
+
+def test_min_group_size_is_a_deprecated_name_of_min_group():
+    import warnings
+
+    import pandas as pd
+
+    from primafacie.certainty import CertaintyAudit
+
+    df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4 + ["c", "e"], "d": [1, 0] * 5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # the new name warns nothing
+        new = CertaintyAudit(protected="g", min_group=2, n_draws=None).run(df, {"d": "d"})
+    with pytest.warns(DeprecationWarning, match="use min_group="):
+        old = CertaintyAudit(protected="g", min_group_size=2, n_draws=None).run(df, {"d": "d"})
+    pd.testing.assert_frame_equal(new.to_frame(), old.to_frame())
+    assert len(new.groups) == 3  # c and e (one member each) pooled into one group of 2

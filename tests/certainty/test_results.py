@@ -152,7 +152,7 @@ def test_scope_names_pooled_small_groups_and_caveats_name_extensions():
     df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4 + ["c"], "d": [1, 0] * 4 + [1]})
     with pytest.warns(UserWarning, match="1 member"):
         res = CertaintyAudit(
-            protected="g", min_group_size=2, disparity="bayesian", prior=(0.5, 0.5)
+            protected="g", min_group=2, disparity="bayesian", prior=(0.5, 0.5)
         ).run(df, {"d": "d"})
     assert res.scope().endswith("small groups pooled as 'merged: c'")
     assert res.caveats()[1:] == [

@@ -16,14 +16,14 @@ def test_defaults_are_the_engines():
 
     built, engine = CertaintySpec().build(), CertaintyAudit()
     for key in ("criterion", "protected", "tie_breaker", "max_levels", "utility", "disparity",
-                "epsilon", "on_empty", "min_group_size"):  # fmt: skip
+                "epsilon", "on_empty", "min_group"):  # fmt: skip
         assert getattr(built, key) == getattr(engine, key), key
 
 
 def test_build_passes_every_key_to_the_engine():
     spec = CertaintySpec(criterion="eo", protected="race", tie_breaker="accuracy", max_levels=None,
                          utility="norm", disparity="bayesian", epsilon=0.2, on_empty="skip",
-                         min_group_size=10)  # fmt: skip
+                         min_group=10)  # fmt: skip
     e = spec.build()
     assert (e.criterion, e.protected, e.tie_breaker, e.max_levels) == (
         "equal_opportunity",
@@ -31,7 +31,7 @@ def test_build_passes_every_key_to_the_engine():
         "accuracy",
         None,
     )
-    assert (e.utility, e.disparity, e.epsilon, e.on_empty, e.min_group_size) == (
+    assert (e.utility, e.disparity, e.epsilon, e.on_empty, e.min_group) == (
         "norm",
         "bayesian",
         0.2,
@@ -43,7 +43,7 @@ def test_build_passes_every_key_to_the_engine():
 @pytest.mark.parametrize(
     "key",
     ["criterion", "protected", "tie_breaker", "max_levels", "utility", "disparity", "epsilon",
-     "on_empty", "min_group_size"],
+     "on_empty", "min_group"],
 )  # fmt: skip
 def test_every_key_uses_the_engine_constraint_and_message(key):
     bad = invalid_value(PARAMETER_CONSTRAINTS[key])
@@ -71,3 +71,11 @@ def test_n_draws_and_seed_reach_the_engine_and_are_checked():
     assert CertaintySpec(n_draws=None).build().n_draws is None
     with pytest.raises(ValidationError, match="n_draws"):
         CertaintySpec(n_draws=0)
+
+
+def test_the_former_key_min_group_size_is_read_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match="analyses.certainty.min_group_size is deprecated"):
+        spec = CertaintySpec(min_group_size=7)
+    assert spec.min_group == 7 and spec.build().min_group == 7
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="give min_group only"):
+        CertaintySpec(min_group=5, min_group_size=7)

@@ -247,7 +247,7 @@ def test_config_refuses_flags_that_would_change_the_ranking(demo_folder, tmp_pat
          "on_empty must be one of 'error', 'skip'; got 'drop' (--on-empty, analyses.certainty.on_empty)"),
         (["--epsilon", "1.5"], "epsilon must be None or a number in [0, 1); got 1.5"),
         (["--criterion", "fairness"], "criterion must be one of 'statistical_parity'"),
-        (["--min-group-size", "0"], "min_group_size must be None or an integer ≥ 1; got 0"),
+        (["--min-group", "0"], "min_group must be None or an integer ≥ 1; got 0"),
         (["--n-draws", "-3"], "n_draws must be None or an integer in [1, 10000000]; got -3 (--n-draws, "
                               "analyses.certainty.n_draws)"),
         (["--seed", "-1"], "seed must be an integer ≥ 0; got -1 (--seed, "
@@ -350,3 +350,25 @@ def test_config_refuses_n_draws_and_seed(demo_folder, tmp_path):
     assert res.exit_code == 2, res.output
     assert "drop --n-draws, --seed or set the keys" in " ".join(res.output.split())
     assert not out.exists()
+
+
+def test_the_former_flag_min_group_size_still_works_with_a_note(tmp_path):
+    """--min-group-size is read for one release (hidden from --help), with a note on stderr."""
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from primafacie.cli import app
+
+    df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4 + ["c", "e"], "d": [1, 0] * 5})
+    csv = tmp_path / "t.csv"
+    df.to_csv(csv, index=False)
+    args = ["certainty", "--data", str(csv), "--protected", "g", "--column", "d=d",
+            "--n-draws", "0"]  # fmt: skip
+    new = CliRunner().invoke(app, [*args, "--min-group", "2", "--out", str(tmp_path / "new")])
+    old = CliRunner().invoke(app, [*args, "--min-group-size", "2", "--out", str(tmp_path / "o")])
+    assert new.exit_code == 0 and old.exit_code == 0, old.output
+    assert "--min-group-size is deprecated" in old.output
+    assert (tmp_path / "new" / "certainty.csv").read_bytes() == (
+        tmp_path / "o" / "certainty.csv"
+    ).read_bytes()
+    assert "--min-group-size" not in CliRunner().invoke(app, ["certainty", "--help"]).output

@@ -87,7 +87,7 @@ def test_principal_flags_with_repair_and_bootstrap(table, tmp_path):
         (lambda d: d.assign(g=np.where(d.x == "v", "m", d.g)), ("--covariates", "x"), "no A=0"),
         (lambda d: d, ("--covariates", "id"), "different value on every row"),
         (lambda d: d, ("--covariates", "nope"), "not in the data"),
-        (lambda d: d, ("--definition", "3"), "--definition"),
+        (lambda d: d, ("--definitions", "3"), "--definitions"),
         (lambda d: d, ("--n-boot", "1000000000"), "--n-boot, analyses.principal.n_boot"),
     ],
 )
@@ -249,7 +249,7 @@ def test_config_refuses_flags_that_would_change_the_analysis(demo_principal, tmp
     [
         (("--n-boot", "-1"), "n_boot must be an integer in [0, 100000]; got -1 (--n-boot, analyses.principal.n_boot)"),
         (("--joint", "tau2"), "joint must be one of 'tau0', 'tau1'; got 'tau2' (--joint, analyses.principal.joint)"),
-        (("--definition", "1,x"), "definitions must be 1 or 2 (or a list of both); got [1, 'x']"),
+        (("--definitions", "1,x"), "definitions must be 1 or 2 (or a list of both); got [1, 'x']"),
     ],
 )  # fmt: skip
 def test_flags_are_checked_by_the_engine_constraints(table, tmp_path, args, message):
@@ -268,10 +268,21 @@ def test_typer_defaults_are_the_spec_defaults():
     command = typer.main.get_command(app).commands["principal"]
     defaults = {p.name: p.default for p in command.params}
     spec = PrincipalSpec()
-    assert defaults["definition"] == ",".join(map(str, spec.definitions))
+    assert defaults["definitions"] == ",".join(map(str, spec.definitions))
     assert (defaults["n_boot"], defaults["seed"], defaults["joint"], defaults["min_group"]) == (
         spec.n_boot,
         spec.seed,
         spec.joint,
         spec.min_group,
     )
+
+
+def test_the_former_flag_definition_still_works_with_a_note(table, tmp_path):
+    """--definition is read for one release (hidden from --help), with a note on stderr."""
+    new = runner.invoke(app, _args(table, tmp_path / "new", "--definitions", "1"))
+    old = runner.invoke(app, _args(table, tmp_path / "old", "--definition", "1"))
+    assert new.exit_code == 0 and old.exit_code == 0, old.output
+    assert "--definition is deprecated; use --definitions" in old.output
+    for name in ("summary.csv", "quantities.csv"):
+        assert (tmp_path / "new" / name).read_bytes() == (tmp_path / "old" / name).read_bytes()
+    assert "--definition " not in runner.invoke(app, ["principal", "--help"]).output

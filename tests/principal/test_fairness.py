@@ -36,7 +36,7 @@ def table4_data():
 
 
 def test_evaluate_table4_rows(table4_data):
-    res = PrincipalFairness(definition=[1, 2]).run(table4_data)
+    res = PrincipalFairness(definitions=[1, 2]).run(table4_data)
     assert res.a1 == "m" and res.a0 == "f"
     assert res.violated(1).tolist() == [True] and res.violated(2).tolist() == [True]
     np.testing.assert_allclose(res.values["eps_def2"][0], [0, 0, 0, 1 / 90], atol=1e-9)
@@ -56,7 +56,7 @@ def test_evaluate_table4_rows(table4_data):
 
 def test_repair_closes_gap_and_is_seeded(table4_data):
     big = table4_data.replace(frame=pd.concat([table4_data.frame] * 50, ignore_index=True))
-    pf = PrincipalFairness(definition=2, seed=7)
+    pf = PrincipalFairness(definitions=2, seed=7)
     rep = pf.repair(big)
     assert rep.eps_sum[0] == pytest.approx(1 / 90, abs=1e-9)
     f = rep.to_frame()
@@ -83,7 +83,7 @@ def test_fair_by_construction_eps_zero_with_covariates():
     )
     df["s"] = (df.y.to_numpy() ^ (rng.random(n) < 0.1)).astype(int)  # depends on Y only
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
-    res = PrincipalFairness(definition=[1, 2], covariates=["x"]).run(data)
+    res = PrincipalFairness(definitions=[1, 2], covariates=["x"]).run(data)
     assert res.labels == ("x=a", "x=b", "x=c")
     for d in (1, 2):
         assert not res.violated(d).any()
@@ -93,8 +93,8 @@ def test_fair_by_construction_eps_zero_with_covariates():
 
 
 def test_bootstrap_seeded_and_reports_stability(table4_data):
-    a = PrincipalFairness(definition=2, n_boot=60, seed=1).run(table4_data)
-    b = PrincipalFairness(definition=2, n_boot=60, seed=1).run(table4_data)
+    a = PrincipalFairness(definitions=2, n_boot=60, seed=1).run(table4_data)
+    b = PrincipalFairness(definitions=2, n_boot=60, seed=1).run(table4_data)
     for key in a.boot:
         np.testing.assert_array_equal(a.boot[key], b.boot[key])
     lo, hi = a.boot["lp_tau_hi@lo"][0], a.boot["lp_tau_hi@hi"][0]
@@ -198,8 +198,8 @@ def test_covariate_with_one_value_per_row():
 
 def test_bad_settings():
     data = AuditData(_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
-    with pytest.raises(InputError, match="definition must be 1 or 2"):
-        PrincipalFairness(definition=3).run(data)
+    with pytest.raises(InputError, match="definitions must be 1 or 2"):
+        PrincipalFairness(definitions=3).run(data)
     with pytest.raises(InputError, match="joint"):
         PrincipalFairness(joint="x").run(data)
     with pytest.raises(InputError, match="cannot also be a covariate"):
@@ -238,7 +238,7 @@ def test_bootstrap_is_stratified_percentile_of_the_replicates(table4_data):
     from primafacie.principal.estimate import bootstrap_counts
     from primafacie.principal.evaluate import evaluate_margins
 
-    res = PrincipalFairness(definition=2, n_boot=40, seed=5, level=0.9).run(table4_data)
+    res = PrincipalFairness(definitions=2, n_boot=40, seed=5, level=0.9).run(table4_data)
     bc = bootstrap_counts(res.counts, 40, seed=5)
     assert (bc.sum(axis=(3, 4)) == res.counts.sum(axis=(2, 3))).all()  # stratified by A
     v = evaluate_margins((bc / bc.sum(axis=(3, 4), keepdims=True)).reshape(-1, 2, 2, 2), (2,))
@@ -249,7 +249,7 @@ def test_bootstrap_is_stratified_percentile_of_the_replicates(table4_data):
 
 
 def test_repair_wording_never_claims_fairness(table4_data):
-    rep = PrincipalFairness(definition=2).repair(table4_data)
+    rep = PrincipalFairness(definitions=2).repair(table4_data)
     text = " ".join(rep.summary().note) + rep.note
     assert "not refuted" in text and "is fair" not in text
 
@@ -260,7 +260,7 @@ def test_def4_undefined_when_no_y1_in_group_a0():
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        s = PrincipalFairness(definition=2).run(data).summary()
+        s = PrincipalFairness(definitions=2).run(data).summary()
     row = s[s.definition == 4].iloc[0]
     assert row.verdict.startswith("undefined") and "nan" not in row.evidence
 
@@ -268,15 +268,15 @@ def test_def4_undefined_when_no_y1_in_group_a0():
 # ---------------------------------------------------------------------------- one verb
 def test_run_accepts_a_table_with_roles_from_the_constructor(table4_data):
     frame = table4_data.frame
-    pf = PrincipalFairness(definition=[1, 2], protected={"g": "f"}, decision="s", outcome="y")
+    pf = PrincipalFairness(definitions=[1, 2], protected={"g": "f"}, decision="s", outcome="y")
     from_table = pf.run(frame)
-    from_data = PrincipalFairness(definition=[1, 2]).run(table4_data)
+    from_data = PrincipalFairness(definitions=[1, 2]).run(table4_data)
     pd.testing.assert_frame_equal(from_table.summary(), from_data.summary())
     np.testing.assert_array_equal(from_table.counts, from_data.counts)
     assert from_table.decision == "s" and from_table.outcome == "y"
     # the repair takes a table too
     np.testing.assert_array_equal(pf.repair(frame).repaired, PrincipalFairness(
-        definition=[1, 2]).repair(table4_data).repaired)  # fmt: skip
+        definitions=[1, 2]).repair(table4_data).repaired)  # fmt: skip
 
 
 def test_run_on_a_table_with_string_favourable_values():
@@ -319,7 +319,7 @@ def test_run_refuses_what_is_not_a_table():
 
 
 def test_evaluate_is_a_deprecated_alias_of_run(table4_data):
-    pf = PrincipalFairness(definition=2)
+    pf = PrincipalFairness(definitions=2)
     with pytest.warns(DeprecationWarning, match="use PrincipalFairness.run"):
         old = pf.evaluate(table4_data)
     pd.testing.assert_frame_equal(old.to_frame(), pf.run(table4_data).to_frame())
@@ -348,8 +348,11 @@ def test_every_declared_constraint_rejects_an_invalid_value(table4_data):
         ),
         ({"level": 1.0}, r"level must be a number in \(0, 1\); got 1.0"),
         ({"empty_cells": "drop"}, r"empty_cells must be one of 'error', 'skip'; got 'drop'"),
-        ({"definition": [1, 3]}, r"definition must be 1 or 2 \(or a list of both\); got \[1, 3\]"),
-        ({"definitions": []}, r"definitions must be None or 1 or 2"),
+        (
+            {"definitions": [1, 3]},
+            r"definitions must be 1 or 2 \(or a list of both\); got \[1, 3\]",
+        ),
+        ({"definition": []}, r"definition must be None or 1 or 2"),
         (
             {"covariates": ["x", 2]},
             r"covariates must be a column name or a list of them; got \['x', 2\]",
@@ -370,3 +373,15 @@ def test_principal_arrays_checks_the_same_constraints():
         principal_arrays(a, a, a, n_boot=-2)
     with pytest.raises(InputError, match=r"^principal_arrays: level must be a number in \(0, 1\)"):
         principal_arrays(a, a, a, level=0)
+
+
+def test_definition_is_a_deprecated_name_of_definitions(table4_data):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # the new name warns nothing
+        new = PrincipalFairness(definitions=[1, 2]).run(table4_data)
+    with pytest.warns(DeprecationWarning, match=r"definition=\.\.\.\) is deprecated.*use "
+                                                r"definitions="):  # fmt: skip
+        old = PrincipalFairness(definition=[1, 2]).run(table4_data)
+    pd.testing.assert_frame_equal(new.summary(), old.summary())

@@ -47,7 +47,7 @@ def _cells_result(**kwargs):
 # ---------------------------------------------------------------------------- PrincipalResult
 def test_headline_counts_checks_and_names_the_repair_of_a_violation():
     data = AuditData(_table4_frame(), features={}, protected={"g": "f"}, decision="s", outcome="y")
-    res = PrincipalFairness(definition=2).run(data)
+    res = PrincipalFairness(definitions=2).run(data)
     # Table 4: tau' in [-0.13, -0.01] excludes 0; eps* = (0, 0, 0, 1/90), sum 0.0111
     assert res.headline() == (
         "1 of 1 checks refute principal-stratum fairness for g (200 people) — "
@@ -62,7 +62,7 @@ def test_headline_counts_checks_and_names_the_repair_of_a_violation():
 
 
 def test_headline_counts_only_evaluated_cells():
-    res = _cells_result(definition=[1, 2])
+    res = _cells_result(definitions=[1, 2])
     # 2 definitions x 1 evaluated cell; the 4 people of x=b are not counted
     assert res.headline() == (
         "0 of 2 checks refute principal-stratum fairness for g (12 people) — "
@@ -74,7 +74,7 @@ def test_headline_counts_only_evaluated_cells():
 
 
 def test_headline_truncates_long_lists():
-    res = _cells_result(definition=[1, 2])
+    res = _cells_result(definitions=[1, 2])
     head = res.headline(max_items=1)
     assert "Definition 1 (x=a): not refuted; … 1 more in the summary table. Also" in head
     assert head.endswith(
@@ -122,7 +122,7 @@ def test_caveats_of_a_clean_run_is_the_note_alone():
 # ---------------------------------------------------------------------------- RepairResult
 def test_repair_headline_when_a_repair_is_needed():
     big = pd.concat([_table4_frame()] * 50, ignore_index=True)  # 10,000 people
-    pf = PrincipalFairness(definition=2, seed=7, protected={"g": "f"}, decision="s", outcome="y")
+    pf = PrincipalFairness(definitions=2, seed=7, protected={"g": "f"}, decision="s", outcome="y")
     rep = pf.repair(big)
     changed = int((rep.repaired != rep.decisions).sum())
     assert rep.n_changed == changed and changed > 0
@@ -158,7 +158,7 @@ def test_repair_caveat_when_the_repaired_decisions_still_refute_on_the_data():
     # 200 people: eps11 = 1/90 of the 92 A=1, S=0 people is about one flip. With seed 1 the
     # intervention flips nobody, so S' = S and Definition 2 is still refuted on the data;
     # with seed 0 it flips one decision and the empirical check passes.
-    roles = dict(definition=2, protected={"g": "f"}, decision="s", outcome="y")
+    roles = dict(definitions=2, protected={"g": "f"}, decision="s", outcome="y")
     stuck = PrincipalFairness(seed=1, **roles).repair(_table4_frame())
     assert stuck.n_changed == 0
     assert stuck.caveats()[1].startswith(

@@ -19,7 +19,7 @@ def _data(**protected):
 
 def test_defaults_are_the_engines():
     pf = PrincipalSpec().build(_data())
-    assert (pf.definition, pf.covariates, pf.n_boot, pf.seed) == ([1, 2], [], 0, 0)
+    assert (pf.definitions, pf.covariates, pf.n_boot, pf.seed) == ([1, 2], [], 0, 0)
     assert (pf.joint, pf.min_group, pf.empty_cells, pf.protected) == ("tau0", 5, "error", "g")
 
 
@@ -27,7 +27,7 @@ def test_build_passes_every_key_to_the_engine():
     spec = PrincipalSpec(definitions=[2], covariates=["r"], n_boot=9, seed=4, joint="tau1",
                          min_group=2, empty_cells="skip", protected="g")  # fmt: skip
     pf = spec.build(_data())
-    assert (pf.definition, pf.covariates, pf.n_boot, pf.seed) == ([2], ["r"], 9, 4)
+    assert (pf.definitions, pf.covariates, pf.n_boot, pf.seed) == ([2], ["r"], 9, 4)
     assert (pf.joint, pf.min_group, pf.empty_cells) == ("tau1", 2, "skip")
 
 
@@ -47,7 +47,7 @@ def test_a_single_definition_may_be_a_number():
 
 @pytest.mark.parametrize(
     "key, param",
-    [("definitions", "definition"), ("covariates", "covariates"), ("n_boot", "n_boot"),
+    [("definitions", "definitions"), ("covariates", "covariates"), ("n_boot", "n_boot"),
      ("seed", "seed"), ("joint", "joint"), ("min_group", "min_group"),
      ("empty_cells", "empty_cells"), ("protected", "protected")],
 )  # fmt: skip

@@ -282,7 +282,7 @@ def test_unknown_feature_weight_names_the_column():
 def test_protected_column_missing_and_rank_before_fit():
     with pytest.raises(InputError, match="'sex' is not in the data"):
         RecourseAudit(RULE, protected="sex").fit(synthetic())
-    with pytest.raises(InputError, match="call fit"):
+    with pytest.raises(InputError, match="call run"):
         RecourseAudit(RULE, protected="g").rank("EE")
 
 
@@ -394,3 +394,22 @@ def test_fit_stages_are_short_functions():
         if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 80
     ]
     assert long == []
+
+
+def test_fit_and_evaluate_are_deprecated_names_of_run_and_score():
+    import warnings
+
+    df = synthetic(200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # the one verb warns nothing
+        engine = RecourseAudit(RULE, protected="g", support=0.1)
+        ran = engine.run(df, phi=0.5, budgets=[1.0])
+        scored = engine.score(phi=0.5, budgets=[1.0])
+    with pytest.warns(DeprecationWarning, match=r"RecourseAudit\.fit is deprecated.*use "
+                                                r"RecourseAudit\.run"):  # fmt: skip
+        old = RecourseAudit(RULE, protected="g", support=0.1).fit(df)
+    with pytest.warns(DeprecationWarning, match=r"RecourseAudit\.evaluate is deprecated.*use "
+                                                r"RecourseAudit\.score"):  # fmt: skip
+        evaluated = old.evaluate(phi=0.5, budgets=[1.0])
+    for res in (scored, evaluated):
+        pd.testing.assert_frame_equal(res.to_frame(), ran.to_frame())

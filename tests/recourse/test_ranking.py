@@ -11,7 +11,7 @@ from primafacie.recourse import RecourseAudit
 def test_queries_need_a_fit():
     audit = RecourseAudit(Rule("x == 'h'"), protected="g")
     for query in (audit.subgroup_labels, audit.budgets, audit.curves, lambda: audit.rank("EE")):
-        with pytest.raises(InputError, match=r"call fit\(data\) before ranking"):
+        with pytest.raises(InputError, match=r"call run\(data\) before ranking"):
             query()
 
 

@@ -21,15 +21,10 @@ import pytest
 from primafacie import SCM, AuditData
 from primafacie.errors import InputError
 from primafacie.report import validate_results
-from primafacie.report.dossier import (
-    SECTION_TITLES,
-    DossierSpec,
-    PageLink,
-    build_dossiers,
-    select_ids,
-    twin_path,
-)
+from primafacie.report.dossier import SECTION_TITLES, PageLink, select_ids
 from primafacie.situation import SituationTest
+from primafacie.situation.dossier import build_dossiers
+from primafacie.situation.spec import DossierSpec
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -96,36 +91,6 @@ def world():
     scm = SCM([("g", "income"), ("income", "savings")]).fit(data)
     res = SituationTest(method=["st", "cst"], k=[5, 10], alpha=0.05).run(data, scm=scm)
     return data, scm, res
-
-
-def test_twin_path_linear_contributions_are_coef_times_parent_change():
-    # x = 1 + 2a + u (u has mean 0 in both groups, so OLS finds 2 exactly), y = 3x − a:
-    # do(a := 0) on a row with a = 1 moves x by 2 × (0 − 1) = −2 (edge a → x), and y by
-    # 3 × (−2) = −6 (x → y) and −1 × (−1) = +1 (a → y): total −5.
-    a = np.array([0.0, 1.0, 0.0, 1.0, 0.0, 1.0])
-    u = np.array([0.1, -0.2, -0.1, 0.2, 0.0, 0.0])
-    x = 1 + 2 * a + u
-    y = 3 * x - a
-    df = pd.DataFrame({"a": a, "x": x, "y": y})
-    scm = SCM([("a", "x"), ("x", "y"), ("a", "y")]).fit(df)
-    twin = scm.counterfactual(df.iloc[[1]], {"a": 0.0}).iloc[0]
-    path = {p["node"]: p for p in twin_path(scm, df.iloc[1], twin, "a")}
-    assert dict(path["x"]["edges"]) == pytest.approx({"a": -2.0})
-    assert dict(path["y"]["edges"]) == pytest.approx({"x": -6.0, "a": 1.0})
-    assert path["y"]["change"] == pytest.approx(-5.0)
-    assert path["x"]["mechanism"] == "linear" and path["x"]["note"] == ""
-
-
-def test_twin_path_nonlinear_gives_the_total_only():
-    rng = np.random.default_rng(0)
-    df = pd.DataFrame({"a": rng.integers(0, 2, 60).astype(float)})
-    df["x"] = 5 * df["a"] + rng.normal(0, 1, 60)
-    scm = SCM([("a", "x")], mechanism="random_forest").fit(df)
-    row = int(np.flatnonzero(df["a"].to_numpy() == 1)[0])
-    twin = scm.counterfactual(df.iloc[[row]], {"a": 0.0}).iloc[0]
-    (p,) = twin_path(scm, df.iloc[row], twin, "a")
-    assert p["edges"] == [] and "non-linear" in p["note"]
-    assert p["change"] == pytest.approx(twin["x"] - df["x"].iloc[row])
 
 
 def test_numbers_equal_the_engine_row(world):

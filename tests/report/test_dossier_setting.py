@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import pandas as pd
 
 from primafacie.data import AuditData
-from primafacie.report.dossier import build_dossiers
 from primafacie.situation import SituationTest
 from primafacie.situation.analysis import dossier_setting
+from primafacie.situation.dossier import build_dossiers
 
 
 def _world():

@@ -17,8 +17,9 @@ import pandas as pd
 import pytest
 
 from primafacie.audit.registry import ANALYSES
+from primafacie.base import HTMLReprMixin
 from primafacie.report.html import CSP, readable_bins
-from primafacie.report.notebook import HTMLReprMixin, result_html
+from primafacie.report.notebook import result_html
 from primafacie.report.sections import headline_number
 
 #: Elements without an end tag in HTML.

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
-import pytest
 
 from primafacie.report import plots
 
@@ -24,21 +20,6 @@ def test_svg_is_deterministic_inline_and_undated():
     assert a.startswith("<svg") and a.rstrip().endswith("</svg>")
     assert "<?xml" not in a and "DOCTYPE" not in a and "<dc:date>" not in a
     assert 'aria-label="t"' in a
-
-
-def test_u_topsis_corner_and_hand_values():
-    # u(δ, s) = sqrt((δ-1)^2 + s^2) - sqrt(δ^2 + s^2)
-    assert plots.u_topsis(0.2, 0.0) == pytest.approx(0.6)
-    assert plots.u_topsis(0.0, 1.0) == pytest.approx(math.sqrt(2) - 1)
-    assert plots.u_topsis(1.0, 0.0) == pytest.approx(-1.0)
-    assert plots.u_topsis(0.5, 0.7) == pytest.approx(0.0)
-
-
-@pytest.mark.parametrize("c", [-0.6, -0.3, 0.3, 0.6])
-def test_indifference_curve_has_constant_utility(c):
-    s = np.linspace(0, 1, 11)
-    d = plots.indifference_delta(s, c)
-    np.testing.assert_allclose(plots.u_topsis(d, s), c, atol=1e-12)
 
 
 def test_plots_return_none_when_columns_are_missing():
@@ -69,7 +50,7 @@ def test_plots_render_with_their_documented_columns():
         plots.delta_intervals(frame),
         plots.cumulative_effectiveness(curves, "t"),
         plots.principal_intervals(iv),
-        plots.certainty_plane(plane, ["m1"]),
+        plots.certainty_plane(plane, ["m1"], [(0.3, [0.2, 0.3], [0.0, 0.5])]),
         plots.group_composition(comp),
     ):
         svg = plots.svg_of(fig)

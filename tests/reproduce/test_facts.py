@@ -34,7 +34,7 @@ def adult(require_data, data_dir):
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
     audit, model, X_test, y_test, acc = run_adult_audit(data_dir)
-    result = audit.evaluate(phi=(0.3, 0.7), budgets="auto")
+    result = audit.score(phi=(0.3, 0.7), budgets="auto")
     return audit, X_test, y_test, acc, result
 
 
@@ -254,7 +254,7 @@ def adult_legacy(require_data, data_dir):
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
     audit, *_ = run_adult_audit(data_dir, legacy=True)
-    return audit, audit.evaluate(phi=(0.3, 0.7), budgets="auto")
+    return audit, audit.score(phi=(0.3, 0.7), budgets="auto")
 
 
 def test_legacy_feasibility_matches_reference_code_counts(adult_legacy):
@@ -287,7 +287,7 @@ def adult_race(require_data, data_dir):
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
     audit, *_ = run_adult_audit(data_dir, protected="race")
-    return audit, audit.evaluate(phi=(0.3, 0.7), budgets="auto")
+    return audit, audit.score(phi=(0.3, 0.7), budgets="auto")
 
 
 @pytest.mark.parametrize(

@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import Engine, as_audit_data
 from ..compute import Backend
 from ..data import AuditData
 from ..errors import InputError
-from ..validation import validate_params
 from .candidates import association, build_estimator, neutralise, plan
 from .metrics import better, bootstrap_weights, disparity, group_rates, utility
 from .params import PARAMETER_CONSTRAINTS, WHERE
@@ -59,7 +59,7 @@ def _fit_score(shared: tuple, job: tuple[int, int]) -> np.ndarray:
     return _scores(model, target)
 
 
-class AlternativeSearch:
+class AlternativeSearch(Engine):
     """Search for a less discriminatory alternative to an audited scikit-learn model.
 
     Parameters
@@ -107,6 +107,7 @@ class AlternativeSearch:
     """
 
     _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
+    _where = WHERE
 
     def __init__(
         self,
@@ -138,16 +139,12 @@ class AlternativeSearch:
         self.n_draws = n_draws
         self.seed = seed
 
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={getattr(self, k)!r}" for k in PARAMETER_CONSTRAINTS)
-        return f"AlternativeSearch({args})"
-
     # ------------------------------------------------------------------ checks
     def _validate(self) -> None:
-        params = {name: getattr(self, name) for name in PARAMETER_CONSTRAINTS}
+        params = self.get_params()
         params["estimators"] = list(self.estimators) or None
         params["params"] = dict(self.params) if self.params else None
-        validate_params("AlternativeSearch", PARAMETER_CONSTRAINTS, params, WHERE)
+        self._validate_params(params)
         if isinstance(self.utility, Mapping):
             gain = self.utility.get("profit")
             keys = {"tp", "fp", "fn", "tn"}
@@ -221,7 +218,9 @@ class AlternativeSearch:
         Parameters
         ----------
         data
-            The audited rows with their true ``outcome`` and protected attribute(s).
+            The audited rows with their true ``outcome`` and protected attribute(s): an
+            :class:`~primafacie.data.AuditData` (a pandas / polars / pyarrow table is wrapped
+            by :func:`~primafacie.base.as_audit_data`, but carries no roles).
         model
             The audited scikit-learn estimator (or a ModelDecider holding one).
         backend
@@ -232,6 +231,7 @@ class AlternativeSearch:
         AlternativesResult
         """
         self._validate()
+        data = as_audit_data(data, owner=type(self).__name__)
         base = self._estimator(model)
         if data.outcome is None:
             raise InputError(

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
 
 __all__ = ["AlternativesResult", "UTILITY_LABELS", "DISPARITY_LABELS"]
 
@@ -28,7 +28,7 @@ def _interval(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class AlternativesResult(HTMLReprMixin):
+class AlternativesResult(BaseResult):
     """Every candidate tried, the chosen alternative and the verdict.
 
     Attributes

@@ -33,6 +33,18 @@ def check_data(spec: Any, data: Any, cfg: Any) -> None:
     spec.build(data).check(data, decision_makers=spec.decision_makers_of(cfg, data))
 
 
+#: Utility levels whose indifference curves the report's plane draws.
+PLANE_LEVELS = (-0.6, -0.3, 0.0, 0.3, 0.6)
+
+
+def plane_curves(levels: tuple[float, ...] = PLANE_LEVELS) -> list[tuple[float, Any, Any]]:
+    """``(level, disparity, uncertainty)`` of each u_topsis indifference curve in the unit
+    square, computed here (:func:`~.utility.indifference_curve`) for the report to draw."""
+    from .utility import indifference_curve
+
+    return [(c, *indifference_curve(c)) for c in levels]
+
+
 def run(spec: Any, ctx: Context) -> AnalysisRun:
     """Rank the decision-makers by how certainly fair they are.
 
@@ -106,7 +118,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     plane = table.rename(columns={"decision_maker": "name"})
     blocks = [
         rb.figure(
-            plots.certainty_plane(plane, res.selected),
+            plots.certainty_plane(plane, res.selected, plane_curves()),
             "Decision-makers in the (disparity, uncertainty) plane",
             f"Selected: {', '.join(res.selected)} (ringed). The grey lines are indifference "
             "curves of the TOPSIS utility: points on one line are equally preferred; the "

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, to_pandas
+from ..base import Engine, as_audit_data
+from ..data import AuditData
 from ..decisions import ModelDecider, Rule
 from ..errors import InputError
 from ..validation import check_binary, validate_params
@@ -51,7 +52,7 @@ __all__ = [
 _E2_TEXT = E2_TEXT
 
 
-class CertaintyAudit:
+class CertaintyAudit(Engine):
     """Rank decision-makers (models, rules or humans) by how certainly fair they are.
 
     Each decision-maker becomes a point (disparity, uncertainty): the disparity is the gap
@@ -94,7 +95,7 @@ class CertaintyAudit:
         A group with no row in E2 (e.g. no favourable truth for equal opportunity) has an
         undefined rate. ``"error"`` (default) stops with a message naming it; ``"skip"``
         drops it for that decision-maker with a warning (at least two groups must remain).
-    min_group_size
+    min_group
         Merge groups with fewer members into one (the paper's remedy, §7, for a
         decision-maker gaming the uncertainty of tiny groups). Default: no merging.
     epsilon
@@ -117,6 +118,8 @@ class CertaintyAudit:
     backend
         :mod:`primafacie.compute` backend the counts run on, over row partitions (integer
         sums: identical on every backend).
+    min_group_size
+        Deprecated name of ``min_group`` (read for one release, with a DeprecationWarning).
 
     Examples
     --------
@@ -128,7 +131,12 @@ class CertaintyAudit:
     ('B',)
     """
 
-    _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
+    # the deprecated min_group_size is checked as min_group is, until it goes
+    _parameter_constraints: dict[str, list[Any]] = {
+        **PARAMETER_CONSTRAINTS,
+        "min_group_size": PARAMETER_CONSTRAINTS["min_group"],
+    }
+    _where = {**WHERE, "min_group_size": "deprecated: --min-group, analyses.certainty.min_group"}
 
     def __init__(
         self,
@@ -143,7 +151,7 @@ class CertaintyAudit:
         prior: Sequence[float] = UNIFORM_PRIOR,
         ties: str = "first",
         on_empty: str = "error",
-        min_group_size: int | None = None,
+        min_group: int | None = None,
         epsilon: float | None = None,
         ci_level: float = 0.95,
         features: Sequence[str] | None = None,
@@ -151,6 +159,7 @@ class CertaintyAudit:
         n_draws: int | None = DEFAULT_DRAWS,
         seed: int = 0,
         backend: Any = None,
+        min_group_size: int | None = None,
     ) -> None:
         self.criterion = criterion
         self.protected = protected
@@ -163,7 +172,7 @@ class CertaintyAudit:
         self.prior = prior
         self.ties = ties
         self.on_empty = on_empty
-        self.min_group_size = min_group_size
+        self.min_group = min_group
         self.epsilon = epsilon
         self.ci_level = ci_level
         self.features = features
@@ -171,6 +180,24 @@ class CertaintyAudit:
         self.n_draws = n_draws
         self.seed = seed
         self.backend = backend
+        self.min_group_size = min_group_size
+
+    def _min_group(self) -> int | None:
+        """``min_group``, or the deprecated ``min_group_size`` when that was given."""
+        if self.min_group_size is None:
+            return self.min_group
+        warnings.warn(
+            "CertaintyAudit(min_group_size=...) is deprecated and will be removed in the next "
+            "release; use min_group=... (one name for the smallest group in every analysis)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if self.min_group is not None and self.min_group != self.min_group_size:
+            raise InputError(
+                f"CertaintyAudit: give min_group only (min_group={self.min_group!r} and the "
+                f"deprecated min_group_size={self.min_group_size!r} differ)"
+            )
+        return self.min_group_size
 
     # ------------------------------------------------------------------ inputs
     def _resolve_data(self, data: Any) -> tuple[AuditData, list[str], tuple, str | None, tuple]:
@@ -185,9 +212,8 @@ class CertaintyAudit:
                 else self.outcome_favorable
             )
         else:
-            frame = to_pandas(data)
             # a role-free AuditData gives the shared validation (binary columns, messages)
-            audit = AuditData(frame, features={})
+            audit = as_audit_data(data)
             protected = self.protected
             favorable = 1 if self.favorable is None else self.favorable
             outcome = self.outcome
@@ -256,10 +282,9 @@ class CertaintyAudit:
         InputError
             With the message :meth:`run` would give later.
         """
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("CertaintyAudit", self._parameter_constraints, params, WHERE)
+        self._validate_params()
         audit, protected, favorable, _, _ = self._resolve_data(data)
-        group_codes(audit.frame, protected, self.min_group_size, self.max_levels)
+        group_codes(audit.frame, protected, self._min_group(), self.max_levels)
         for name, dm in (decision_makers or {}).items():
             if isinstance(dm, (str, Rule)):
                 self._predictions(audit, str(name), dm, favorable, None)
@@ -288,8 +313,7 @@ class CertaintyAudit:
         -------
         CertaintyResult
         """
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("CertaintyAudit", self._parameter_constraints, params, WHERE)
+        self._validate_params()
         crit = canonical_criterion(self.criterion)
         audit, protected, favorable, outcome, out_fav = self._resolve_data(data)
         if decision_makers is None:
@@ -299,7 +323,7 @@ class CertaintyAudit:
         if not isinstance(decision_makers, Mapping) or not decision_makers:
             raise InputError("decision_makers must be a non-empty mapping {name: decision-maker}")
         features = self.features or (audit.feature_names or None)
-        groups = group_codes(audit.frame, protected, self.min_group_size, self.max_levels)
+        groups = group_codes(audit.frame, protected, self._min_group(), self.max_levels)
         names = [str(n) for n in decision_makers]
         # one contiguous row per decision-maker; counting uses the (rows, dms) view preds.T
         preds_by_dm = np.empty((len(names), audit.n), dtype=np.int8)

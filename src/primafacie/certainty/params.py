@@ -121,9 +121,10 @@ PARAMS: tuple[Param, ...] = (
     Param("on_empty", [Options("error", "skip")], "error",
           "A group with no row in the criterion's denominator: error, or skip it.",
           flag="--on-empty"),
-    Param("min_group_size", [None, Interval(Integral, 1, None)], None,
-          "Pool the groups with fewer members into one (null: no pooling).",
-          flag="--min-group-size"),
+    Param("min_group", [None, Interval(Integral, 1, None)], None,
+          "Pool the groups with fewer members into one (null: no pooling; formerly "
+          "min_group_size, still read with a deprecation warning).",
+          flag="--min-group"),
     Param("n_draws", [None, Interval(Integral, 1, MAX_DRAWS)], DEFAULT_DRAWS,
           "Posterior draws behind p_most_fair, the probability that each decision-maker has "
           "the smallest disparity (null: not computed; at most 10^7, whose Monte Carlo error, "
@@ -146,3 +147,6 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(PARAMS)
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.
 WHERE: dict[str, str] = where(PARAMS, "certainty")
+
+#: Former names of parameters, read for one release with a DeprecationWarning: ``{old: new}``.
+RENAMED: dict[str, str] = {"min_group_size": "min_group"}

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
 from .counts import E2_TEXT
 from .utility import indifference_curve
 
@@ -24,7 +24,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True)
-class CertaintyResult(HTMLReprMixin):
+class CertaintyResult(BaseResult):
     """Decision-makers ranked by how certainly fair they are.
 
     Attributes

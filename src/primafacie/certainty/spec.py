@@ -8,6 +8,7 @@ or with flags) build their :class:`~primafacie.certainty.CertaintyAudit` through
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
@@ -15,7 +16,7 @@ from pydantic import Field, model_validator
 from ..configbase import DecisionSpec, spec_model
 from ..configbase import Strict as _Strict
 from ..params import Param
-from .params import _ALIASES, DEFAULT_DECISION_MAKER, PARAMS
+from .params import _ALIASES, DEFAULT_DECISION_MAKER, PARAMS, RENAMED
 
 __all__ = ["CertaintySpec", "DecisionMakerSpec"]
 
@@ -72,6 +73,28 @@ class _CertaintyBase(_Strict):
         f"(default: the audited decision, named {DEFAULT_DECISION_MAKER!r}).",
     }
 
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, values: Any) -> Any:
+        """Read a key's former name (:data:`~.params.RENAMED`) with a DeprecationWarning."""
+        if not isinstance(values, dict):
+            return values
+        out = dict(values)
+        for old, new in RENAMED.items():
+            if old not in out:
+                continue
+            warnings.warn(
+                f"analyses.certainty.{old} is deprecated and will be removed in the next "
+                f"release; write analyses.certainty.{new}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            value = out.pop(old)
+            if new in out and out[new] != value:
+                raise ValueError(f"give {new} only ({new} and its former name {old} differ)")
+            out[new] = value
+        return out
+
     def build(self, data: Any = None, ctx: Any = None) -> Any:
         """The :class:`~primafacie.certainty.CertaintyAudit` this section configures.
 
@@ -94,7 +117,7 @@ class _CertaintyBase(_Strict):
             disparity=self.disparity,
             epsilon=self.epsilon,
             on_empty=self.on_empty,
-            min_group_size=self.min_group_size,
+            min_group=self.min_group,
             n_draws=self.n_draws,
             seed=self.seed,
             backend=getattr(ctx, "backend", None),

@@ -85,8 +85,8 @@ _P = by_name(PARAMS)
 _SPEC_FLAGS = {
     "protected": "--protected", "criterion": "--criterion", "tie_breaker": "--tie-breaker",
     "utility": "--utility", "disparity": "--disparity", "epsilon": "--epsilon",
-    "on_empty": "--on-empty", "min_group_size": "--min-group-size", "max_levels": "--max-levels",
-    "n_draws": "--n-draws", "seed": "--seed",
+    "on_empty": "--on-empty", "min_group": "--min-group", "max_levels": "--max-levels",
+    "n_draws": "--n-draws", "seed": "--seed", "min_group_size": "--min-group-size",
 }  # fmt: skip
 #: Flags that give the data, roles and decision-makers; the configuration has its own.
 _DATA_FLAGS = {
@@ -120,6 +120,16 @@ def _from_flags(data, protected, models, columns, rules, trust=(False, None)) ->
     if not dms:
         raise InputError("name at least one decision-maker: --model, --column or --rule")
     return frame, dms
+
+
+def _min_group(min_group: Optional[int], former: Optional[int]) -> Optional[int]:
+    """``--min-group``, or the deprecated ``--min-group-size`` (with a note on stderr)."""
+    if former is None:
+        return min_group
+    typer.echo("note: --min-group-size is deprecated; use --min-group", err=True)
+    if min_group is not None and min_group != former:
+        raise InputError("give --min-group only (--min-group and --min-group-size differ)")
+    return former
 
 
 def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, Any, dict, list]:
@@ -213,7 +223,9 @@ def certainty(
     disparity: str = option(_P["disparity"]),
     epsilon: Optional[float] = option(_P["epsilon"]),
     on_empty: str = option(_P["on_empty"]),
-    min_group_size: Optional[int] = option(_P["min_group_size"]),
+    min_group: Optional[int] = option(_P["min_group"]),
+    min_group_size: Optional[int] = typer.Option(
+        None, "--min-group-size", hidden=True, help="Deprecated: --min-group."),
     # on the command line 0 stands for null (no limit / not computed)
     max_levels: int = option(_P["max_levels"], help="Most values a protected column may have "
                              "(0: no limit; at most 1,000)."),
@@ -236,7 +248,8 @@ def certainty(
         spec = spec_from_flags(
             CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
             tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,
-            on_empty=on_empty, min_group_size=min_group_size, max_levels=max_levels or None,
+            on_empty=on_empty, min_group=_min_group(min_group, min_group_size),
+            max_levels=max_levels or None,
             n_draws=n_draws or None, seed=seed,
         )  # fmt: skip
         engine = spec.build()

@@ -60,8 +60,9 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
     """Run the situation tests for the named complainants and build their pages."""
     import numpy as np
 
-    from ..report.dossier import build_dossiers, complainant_rows, decision_source
+    from ..report.dossier import complainant_rows, decision_source
     from ..situation.analysis import needs_scm
+    from ..situation.dossier import build_dossiers
 
     data = cfg.audit_data()
     mask = np.zeros(data.n, dtype=bool)

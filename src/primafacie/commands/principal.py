@@ -36,7 +36,7 @@ Example (A=0 is the protected group given after '='):
 
     primafacie principal --data students.csv --protected address=R \\
         --outcome top_third --decision predicted --covariates sex \\
-        --definition 1,2 --n-boot 500 --repair --out out/pf
+        --definitions 1,2 --n-boot 500 --repair --out out/pf
 
 or `primafacie principal --config audit.yaml --out out/pf` (section analyses.principal; the
 analysis is built from the file exactly as `primafacie audit` builds it).
@@ -47,7 +47,8 @@ _P = by_name(PARAMS)
 
 #: Flags that set an ``analyses.principal`` key ({parameter: flag}); refused with --config.
 _SPEC_FLAGS = {
-    "definition": "--definition", "covariates": "--covariates", "joint": "--joint",
+    "definitions": "--definitions", "definition": "--definition", "covariates": "--covariates",
+    "joint": "--joint",
     "n_boot": "--n-boot", "seed": "--seed", "min_group": "--min-group",
     "skip_empty": "--skip-empty",
 }  # fmt: skip
@@ -171,7 +172,9 @@ def principal(
     favorable: str = typer.Option("1", "--favorable", help="Favourable decision value (S=1)."),
     rule: Optional[str] = typer.Option(None, "--rule", help="S from a rule expression instead."),
     covariates: Optional[str] = typer.Option(None, "--covariates", help="Comma-separated X columns."),
-    definition: str = option(_P["definition"]),
+    definitions: str = option(_P["definitions"]),
+    definition: Optional[str] = typer.Option(
+        None, "--definition", hidden=True, help="Deprecated: --definitions."),
     joint: str = option(_P["joint"]),
     n_boot: int = option(_P["n_boot"]),
     seed: int = option(_P["seed"]),
@@ -196,7 +199,10 @@ def principal(
         audit = _data_from_flags(
             data, protected, outcome, outcome_favorable, decision, favorable, rule, sep
         )
-        defs = [int(v) if v.isdigit() else v for v in _parse_list(definition)]
+        if definition is not None:  # the former flag, read for one release
+            typer.echo("note: --definition is deprecated; use --definitions", err=True)
+            definitions = definition
+        defs = [int(v) if v.isdigit() else v for v in _parse_list(definitions)]
         spec = spec_from_flags(
             PrincipalSpec, definitions=defs, covariates=_parse_list(covariates), joint=joint,
             n_boot=n_boot, seed=seed, min_group=min_group,

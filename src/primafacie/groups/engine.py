@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, constructor_roles, to_pandas
+from ..base import Engine
+from ..data import AuditData
 from ..errors import InputError
-from ..validation import validate_params
 from .params import DEFAULT_ALPHA, DEFAULT_MIN_GROUP, PARAMETER_CONSTRAINTS, WHERE
 from .results import GroupMetricsResult
 from .stats import katz_interval, newcombe_interval, wilson_interval, z_value
@@ -130,7 +130,7 @@ def _counts(group: np.ndarray, n_groups: int, yhat: np.ndarray, y: np.ndarray | 
     return out
 
 
-class GroupMetrics:
+class GroupMetrics(Engine):
     """Selection rates, four-fifths ratios and error-rate gaps per protected group.
 
     Parameters
@@ -171,6 +171,7 @@ class GroupMetrics:
     """
 
     _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
+    _where = WHERE
 
     def __init__(
         self,
@@ -206,16 +207,7 @@ class GroupMetrics:
     # ------------------------------------------------------------------ helpers
     def _audit_data(self, data: Any) -> tuple[AuditData, list[str]]:
         """The AuditData to measure (constructor roles applied) and the attributes to use."""
-        roles = constructor_roles(self)
-        if isinstance(data, AuditData):
-            audit = data.replace(**roles) if roles else data
-        else:
-            if not isinstance(roles.get("protected"), Mapping) or "decision" not in roles:
-                raise InputError(
-                    "with a table, give the roles: GroupMetrics(protected={column: protected "
-                    "value(s)}, decision=COLUMN[, outcome=COLUMN]), or pass an AuditData"
-                )
-            audit = AuditData(to_pandas(data), features={}, **roles)
+        audit = self._as_audit_data(data, require=("protected", "decision"))
         if audit.decision is None:
             raise InputError("GroupMetrics needs the decision: AuditData(decision=COLUMN)")
         if not audit.protected:
@@ -262,8 +254,7 @@ class GroupMetrics:
             A parameter outside its constraints (the message names it, what it accepts and
             the ``audit.yaml`` key), a missing role or a non-binary decision / outcome.
         """
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("GroupMetrics", self._parameter_constraints, params, WHERE)
+        self._validate_params()
         if (self.thresholds is not None or self.sweep) and self.score is None:
             key = "thresholds" if self.thresholds is not None else "sweep"
             raise InputError(
@@ -373,9 +364,3 @@ class GroupMetrics:
                 )
             )
         return pd.concat(rows, ignore_index=True)
-
-    def __repr__(self) -> str:
-        return (
-            f"GroupMetrics(min_group={self.min_group!r}, alpha={self.alpha!r}, "
-            f"intersections={self.intersections!r})"
-        )

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..formats import rate_text
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
 from .params import FOUR_FIFTHS
 from .stats import abs_interval, fisher_exact_p, newcombe_interval, pooled_z, shortfall
 
@@ -44,7 +44,7 @@ def _criteria(practical: Any, statistical: Any) -> str:
 
 
 @dataclass(frozen=True)
-class GroupMetricsResult(HTMLReprMixin):
+class GroupMetricsResult(BaseResult):
     """Rates per group and each protected group against its reference group.
 
     Attributes
@@ -123,6 +123,10 @@ class GroupMetricsResult(HTMLReprMixin):
         max of the two gaps' absolute-value intervals at ``alpha / 2`` each (Bonferroni:
         both cover together with probability ≥ 1 − alpha, and then so does the max).
         """
+        return super().summary()  # built once (:meth:`_summary`), a copy each call
+
+    def _summary(self) -> pd.DataFrame:
+        """Build :meth:`summary` (called once per Result)."""
         sel = self.rates("selection_rate")
         prot = (sel["role"] == "protected").to_numpy()
         ref = sel[sel["role"] == "reference"].set_index("attribute")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
+from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..errors import InputError
 from ..report import blocks as rb
 from .spec import LL144Spec
@@ -48,13 +48,10 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     selected, score = inputs(spec, ctx.data)
     res = spec.build().run(ctx.data.frame, selected=selected, score=score)
     lowest = res.lowest()
-    return AnalysisRun(
+    return AnalysisRun.of(
         "ll144",
-        "ok",
-        scope=res.scope(),
-        results={LABEL: res},
-        tables=result_tables("ll144", {LABEL: res}),
-        numbers={
+        {LABEL: res},
+        {
             "individuals": res.n,
             "scoring": res.scoring,
             "unknown": res.unknown,
@@ -68,8 +65,6 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
             "distribution_date": spec.distribution_date,
             "data_source": spec.data_source,
         },
-        headline=res.headline(),
-        caveats=tuple(res.caveats()),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import Engine, as_audit_data
 from ..errors import InputError
 from ..groups.engine import group_codes
 from .results import LL144Result
@@ -25,7 +26,7 @@ from .results import LL144Result
 __all__ = ["LL144Audit"]
 
 
-class LL144Audit:
+class LL144Audit(Engine):
     """Selection (or scoring) rates and impact ratios per category, as the rule defines them.
 
     Parameters
@@ -87,7 +88,8 @@ class LL144Audit:
         Parameters
         ----------
         frame
-            One row per individual assessed, with the category columns.
+            One row per individual assessed, with the category columns: a pandas, polars or
+            pyarrow table, or an :class:`~primafacie.data.AuditData` (its table is used).
         selected
             0/1 per row: selected (favourable decision). Give this or ``score``.
         score
@@ -98,6 +100,7 @@ class LL144Audit:
         -------
         LL144Result
         """
+        frame = as_audit_data(frame, owner=type(self).__name__).frame
         missing = [c for c in self.categories.values() if c not in frame.columns]
         if missing:
             raise InputError(f"ll144.categories: columns {missing} are not in the data")

@@ -8,14 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
 
 __all__ = ["LL144Result"]
 
 
 @dataclass(frozen=True)
-class LL144Result(HTMLReprMixin):
+class LL144Result(BaseResult):
     """Selection (or scoring) rates and impact ratios per category.
 
     Attributes

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, constructor_roles, to_pandas
+from ..base import Engine
+from ..data import AuditData
 from ..errors import InputError
 from ..validation import validate_params
 from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
@@ -21,10 +22,21 @@ from .results import PrincipalResult, RepairResult
 __all__ = ["PrincipalFairness", "principal_arrays"]
 
 
-def _as_definitions(definition: Any, definitions: Any) -> tuple[int, ...]:
-    """The validated definition(s) as a tuple without repeats, in the order given."""
-    raw = definitions if definitions is not None else definition
-    validate_params("PrincipalFairness", {"definition": [_DEFINITIONS]}, {"definition": raw}, WHERE)
+def _as_definitions(definitions: Any, definition: Any = None) -> tuple[int, ...]:
+    """The validated definition(s) as a tuple without repeats, in the order given (the
+    deprecated ``definition``, when given, with a DeprecationWarning)."""
+    raw = definitions
+    if definition is not None:
+        warnings.warn(
+            "PrincipalFairness(definition=...) is deprecated and will be removed in the next "
+            "release; use definitions=... (the audit.yaml key)",
+            DeprecationWarning,
+            stacklevel=4,  # the caller of run / repair
+        )
+        raw = definition
+    validate_params(
+        "PrincipalFairness", {"definitions": [_DEFINITIONS]}, {"definitions": raw}, WHERE
+    )
     vals = tuple(raw) if isinstance(raw, (list, tuple, set)) else (raw,)
     return tuple(dict.fromkeys(int(d) for d in vals))
 
@@ -269,12 +281,12 @@ def _check_binary(data: Any, attr: str) -> None:
     )
 
 
-class PrincipalFairness:
+class PrincipalFairness(Engine):
     """Counterfactual fairness on principal strata: evaluation by bounds/LP and minimal repair.
 
     Parameters
     ----------
-    definition
+    definitions
         1 (strong: each of the strata Y(1)=Y(0)=1 and =0) or 2 (weak: pooled), or a list of both.
         Verdicts for both definitions are always reported; this selects the repair program(s).
     covariates
@@ -285,8 +297,8 @@ class PrincipalFairness:
         (an extension, not from the paper; 0 = off).
     seed
         Seed of the bootstrap and of the randomised repair.
-    definitions
-        Alias of ``definition`` (the name used by ``audit.yaml``).
+    definition
+        Former name of ``definitions`` (read for one release, with a DeprecationWarning).
     joint
         ``"tau0"``: bound tau1' with tau0'=0 fixed (the paper's Section 4 / Table 5; default);
         ``"tau1"``: bound tau0' with tau1'=0 (its Section 3.2).
@@ -327,27 +339,28 @@ class PrincipalFairness:
     >>> df = pd.DataFrame({"g": rng.choice(["f", "m"], 500), "y": rng.integers(0, 2, 500)})
     >>> df["s"] = df["y"]
     >>> data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
-    >>> res = PrincipalFairness(definition=2).run(data)
+    >>> res = PrincipalFairness(definitions=2).run(data)
     >>> res.summary().loc[1, "verdict"]
     'not refuted'
 
     A table works as well, with the roles given to the constructor:
 
-    >>> pf = PrincipalFairness(definition=2, protected={"g": "f"}, decision="s", outcome="y")
+    >>> pf = PrincipalFairness(definitions=2, protected={"g": "f"}, decision="s", outcome="y")
     >>> pf.run(df).summary().loc[1, "verdict"]
     'not refuted'
     """
 
     _parameter_constraints: dict[str, list[Any]] = PARAMETER_CONSTRAINTS
+    _where = WHERE
 
     def __init__(
         self,
-        definition: int | Sequence[int] = 2,
+        definitions: int | Sequence[int] = 2,
         covariates: Sequence[str] = (),
         n_boot: int = 0,
         seed: int | None = 0,
         *,
-        definitions: Sequence[int] | None = None,
+        definition: int | Sequence[int] | None = None,
         joint: str = "tau0",
         tol: float = DEFAULT_TOL,
         min_group: int = 5,
@@ -360,11 +373,11 @@ class PrincipalFairness:
         outcome_favorable: Any = None,
         backend: Any = None,
     ) -> None:
-        self.definition = definition
+        self.definitions = definitions
         self.covariates = covariates
         self.n_boot = n_boot
         self.seed = seed
-        self.definitions = definitions
+        self.definition = definition
         self.joint = joint
         self.tol = tol
         self.min_group = min_group
@@ -379,29 +392,14 @@ class PrincipalFairness:
 
     # ------------------------------------------------------------------ helpers
     def _validate(self) -> None:
-        params = {name: getattr(self, name) for name in self._parameter_constraints}
-        validate_params("PrincipalFairness", self._parameter_constraints, params, WHERE)
+        self._validate_params()
 
     def _defs(self) -> tuple[int, ...]:
-        return _as_definitions(self.definition, self.definitions)
+        return _as_definitions(self.definitions, self.definition)
 
     def _audit_data(self, data: Any) -> AuditData:
         """The AuditData to evaluate: ``data`` itself, or with the constructor's roles applied."""
-        roles = constructor_roles(self)
-        if isinstance(data, AuditData):
-            return data.replace(**roles) if roles else data
-        if not isinstance(roles.get("protected"), Mapping):
-            raise InputError(
-                "with a table, give the roles: PrincipalFairness(protected={column: protected "
-                "value}, decision=COLUMN, outcome=COLUMN), or pass an AuditData"
-            )
-        missing = [key for key in ("decision", "outcome") if key not in roles]
-        if missing:
-            raise InputError(
-                f"with a table, give {' and '.join(f'{m}=COLUMN' for m in missing)} to "
-                "PrincipalFairness (or pass an AuditData)"
-            )
-        return AuditData(to_pandas(data), features={}, **roles)
+        return self._as_audit_data(data, require=("protected", "decision", "outcome"))
 
     def check(self, data: Any) -> str:
         """Every requirement the data must meet, checked without computing anything (the audit
@@ -542,7 +540,7 @@ class PrincipalFairness:
             evaluation of S' on the data (no bootstrap here: use :meth:`run` for that).
         """
         defs = self._defs()
-        d = defs[0] if definition is None else _as_definitions(definition, None)[0]
+        d = defs[0] if definition is None else _as_definitions(definition)[0]
         arr = self._arrays(data)
         if seed is not None:
             validate_params(
@@ -566,10 +564,4 @@ class PrincipalFairness:
             ids=arr["ids"],
             after=after,
             seed=seed,
-        )
-
-    def __repr__(self) -> str:
-        return (
-            f"PrincipalFairness(definition={self.definition!r}, covariates={_names(self.covariates)!r}, "
-            f"n_boot={self.n_boot!r}, seed={self.seed!r}, joint={self.joint!r})"
         )

@@ -59,12 +59,12 @@ _COLUMN = InstanceOf(str, name="a column name")
 #: :mod:`primafacie.params`): the engine's constraints, ``analyses.principal`` of audit.yaml,
 #: the ``primafacie principal`` options and docs/parameters.md are derived from it.
 PARAMS: tuple[Param, ...] = (
-    Param("definition", [_DEFINITIONS], [1, 2],
+    Param("definitions", [_DEFINITIONS], [1, 2],
           "1 (both strata) and/or 2 (pooled) counterfactual fairness on principal strata.",
-          flag="--definition", key="definitions", type=list[Literal[1, 2]], cli="list"),
-    Param("definitions", [None, _DEFINITIONS], None,
-          "Same as definition, the audit.yaml spelling (engine argument).", key="",
-          source="--definition, analyses.principal.definitions"),
+          flag="--definitions", type=list[Literal[1, 2]], cli="list"),
+    Param("definition", [None, _DEFINITIONS], None,
+          "Former name of definitions (engine argument, read with a DeprecationWarning).",
+          key="", source="--definitions, analyses.principal.definitions"),
     Param("covariates", [Predicate(_is_names, "a column name or a list of them", bad=[1])],
           [], "Columns defining the cells evaluated separately.", flag="--covariates",
           type=list[str], cli="list"),

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
 from .frames import (
     VIOLATED,
     cond_name,
@@ -33,7 +33,7 @@ NOTE = (
 
 
 @dataclass(frozen=True, eq=False)
-class PrincipalResult(HTMLReprMixin):
+class PrincipalResult(BaseResult):
     """Evaluation of Definitions 1 and 2 (and 3, 4 for comparison) per covariate cell.
 
     Attributes
@@ -336,7 +336,7 @@ class PrincipalResult(HTMLReprMixin):
 
 
 @dataclass(frozen=True, eq=False)
-class RepairResult(HTMLReprMixin):
+class RepairResult(BaseResult):
     """Minimal randomised repair for one definition.
 
     Attributes

@@ -79,7 +79,7 @@ class _PrincipalBase(_Strict):
                 f"protected: {list(data.protected)}"
             )
         return PrincipalFairness(
-            definition=list(self.definitions),
+            definitions=list(self.definitions),
             covariates=list(self.covariates),
             protected=attr,
             n_boot=self.n_boot,

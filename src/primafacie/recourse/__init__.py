@@ -12,7 +12,7 @@ cheapest action that helps half of the low-education subgroup costs 2 for ``a`` 
 >>> rule = Rule("(edu == 'hi') or ((g == 'a') and (edu == 'mid'))")
 >>> audit = RecourseAudit(rule, protected="g", support=0.1, feature_weights={"edu": 2},
 ...                       features={"edu": {"ordinal": ["lo", "mid", "hi"]}, "job": "categorical"})
->>> audit = audit.fit(df)
+>>> res = audit.run(df, phi=0.5, metrics=["ECE"])
 >>> print(audit.csc("ECE", phi=0.5, top=1).text)
 If edu = lo:
     Protected Subgroup = 'a', 100.00% covered

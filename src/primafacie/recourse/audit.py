@@ -14,8 +14,9 @@ Pipeline (FACTS §3, reference-code conventions where the paper is silent):
 The engine is built from three parts, one job each: :class:`~.mining.SubgroupMining`
 (steps 1-4), :class:`~.effectiveness.ActionEffectiveness` (step 5) and
 :class:`~.ranking.RecourseRanking` (the queries over the fitted table: scores, ranks, CSCs,
-curves, scope). This module holds the parameters, ``fit`` (the order of the stages) and the
-one-verb ``run``/``evaluate``.
+curves, scope). This module holds the parameters, ``_fit`` (the order of the stages), the
+one verb ``run`` and ``score`` (the scoring query on the fitted state); ``fit`` and ``evaluate``
+are deprecated names kept for one release.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base import Engine, deprecated_verb
 from ..validation import validate_params
 from .effectiveness import ActionEffectiveness
 from .metrics import resolve_metric
@@ -54,7 +56,7 @@ def _floats(obj: Any) -> list[float]:
     return [float(obj)]
 
 
-class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
+class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking, Engine):
     """Subgroup fairness of recourse (FACTS, Kavouras et al. NeurIPS 2023).
 
     Parameters
@@ -116,13 +118,14 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
     -----
     One verb: :meth:`run` fits and scores every definition, returning a :class:`FactsResult`
     (rankings, headline, scope, caveats, effectiveness curves). The advanced path is
-    :meth:`fit`, then :meth:`rank` / :meth:`evaluate` / :meth:`csc` on the fitted audit.
-    Parameters are stored as given and checked at ``fit``/``run`` against
+    :meth:`run`, then :meth:`rank` / :meth:`score` / :meth:`csc` on the fitted engine
+    (``fit`` and ``evaluate`` are deprecated names, kept for one release).
+    Parameters are stored as given and checked at ``run`` against
     :attr:`_parameter_constraints` (:mod:`primafacie.recourse.params`).
 
     Examples
     --------
-    Parameters are stored as given; :meth:`run` and :meth:`fit` show an audit end to end.
+    Parameters are stored as given; :meth:`run` shows an audit end to end.
 
     >>> from primafacie.decisions import Rule
     >>> audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1)
@@ -131,6 +134,7 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
     """
 
     _parameter_constraints = PARAMETER_CONSTRAINTS
+    _where = PARAM_WHERE
 
     def __init__(
         self,
@@ -177,15 +181,17 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
         """Check the constructor's parameters against :attr:`_parameter_constraints`."""
-        validate_params(
-            type(self).__name__,
-            self._parameter_constraints,
-            {name: getattr(self, name) for name in self._parameter_constraints},
-            where=PARAM_WHERE,
-        )
+        self._validate_params()
 
     # ------------------------------------------------------------------ fit
     def fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseAudit:
+        """Deprecated: :meth:`run` fits and scores (the fitted state stays on the engine for
+        :meth:`score`, :meth:`rank` and :meth:`csc`); ``fit`` works for one release with a
+        DeprecationWarning."""
+        deprecated_verb(type(self).__name__, "fit")
+        return self._fit(data, progress)
+
+    def _fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseAudit:
         """Mine subgroups and actions, and compute every (subgroup, action, group) flip count.
 
         Parameters
@@ -211,7 +217,7 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
         >>> table = pd.DataFrame({"g": list("ab" * 50), "x": list("lhll" * 25),
         ...                       "y": list("uv" * 50)})
         >>> stages = []
-        >>> audit = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.1).fit(
+        >>> audit = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.1)._fit(
         ...     table, progress=lambda stage, done, total: stages.append(stage))
         >>> audit.subgroup_labels(), audit.n_affected_.tolist(), list(dict.fromkeys(stages))
         (['x=l'], [50, 25], ['mining', 'actions', 'effectiveness'])
@@ -265,16 +271,16 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
         budgets: Sequence[float] | float | str = "auto", metrics: Sequence[str] | str = "all",
         progress: ProgressCallback | None = None,
     ):  # fmt: skip
-        """Fit and evaluate in one call: every definition × parameter on ``data``.
+        """Fit and score in one call: every definition × parameter on ``data``.
 
-        The one-verb path (``fit`` then ``evaluate``); use :meth:`fit`, :meth:`evaluate`,
-        :meth:`rank` and :meth:`csc` separately to score single definitions or draw CSCs.
+        The one verb; the fitted state stays on the engine, so :meth:`score` (other
+        parameters), :meth:`rank` (one definition) and :meth:`csc` (the summaries) query it.
 
         Parameters
         ----------
         data
-            :class:`~primafacie.data.AuditData` or a table (pandas/polars/pyarrow), as in
-            :meth:`fit`.
+            :class:`~primafacie.data.AuditData` or a DataFrame (pandas/polars/pyarrow) with
+            the model's input columns and the protected attribute (the audit split).
         phi
             Effectiveness thresholds of ECR/ECE (one number or a list, each in [0, 1]).
         budgets
@@ -306,8 +312,8 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
         rejected applicants by g: 50 a, 25 b (of 100 rows); 1 subgroup (support ≥ 0.1 of every group's rejected) hold 100.0% (50 of 50) a, 100.0% (25 of 25) b of the rejected; 3 definitions
         """
         self._validate_run(phi=phi, budgets=budgets, metrics=metrics)
-        self.fit(data, progress=progress)
-        return self.evaluate(phi=phi, budgets=budgets, metrics=metrics, progress=progress)
+        self._fit(data, progress=progress)
+        return self.score(phi=phi, budgets=budgets, metrics=metrics, progress=progress)
 
     def _validate_run(self, **params: Any) -> None:
         validate_params(type(self).__name__, RUN_CONSTRAINTS, params, PARAM_WHERE)
@@ -317,7 +323,17 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
         budgets: Sequence[float] | float | str = "auto", metrics: Sequence[str] | str = "all",
         progress: ProgressCallback | None = None,
     ):  # fmt: skip
-        """Every definition × parameter of the paper's tables, on the fitted audit.
+        """Deprecated name of :meth:`score` (works for one release with a DeprecationWarning)."""
+        deprecated_verb(type(self).__name__, "evaluate", "score")
+        return self.score(phi=phi, budgets=budgets, metrics=metrics, progress=progress)
+
+    def score(
+        self, phi: Sequence[float] | float = (0.3, 0.7),
+        budgets: Sequence[float] | float | str = "auto", metrics: Sequence[str] | str = "all",
+        progress: ProgressCallback | None = None,
+    ):  # fmt: skip
+        """Every definition × parameter of the paper's tables, on the engine fitted by
+        :meth:`run` (a query on its fitted state, as :meth:`rank` and :meth:`csc` are).
 
         Parameters
         ----------
@@ -339,8 +355,9 @@ class RecourseAudit(SubgroupMining, ActionEffectiveness, RecourseRanking):
         >>> from primafacie.decisions import Rule
         >>> table = pd.DataFrame({"g": list("ab" * 30), "x": list("lhl" * 20),
         ...                       "y": list("uvw" * 20)})
-        >>> fitted = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.2).fit(table)
-        >>> list(fitted.evaluate(phi=[0.5], budgets=[1.0], metrics=["ECE", "EEWB"]).rankings)
+        >>> fitted = RecourseAudit(Rule("x == 'h'"), protected="g", support=0.2)
+        >>> _ = fitted.run(table, phi=[0.5], metrics=["ECE"])
+        >>> list(fitted.score(phi=[0.5], budgets=[1.0], metrics=["ECE", "EEWB"]).rankings)
         ['Ma.5', 'B1', 'Mi.5']
         """
         from .results import FactsResult

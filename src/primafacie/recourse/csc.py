@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..errors import InputError
-from ..report.notebook import HTMLReprMixin
 from ..validation import validate_params
 from .params import PARAM_WHERE, RUN_CONSTRAINTS
 from .results import EffectivenessCurves, format_score, json_safe, make_ranking
@@ -98,7 +98,7 @@ _SUMMARY_COLUMNS = ("rank", "score", "bias_against", "subgroup")
 
 
 @dataclass(frozen=True)
-class CSCResult(HTMLReprMixin):
+class CSCResult(BaseResult):
     """CSCs of several subgroups under one definition.
 
     Attributes
@@ -130,6 +130,25 @@ class CSCResult(HTMLReprMixin):
             f"{self.title}: {n} subgroup{'' if n == 1 else 's'} summarised; #{first.rank} "
             f"'{first.label}' against {first.bias_against} (score {format_score(first.score)})"
         )
+
+    def scope(self) -> str:
+        """Which subgroups are summarised, under which definition.
+
+        >>> CSCResult("Ma.7", "ECE", records=()).scope()
+        'no subgroup summarised under ECE (Ma.7)'
+        """
+        n = len(self.records)
+        if not n:
+            return f"no subgroup summarised under {self.title} ({self.label})"
+        return (
+            f"the {n} top-ranked subgroup{'' if n == 1 else 's'} under {self.title} "
+            f"({self.label}), each group's rejected members and the actions shown for them"
+        )
+
+    def caveats(self) -> list[str]:
+        """None of its own: the caveats of the ranking it summarises apply
+        (:meth:`RankingResult.caveats <primafacie.recourse.RankingResult.caveats>`)."""
+        return []
 
     @property
     def text(self) -> str:

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, to_pandas
+from ..base import as_audit_data
+from ..data import AuditData
 from ..decisions import as_decider, predict_binary
 from ..errors import InputError
 from .actions import ActionIndex, Feasibility, candidate_actions
@@ -70,10 +71,8 @@ class SubgroupMining:
             kinds = {k: v for k, v in kinds.items() if k not in skip and k != protected}
             self.protected_values_ = tuple(str(v) for v in data.protected[protected])
             return frame, protected, kinds, others
-        frame = to_pandas(data).reset_index(drop=True)
+        frame = as_audit_data(data).frame  # the one coercion: no roles, index 0..n-1
         self.protected_values_ = ()  # a plain table does not say which group is protected
-        if len(frame) == 0:
-            raise InputError("the table has no rows")
         protected = self.protected
         if protected is None:
             raise InputError("name the protected attribute: RecourseAudit(..., protected='column')")

@@ -103,7 +103,7 @@ class RecourseRanking:
     # ------------------------------------------------------------------ scoring
     def _require_fit(self) -> None:
         if not hasattr(self, "table_"):
-            raise InputError("call fit(data) before ranking")
+            raise InputError("call run(data) before ranking")
 
     def subgroup_labels(self) -> list[str]:
         """``feature=value`` items joined by ``; `` in feature-name order, per subgroup."""

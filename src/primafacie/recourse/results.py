@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..errors import InputError
 from ..formats import rate_text
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
 from ..validation import Interval, validate_params
 
 __all__ = [
@@ -124,7 +124,7 @@ def metric_title(
 
 
 @dataclass(frozen=True)
-class RankingResult(HTMLReprMixin):
+class RankingResult(BaseResult):
     """All subgroups under one definition, ranked.
 
     Attributes
@@ -464,7 +464,7 @@ class EffectivenessCurves:
 
 
 @dataclass(frozen=True)
-class FactsResult(HTMLReprMixin):
+class FactsResult(BaseResult):
     """Every definition of the paper's tables for one audit.
 
     Attributes

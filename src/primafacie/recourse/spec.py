@@ -12,13 +12,36 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Optional
 
+from pydantic import Field, field_validator
+
 from ..configbase import Strict as _Strict
 from ..configbase import spec_model
 from ..params import Param
-from ..report.dossier import SubgroupDossierSpec
 from .params import DEFAULT_N_BOOT, PARAMS
 
-__all__ = ["RecourseSpec", "DEFAULT_N_BOOT"]
+__all__ = ["RecourseSpec", "SubgroupDossierSpec", "DEFAULT_N_BOOT"]
+
+
+class SubgroupDossierSpec(_Strict):
+    """``analyses.recourse.dossiers``: a page per top subgroup.
+
+    Examples
+    --------
+    >>> SubgroupDossierSpec().top
+    5
+    """
+
+    top: int = Field(5, ge=1, description="Pages for this many subgroups (first ranked first).")
+    redact: list[str] = Field(
+        default_factory=list,
+        description="Columns whose names and values are hidden from every subgroup page and "
+        "its file name.",
+    )
+
+    @field_validator("redact")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(map(str, v)))
 
 
 class _RecourseBase(_Strict):

@@ -48,10 +48,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report.html import readable_bins
-from ..report.notebook import HTMLReprMixin
 from ..validation import Interval, validate_params
 from .metrics import (
     COST_RTOL,
@@ -286,7 +286,7 @@ def competition_rank(dense: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- result
 @dataclass(frozen=True)
-class RankStabilityResult(HTMLReprMixin):
+class RankStabilityResult(BaseResult):
     """How often each top subgroup of each definition stays in the top over bootstrap resamples.
 
     Attributes

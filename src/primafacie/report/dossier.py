@@ -9,8 +9,10 @@ variants of the causal model that would overturn it (when the sensitivity analys
 assumptions and what the evidence means legally.
 
 Everything is read from the situation-testing Results (``table``, ``neighbors``,
-``neighbor_distances``), the fitted SCM and the data; nothing is recomputed, so a dossier's
-numbers are the engine's per-complainant row. Pages carry no script, no network reference and
+``neighbor_distances``, the words of their codes), the data and the twin the analysis gives
+(:func:`primafacie.situation.dossier.build_dossiers` computes it with
+:mod:`primafacie.causal.explain`); nothing is computed here, so a dossier's numbers are the
+engine's per-complainant row. Pages carry no script, no network reference and
 no timestamp (identical inputs give identical pages), and only the id, the features, the
 protected attribute, the decision and the outcome are ever shown; ``redact`` removes more
 columns from every table, path and sentence, and replaces listed ids by stable pseudonyms
@@ -25,7 +27,7 @@ Examples
 ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
 >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
 >>> res = SituationTest(method="st", k=2).run(data)
->>> book = build_dossiers({"single_a": res}, data, ids=[0])
+>>> book = dossier_pages({"single_a": res}, data, ids=[0])
 >>> book.to_frame()[["id", "file", "p_c", "p_t"]].values.tolist()
 [[0, 'dossiers/0.html', 0.5, 0.0]]
 >>> "Control group" in book.pages()["dossiers/0.html"]
@@ -35,37 +37,30 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator
 
-from ..configbase import Strict
 from ..errors import InputError
 from ..formats import fixed
 from ..jsonsafe import json_safe
 from ..legal import legal_note
-from ..situation.labels import METHOD_NAMES
-from ..situation.multiplicity import MULTIPLICITY_NAMES
 from .html import CSP, format_number, template_environment
 from .html import fixed_decimals as _column_decimals
 from .sections import LEGAL_NOTE
 
 __all__ = [
-    "DossierSpec",
     "Dossiers",
-    "build_dossiers",
+    "dossier_pages",
     "select_ids",
-    "twin_path",
     "decision_source",
     "render_dossier",
     "SECTION_TITLES",
     "PageLink",
     "complainant_rows",
-    "SubgroupDossierSpec",
     "build_subgroup_dossiers",
     "SUBGROUP_SECTION_TITLES",
 ]
@@ -82,8 +77,6 @@ SECTION_TITLES = (
     "Assumptions and what this means",
 )
 
-_METHOD_NAMES = METHOD_NAMES  # one name per method (situation/labels.py)
-
 #: What the evidence of one page means, in plain words (the report's legal note follows).
 _MEANING = (
     "A significant difference means: people who resemble this person and share the protected "
@@ -94,28 +87,6 @@ _MEANING = (
     "that the decision-maker intended it: it is evidence that shifts the burden of proof, "
     "resting on the assumptions above."
 )
-
-
-class DossierSpec(Strict):
-    """``analyses.situation.dossiers``: write a page per top complainant.
-
-    Examples
-    --------
-    >>> DossierSpec(top=5, redact=["postcode"]).top
-    5
-    """
-
-    top: int = Field(20, ge=1, description="Pages for this many strongest complainants per test.")
-    redact: list[str] = Field(
-        default_factory=list,
-        description="Columns hidden from every page (and its source), and ids replaced by a "
-        "stable pseudonym (redacted-<8 hex>) everywhere, file names included.",
-    )
-
-    @field_validator("redact")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return list(dict.fromkeys(map(str, v)))
 
 
 @dataclass(frozen=True)
@@ -313,114 +284,6 @@ def decision_source(cfg: Any) -> dict[str, str]:
     return {"kind": "rule", "text": str(dec.rule), "sha256": ""}
 
 
-# ------------------------------------------------------------------ the twin
-def _reference(data: Any, attribute: str) -> Any:
-    """The value do() sets: the one non-protected value of the attribute (as the engine)."""
-    prot = data.protected_mask(attribute)
-    others = pd.unique(data.frame.loc[~prot, attribute])
-    if len(others) != 1:
-        return None
-    value = others[0]
-    return value.item() if hasattr(value, "item") else value
-
-
-def _encoded(scm: Any, node: str, value: Any) -> np.ndarray:
-    from ..causal import encoding
-
-    vals = np.asarray([value])
-    if node in scm.categories_:
-        return encoding.codes(node, vals, scm.categories_[node])
-    return vals.astype(float)
-
-
-def twin_path(scm: Any, factual: pd.Series, twin: pd.Series, attribute: str) -> list[dict]:
-    """Decompose each changed node's Δ along the SCM's edges, in topological order.
-
-    For a linear mechanism the contribution of parent ``p`` is ``Σ coef × Δ(design column of
-    p)`` (one column for a numeric parent, one dummy per non-baseline category for a
-    categorical one); what clip/round changed afterwards is its own line. A non-linear or
-    categorical mechanism gets its total change only, said so.
-
-    Parameters
-    ----------
-    scm
-        The fitted SCM.
-    factual, twin
-        The person's factual and counterfactual values (indexed by column).
-    attribute
-        The intervened protected attribute.
-
-    Returns
-    -------
-    list of dict
-        One per descendant: node, mechanism, factual, twin, change, noise, edges
-        (``[(parent, contribution)]``), note.
-
-    Examples
-    --------
-    >>> from primafacie.causal import SCM
-    >>> df = pd.DataFrame({"a": [0, 0, 1, 1], "x": [1.0, 2.0, 4.0, 5.0]})
-    >>> scm = SCM([("a", "x")]).fit(df)
-    >>> [(p, round(v, 9)) for p, v in twin_path(scm, df.iloc[2], pd.Series({"a": 0, "x": 1.0}),
-    ...                                          "a")[0]["edges"]]
-    [('a', -3.0)]
-    """
-    from ..causal import encoding
-    from ..causal.mechanisms import LinearANM
-
-    out = []
-    for node in scm.topological_order:
-        if node == attribute or node not in scm.descendants(attribute):
-            continue
-        parents = scm.parents(node)
-        mech = scm.mechanisms_[node]
-        row: dict[str, Any] = {
-            "node": node,
-            "mechanism": mech.label,
-            "factual": factual[node],
-            "twin": twin[node],
-            "edges": [],
-            "note": "",
-        }
-        numeric = node not in scm.categories_
-        row["change"] = float(twin[node]) - float(factual[node]) if numeric else None
-        if isinstance(mech, LinearANM):
-            coef = np.asarray(mech.coef_[1:], dtype=float)
-            start, total = 0, 0.0
-            for p in parents:
-                n_cat = len(scm.categories_[p]) if p in scm.categories_ else None
-                f = encoding.parent_block(_encoded(scm, p, factual[p]), n_cat)[0]
-                c = encoding.parent_block(_encoded(scm, p, twin[p]), n_cat)[0]
-                part = float((c - f) @ coef[start : start + len(f)])
-                start += len(f)
-                total += part
-                if part != 0.0:
-                    row["edges"].append((p, part))
-            rest = row["change"] - total
-            if abs(rest) > 1e-9 * max(1.0, abs(row["change"])):
-                row["note"] = f"clip/round changed the value by {format_number(rest)}"
-        elif numeric:
-            row["note"] = "non-linear mechanism: total change only, not split by edge"
-        elif factual[node] != twin[node]:
-            row["note"] = "categorical mechanism: the category changes as a whole"
-        else:
-            row["note"] = "unchanged (the category holds under the twin's parents)"
-        out.append(row)
-    return out
-
-
-def _twin(scm: Any, data: Any, pos: int, attribute: str) -> tuple[pd.Series | None, list, dict]:
-    """The person's twin (feature values), the path that moved it, and abducted noise."""
-    ref = _reference(data, attribute)
-    if scm is None or ref is None or attribute not in scm.nodes:
-        return None, [], {}
-    frame = data.frame
-    cf = scm.counterfactual(frame.iloc[[pos]], {attribute: ref})
-    twin = cf.iloc[0]
-    noise = scm.abduct(frame.iloc[[pos]]).iloc[0].to_dict()
-    return twin, twin_path(scm, frame.iloc[pos], twin, attribute), noise
-
-
 # ------------------------------------------------------------------ the page's facts
 def _shown(data: Any, redact: Iterable[str]) -> list[str]:
     """The feature columns a page may show (never anything outside the audit's roles)."""
@@ -461,15 +324,22 @@ def verdict_flag(row: pd.Series, params: Mapping[str, Any]) -> bool:
     return bool(row["significant"])
 
 
-def _verdict(row: pd.Series, params: Mapping[str, Any]) -> str:
+def _names(res: Any) -> tuple[Mapping[str, str], Mapping[str, str]]:
+    """The words of a Result's codes: ``(method names, multiplicity names)``, read from the
+    Result (its analysis owns them), each code standing for itself when unnamed."""
+    return getattr(res, "method_names", {}), getattr(res, "multiplicity_names", {})
+
+
+def _verdict(row: pd.Series, params: Mapping[str, Any], res: Any = None) -> str:
     """The verdict sentence of one (method, k) row, under the correction in force."""
-    name = _METHOD_NAMES.get(row["method"], row["method"])
+    methods, corrections = _names(res)
+    name = methods.get(row["method"], row["method"])
     if pd.isna(row["delta"]):
         return f"{name}, k={row['k']}: not tested (a control or test group is empty)."
     kind = "positive " if params.get("direction") == "positive" else ""
     level = f"α = {params['alpha']:g}, τ = {params['tau']:g}"
     mult = _adjusted(params)
-    after = f" after the {MULTIPLICITY_NAMES[mult]} adjustment" if mult else ""
+    after = f" after the {corrections.get(mult, mult)} adjustment" if mult else ""
     if verdict_flag(row, params):
         what = f"a significant case of potential {kind}discrimination{after}"
     elif bool(row["discriminated"]):
@@ -504,6 +374,7 @@ def _interval(row: pd.Series, params: Mapping[str, Any], res: Any, n_tests: int)
     mult = _adjusted(params)
     p = row.get("p_value")
     p_adj = row.get("p_adjusted")
+    methods, corrections = _names(res)
     return {
         "method": str(params.get("interval", "wald")),
         "alpha": f"{params['alpha']:g}",
@@ -514,8 +385,8 @@ def _interval(row: pd.Series, params: Mapping[str, Any], res: Any, n_tests: int)
         "p_value": "—" if p is None or pd.isna(p) else _p(p),
         "p_adjusted": "—" if not mult or p_adj is None or pd.isna(p_adj) else _p(p_adj),
         "correction": (
-            f"{MULTIPLICITY_NAMES[mult]} ({mult}) across the {n_tests:,} tested complainants "
-            f"of {_METHOD_NAMES.get(row['method'], row['method'])}, k={row['k']}"
+            f"{corrections.get(mult, mult)} ({mult}) across the {n_tests:,} tested "
+            f"complainants of {methods.get(row['method'], row['method'])}, k={row['k']}"
             if mult
             else "none (each test is read on its own)"
         ),
@@ -535,19 +406,21 @@ def _test_facts(
     res: Any,
     data: Any,
     pos: int,
-    scm: Any,
+    twin_of: Any,
     redact: Sequence[str],
     sens: Any,
     shown: Any = str,
 ) -> dict[str, Any]:
-    """Everything one test says about one complainant (row position ``pos``)."""
+    """Everything one test says about one complainant (row position ``pos``); ``twin_of(pos,
+    attribute)`` gives the person's counterfactual twin, its path and noise (or None)."""
     method, k = res.main_test()
     params, table = res.params, res.table
     mine = table[table["row"] == pos]
     row = mine[(mine["method"] == method) & (mine["k"] == k)].iloc[0]
     attr = params["attribute"]
     cols = _shown(data, redact)
-    twin, path, noise = _twin(scm, data, pos, attr) if method != "st" else (None, [], {})
+    found = twin_of(pos, attr) if method != "st" and twin_of is not None else None
+    twin, path, noise = found if found is not None else (None, [], {})
     sel = table[(table["method"] == method) & (table["k"] == k)]
     n_tests = int(sel["p_value"].notna().sum()) if "p_value" in sel.columns else len(sel)
     at = int(np.flatnonzero(sel["row"].to_numpy() == pos)[0])  # the neighbour lists' row
@@ -572,7 +445,7 @@ def _test_facts(
         "label": label,
         "attribute": attr,
         "method": method,
-        "method_name": _METHOD_NAMES.get(method, method),
+        "method_name": _names(res)[0].get(method, method),
         "k": k,
         "row": row,
         "twin": twin,
@@ -581,7 +454,7 @@ def _test_facts(
         "control": _members(data, ctrl, ctrl_d, cols, first_c, shown),
         "test": _members(data, test, test_d, cols, first_t, shown),
         "interval": _interval(row, params, res, n_tests),
-        "verdict": _verdict(row, params),
+        "verdict": _verdict(row, params, res),
         "all": mine,
         "params": params,
         "overturning": overturn,
@@ -615,10 +488,11 @@ def _finite(v: Any) -> bool:
     return isinstance(v, (float, np.floating)) and bool(np.isfinite(v))
 
 
-def _all_verdicts(mine: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
+def _all_verdicts(mine: pd.DataFrame, params: Mapping[str, Any], res: Any) -> dict[str, Any]:
     adjusted = bool(_adjusted(params)) and "significant_adjusted" in mine.columns
+    methods = _names(res)[0]
     cols = {
-        "method": [_METHOD_NAMES.get(m, m) for m in mine["method"]],
+        "method": [methods.get(m, m) for m in mine["method"]],
         "k": mine["k"].to_numpy(),
         "p_c": [f"{a}/{n}" for a, n in zip(mine["neg_c"], mine["k_c"], strict=True)],
         "p_t": [f"{a}/{n}" for a, n in zip(mine["neg_t"], mine["k_t"], strict=True)],
@@ -790,7 +664,7 @@ def _assumptions(params: Mapping[str, Any], scm: Any, redact: Sequence[str]) -> 
 
 
 def render_dossier(facts: Mapping[str, Any]) -> str:
-    """Render one page from its facts (see :func:`build_dossiers`).
+    """Render one page from its facts (see :func:`dossier_pages`).
 
     Parameters
     ----------
@@ -823,16 +697,18 @@ def _page(
     setting: Mapping[str, Any] | None = None,
 ) -> tuple[str, list[dict]]:
     """One person's page (written to ``file``) and its index rows; ``setting`` holds the
-    audit's ``windows`` (each row's time window, or None) and ``jurisdiction``."""
+    audit's ``windows`` (each row's time window, or None), ``jurisdiction`` and ``twin``
+    (see :func:`dossier_pages`)."""
     setting = setting or {}
     parts, index = [], []
     redact = list(hide.columns)
     for label, res in tests.items():
         if not (res.table["row"] == pos).any():
             continue
-        f = _test_facts(label, res, data, pos, scm, redact, sensitivity, hide.shown)
+        twin_of = setting.get("twin")
+        f = _test_facts(label, res, data, pos, twin_of, redact, sensitivity, hide.shown)
         f["control_table"], f["test_table"] = _table(f["control"]), _table(f["test"])
-        f["verdicts"] = _all_verdicts(f["all"], f["params"])
+        f["verdicts"] = _all_verdicts(f["all"], f["params"], res)
         f["assumptions"] = _assumptions(f["params"], scm, redact)
         f["path"] = [p for p in f["path"] if p["node"] not in redact]
         for p in f["path"]:
@@ -887,11 +763,12 @@ def page_names(shown: Sequence[str], prefix: str = "") -> dict[str, str]:
     return {v: f"dossiers/{prefix}{n}.html" for v, n in names.items()}
 
 
-def build_dossiers(
+def dossier_pages(
     results: Mapping[str, Any],
     data: Any,
     *,
     scm: Any = None,
+    twin: Callable[[int, str], Any] | None = None,
     source: Mapping[str, str] | None = None,
     ids: Sequence[Any] | None = None,
     top: int = 20,
@@ -911,7 +788,13 @@ def build_dossiers(
     data
         The audited :class:`~primafacie.data.AuditData`.
     scm
-        The fitted SCM (the twin and its path); None for ST only.
+        The fitted SCM, described in the assumptions (its edges and mechanisms); None for
+        ST only.
+    twin
+        ``twin(pos, attribute) -> (twin, path, noise)`` or None: the counterfactual twin of
+        the person at row ``pos``, computed by the analysis
+        (:func:`primafacie.situation.dossier.build_dossiers` passes
+        :func:`primafacie.causal.explain.counterfactual_twin`); None shows no twin.
     source
         How the decision was obtained (:func:`decision_source`).
     ids
@@ -952,7 +835,7 @@ def build_dossiers(
     for ident, name in zip(chosen, shown, strict=True):
         pos = int(lookup[ident])
         file = files[name]
-        setting = {"windows": windows, "jurisdiction": jurisdiction}
+        setting = {"windows": windows, "jurisdiction": jurisdiction, "twin": twin}
         page, rows = _page(ident, pos, tests, data, scm, src, hide, sensitivity, file, setting)
         html[file] = page
         keys[str(ident)] = file
@@ -977,28 +860,6 @@ _SUBGROUP_MEANING = (
     "harder to reach for that group here; it does not say why, and it rests on the cost of each feature, the "
     "immutable features and the support threshold stated in the report."
 )
-
-
-class SubgroupDossierSpec(Strict):
-    """``analyses.recourse.dossiers``: a page per top subgroup.
-
-    Examples
-    --------
-    >>> SubgroupDossierSpec().top
-    5
-    """
-
-    top: int = Field(5, ge=1, description="Pages for this many subgroups (first ranked first).")
-    redact: list[str] = Field(
-        default_factory=list,
-        description="Columns whose names and values are hidden from every subgroup page and "
-        "its file name.",
-    )
-
-    @field_validator("redact")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return list(dict.fromkeys(map(str, v)))
 
 
 def _cscs(results: Mapping[str, Any]) -> list[Any]:

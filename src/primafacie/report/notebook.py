@@ -7,16 +7,17 @@ figure markup as report.html. The fragment is self-contained: a scoped ``<style>
 SVG, no script and no external reference (notebook viewers strip scripts, and an audit must
 render offline).
 
-Engines opt in with :class:`HTMLReprMixin`; :func:`audit_html` renders an
+Every Result gets ``_repr_html_`` from its base (:class:`primafacie.base.BaseResult`), which
+calls :func:`result_html` on first display; :func:`audit_html` renders an
 :class:`~primafacie.audit.AuditResult` from its runs, reading the registered analyses.
 
 Examples
 --------
 >>> import pandas as pd
->>> class Toy(HTMLReprMixin):
+>>> class Toy:
 ...     def headline(self): return "3 of 10 cases"
 ...     def summary(self): return pd.DataFrame({"k": [3], "n": [10]})
->>> html = Toy()._repr_html_()
+>>> html = result_html(Toy())
 >>> "3 of 10 cases" in html and "<script" not in html
 True
 """
@@ -32,7 +33,7 @@ import pandas as pd
 from . import blocks as rb
 from .html import readable_bins, render_fragment
 
-__all__ = ["HTMLReprMixin", "result_html", "audit_html", "SUMMARY_ROWS"]
+__all__ = ["result_html", "audit_html", "SUMMARY_ROWS"]
 
 #: Rows of a summary table shown inline; the full table is ``result.summary()``.
 SUMMARY_ROWS = 12
@@ -91,14 +92,6 @@ def result_html(result: Any, title: str | None = None, max_rows: int = SUMMARY_R
             "blocks": [b for b in blocks if b],
         }
     )
-
-
-class HTMLReprMixin:
-    """Gives a Result ``_repr_html_`` (Jupyter's rich display) through :func:`result_html`."""
-
-    def _repr_html_(self) -> str:
-        """The Result as an HTML fragment: headline, summary table and main plot."""
-        return result_html(self)
 
 
 def audit_html(result: Any, analyses: Sequence[Any]) -> str:

@@ -30,8 +30,6 @@ __all__ = [
     "cumulative_effectiveness",
     "principal_intervals",
     "certainty_plane",
-    "u_topsis",
-    "indifference_delta",
     "scm_graph_svg",
 ]
 
@@ -370,48 +368,26 @@ def principal_intervals(frame: pd.DataFrame) -> Any:
 
 
 # ---------------------------------------------------------------------- certainty
-def u_topsis(delta: Any, s: Any) -> Any:
-    """TOPSIS utility of a decision-maker at disparity ``delta`` and uncertainty ``s``.
-
-    ``u = sqrt((δ−1)² + s²) − sqrt(δ² + s²)`` (Duong & Conrad 2024, eq. 16), in [−1, 1].
-
-    Examples
-    --------
-    >>> round(float(u_topsis(0.2, 0.0)), 6), round(float(u_topsis(0.0, 1.0)), 5)
-    (0.6, 0.41421)
-    """
-    d = np.asarray(delta, dtype=float)
-    s = np.asarray(s, dtype=float)
-    return np.sqrt((d - 1) ** 2 + s**2) - np.sqrt(d**2 + s**2)
-
-
-def indifference_delta(s: Any, c: float) -> Any:
-    """Disparity on the indifference curve ``u_topsis = c`` at uncertainty ``s``.
-
-    The level set is a hyperbola branch with foci (0, 0) and (1, 0):
-    ``δ(s; c) = 0.5 − (c/2)·sqrt(1 + 4s²/(1 − c²))``.
-    """
-    s = np.asarray(s, dtype=float)
-    return 0.5 - (c / 2) * np.sqrt(1 + 4 * s**2 / (1 - c**2))
-
-
-def certainty_plane(frame: pd.DataFrame, selected: Sequence[str] = ()) -> Any:
-    """Decision-makers in the (disparity, uncertainty) plane with indifference curves of u_topsis.
+def certainty_plane(
+    frame: pd.DataFrame,
+    selected: Sequence[str] = (),
+    curves: Sequence[tuple[float, Any, Any]] = (),
+) -> Any:
+    """Decision-makers in the (disparity, uncertainty) plane with the indifference curves given.
 
     ``frame`` needs ``name``, ``disparity`` and ``uncertainty``; the ``selected`` names are
-    ringed.
+    ringed; ``curves`` are ``(level, disparity, uncertainty)`` arrays of the utility's level
+    sets, computed by the analysis (:func:`primafacie.certainty.utility.indifference_curve`),
+    drawn grey (level 0 dashed) and labelled at their last point.
     """
     if frame.empty or not {"name", "disparity", "uncertainty"} <= set(frame.columns):
         return None
     fig, ax = _figure(5.6, 4.2)
-    s = np.linspace(0, 1, 201)
-    for c in (-0.6, -0.3, 0.0, 0.3, 0.6):
-        d = indifference_delta(s, c)
-        ok = (d >= 0) & (d <= 1)
-        ax.plot(d[ok], s[ok], color="#bbbbbb", lw=0.8, ls="-" if c else "--")
-        if ok.any():
-            i = int(np.flatnonzero(ok)[-1])
-            ax.annotate(f"u={c:g}", (d[i], s[i]), fontsize=7, color="#777777")
+    for c, d, s in curves:
+        d, s = np.asarray(d, dtype=float), np.asarray(s, dtype=float)
+        ax.plot(d, s, color="#bbbbbb", lw=0.8, ls="-" if c else "--")
+        if len(d):
+            ax.annotate(f"u={c:g}", (d[-1], s[-1]), fontsize=7, color="#777777")
     xmax = max(0.6, float(frame["disparity"].max()) * 1.2)
     ymax = max(0.05, float(frame["uncertainty"].max()) * 1.3)
     for j, row in enumerate(frame.itertuples(index=False)):

@@ -135,7 +135,8 @@ def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> Analy
     """Add the dossier pages (``analyses.situation.dossiers``) as the Result ``dossiers``."""
     if spec.dossiers is None:
         return run
-    from ..report.dossier import build_dossiers, decision_source
+    from ..report.dossier import decision_source
+    from .dossier import build_dossiers
 
     book = build_dossiers(
         run.results,

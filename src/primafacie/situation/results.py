@@ -11,14 +11,14 @@ never counted as tested negatives.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
+from ..base import BaseResult
 from ..jsonsafe import json_safe
-from ..report.notebook import HTMLReprMixin
-from .labels import method_name
+from .labels import METHOD_NAMES, method_name
 from .multiplicity import MULTIPLICITY_NAMES
 
 __all__ = ["SituationResult", "summarize", "json_safe"]
@@ -202,7 +202,7 @@ def _is(n: int) -> str:
     return "is" if n == 1 else "are"
 
 
-class _SituationResultBase(HTMLReprMixin):
+class _SituationResultBase(BaseResult):
     """What a situation-testing result says from its own numbers: summary, headline, scope,
     caveats and the JSON-safe dict.
 
@@ -214,6 +214,10 @@ class _SituationResultBase(HTMLReprMixin):
     params: dict
     n_protected: int
     n_complainants: int
+
+    #: The words of the codes in the table (methods, corrections), read by the dossier pages.
+    method_names: ClassVar[dict[str, str]] = METHOD_NAMES
+    multiplicity_names: ClassVar[dict[str, str]] = MULTIPLICITY_NAMES
 
     def to_frame(self, neighbors: bool = False) -> pd.DataFrame:  # pragma: no cover
         raise NotImplementedError  # each result joins its own neighbour ids

@@ -24,18 +24,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Optional
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from ..configbase import Strict as _Strict
 from ..configbase import spec_model
 from ..params import Param
-from ..report.dossier import DossierSpec
 from .engine import SituationTest
 from .multi import IntersectionalSituationTest, MultipleSituationTest
 from .params import DIMENSIONS, PARAMS, _method_name
 from .sensitivity import SensitivitySpec
 
-__all__ = ["SituationSpec", "DIMENSIONS"]
+__all__ = ["SituationSpec", "DossierSpec", "DIMENSIONS"]
+
+
+class DossierSpec(_Strict):
+    """``analyses.situation.dossiers``: write a page per top complainant.
+
+    Examples
+    --------
+    >>> DossierSpec(top=5, redact=["postcode"]).top
+    5
+    """
+
+    top: int = Field(20, ge=1, description="Pages for this many strongest complainants per test.")
+    redact: list[str] = Field(
+        default_factory=list,
+        description="Columns hidden from every page (and its source), and ids replaced by a "
+        "stable pseudonym (redacted-<8 hex>) everywhere, file names included.",
+    )
+
+    @field_validator("redact")
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(map(str, v)))
+
 
 _MULTI = {"multiple": MultipleSituationTest, "intersectional": IntersectionalSituationTest}
 

@@ -1,0 +1,98 @@
+"""The dossier pages of situation testing: the analysis computes each complainant's twin
+(:func:`primafacie.causal.explain.counterfactual_twin`, under the value do() sets,
+:func:`~primafacie.situation.reference.reference_value`) and the report renders the pages
+(:func:`primafacie.report.dossier.dossier_pages`), computing nothing.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from primafacie.data import AuditData
+>>> from primafacie.situation import SituationTest
+>>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
+...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
+>>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+>>> res = SituationTest(method="st", k=2).run(data)
+>>> book = build_dossiers({"single_a": res}, data, ids=[0])
+>>> book.to_frame()[["id", "file", "p_c", "p_t"]].values.tolist()
+[[0, 'dossiers/0.html', 0.5, 0.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..errors import InputError
+from ..report.dossier import Dossiers, dossier_pages
+from .reference import reference_value
+
+__all__ = ["build_dossiers", "twin_maker"]
+
+
+def twin_maker(
+    scm: Any, data: Any, results: Mapping[str, Any] | None = None
+) -> Callable[[int, str], Any] | None:
+    """``twin(pos, attribute) -> (twin, path, noise)`` for the dossier pages, or None (no SCM).
+
+    The value do() sets is the one the tests used: their ``reference`` parameter when they
+    record one, else the attribute's one non-protected value; when there is no such single
+    value the page shows no twin (as it shows none for ST).
+
+    Parameters
+    ----------
+    scm
+        The fitted :class:`~primafacie.causal.SCM`, or None.
+    data
+        The audited :class:`~primafacie.data.AuditData`.
+    results
+        ``{label: SituationResult}``: their ``params["reference"]`` (when recorded) is used.
+    """
+    if scm is None:
+        return None
+    from ..causal.explain import counterfactual_twin
+
+    asked = next(
+        (r.params.get("reference") for r in (results or {}).values()
+         if getattr(r, "params", {}).get("reference") is not None),
+        None,
+    )  # fmt: skip
+
+    def twin(pos: int, attribute: str) -> Any:
+        if attribute not in scm.nodes:
+            return None
+        try:
+            value = reference_value(data, attribute, asked)
+        except InputError:  # no single value do() could set: no twin on the page
+            return None
+        return counterfactual_twin(scm, data.frame, pos, attribute, value)
+
+    return twin
+
+
+def build_dossiers(
+    results: Mapping[str, Any],
+    data: Any,
+    *,
+    scm: Any = None,
+    source: Mapping[str, str] | None = None,
+    ids: Sequence[Any] | None = None,
+    top: int = 20,
+    redact: Sequence[str] = (),
+    sensitivity: Any = None,
+    windows: Sequence[str] | None = None,
+    jurisdiction: str = "eu",
+) -> Dossiers:
+    """A page per complainant: the given ``ids``, or the ``top`` strongest of each test.
+
+    The arguments are those of :func:`primafacie.report.dossier.dossier_pages`, with ``scm``
+    (the fitted SCM, None for ST only) turned into each person's twin here.
+
+    Returns
+    -------
+    Dossiers
+    """
+    return dossier_pages(
+        results, data, scm=scm, twin=twin_maker(scm, data, results), source=source, ids=ids,
+        top=top, redact=redact, sensitivity=sensitivity, windows=windows,
+        jurisdiction=jurisdiction,
+    )  # fmt: skip
