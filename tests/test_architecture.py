@@ -278,6 +278,9 @@ REPORT_IMPORTS_ALLOWED: dict[str, str] = {
     "primafacie.groups.trend": "the trend Result's plot() draws with report.plots",
     "primafacie.certainty.trend": "the trend Result's plot() draws with report.plots",
     "primafacie.groups.results": "plot() draws with report.plots (group_rates, tight_layout)",
+    "primafacie.groups.score_results": "the score sweep's plot() lays out with report.plots",
+    "primafacie.groups.score_section": "builds the score part of the groups section "
+    "(report.blocks), called from groups/analysis.py",
     "primafacie.principal.results": "plot() lays out with report.plots.tight_layout",
     "primafacie.recourse.results": "plot() draws with report.plots",
     "primafacie.alternatives.results": "plot() lays out with report.plots.tight_layout",
