@@ -482,6 +482,7 @@ def test_a_many_level_categorical_node_of_the_causal_model_is_refused_with_its_e
     assert "would need about 960.0 kB of memory" in out and "lower the number of values" in out
 
 
+@pytest.mark.filterwarnings("ignore:The number of unique classes:UserWarning")
 def test_the_categorical_mechanism_refuses_through_the_api_too(monkeypatch):
     from primafacie.causal.mechanisms import CategoricalCDF
 
