@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..groupcodes import SEP, combination_label, cross_codes, value_codes
 from .params import _ALIASES, CRITERIA, MAX_PROTECTED_LEVELS, canonical_criterion  # noqa: F401
 
 __all__ = [
@@ -75,7 +76,7 @@ def group_codes(
     """Code the groups of one protected column or of several (intersectional, Cartesian).
 
     Groups are the value combinations that occur, sorted by value (the order used for
-    tie-breaking between groups). With several columns a label is ``"a & b"``; combinations
+    tie-breaking between groups). With several columns a label is ``"a × b"``; combinations
     that never occur are not groups. A single pandas Categorical column keeps every declared
     category in its declared order, so a category without rows is reported as an empty group
     (``members`` = 0).
@@ -101,15 +102,14 @@ def group_codes(
     --------
     >>> gc = group_codes(pd.DataFrame({"s": ["f", "m", "f"], "r": [1, 1, 2]}), ["s", "r"])
     >>> gc.labels, gc.codes.tolist()
-    (('f & 1', 'f & 2', 'm & 1'), [0, 2, 1])
+    (('f × 1', 'f × 2', 'm × 1'), [0, 2, 1])
     """
     cols = [columns] if isinstance(columns, str) else list(columns)
     if not cols:
         raise InputError("name at least one protected column")
     if len(set(cols)) != len(cols):
         raise InputError(f"a protected column is listed twice: {cols}")
-    radix_codes = np.zeros(len(frame), dtype=np.int64)
-    uniques = []
+    per_column, uniques = [], []
     for col in cols:
         if col not in frame.columns:
             name, sep, _ = str(col).partition("=")
@@ -133,28 +133,20 @@ def group_codes(
                 "every value would be a group of its own; bin it into a few groups first "
                 "(e.g. age bands), or pass max_levels=None if these groups are meant"
             )
-        try:
-            codes, uniq = pd.factorize(series, sort=True)
-        except TypeError:  # mixed, unorderable values: order by their text
-            codes, uniq = pd.factorize(series.astype(str), sort=True)
-        radix_codes = radix_codes * len(uniq) + codes
-        uniques.append(list(uniq))
+        codes, uniq = value_codes(series)
+        per_column.append(codes)
+        uniques.append(uniq)
     if len(cols) == 1 and isinstance(frame[cols[0]].dtype, pd.CategoricalDtype):
         # declared categories without rows are kept, so they are reported as empty groups
         series = frame[cols[0]]
-        combos = np.arange(len(series.cat.categories))
         inverse = series.cat.codes.to_numpy()
         uniques = [list(series.cat.categories)]
+        parts = np.arange(len(uniques[0]))[:, None]
     else:
-        combos, inverse = np.unique(radix_codes, return_inverse=True)
-    values = []
-    for combo in combos:
-        parts = []
-        for uniq in reversed(uniques):
-            combo, r = divmod(int(combo), len(uniq))
-            parts.append(uniq[r])
-        values.append(tuple(_plain(v) for v in reversed(parts)))
-    labels = [" & ".join(str(v) for v in vals) for vals in values]
+        # the one group coder: combinations sorted by value, labelled "a × b"
+        inverse, parts = cross_codes(per_column, [len(u) for u in uniques])
+    values = [tuple(_plain(uniques[j][c]) for j, c in enumerate(row)) for row in parts.tolist()]
+    labels = [combination_label(vals) for vals in values]
     inverse = inverse.reshape(-1).astype(np.int64)
     members = np.bincount(inverse, minlength=len(labels))
     if min_group_size is not None and min_group_size > 1:
@@ -163,7 +155,7 @@ def group_codes(
         )
     if len(labels) < 2:
         raise InputError(
-            f"protected attribute {' & '.join(cols)} has a single group ({labels[0]!r}): "
+            f"protected attribute {SEP.join(cols)} has a single group ({labels[0]!r}): "
             "there is nothing to compare"
         )
     return GroupCodes(inverse, tuple(labels), tuple(values), members, tuple(cols))

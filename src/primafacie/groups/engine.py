@@ -25,6 +25,8 @@ import pandas as pd
 
 from ..data import AuditData, constructor_roles, to_pandas
 from ..errors import InputError
+from ..groupcodes import SEP, combination_label, value_codes
+from ..groupcodes import cross_codes as group_codes
 from ..validation import validate_params
 from .params import DEFAULT_ALPHA, DEFAULT_MIN_GROUP, PARAMETER_CONSTRAINTS, WHERE
 from .results import GroupMetricsResult
@@ -57,60 +59,6 @@ PROTECTED, REFERENCE, IN_REFERENCE = "protected", "reference", "non-protected"
 
 #: Label of the pooled reference row when the non-protected rows hold several values.
 POOLED = "non-protected (pooled)"
-
-
-def _value_codes(col: pd.Series) -> tuple[np.ndarray, list[Any]]:
-    """Integer codes of a column with its values in sorted order (as str when mixed types)."""
-    try:
-        codes, uniques = pd.factorize(col, sort=True)
-    except TypeError:  # values of several types do not sort together: order by their text
-        codes, uniques = pd.factorize(col.astype(str), sort=True)
-    return codes.astype(np.int64), list(uniques)
-
-
-def group_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Cross per-attribute codes into one code per observed combination, in sorted order.
-
-    Parameters
-    ----------
-    codes
-        One int array of codes per attribute (all of the same length).
-    sizes
-        Number of distinct values of each attribute.
-
-    Returns
-    -------
-    (group, parts)
-        ``group``: code of each row's combination (0..G-1, combinations sorted
-        lexicographically by attribute codes); ``parts``: (G, attributes) array of the
-        per-attribute codes of each combination.
-
-    Examples
-    --------
-    >>> g, parts = group_codes([np.array([1, 0, 1, 1]), np.array([0, 2, 2, 0])], [2, 3])
-    >>> g.tolist(), parts.tolist()
-    ([1, 0, 2, 1], [[0, 2], [1, 0], [1, 2]])
-    """
-    combined = np.zeros(len(codes[0]), dtype=np.int64)
-    n_combined = 1
-    # renumber the observed combinations 0..G-1 after each step, so codes stay < rows and the
-    # product never overflows int64; a bincount does it in O(rows + span) while the span is
-    # small (the usual case), a sort (np.unique) otherwise
-    for c, size in zip(codes, sizes, strict=True):
-        combined = combined * int(size) + c
-        span = n_combined * int(size)
-        if span <= 4 * len(combined) + 1024:
-            present = np.bincount(combined, minlength=span) > 0
-            combined = (np.cumsum(present) - 1)[combined]
-            n_combined = int(present.sum())
-        else:
-            uniq, combined = np.unique(combined, return_inverse=True)
-            n_combined = len(uniq)
-        combined = combined.astype(np.int64, copy=False)
-    first = np.zeros(n_combined, dtype=np.int64)
-    first[combined[::-1]] = np.arange(len(combined))[::-1]  # first row of each group
-    parts = np.stack([c[first] for c in codes], axis=1)
-    return combined, parts
 
 
 def _counts(group: np.ndarray, n_groups: int, yhat: np.ndarray, y: np.ndarray | None) -> dict:
@@ -251,7 +199,7 @@ class GroupMetrics:
         y = audit.outcome_array().astype(bool) if audit.outcome is not None else None
         codes, values, masks = {}, {}, {}
         for a in attrs:
-            codes[a], values[a] = _value_codes(audit.frame[a])
+            codes[a], values[a] = value_codes(audit.frame[a])
             masks[a] = audit.protected_mask(a)
         frames = []
         for grouping in self._groupings(attrs):
@@ -263,9 +211,9 @@ class GroupMetrics:
             prot = np.zeros(n_groups, dtype=bool)
             for a in grouping:
                 prot |= np.bincount(group, weights=masks[a], minlength=n_groups) > 0
-            labels = [" × ".join(str(values[a][c]) for a, c in zip(grouping, row, strict=True))
+            labels = [combination_label(values[a][c] for a, c in zip(grouping, row, strict=True))
                       for row in parts]  # fmt: skip
-            frames.append(self._grouping_frame(" × ".join(grouping), labels, prot, counts))
+            frames.append(self._grouping_frame(SEP.join(grouping), labels, prot, counts))
         return GroupMetricsResult(
             table=pd.concat(frames, ignore_index=True),
             attributes=tuple(attrs),
