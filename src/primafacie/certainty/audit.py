@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -13,14 +14,17 @@ from ..data import AuditData, to_pandas
 from ..decisions import ModelDecider, Rule
 from ..errors import InputError
 from ..validation import check_binary, validate_params
+from ..weights import check_weights
 from .counts import (
     E2_TEXT,
     MAX_PROTECTED_LEVELS,
+    WEIGHTED_NOTE,
     GroupCodes,
     canonical_criterion,
     count_partitioned,
     criterion_events,
     group_codes,
+    weighted_counts,
 )
 from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
 from .posterior import (
@@ -117,6 +121,11 @@ class CertaintyAudit:
     backend
         :mod:`primafacie.compute` backend the counts run on, over row partitions (integer
         sums: identical on every backend).
+    weights
+        A column of sample weights (default: the AuditData's ``weights``). Each group's
+        successes and trials become its weighted rate over the Kish effective sample size,
+        rounded to whole numbers for the Beta posterior
+        (:func:`~primafacie.certainty.counts.weighted_counts`); counted here, not on ``backend``.
 
     Examples
     --------
@@ -151,7 +160,9 @@ class CertaintyAudit:
         n_draws: int | None = DEFAULT_DRAWS,
         seed: int = 0,
         backend: Any = None,
+        weights: str | None = None,
     ) -> None:
+        self.weights = weights
         self.criterion = criterion
         self.protected = protected
         self.favorable = favorable
@@ -310,14 +321,20 @@ class CertaintyAudit:
         if outcome is not None:
             y_true = audit.binary_array(outcome, out_fav, "outcome")
         e1, e2 = criterion_events(crit, preds, y_true)
-        k, n = count_partitioned(groups.codes, groups.n_groups, e1, e2, backend=self.backend)
+        column = self.weights or audit.weights
+        if column is None:
+            k, n = count_partitioned(groups.codes, groups.n_groups, e1, e2, backend=self.backend)
+        else:
+            audit._require_column(column, "weights")
+            w = check_weights(audit.frame[column], column)
+            k, n = weighted_counts(groups.codes, groups.n_groups, e1, e2, w)
         accuracy = np.full(len(names), np.nan)
         accuracy_counts = None
         if y_true is not None:
             correct = (preds_by_dm == y_true[None, :]).sum(axis=1, dtype=np.int64)
             accuracy = correct / audit.n
             accuracy_counts = (correct, np.full(len(names), audit.n, dtype=np.int64))
-        return score_counts(
+        res = score_counts(
             k,
             n,
             names=names,
@@ -337,6 +354,10 @@ class CertaintyAudit:
             n_draws=self.n_draws,
             seed=self.seed,
         )
+        if column is not None:
+            note = WEIGHTED_NOTE.format(column=column)
+            res = dataclasses.replace(res, warnings=(*res.warnings, note))
+        return res
 
 
 def _tuple(value: Any) -> tuple:

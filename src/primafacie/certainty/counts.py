@@ -35,6 +35,7 @@ __all__ = [
     "group_counts",
     "count_events",
     "count_matrix",
+    "weighted_counts",
 ]
 
 
@@ -440,3 +441,58 @@ def count_partitioned(
     ] or [(codes, n_groups, e1, e2)]
     counted = get_backend(backend).map(_count_partition, parts)
     return sum(c[0] for c in counted), sum(c[1] for c in counted)
+
+
+#: How weighted counts enter the Beta posterior, stated in a weighted result's caveats.
+WEIGHTED_NOTE = (
+    "weighted by {column}: each group's successes and trials are its weighted rate "
+    "Σw·E1/Σw over the Kish effective sample size n_eff = (Σw)²/Σw² of its E2 rows (k = rate · "
+    "n_eff of n_eff trials), rounded to whole numbers for the Beta posterior; the members "
+    "column stays the unweighted row count"
+)
+
+
+def weighted_counts(codes, n_groups: int, e1, e2, w) -> tuple[np.ndarray, np.ndarray]:
+    """Kish-effective ``(k, n)`` per (decision-maker, group) from sample weights.
+
+    Parameters
+    ----------
+    codes, n_groups, e1, e2
+        As :func:`count_events`: ``e1`` of shape (N,) or (N, m), ``e2`` None (every row),
+        (N,) or (N, m).
+    w
+        Non-negative weight per row (:func:`primafacie.weights.check_weights`).
+
+    Returns
+    -------
+    (k, n)
+        int64 arrays of shape (m, G): ``n`` the rounded ``n_eff`` of the group's E2 rows, ``k``
+        the rounded ``rate · n_eff`` with ``rate = Σ w·[E1∩E2] / Σ w·[E2]``. With equal
+        weights, exactly the unweighted counts.
+
+    Examples
+    --------
+    >>> k, n = weighted_counts([0, 0, 0, 1, 1], 2, [1, 0, 0, 1, 0], None, [2.0, 1, 1, 1, 1])
+    >>> k.tolist(), n.tolist()
+    ([[2, 1]], [[3, 2]])
+    """
+    from ..weights import effective_counts
+
+    codes = np.asarray(codes).reshape(-1).astype(np.int64, copy=False)
+    w = np.asarray(w, dtype=float)
+    e1 = np.asarray(e1, dtype=bool)
+    e1 = e1[:, None] if e1.ndim == 1 else e1
+    e2 = np.ones((len(codes), 1), dtype=bool) if e2 is None else np.asarray(e2, dtype=bool)
+    e2 = e2[:, None] if e2.ndim == 1 else e2
+    m = e1.shape[1]
+    k = np.zeros((m, n_groups), dtype=np.int64)
+    n = np.zeros((m, n_groups), dtype=np.int64)
+    for j in range(m):  # one pass of bincounts per decision-maker (a handful), never per row
+        den = e2[:, min(j, e2.shape[1] - 1)]
+        kw = np.bincount(codes, weights=w * (e1[:, j] & den), minlength=n_groups)
+        nw = np.bincount(codes, weights=w * den, minlength=n_groups)
+        n2w = np.bincount(codes, weights=w * w * den, minlength=n_groups)
+        ke, ne = effective_counts(kw, nw, n2w)
+        n[j] = np.rint(ne).astype(np.int64)
+        k[j] = np.minimum(np.rint(ke).astype(np.int64), n[j])
+    return k, n

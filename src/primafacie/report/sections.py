@@ -227,7 +227,10 @@ def _runs(
         headlines.append(_headline(name, analysis, run, number))
         if run.scope:
             scopes.append((analysis.title, readable_bins(run.scope)))
-        sections.append(_section(name, analysis, run, number, result.data, result.config))
+        data = result.data
+        if data is not None and getattr(analysis, "reference_rows", False):
+            data = data.compared()  # the rows the analysis ran on (its results' row numbers)
+        sections.append(_section(name, analysis, run, number, data, result.config))
     return headlines, scopes, sections
 
 
