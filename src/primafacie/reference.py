@@ -24,7 +24,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,9 +32,6 @@ import pandas as pd
 from .errors import InputError
 from .groupcodes import value_codes
 from .weights import check_weights
-
-if TYPE_CHECKING:
-    from .data import AuditData
 
 __all__ = [
     "HIGHEST",
@@ -266,7 +263,7 @@ class ReferenceMixin:
             out.append(record)
         return out
 
-    def compared(self) -> AuditData:
+    def compared(self) -> ReferenceMixin:
         """The rows of the comparisons only (:meth:`comparison_mask`), every reference then
         being the rest of the rows; ``self`` when no attribute has a listed reference.
 

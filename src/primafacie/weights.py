@@ -8,7 +8,7 @@ is the number of rows and everything equals the unweighted computation.
 
 Examples
 --------
->>> kish_n_eff(np.array([1.0, 1.0, 2.0]).sum(), (np.array([1.0, 1.0, 2.0]) ** 2).sum())
+>>> float(kish_n_eff(4.0, 6.0))  # weights 1, 1, 2: (1 + 1 + 2)² / (1 + 1 + 4)
 2.6666666666666665
 """
 

@@ -168,8 +168,14 @@ def _compared_scope(compared: Any, scope: str) -> str:
     """The scope of an analysis that ran on the rows of the comparisons, stating each one."""
     from ..reference import describe
 
-    said = "; ".join(describe(c) for c in compared.comparison_info)
-    return f"Compared: {said}. {scope}".strip()
+    info = compared.comparison_info
+    total = int(info[0]["n"])
+    said = "; ".join(describe(c) for c in info)
+    return (
+        f"Compared on the {compared.n:,} of {total:,} rows that are protected or reference on "
+        f"every attribute with a listed reference ({total - compared.n:,} left out): {said}. "
+        f"{scope}"
+    ).strip()
 
 
 def _time_windows(

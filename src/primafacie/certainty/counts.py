@@ -474,7 +474,7 @@ def weighted_counts(codes, n_groups: int, e1, e2, w) -> tuple[np.ndarray, np.nda
     --------
     >>> k, n = weighted_counts([0, 0, 0, 1, 1], 2, [1, 0, 0, 1, 0], None, [2.0, 1, 1, 1, 1])
     >>> k.tolist(), n.tolist()
-    ([[2, 1]], [[3, 2]])
+    ([[1, 1]], [[3, 2]])
     """
     from ..weights import effective_counts
 
