@@ -969,6 +969,9 @@ class AuditData(ReferenceMixin):
     def replace(self, frame: pd.DataFrame | None = None, **roles: Any) -> AuditData:
         """A copy with another frame and/or changed roles (validated again)."""
         reference = {a: r for a, r in self.reference.items() if a in roles.get("protected", {a: 1})}
+        if frame is not None:  # other rows (a time window): the value highest chose stays
+            reference = {a: self.reference_values(a) if r == "highest" else r
+                         for a, r in reference.items()}  # fmt: skip
         kwargs = dict(
             data=self.frame if frame is None else frame,
             features=self.features,

@@ -250,6 +250,14 @@ def _overview(result: Any, by_name: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("Favourable decisions", rate_text(info["n_favourable"], n)),
         ("Protected attributes", _protected_text(info)),
     ]
+    if info.get("comparisons"):  # a listed or highest reference: who is compared with whom
+        from ..reference import describe
+
+        overview.append(("Compared", "; ".join(describe(c) for c in info["comparisons"])))
+    if info.get("weights"):
+        w = info["weights"]
+        overview.append(("Weights", f"column {w['column']} (Kish n_eff {w['n_eff']:,.1f} of "
+                                    f"{n} rows): {w['method']}"))  # fmt: skip
     if info.get("outcome"):
         overview.append(
             (
