@@ -94,10 +94,18 @@ def test_weighted_rate_and_wilson_interval_on_kish_n_eff_by_hand():
 
 
 def test_equal_weights_change_nothing_but_add_the_weighted_columns():
-    df = pd.DataFrame({"sex": list("ffffmmmm"), "d": [1, 0, 0, 0, 1, 1, 0, 1], "w": 2.5})
-    plain = GroupMetrics(protected={"sex": "f"}, decision="d").run(df).to_frame()
-    weighted = GroupMetrics(protected={"sex": "f"}, decision="d", weights="w").run(df).to_frame()
-    pd.testing.assert_frame_equal(weighted[plain.columns], plain)
+    df = pd.DataFrame({"sex": list("ffffmmmm"), "d": [1, 0, 0, 0, 1, 1, 0, 1],
+                       "y": [1, 0, 1, 0, 1, 1, 0, 0], "w": 2.5})  # fmt: skip
+    roles = {"protected": {"sex": "f"}, "decision": "d", "outcome": "y", "min_group": 1}
+    plain = GroupMetrics(**roles).run(df)
+    weighted = GroupMetrics(**roles, weights="w").run(df)
+    pd.testing.assert_frame_equal(weighted.to_frame()[plain.to_frame().columns], plain.to_frame())
+    ws, ps = weighted.summary(), plain.summary()
+    for col in ("selection_ratio_low", "equalized_odds_low", "equalized_odds_high", "z_pooled",
+                "fisher_p"):  # fmt: skip
+        assert ws[col].to_numpy() == pytest.approx(ps[col].to_numpy(), nan_ok=True), col
+    # the shortfall is in weight units: 2.5 per row
+    assert ws["shortfall"].iloc[0] == pytest.approx(2.5 * ps["shortfall"].iloc[0])
 
 
 def test_adult_weighted_selection_rates_equal_fairlearn(require_data, data_dir):

@@ -225,10 +225,12 @@ class GroupMetricsResult(HTMLReprMixin):
             out[name] = prot["diff"].to_numpy()
             out[f"{name}_low"] = prot["diff_low"].to_numpy()
             out[f"{name}_high"] = prot["diff_high"].to_numpy()
-            k, n = prot["k"].to_numpy(), prot["n"].to_numpy()
-            lo, hi = newcombe_interval(
-                k, n, ref["k"].to_numpy(), ref["n"].to_numpy(), self.alpha / 2, sided="two"
-            )
+            k, n, kr, nr = (prot["k"].to_numpy(), prot["n"].to_numpy(), ref["k"].to_numpy(),
+                            ref["n"].to_numpy())  # fmt: skip
+            if self.weights is not None:  # the Kish effective counts, as for every interval
+                n, nr = prot["n_eff"].to_numpy(), ref["n_eff"].to_numpy()
+                k, kr = prot["rate"].to_numpy() * n, ref["rate"].to_numpy() * nr
+            lo, hi = newcombe_interval(k, n, kr, nr, self.alpha / 2, sided="two")
             half[metric] = abs_interval(lo, hi)
         gaps = np.abs(out[["equal_opportunity_diff", "fpr_diff"]].to_numpy(dtype=float))
         with np.errstate(invalid="ignore"):
