@@ -205,7 +205,7 @@ def _rates_table(res: Any) -> pd.DataFrame:
             )
             continue
         table[METRIC_LABELS[metric]] = [
-            (f"{100 * r:.1f}% weighted ({int(n):,} rows, n_eff {ne:.1f}; CI {100 * lo:.1f}–"
+            (f"{100 * r:.1f}% weighted ({int(n):,} rows, n_eff {ne:,.1f}; CI {100 * lo:.1f}–"
              f"{100 * hi:.1f}%)", float(r)) if n else ("—", float("nan"))
             for r, n, ne, lo, hi in zip(rows["rate"], rows["n"], rows["n_eff"], rows["ci_low"],
                                         rows["ci_high"], strict=True)

@@ -258,7 +258,7 @@ class GroupMetricsResult(HTMLReprMixin):
         rate = row["selection_rate" if prefix == "selection" else "reference_rate"]
         if pd.isna(rate):
             return f"undefined weighted rate ({int(n):,} rows)"
-        return f"{100 * rate:.1f}% weighted ({int(n):,} rows, n_eff {row[f'{prefix}_n_eff']:.1f})"
+        return f"{100 * rate:.1f}% weighted ({int(n):,} rows, n_eff {row[f'{prefix}_n_eff']:,.1f})"
 
     def headline(self) -> str:
         """One sentence: how many protected groups fall below four-fifths, and the lowest ratio.
