@@ -377,6 +377,15 @@ class Analysis:
         the analysis also runs once per time window and this turns the per-window runs
         (``{window: AnalysisRun}``) and the window table (:mod:`primafacie.overtime.windows`)
         into a trend Result, stored as ``results["trend"]`` and ``tables/<name>_trend.csv``.
+    weights
+        Whether the analysis accepts sample weights (``weights:`` in audit.yaml); a
+        configuration with weights and an analysis without them is refused, naming it.
+    reference_rows
+        Whether the analysis compares the protected rows with the rest of its rows: the audit
+        then gives it only the rows of the comparisons (protected or reference on each
+        attribute with a listed reference, :meth:`AuditData.compared`) and states the
+        comparison and the rows left out in its scope. False for an analysis that reads the
+        references itself (group metrics) or has its own categories.
     """
 
     name: str
@@ -399,6 +408,8 @@ class Analysis:
     finding: Callable[[AnalysisRun], dict[str, Any]] | None = None
     glossary: tuple[tuple[str, str], ...] = ()
     trend: Callable[[Mapping[str, AnalysisRun], pd.DataFrame], Any] | None = None
+    weights: bool = False
+    reference_rows: bool = False
 
     @property
     def stage_name(self) -> str:

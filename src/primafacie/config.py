@@ -96,6 +96,14 @@ FeatureKind = Union[
 ]
 
 
+class ProtectedSpec(_Strict):
+    """A protected attribute with its reference group: ``{values: [..], reference: [..] |
+    rest | highest}`` (see :mod:`primafacie.reference`)."""
+
+    values: Union[Scalar, list[Scalar]]
+    reference: Union[Literal["rest", "highest"], list[Scalar]] = "rest"
+
+
 class DataSpec(_Strict):
     """``data:`` as a mapping, for a table that needs reading options: ``{path: x.csv,
     decimal: ",", sep: ";", encoding: latin-1, header: false, names: [...], na_values: [?]}``,
@@ -278,7 +286,8 @@ class AuditConfig(_Strict):
     outcome_favorable: Scalar = 1
     id: Optional[str] = None
     features: dict[str, FeatureKind]
-    protected: dict[str, Union[Scalar, list[Scalar]]]
+    protected: dict[str, Union[Scalar, list[Scalar], ProtectedSpec]]
+    weights: Optional[str] = None
     causal: Optional[CausalSpec] = None
     analyses: AnalysesSpec = Field(default_factory=AnalysesSpec)
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
@@ -311,7 +320,8 @@ class AuditConfig(_Strict):
                 f"[features.{both[0]}] {both} listed both as feature and as protected attribute; "
                 "a protected attribute is never a feature"
             )
-        roles = {"decision": self.decision.column, "outcome": self.outcome}
+        roles = {"decision": self.decision.column, "outcome": self.outcome,
+                 "weights": self.weights}  # fmt: skip
         for role, col in roles.items():
             if col and col in self.features:
                 raise ValueError(
@@ -330,6 +340,16 @@ class AuditConfig(_Strict):
                     raise ValueError(
                         f"[causal.edges.{i}] causal edge ({a}, {b}) points into protected "
                         f"attribute {b!r}; protected attributes have no parents"
+                    )
+        if self.weights is not None:
+            if self.weights in self.protected:
+                raise ValueError(f"[weights] weights column {self.weights!r} is also protected")
+            for a in ANALYSES:
+                if getattr(self.analyses, a.name) is not None and not a.weights:
+                    raise ValueError(
+                        f"[weights] weights: {self.weights!r} is set, but weights are not "
+                        f"defined for {a.title.lower()} (analyses.{a.name}); remove weights, "
+                        f"or turn the analysis off ({a.name}: null)"
                     )
         for a in ANALYSES:
             if a.needs_outcome and getattr(self.analyses, a.name) is not None and not self.outcome:
@@ -380,6 +400,13 @@ class AuditConfig(_Strict):
     def decision_column(self) -> str:
         """The column holding ŷ in :meth:`audit_data` (computed for a model, rule or score)."""
         return self.decision.column or "__decision__"
+
+    def protected_spec(self) -> dict[str, Any]:
+        """Protected attributes in the form :class:`~primafacie.data.AuditData` takes."""
+        return {
+            name: spec.model_dump() if isinstance(spec, ProtectedSpec) else spec
+            for name, spec in self.protected.items()
+        }
 
     def feature_spec(self) -> dict[str, Any]:
         """Features in the form :class:`~primafacie.data.AuditData` takes."""
@@ -484,8 +511,12 @@ class AuditConfig(_Strict):
         present = [str(c) for c in available]
         named = [*self.features, *self.protected]
         named += [
-            c for c in (self.decision.column, self.decision.score, self.outcome, self.id) if c
-        ]
+            c
+            for c in (
+                self.decision.column, self.decision.score, self.outcome, self.id, self.weights
+            )
+            if c
+        ]  # fmt: skip
         if self.where:
             named.extend(Rule(self.where).columns)
         if self.time is not None:
@@ -569,7 +600,8 @@ class AuditConfig(_Strict):
         return AuditData(
             frame,
             features=self.feature_spec(),
-            protected=self.protected,
+            protected=self.protected_spec(),
+            weights=self.weights,
             decision=self.decision_column,
             favorable=favorable,
             outcome=self.outcome,
@@ -918,7 +950,16 @@ KEY_DESCRIPTIONS = {
     "AuditConfig.id": "Optional column of row identifiers (reported next to each complainant).",
     "AuditConfig.features": "Non-protected features: numeric, categorical or {ordinal: [levels]}.",
     "AuditConfig.protected": "Protected attributes and their protected value(s), e.g. "
-    "{gender: female, race: [black, hispanic]}.",
+    "{gender: female, race: [black, hispanic]} (compared with every other row), or "
+    "{race: {values: [African-American], reference: [Caucasian] | rest | highest}}.",
+    "ProtectedSpec.values": "The protected value(s) of the attribute, spelled as in the data.",
+    "ProtectedSpec.reference": "Whom the protected values are compared with: a list of values "
+    "(rows holding neither are left out of the comparison and counted), rest (every other "
+    "row, the default) or highest (the non-protected value with the highest selection rate; "
+    "ties: more rows, then the first in sorted order).",
+    "AuditConfig.weights": "Optional column of sample weights (≥ 0): weighted rates with "
+    "intervals on the Kish effective sample size, in groups and certainty; the analyses for "
+    "which weights are not defined must then be off.",
     "AuditConfig.causal": "Causal graph for the counterfactuals (situation testing CST/CF).",
     "AuditConfig.analyses": "Which analyses to run; a missing section is not run.",
     "AuditConfig.compute": "Execution backend (local or dask).",

@@ -27,6 +27,7 @@ from .data_files import (
     source_label,
 )
 from .errors import InputError
+from .reference import ReferenceMixin, parse_reference, split_protected
 
 __all__ = [
     "AuditData",
@@ -819,7 +820,7 @@ def drop_missing(
 MAX_LEVELS: int | None = None
 
 
-class AuditData:
+class AuditData(ReferenceMixin):
     """A decision table with roles: features, protected attributes, decision, outcome.
 
     Parameters
@@ -833,6 +834,11 @@ class AuditData:
     protected
         ``{column: protected value or list of values}``. Rows whose value is in the list form
         the protected group of that attribute; all other rows are the non-protected group.
+        Or ``{column: {"values": [..], "reference": [..] | "rest" | "highest"}}``: the
+        protected values are compared with the listed reference values only (rows holding
+        neither are left out of that comparison, and counted), with every other row
+        (``"rest"``, the default), or with the non-protected value of highest selection rate
+        (``"highest"``; see :mod:`primafacie.reference`).
     decision
         Column holding the recorded decision ŷ (optional when a model or rule supplies it).
     favorable
@@ -847,6 +853,12 @@ class AuditData:
         Largest number of distinct values of a categorical feature; more is an error. The
         default ``None`` allows any number: a declared feature is taken as declared, and the
         audit notes a feature that looks like an id (``max_levels:`` in ``audit.yaml``).
+    reference
+        ``{column: [values] | "rest" | "highest"}``: the reference of a protected attribute,
+        as in the mapping form of ``protected`` (which it completes).
+    weights
+        Optional column of non-negative sample weights (group metrics and certainty weight
+        their rates; see :mod:`primafacie.weights`).
 
     Every listed protected value and favourable value must occur in the data, spelled exactly
     as there: a value that matches only after case-folding or stripping spaces, a column
@@ -866,6 +878,9 @@ class AuditData:
     [0, 1, 0, 1]
     """
 
+    _check_listed = staticmethod(check_listed_values)
+    _matches = staticmethod(_matches)
+
     def __init__(
         self,
         data: Any,
@@ -877,6 +892,8 @@ class AuditData:
         outcome_favorable: Any = 1,
         id_column: str | None = None,
         max_levels: int | None = MAX_LEVELS,
+        reference: Mapping[str, Any] | None = None,
+        weights: str | None = None,
     ) -> None:
         frame = to_pandas(data)
         if frame.columns.duplicated().any():
@@ -885,7 +902,17 @@ class AuditData:
         if len(frame) == 0:
             raise InputError("the table has no rows")
         self.frame = frame.reset_index(drop=True)
-        self.protected = {str(k): _as_tuple(v) for k, v in dict(protected or {}).items()}
+        self.protected, self.reference = split_protected(protected or {})
+        for attr, ref in dict(reference or {}).items():
+            parsed = parse_reference(str(attr), ref)
+            self.reference.pop(str(attr), None)
+            if parsed is not None:
+                self.reference[str(attr)] = parsed
+        self.weights = weights
+        self._highest: dict[str, Any] = {}
+        #: the comparisons of the table this one was cut from by :meth:`compared` (else None)
+        self.comparison_info: list[dict[str, Any]] | None = None
+        self._compared: AuditData | None = None
         self.decision = decision
         self.favorable = _as_tuple(favorable)
         self.outcome = outcome
@@ -894,7 +921,7 @@ class AuditData:
         if max_levels is not None and (isinstance(max_levels, bool) or int(max_levels) < 1):
             raise InputError(f"max_levels must be a positive integer or None, got {max_levels!r}")
         self.max_levels = max_levels
-        roles = set(self.protected) | {c for c in (decision, outcome, id_column) if c}
+        roles = set(self.protected) | {c for c in (decision, outcome, id_column, weights) if c}
         if features is None:
             features = {
                 c: ("numeric" if pd.api.types.is_numeric_dtype(frame[c]) else "categorical")
@@ -999,6 +1026,7 @@ class AuditData:
                     f"every row of {attr!r} is protected ({list(values)}): there is no "
                     "non-protected group to compare with"
                 )
+        self._validate_references()  # and the weights
         for col, role, fav in (
             (self.decision, "decision", self.favorable),
             (self.outcome, "outcome", self.outcome_favorable),
@@ -1150,6 +1178,10 @@ class AuditData:
 
     def replace(self, frame: pd.DataFrame | None = None, **roles: Any) -> AuditData:
         """A copy with another frame and/or changed roles (validated again)."""
+        reference = {a: r for a, r in self.reference.items() if a in roles.get("protected", {a: 1})}
+        if frame is not None:  # other rows (a time window): the value highest chose stays
+            reference = {a: self.reference_values(a) if r == "highest" else r
+                         for a, r in reference.items()}  # fmt: skip
         kwargs = dict(
             data=self.frame if frame is None else frame,
             features=self.features,
@@ -1160,9 +1192,14 @@ class AuditData:
             outcome_favorable=self.outcome_favorable,
             id_column=self.id_column,
             max_levels=self.max_levels,
+            reference=reference,
+            weights=self.weights,
         )
         kwargs.update(roles)
-        return AuditData(**kwargs)
+        out = AuditData(**kwargs)
+        if frame is None:
+            out.comparison_info = self.comparison_info
+        return out
 
     def __repr__(self) -> str:
         return (

@@ -93,7 +93,7 @@ def test_audit_data_input_and_intersectional_groups():
                      decision="dec", favorable="yes")  # fmt: skip
     res = CertaintyAudit().run(data)
     assert res.protected == ("sex", "race")
-    assert res.groups == ("f & a", "f & b", "m & a", "m & b")
+    assert res.groups == ("f × a", "f × b", "m × a", "m × b")
     assert res.table["decision_maker"].tolist() == ["dec"]
     assert res.counts["n"].tolist() == [3, 3, 3, 3]
 

@@ -65,7 +65,7 @@ def test_group_codes_single_and_intersectional():
     assert gc.labels == ("a", "b", "c") and gc.codes.tolist() == [1, 0, 2, 0]
     assert gc.members.tolist() == [2, 1, 1]
     gc2 = group_codes(df, ["race", "sex"])
-    assert gc2.labels == ("a & f", "b & m", "c & f")
+    assert gc2.labels == ("a × f", "b × m", "c × f")
     assert gc2.values[1] == ("b", "m")
 
 

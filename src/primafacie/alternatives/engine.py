@@ -253,7 +253,7 @@ class AlternativeSearch(Engine):
         cv, held = self._score_all(cands, X, y, search, hold, base, kinds, protected, backend)
         rate = float(data.decision_array()[search].mean()) if data.decision is not None else 0.5
         thr = self._thresholds(cv, y[search], rate)
-        groups = [(data.protected_mask(a), ~data.protected_mask(a)) for a in data.protected]
+        groups = [(data.protected_mask(a), data.reference_mask(a)) for a in data.protected]
         return self._assess(cands, cv, held, thr, y, search, hold, groups, data, ranked)
 
     def _score_all(self, cands, X, y, search, hold, base, kinds, protected, backend):

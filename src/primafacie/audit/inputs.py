@@ -165,6 +165,23 @@ def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
         # the rows a `where:` filter left out (absent without a filter)
         **({"where": data.frame.attrs["where"]} if "where" in data.frame.attrs else {}),
         **_file_notes(data),
+        # each comparison with its reference and the rows left out (with a listed reference)
+        **({"comparisons": data.comparisons()} if data.reference else {}),
+        **({"weights": _weights_info(data)} if data.weights is not None else {}),
+    }
+
+
+def _weights_info(data: AuditData) -> dict[str, Any]:
+    """The weights column, its total, its Kish effective size and how they are used."""
+    from ..weights import METHOD, kish_n_eff
+
+    w = data.weights_array()
+    return {
+        "column": data.weights,
+        "sum": float(w.sum()),
+        "n_eff": float(kish_n_eff(w.sum(), (w**2).sum())),
+        "zero": int((w == 0).sum()),
+        "method": METHOD,
     }
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..analysis import AnalysisRun, Context
 from ..budget import check_audit, memory_error_message
@@ -102,8 +103,10 @@ def compute_audit(
         inputs = input_files(cfg)
         data = cfg.audit_data()
         info = data_info(cfg, data)
+        compared = data.compared()  # protected and reference rows only (data itself if none)
         for analysis in analyses:  # every requirement of every analysis, before any work
-            analysis.check_data(getattr(cfg.analyses, analysis.name), data, cfg)
+            own = compared if analysis.reference_rows else data
+            analysis.check_data(getattr(cfg.analyses, analysis.name), own, cfg)
         # a run that cannot fit in memory is refused before it starts
         check_audit(cfg, data, scm=_needs_scm(cfg))
         stages.done("load data", f"{data.n} rows")
@@ -120,7 +123,7 @@ def compute_audit(
             t0 = time.perf_counter()
             context = Context(
                 config=cfg,
-                data=data,
+                data=compared if analysis.reference_rows else data,
                 scm=scm,
                 decider=decider,
                 backend=backend,
@@ -139,6 +142,8 @@ def compute_audit(
                     raise
                 run = AnalysisRun(name, "failed", f"{type(exc).__name__}: {exc}")
             run = replace(run, seconds=time.perf_counter() - t0)
+            if analysis.reference_rows and compared is not data:
+                run = replace(run, scope=_compared_scope(compared, run.scope))
             runs[name] = run
             stages.done(stage, run.status if run.status != "ok" else "done")
         if cfg.time is not None:
@@ -158,6 +163,20 @@ def compute_audit(
         scm=scm,
         provenance=provenance(cfg, inputs, seeds, date),
     )
+
+
+def _compared_scope(compared: Any, scope: str) -> str:
+    """The scope of an analysis that ran on the rows of the comparisons, stating each one."""
+    from ..reference import describe
+
+    info = compared.comparison_info
+    total = int(info[0]["n"])
+    said = "; ".join(describe(c) for c in info)
+    return (
+        f"Compared on the {compared.n:,} of {total:,} rows that are protected or reference on "
+        f"every attribute with a listed reference ({total - compared.n:,} left out): {said}. "
+        f"{scope}"
+    ).strip()
 
 
 def _time_windows(

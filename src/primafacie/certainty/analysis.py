@@ -211,6 +211,8 @@ def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
 
 ANALYSIS = Analysis(
     name="certainty",
+    weights=True,
+    reference_rows=True,
     title="Certainty of fairness",
     lead=LEAD,
     spec=CertaintySpec,

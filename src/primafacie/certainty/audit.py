@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -14,14 +15,17 @@ from ..data import AuditData
 from ..decisions import ModelDecider, Rule
 from ..errors import InputError
 from ..validation import check_binary, validate_params
+from ..weights import check_weights
 from .counts import (
     E2_TEXT,
     MAX_PROTECTED_LEVELS,
+    WEIGHTED_NOTE,
     GroupCodes,
     canonical_criterion,
     count_partitioned,
     criterion_events,
     group_codes,
+    weighted_counts,
 )
 from .params import DEFAULT_DECISION_MAKER, PARAMETER_CONSTRAINTS, WHERE
 from .posterior import (
@@ -120,6 +124,11 @@ class CertaintyAudit(Engine):
         sums: identical on every backend).
     min_group_size
         Deprecated name of ``min_group`` (read for one release, with a DeprecationWarning).
+    weights
+        A column of sample weights (default: the AuditData's ``weights``). Each group's
+        successes and trials become its weighted rate over the Kish effective sample size,
+        rounded to whole numbers for the Beta posterior
+        (:func:`~primafacie.certainty.counts.weighted_counts`); counted here, not on ``backend``.
 
     Examples
     --------
@@ -160,7 +169,9 @@ class CertaintyAudit(Engine):
         seed: int = 0,
         backend: Any = None,
         min_group_size: int | None = None,
+        weights: str | None = None,
     ) -> None:
+        self.weights = weights
         self.criterion = criterion
         self.protected = protected
         self.favorable = favorable
@@ -334,14 +345,20 @@ class CertaintyAudit(Engine):
         if outcome is not None:
             y_true = audit.binary_array(outcome, out_fav, "outcome")
         e1, e2 = criterion_events(crit, preds, y_true)
-        k, n = count_partitioned(groups.codes, groups.n_groups, e1, e2, backend=self.backend)
+        column = self.weights or audit.weights
+        if column is None:
+            k, n = count_partitioned(groups.codes, groups.n_groups, e1, e2, backend=self.backend)
+        else:
+            audit._require_column(column, "weights")
+            w = check_weights(audit.frame[column], column)
+            k, n = weighted_counts(groups.codes, groups.n_groups, e1, e2, w)
         accuracy = np.full(len(names), np.nan)
         accuracy_counts = None
         if y_true is not None:
             correct = (preds_by_dm == y_true[None, :]).sum(axis=1, dtype=np.int64)
             accuracy = correct / audit.n
             accuracy_counts = (correct, np.full(len(names), audit.n, dtype=np.int64))
-        return score_counts(
+        res = score_counts(
             k,
             n,
             names=names,
@@ -361,6 +378,10 @@ class CertaintyAudit(Engine):
             n_draws=self.n_draws,
             seed=self.seed,
         )
+        if column is not None:
+            note = WEIGHTED_NOTE.format(column=column)
+            res = dataclasses.replace(res, warnings=(*res.warnings, note))
+        return res
 
 
 def _tuple(value: Any) -> tuple:

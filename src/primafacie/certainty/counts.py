@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..groupcodes import SEP, combination_label, cross_codes, value_codes
 from .params import _ALIASES, CRITERIA, MAX_PROTECTED_LEVELS, canonical_criterion  # noqa: F401
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "group_counts",
     "count_events",
     "count_matrix",
+    "weighted_counts",
 ]
 
 
@@ -75,7 +77,7 @@ def group_codes(
     """Code the groups of one protected column or of several (intersectional, Cartesian).
 
     Groups are the value combinations that occur, sorted by value (the order used for
-    tie-breaking between groups). With several columns a label is ``"a & b"``; combinations
+    tie-breaking between groups). With several columns a label is ``"a × b"``; combinations
     that never occur are not groups. A single pandas Categorical column keeps every declared
     category in its declared order, so a category without rows is reported as an empty group
     (``members`` = 0).
@@ -101,15 +103,14 @@ def group_codes(
     --------
     >>> gc = group_codes(pd.DataFrame({"s": ["f", "m", "f"], "r": [1, 1, 2]}), ["s", "r"])
     >>> gc.labels, gc.codes.tolist()
-    (('f & 1', 'f & 2', 'm & 1'), [0, 2, 1])
+    (('f × 1', 'f × 2', 'm × 1'), [0, 2, 1])
     """
     cols = [columns] if isinstance(columns, str) else list(columns)
     if not cols:
         raise InputError("name at least one protected column")
     if len(set(cols)) != len(cols):
         raise InputError(f"a protected column is listed twice: {cols}")
-    radix_codes = np.zeros(len(frame), dtype=np.int64)
-    uniques = []
+    per_column, uniques = [], []
     for col in cols:
         if col not in frame.columns:
             name, sep, _ = str(col).partition("=")
@@ -133,28 +134,20 @@ def group_codes(
                 "every value would be a group of its own; bin it into a few groups first "
                 "(e.g. age bands), or pass max_levels=None if these groups are meant"
             )
-        try:
-            codes, uniq = pd.factorize(series, sort=True)
-        except TypeError:  # mixed, unorderable values: order by their text
-            codes, uniq = pd.factorize(series.astype(str), sort=True)
-        radix_codes = radix_codes * len(uniq) + codes
-        uniques.append(list(uniq))
+        codes, uniq = value_codes(series)
+        per_column.append(codes)
+        uniques.append(uniq)
     if len(cols) == 1 and isinstance(frame[cols[0]].dtype, pd.CategoricalDtype):
         # declared categories without rows are kept, so they are reported as empty groups
         series = frame[cols[0]]
-        combos = np.arange(len(series.cat.categories))
         inverse = series.cat.codes.to_numpy()
         uniques = [list(series.cat.categories)]
+        parts = np.arange(len(uniques[0]))[:, None]
     else:
-        combos, inverse = np.unique(radix_codes, return_inverse=True)
-    values = []
-    for combo in combos:
-        parts = []
-        for uniq in reversed(uniques):
-            combo, r = divmod(int(combo), len(uniq))
-            parts.append(uniq[r])
-        values.append(tuple(_plain(v) for v in reversed(parts)))
-    labels = [" & ".join(str(v) for v in vals) for vals in values]
+        # the one group coder: combinations sorted by value, labelled "a × b"
+        inverse, parts = cross_codes(per_column, [len(u) for u in uniques])
+    values = [tuple(_plain(uniques[j][c]) for j, c in enumerate(row)) for row in parts.tolist()]
+    labels = [combination_label(vals) for vals in values]
     inverse = inverse.reshape(-1).astype(np.int64)
     members = np.bincount(inverse, minlength=len(labels))
     if min_group_size is not None and min_group_size > 1:
@@ -163,7 +156,7 @@ def group_codes(
         )
     if len(labels) < 2:
         raise InputError(
-            f"protected attribute {' & '.join(cols)} has a single group ({labels[0]!r}): "
+            f"protected attribute {SEP.join(cols)} has a single group ({labels[0]!r}): "
             "there is nothing to compare"
         )
     return GroupCodes(inverse, tuple(labels), tuple(values), members, tuple(cols))
@@ -448,3 +441,58 @@ def count_partitioned(
     ] or [(codes, n_groups, e1, e2)]
     counted = get_backend(backend).map(_count_partition, parts)
     return sum(c[0] for c in counted), sum(c[1] for c in counted)
+
+
+#: How weighted counts enter the Beta posterior, stated in a weighted result's caveats.
+WEIGHTED_NOTE = (
+    "weighted by {column}: each group's successes and trials are its weighted rate "
+    "Σw·E1/Σw over the Kish effective sample size n_eff = (Σw)²/Σw² of its E2 rows (k = rate · "
+    "n_eff of n_eff trials), rounded to whole numbers for the Beta posterior; the members "
+    "column stays the unweighted row count"
+)
+
+
+def weighted_counts(codes, n_groups: int, e1, e2, w) -> tuple[np.ndarray, np.ndarray]:
+    """Kish-effective ``(k, n)`` per (decision-maker, group) from sample weights.
+
+    Parameters
+    ----------
+    codes, n_groups, e1, e2
+        As :func:`count_events`: ``e1`` of shape (N,) or (N, m), ``e2`` None (every row),
+        (N,) or (N, m).
+    w
+        Non-negative weight per row (:func:`primafacie.weights.check_weights`).
+
+    Returns
+    -------
+    (k, n)
+        int64 arrays of shape (m, G): ``n`` the rounded ``n_eff`` of the group's E2 rows, ``k``
+        the rounded ``rate · n_eff`` with ``rate = Σ w·[E1∩E2] / Σ w·[E2]``. With equal
+        weights, exactly the unweighted counts.
+
+    Examples
+    --------
+    >>> k, n = weighted_counts([0, 0, 0, 1, 1], 2, [1, 0, 0, 1, 0], None, [2.0, 1, 1, 1, 1])
+    >>> k.tolist(), n.tolist()
+    ([[1, 1]], [[3, 2]])
+    """
+    from ..weights import effective_counts
+
+    codes = np.asarray(codes).reshape(-1).astype(np.int64, copy=False)
+    w = np.asarray(w, dtype=float)
+    e1 = np.asarray(e1, dtype=bool)
+    e1 = e1[:, None] if e1.ndim == 1 else e1
+    e2 = np.ones((len(codes), 1), dtype=bool) if e2 is None else np.asarray(e2, dtype=bool)
+    e2 = e2[:, None] if e2.ndim == 1 else e2
+    m = e1.shape[1]
+    k = np.zeros((m, n_groups), dtype=np.int64)
+    n = np.zeros((m, n_groups), dtype=np.int64)
+    for j in range(m):  # one pass of bincounts per decision-maker (a handful), never per row
+        den = e2[:, min(j, e2.shape[1] - 1)]
+        kw = np.bincount(codes, weights=w * (e1[:, j] & den), minlength=n_groups)
+        nw = np.bincount(codes, weights=w * den, minlength=n_groups)
+        n2w = np.bincount(codes, weights=w * w * den, minlength=n_groups)
+        ke, ne = effective_counts(kw, nw, n2w)
+        n[j] = np.rint(ne).astype(np.int64)
+        k[j] = np.minimum(np.rint(ke).astype(np.int64), n[j])
+    return k, n

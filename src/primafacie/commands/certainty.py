@@ -135,7 +135,7 @@ def _min_group(min_group: Optional[int], former: Optional[int]) -> Optional[int]
 def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, Any, dict, list]:
     """AuditData, engine, decision-makers and input files of ``--config``, as the audit's."""
     cfg, spec = config_section(ctx, config, "certainty", {**_DATA_FLAGS, **_SPEC_FLAGS})
-    data = cfg.audit_data()
+    data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
     from ..audit.inputs import input_paths
 
     inputs = list(input_paths(cfg, config))  # models and scheduler file too

@@ -64,10 +64,12 @@ def build_and_run(cfg: Any, spec: Any, ids: list[str], redact: list[str]) -> Any
     from ..situation.analysis import needs_scm
     from ..situation.dossier import build_dossiers
 
-    data = cfg.audit_data()
+    full = cfg.audit_data()
+    data = full.compared()  # the protected and reference rows, as the audit
     mask = np.zeros(data.n, dtype=bool)
     mask[complainant_rows(ids, data)] = True  # bad ids fail before any model is fitted
-    scm = cfg.causal.build().fit(data) if needs_scm(spec) and cfg.causal else None
+    # fitted on every audited row, as the audit does
+    scm = cfg.causal.build().fit(full) if needs_scm(spec) and cfg.causal else None
     # one engine per protected attribute that holds a named complainant (as in the audit)
     attrs = [a for a in data.protected if (mask & data.protected_mask(a)).any()]
     engines = spec.model_copy(update={"dimensions": ["single"]}).tests(

@@ -100,7 +100,8 @@ def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, PrincipalSpec, 
     cfg, spec = config_section(ctx, config, "principal", {**_DATA_FLAGS, **_SPEC_FLAGS})
     from ..audit.inputs import input_paths
 
-    return cfg.audit_data(), spec, input_paths(cfg, config)  # models and scheduler file too
+    # the protected and reference rows, as the audit; models and scheduler file too
+    return cfg.audit_data().compared(), spec, input_paths(cfg, config)
 
 
 def _run(pf: Any, data: Any, do_repair: bool) -> tuple[Any, list]:

@@ -461,7 +461,7 @@ def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: 
     check_output_dir(out, input_paths(cfg, config))  # before any work: no input inside --out
     with stage_progress() as progress:
         bars = StageBars(progress)
-        data = cfg.audit_data()
+        data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
         ctx = Context(config=cfg, data=data, decider=cfg.decider(), tick=bars.tick)
         audit = spec.build(data, ctx)
         audit.legacy, audit.exact_features = legacy, not loose

@@ -8,6 +8,7 @@ ratio, error-rate gaps) open the executive summary. On by default (``default_on`
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
+from ..weights import METHOD as WEIGHTS_METHOD
 from .params import FOUR_FIFTHS
 from .results import METRIC_LABELS
 from .score_section import score_blocks, score_check, score_numbers, score_tables
@@ -133,13 +135,9 @@ def _comparison_table(res: Any) -> pd.DataFrame:
         {
             "attribute": s["attribute"],
             "group": s["group"] + np.where(s["small"], " (small)", ""),
-            "selection rate": [
-                rb.rate_cell(k, n) for k, n in zip(s["selection_k"], s["selection_n"], strict=True)
-            ],
+            "selection rate": _summary_rates(res, s, "selection"),
             "reference": s["reference"],
-            "reference rate": [
-                rb.rate_cell(k, n) for k, n in zip(s["reference_k"], s["reference_n"], strict=True)
-            ],
+            "reference rate": _summary_rates(res, s, "reference"),
             "difference [CI]": _interval(
                 s["selection_diff"], s["selection_diff_low"], s["selection_diff_high"]
             ),
@@ -165,6 +163,16 @@ def _comparison_table(res: Any) -> pd.DataFrame:
             s["equalized_odds_diff"], s["equalized_odds_low"], s["equalized_odds_high"]
         )
     return table
+
+
+def _summary_rates(res: Any, s: pd.DataFrame, prefix: str) -> list[tuple[str, float]]:
+    """The selection or reference rate cells of the comparison table: ``k of n``, or the
+    weighted rate with its rows and Kish effective size."""
+    if res.weights is None:
+        return [rb.rate_cell(k, n) for k, n in zip(s[f"{prefix}_k"], s[f"{prefix}_n"], strict=True)]
+    rate = s["selection_rate" if prefix == "selection" else "reference_rate"]
+    return [(res.rate_words(row, prefix), float(r)) for (_, row), r in zip(s.iterrows(), rate,
+                                                                           strict=True)]  # fmt: skip
 
 
 def _p_text(p: float) -> str:
@@ -194,9 +202,17 @@ def _rates_table(res: Any) -> pd.DataFrame:
         }
     )
     for metric, rows in frame.groupby("metric", sort=False):
-        table[METRIC_LABELS[metric]] = _rate_cells(
-            rows["k"], rows["n"], rows["ci_low"], rows["ci_high"], f"{100 * (1 - res.alpha):g}%"
-        )
+        if res.weights is None:
+            table[METRIC_LABELS[metric]] = _rate_cells(
+                rows["k"], rows["n"], rows["ci_low"], rows["ci_high"], f"{100 * (1 - res.alpha):g}%"
+            )
+            continue
+        table[METRIC_LABELS[metric]] = [
+            (f"{100 * r:.1f}% weighted ({int(n):,} rows, n_eff {ne:,.1f}; CI {100 * lo:.1f}–"
+             f"{100 * hi:.1f}%)", float(r)) if n else ("—", float("nan"))
+            for r, n, ne, lo, hi in zip(rows["rate"], rows["n"], rows["n_eff"], rows["ci_low"],
+                                        rows["ci_high"], strict=True)
+        ]  # fmt: skip
     return table
 
 
@@ -206,10 +222,12 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     level = f"{100 * (1 - res.alpha):g}%"
     findings = [run.headline]
     s = res.summary()
-    for r in s[s["four_fifths"].fillna(False).astype(bool)].head(10).itertuples():
+    findings += [f"Compared: {c}." for c in _reference_sentences(res)]
+    for _, row in s[s["four_fifths"].fillna(False).astype(bool)].head(10).iterrows():
+        r = SimpleNamespace(**row.to_dict())
         findings.append(
-            f"{r.attribute} = {r.group}: selection rate {r.selection_k} of {r.selection_n} vs "
-            f"{r.reference_k} of {r.reference_n} for {r.reference}; ratio "
+            f"{r.attribute} = {r.group}: selection rate {res.rate_words(row, 'selection')} vs "
+            f"{res.rate_words(row, 'reference')} for {r.reference}; ratio "
             f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
             f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
         )
@@ -243,13 +261,35 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             _rates_table(res),
             "Rates of every group",
             f"rate (k of n) [{level} Wilson interval]; ‘non-protected’ groups are pooled into "
-            "the reference.",
+            "the reference; ‘left out’ groups are in neither group of a comparison with a "
+            "listed reference."
+            + (f" Weighted by {res.weights}: {WEIGHTS_METHOD}." if res.weights else ""),
             csv=table_path("groups", LABEL),
             max_rows=80,
         ),
     ]
     score_findings, score_part = score_blocks(res.scores)
     return rb.section(findings + score_findings, blocks + score_part + _trend_blocks(run))
+
+
+def _reference_sentences(res: Any) -> list[str]:
+    """Each comparison with a listed or ``highest`` reference, and the rows it left out."""
+    from ..reference import TIE_RULE
+
+    out = []
+    for c in res.comparisons if res.referenced else ():
+        text = f"{c['attribute']}: protected groups vs {c['reference']}"
+        highest = [a for a, rule in c["rules"].items() if rule == "highest"]
+        if highest:
+            text += f" (for {', '.join(highest)}: the highest selection rate; {TIE_RULE})"
+        if c["left_out"]:
+            groups = ", ".join(c["left_out_groups"][:8]) + (
+                " …" if len(c["left_out_groups"]) > 8 else ""
+            )
+            text += (f" ({c['left_out']:,} rows, {100 * c['left_out_share']:.1f}%, of other "
+                     f"groups left out: {groups})")  # fmt: skip
+        out.append(text)
+    return out
 
 
 def _trend_blocks(run: AnalysisRun) -> list[Any]:
@@ -318,6 +358,7 @@ def overview(run: AnalysisRun) -> Any:
 
 ANALYSIS = Analysis(
     name="groups",
+    weights=True,
     title="Group metrics",
     lead=LEAD,
     spec=GroupsSpec,

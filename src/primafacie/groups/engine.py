@@ -26,6 +26,9 @@ import pandas as pd
 from ..base import Engine
 from ..data import AuditData
 from ..errors import InputError
+from ..groupcodes import SEP, combination_label, value_codes
+from ..groupcodes import cross_codes as group_codes
+from ..weights import check_weights, effective_counts
 from .params import DEFAULT_ALPHA, DEFAULT_MIN_GROUP, PARAMETER_CONSTRAINTS, WHERE
 from .results import GroupMetricsResult
 from .stats import katz_interval, newcombe_interval, wilson_interval, z_value
@@ -58,76 +61,53 @@ PROTECTED, REFERENCE, IN_REFERENCE = "protected", "reference", "non-protected"
 #: Label of the pooled reference row when the non-protected rows hold several values.
 POOLED = "non-protected (pooled)"
 
-
-def _value_codes(col: pd.Series) -> tuple[np.ndarray, list[Any]]:
-    """Integer codes of a column with its values in sorted order (as str when mixed types)."""
-    try:
-        codes, uniques = pd.factorize(col, sort=True)
-    except TypeError:  # values of several types do not sort together: order by their text
-        codes, uniques = pd.factorize(col.astype(str), sort=True)
-    return codes.astype(np.int64), list(uniques)
+#: Label of the pooled reference row when a listed reference holds several values.
+REFERENCE_POOLED = "reference (pooled)"
 
 
-def group_codes(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Cross per-attribute codes into one code per observed combination, in sorted order.
+def _counts(
+    group: np.ndarray,
+    n_groups: int,
+    yhat: np.ndarray,
+    y: np.ndarray | None,
+    w: np.ndarray | None = None,
+) -> dict:
+    """Per-group counts (int64 arrays of length ``n_groups``), one bincount each.
 
-    Parameters
-    ----------
-    codes
-        One int array of codes per attribute (all of the same length).
-    sizes
-        Number of distinct values of each attribute.
-
-    Returns
-    -------
-    (group, parts)
-        ``group``: code of each row's combination (0..G-1, combinations sorted
-        lexicographically by attribute codes); ``parts``: (G, attributes) array of the
-        per-attribute codes of each combination.
-
-    Examples
-    --------
-    >>> g, parts = group_codes([np.array([1, 0, 1, 1]), np.array([0, 2, 2, 0])], [2, 3])
-    >>> g.tolist(), parts.tolist()
-    ([1, 0, 2, 1], [[0, 2], [1, 0], [1, 2]])
+    With weights ``w`` each count ``c`` also has ``w_c`` (Σ w over its rows) and ``w2_c``
+    (Σ w²), so every metric gets its weighted rate and Kish effective size.
     """
-    combined = np.zeros(len(codes[0]), dtype=np.int64)
-    n_combined = 1
-    # renumber the observed combinations 0..G-1 after each step, so codes stay < rows and the
-    # product never overflows int64; a bincount does it in O(rows + span) while the span is
-    # small (the usual case), a sort (np.unique) otherwise
-    for c, size in zip(codes, sizes, strict=True):
-        combined = combined * int(size) + c
-        span = n_combined * int(size)
-        if span <= 4 * len(combined) + 1024:
-            present = np.bincount(combined, minlength=span) > 0
-            combined = (np.cumsum(present) - 1)[combined]
-            n_combined = int(present.sum())
-        else:
-            uniq, combined = np.unique(combined, return_inverse=True)
-            n_combined = len(uniq)
-        combined = combined.astype(np.int64, copy=False)
-    first = np.zeros(n_combined, dtype=np.int64)
-    first[combined[::-1]] = np.arange(len(combined))[::-1]  # first row of each group
-    parts = np.stack([c[first] for c in codes], axis=1)
-    return combined, parts
-
-
-def _counts(group: np.ndarray, n_groups: int, yhat: np.ndarray, y: np.ndarray | None) -> dict:
-    """Per-group counts (int64 arrays of length ``n_groups``), one bincount each."""
 
     def count(weights: np.ndarray | None = None) -> np.ndarray:
         return np.rint(np.bincount(group, weights=weights, minlength=n_groups)).astype(np.int64)
 
+    def summed(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(group, weights=weights, minlength=n_groups)
+
     out = {"members": count(), "pred": count(yhat.astype(float))}
+    scales = {}
+    if w is not None:
+        scales = {"w_": w, "w2_": w * w}
+        for prefix, scale in scales.items():
+            out[f"{prefix}members"] = summed(scale)
+            out[f"{prefix}pred"] = summed(scale * yhat)
     if y is not None:
-        out["pos"] = count(y.astype(float))
-        out["tp"] = count((yhat & y).astype(float))
-        out["neg"] = out["members"] - out["pos"]
-        out["fp"] = out["pred"] - out["tp"]
-        out["fn"] = out["pos"] - out["tp"]
-        out["correct"] = out["tp"] + out["neg"] - out["fp"]  # TP + TN
+        for prefix, scale in {"": None, **scales}.items():
+            if scale is None:
+                pos, tp = count(y.astype(float)), count((yhat & y).astype(float))
+            else:
+                pos, tp = summed(scale * y), summed(scale * (yhat & y))
+            members, pred = out[f"{prefix}members"], out[f"{prefix}pred"]
+            out[f"{prefix}pos"], out[f"{prefix}tp"] = pos, tp
+            out[f"{prefix}neg"] = members - pos
+            out[f"{prefix}fp"] = pred - tp
+            out[f"{prefix}fn"] = pos - tp
+            out[f"{prefix}correct"] = tp + (members - pos) - (pred - tp)  # TP + TN
     return out
+
+
+#: Role of a group that is neither protected nor reference (a listed reference leaves it out).
+LEFT_OUT = "left out"
 
 
 class GroupMetrics(Engine):
@@ -159,6 +139,16 @@ class GroupMetrics(Engine):
         The score column, its favourable side (``above``: score ≥ threshold; ``below``) and
         the audited threshold. With the true outcome, the AUC and a calibration table per
         group follow (:attr:`GroupMetricsResult.scores`).
+    weights
+        A column of sample weights (default: the AuditData's ``weights``): rates become
+        ``Σ w·ŷ / Σ w`` and every interval uses the Kish effective size (see
+        :mod:`primafacie.weights`); the counts ``k`` and ``n`` stay the unweighted row counts.
+
+    A protected attribute's reference (``AuditData(protected={a: {"values": .., "reference":
+    ..}})``) decides whom its groups are compared with: every other row (``rest``), the listed
+    values, or the value with the highest selection rate; the groups in neither are kept in
+    the table with the role ``left out`` and no comparison, and counted in
+    :attr:`GroupMetricsResult.comparisons`.
 
     Examples
     --------
@@ -189,6 +179,7 @@ class GroupMetrics(Engine):
         score: str | None = None,
         score_favorable: str = "above",
         score_threshold: float | None = None,
+        weights: str | None = None,
     ) -> None:
         self.min_group = min_group
         self.alpha = alpha
@@ -203,6 +194,7 @@ class GroupMetrics(Engine):
         self.score = score
         self.score_favorable = score_favorable
         self.score_threshold = score_threshold
+        self.weights = weights
 
     # ------------------------------------------------------------------ helpers
     def _audit_data(self, data: Any) -> tuple[AuditData, list[str]]:
@@ -264,23 +256,38 @@ class GroupMetrics(Engine):
         audit, attrs = self._audit_data(data)
         yhat = audit.decision_array().astype(bool)
         y = audit.outcome_array().astype(bool) if audit.outcome is not None else None
-        codes, values, masks = {}, {}, {}
+        column = self.weights or audit.weights
+        w = None
+        if column is not None:
+            audit._require_column(column, "weights")
+            w = check_weights(audit.frame[column], column)
+        codes, values, masks, refs = {}, {}, {}, {}
         for a in attrs:
-            codes[a], values[a] = _value_codes(audit.frame[a])
+            codes[a], values[a] = value_codes(audit.frame[a])
             masks[a] = audit.protected_mask(a)
-        frames = []
+            refs[a] = audit.reference_mask(a)
+        frames, comparisons = [], []
         for grouping in self._groupings(attrs):
             sizes = [len(values[a]) for a in grouping]
             group, parts = group_codes([codes[a] for a in grouping], sizes)
             n_groups = len(parts)
-            counts = _counts(group, n_groups, yhat, y)
-            # a group is protected when it is protected on any attribute of the grouping
+            counts = _counts(group, n_groups, yhat, y, w)
+            # protected on any attribute of the grouping; reference on every one; in the
+            # comparison when protected or reference on every one (else left out)
             prot = np.zeros(n_groups, dtype=bool)
+            ref = np.ones(n_groups, dtype=bool)
+            inside = np.ones(n_groups, dtype=bool)
             for a in grouping:
                 prot |= np.bincount(group, weights=masks[a], minlength=n_groups) > 0
-            labels = [" × ".join(str(values[a][c]) for a, c in zip(grouping, row, strict=True))
+                ref &= np.bincount(group, weights=refs[a], minlength=n_groups) > 0
+                inside &= np.bincount(group, weights=masks[a] | refs[a], minlength=n_groups) > 0
+            prot &= inside
+            labels = [combination_label(values[a][c] for a, c in zip(grouping, row, strict=True))
                       for row in parts]  # fmt: skip
-            frames.append(self._grouping_frame(" × ".join(grouping), labels, prot, counts))
+            rest = all(a not in audit.reference for a in grouping)
+            frame = self._grouping_frame(SEP.join(grouping), labels, prot, ref, counts, rest)
+            frames.append(frame)
+            comparisons.append(_comparison(audit, grouping, frame, labels, ~inside, counts))
         return GroupMetricsResult(
             table=pd.concat(frames, ignore_index=True),
             attributes=tuple(attrs),
@@ -293,6 +300,8 @@ class GroupMetrics(Engine):
             decision=str(audit.decision),
             outcome=audit.outcome,
             scores=self._scores(audit, {a: (codes[a], values[a]) for a in attrs}),
+            weights=column,
+            comparisons=tuple(comparisons),
         )
 
     def _scores(self, audit: AuditData, coded: dict[str, Any]) -> Any:
@@ -312,55 +321,117 @@ class GroupMetrics(Engine):
         )  # fmt: skip
 
     def _grouping_frame(
-        self, attribute: str, labels: list[str], prot: np.ndarray, counts: dict[str, np.ndarray]
+        self,
+        attribute: str,
+        labels: list[str],
+        prot: np.ndarray,
+        ref: np.ndarray,
+        counts: dict[str, np.ndarray],
+        rest: bool = True,
     ) -> pd.DataFrame:
         """Long table of one grouping: one row per (group, metric), reference row included."""
-        ref = ~prot
         n_ref = int(ref.sum())
-        role = np.where(prot, PROTECTED, REFERENCE if n_ref == 1 else IN_REFERENCE)
+        role = np.where(prot, PROTECTED, np.where(ref, REFERENCE if n_ref == 1 else IN_REFERENCE,
+                                                  LEFT_OUT))  # fmt: skip
         labels = list(labels)
         if n_ref != 1:  # pooled (or empty) reference: its own row, counts added up
-            labels.append(POOLED)
+            labels.append(POOLED if rest else REFERENCE_POOLED)
             role = np.append(role, REFERENCE)
             counts = {k: np.append(v, v[ref].sum()) for k, v in counts.items()}
             prot = np.append(prot, False)
         ref_row = int(np.flatnonzero(role == REFERENCE)[0])
-        z = z_value(self.alpha, "two")
         metrics = [m for m in METRICS if METRICS[m][0] in counts]
         rows = []
         for metric in metrics:  # a handful of metrics, each vectorised over the groups
-            kname, nname = METRICS[metric]
-            k, n = counts[kname], counts[nname]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                rate = np.where(n > 0, k / np.maximum(n, 1), np.nan)
-            low, high = wilson_interval(k, n, z)
-            kr, nr = np.full_like(k, k[ref_row]), np.full_like(n, n[ref_row])
-            d_lo, d_hi = newcombe_interval(k, n, kr, nr, self.alpha, sided="two")
-            ratio, r_lo, r_hi = katz_interval(k, n, kr, nr, z)
-            compared = prot & (n > 0) & (nr > 0)
-            nan = np.full(len(k), np.nan)
-            rows.append(
-                pd.DataFrame(
-                    {
-                        "attribute": attribute,
-                        "group": labels,
-                        "role": role,
-                        "members": counts["members"],
-                        "small": counts["members"] < int(self.min_group),
-                        "metric": metric,
-                        "k": k,
-                        "n": n,
-                        "rate": rate,
-                        "ci_low": np.where(n > 0, low, np.nan),
-                        "ci_high": np.where(n > 0, high, np.nan),
-                        "reference": labels[ref_row],
-                        "diff": np.where(compared, rate - rate[ref_row], nan),
-                        "diff_low": np.where(compared, d_lo, nan),
-                        "diff_high": np.where(compared, d_hi, nan),
-                        "ratio": np.where(prot, ratio, nan),
-                        "ratio_low": np.where(prot, r_lo, nan),
-                        "ratio_high": np.where(prot, r_hi, nan),
-                    }
-                )
-            )
-        return pd.concat(rows, ignore_index=True)
+            rows.append(self._metric_frame(metric, counts, prot, ref_row))
+            rows[-1].insert(0, "role", role)
+            rows[-1].insert(0, "group", labels)
+            rows[-1].insert(0, "attribute", attribute)
+            rows[-1]["reference"] = labels[ref_row]
+        frame = pd.concat(rows, ignore_index=True)
+        order = ["attribute", "group", "role", "members", "small", "metric", "k", "n", "rate",
+                 "ci_low", "ci_high", "reference", "diff", "diff_low", "diff_high", "ratio",
+                 "ratio_low", "ratio_high"]  # fmt: skip
+        return frame[order + [c for c in frame.columns if c not in order]]
+
+    def _metric_frame(
+        self, metric: str, counts: dict[str, np.ndarray], prot: np.ndarray, ref_row: int
+    ) -> pd.DataFrame:
+        """One metric of one grouping: rate, interval and comparison with the reference row.
+
+        Unweighted: ``k`` of ``n`` rows. Weighted: the rate is ``Σw·k / Σw·n`` and the
+        intervals use the effective counts of :func:`primafacie.weights.effective_counts`.
+        """
+        z = z_value(self.alpha, "two")
+        kname, nname = METRICS[metric]
+        k, n = counts[kname], counts[nname]
+        weighted = f"w_{nname}" in counts
+        if weighted:
+            kw, nw = counts[f"w_{kname}"], counts[f"w_{nname}"]
+            ke, ne = effective_counts(kw, nw, counts[f"w2_{nname}"])
+        else:
+            kw, nw, ke, ne = k, n, k, n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(n > 0, kw / np.where(nw > 0, nw, 1), np.nan)
+        low, high = wilson_interval(ke, ne, z)
+        kr, nr = (
+            np.full(len(k), ke[ref_row], dtype=float),
+            np.full(len(k), ne[ref_row], dtype=float),
+        )
+        d_lo, d_hi = newcombe_interval(ke, ne, kr, nr, self.alpha, sided="two")
+        # weighted: ke / ne is the weighted rate, so the ratio is that of the weighted rates
+        ratio, r_lo, r_hi = katz_interval(ke, ne, kr, nr, z)
+        compared = prot & (n > 0) & (n[ref_row] > 0)
+        nan = np.full(len(k), np.nan)
+        out = pd.DataFrame(
+            {
+                "members": counts["members"],
+                "small": counts["members"] < int(self.min_group),
+                "metric": metric,
+                "k": k,
+                "n": n,
+                "rate": rate,
+                "ci_low": np.where(n > 0, low, np.nan),
+                "ci_high": np.where(n > 0, high, np.nan),
+                "diff": np.where(compared, rate - rate[ref_row], nan),
+                "diff_low": np.where(compared, d_lo, nan),
+                "diff_high": np.where(compared, d_hi, nan),
+                "ratio": np.where(prot, ratio, nan),
+                "ratio_low": np.where(prot, r_lo, nan),
+                "ratio_high": np.where(prot, r_hi, nan),
+            }
+        )
+        if weighted:
+            out["weighted_k"], out["weighted_n"], out["n_eff"] = kw, nw, ne
+        return out
+
+
+def _comparison(
+    audit: AuditData,
+    grouping: tuple[str, ...],
+    frame: pd.DataFrame,
+    labels: list[str],
+    left: np.ndarray,
+    counts: dict[str, np.ndarray],
+) -> dict[str, Any]:
+    """One grouping's comparison: whom its protected groups are compared with, by which rule,
+    and the rows left out (count, share, the groups they form)."""
+    rules = {a: audit.reference.get(a) for a in grouping}
+    refs = {a: audit.reference_values(a) for a in grouping}
+    members = counts["members"][: len(labels)]
+    n_left = int(members[left].sum())
+    total = int(members.sum())
+    return {
+        "attribute": SEP.join(grouping),
+        "reference": str(frame["reference"].iloc[0]),
+        "rules": {
+            a: "rest" if r is None else ("highest" if r == "highest" else "listed")
+            for a, r in rules.items()
+        },  # fmt: skip
+        "reference_values": {
+            a: "rest" if v is None else [str(x) for x in v] for a, v in refs.items()
+        },  # fmt: skip
+        "left_out": n_left,
+        "left_out_share": n_left / total if total else 0.0,
+        "left_out_groups": [lab for lab, flag in zip(labels, left, strict=True) if flag],
+    }

@@ -31,6 +31,15 @@ def _pct(k: Any, n: Any) -> str:
     return rate_text(k, n)
 
 
+def _weights_method() -> str:
+    from ..weights import METHOD
+
+    return (
+        METHOD + "; Fisher's test on the effective counts rounded, the pooled z on the "
+        "effective counts, the shortfall in weight units (Σ w)"
+    )
+
+
 def _criteria(practical: Any, statistical: Any) -> str:
     """Which adverse-impact criteria hold: the four-fifths rule and Fisher's test at alpha."""
     if pd.isna(practical) or pd.isna(statistical):
@@ -73,6 +82,14 @@ class GroupMetricsResult(BaseResult):
     scores
         With a score: its thresholds, AUC and calibration per group
         (:class:`~primafacie.groups.score_results.ScoreMetricsResult`), else ``None``.
+    weights
+        The column of sample weights, or None. Weighted, ``rate`` is ``weighted_k /
+        weighted_n`` (Σ w), the intervals use the Kish effective size ``n_eff`` (columns
+        ``weighted_k, weighted_n, n_eff``), and ``k``, ``n`` stay the unweighted row counts.
+    comparisons
+        Per grouping: ``attribute``, ``reference`` (the reference row's label), ``rules`` and
+        ``reference_values`` per attribute (``rest``, ``listed`` or ``highest``), and the rows
+        ``left_out`` (in neither group: count, ``left_out_share``, ``left_out_groups``).
     """
 
     table: pd.DataFrame
@@ -87,6 +104,13 @@ class GroupMetricsResult(BaseResult):
     outcome: str | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
     scores: Any = None
+    weights: str | None = None
+    comparisons: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def referenced(self) -> bool:
+        """Whether some comparison has a listed (or ``highest``) reference, not ``rest``."""
+        return any(set(c["rules"].values()) != {"rest"} for c in self.comparisons)
 
     # ------------------------------------------------------------------ tables
     def to_frame(self) -> pd.DataFrame:
@@ -141,6 +165,14 @@ class GroupMetricsResult(BaseResult):
         out["reference_rate"] = ref.loc[at, "rate"].to_numpy()
         for col in ("diff", "diff_low", "diff_high", "ratio", "ratio_low", "ratio_high"):
             out[f"selection_{col}"] = sel.loc[prot, col].to_numpy()
+        if self.weights is not None:
+            for col in ("weighted_k", "weighted_n", "n_eff"):
+                out[f"selection_{col}"] = sel.loc[prot, col].to_numpy()
+                out[f"reference_{col}"] = ref.loc[at, col].to_numpy()
+        if self.referenced:
+            left = {c["attribute"]: c for c in self.comparisons}
+            out["left_out"] = [left[a]["left_out"] for a in at]
+            out["left_out_share"] = [left[a]["left_out_share"] for a in at]
         ratio = out["selection_ratio"].to_numpy(dtype=float)
         out["four_fifths"] = pd.array(
             [pd.NA if np.isnan(r) else bool(r < FOUR_FIFTHS) for r in ratio], dtype="boolean"
@@ -162,8 +194,21 @@ class GroupMetricsResult(BaseResult):
         """
         counts = [out[c].to_numpy() for c in ("selection_k", "selection_n",
                                                "reference_k", "reference_n")]  # fmt: skip
-        out["fisher_p"] = fisher_exact_p(*counts)
-        out["z_pooled"] = pooled_z(*counts)
+        exact = counts
+        if self.weights is not None:
+            # weighted: the tests on the Kish effective counts (Fisher's on them rounded), the
+            # shortfall in weight units (Σ w of the group times the rate gap)
+            ne, rne = out["selection_n_eff"].to_numpy(), out["reference_n_eff"].to_numpy()
+            rate, rrate = out["selection_rate"].to_numpy(), out["reference_rate"].to_numpy()
+            counts = [rate * ne, ne, rrate * rne, rne]
+            exact = [np.rint(c) for c in counts]
+            wn, rwn = out["selection_weighted_n"].to_numpy(), out["reference_weighted_n"].to_numpy()
+            out["fisher_p"] = fisher_exact_p(*exact)
+            out["z_pooled"] = pooled_z(*counts)
+            counts = [rate * wn, wn, rrate * rwn, rwn]
+        else:
+            out["fisher_p"] = fisher_exact_p(*exact)
+            out["z_pooled"] = pooled_z(*counts)
         out["two_sd"] = pd.array(
             [pd.NA if np.isnan(z) else bool(abs(z) > 2) for z in out["z_pooled"]], dtype="boolean"
         )
@@ -188,10 +233,12 @@ class GroupMetricsResult(BaseResult):
             out[name] = prot["diff"].to_numpy()
             out[f"{name}_low"] = prot["diff_low"].to_numpy()
             out[f"{name}_high"] = prot["diff_high"].to_numpy()
-            k, n = prot["k"].to_numpy(), prot["n"].to_numpy()
-            lo, hi = newcombe_interval(
-                k, n, ref["k"].to_numpy(), ref["n"].to_numpy(), self.alpha / 2, sided="two"
-            )
+            k, n, kr, nr = (prot["k"].to_numpy(), prot["n"].to_numpy(), ref["k"].to_numpy(),
+                            ref["n"].to_numpy())  # fmt: skip
+            if self.weights is not None:  # the Kish effective counts, as for every interval
+                n, nr = prot["n_eff"].to_numpy(), ref["n_eff"].to_numpy()
+                k, kr = prot["rate"].to_numpy() * n, ref["rate"].to_numpy() * nr
+            lo, hi = newcombe_interval(k, n, kr, nr, self.alpha / 2, sided="two")
             half[metric] = abs_interval(lo, hi)
         gaps = np.abs(out[["equal_opportunity_diff", "fpr_diff"]].to_numpy(dtype=float))
         with np.errstate(invalid="ignore"):
@@ -209,6 +256,17 @@ class GroupMetricsResult(BaseResult):
         big = s[~s["small"].astype(bool)]
         s = big if len(big) else s
         return s.sort_values("selection_ratio", kind="stable").iloc[0]
+
+    def rate_words(self, row: Any, prefix: str) -> str:
+        """A summary row's selection (``prefix="selection"``) or reference rate in words:
+        ``25.0% (1 of 4)``, or weighted ``25.3% weighted (4 rows, n_eff 3.2)``."""
+        k, n = row[f"{prefix}_k"], row[f"{prefix}_n"]
+        if self.weights is None:
+            return _pct(k, n)
+        rate = row["selection_rate" if prefix == "selection" else "reference_rate"]
+        if pd.isna(rate):
+            return f"undefined weighted rate ({int(n):,} rows)"
+        return f"{100 * rate:.1f}% weighted ({int(n):,} rows, n_eff {row[f'{prefix}_n_eff']:,.1f})"
 
     def headline(self) -> str:
         """One sentence: how many protected groups fall below four-fifths, and the lowest ratio.
@@ -230,8 +288,8 @@ class GroupMetricsResult(BaseResult):
         text += (
             f"; lowest selection-rate ratio {worst['selection_ratio']:.2f} for "
             f"{worst['attribute']} = {worst['group']}: "
-            f"{_pct(worst['selection_k'], worst['selection_n'])} vs "
-            f"{_pct(worst['reference_k'], worst['reference_n'])} for {worst['reference']}"
+            f"{self.rate_words(worst, 'selection')} vs "
+            f"{self.rate_words(worst, 'reference')} for {worst['reference']}"
         )
         eo = s.dropna(subset=["equalized_odds_diff"]) if self.has_outcome else s.iloc[:0]
         if len(eo):
@@ -266,6 +324,25 @@ class GroupMetricsResult(BaseResult):
             f"({', '.join(self.attributes)}) and {n_int} intersection(s): {groups} groups; "
             f"a selection rate is the favourable decisions{decision} among the group’s members"
         )
+        if self.weights is not None:
+            from ..weights import METHOD
+
+            text += f"; weighted by {self.weights}: {METHOD}"
+        said = [c for c in self.comparisons if set(c["rules"].values()) != {"rest"}]
+        for c in said:
+            text += f"; {c['attribute']} compared with {c['reference']}"
+            text += "".join(
+                f" ({a}: the highest selection rate, {v[0]})"
+                for a, v in c["reference_values"].items()
+                if c["rules"][a] == "highest"
+            )
+            text += (
+                f", {c['left_out']:,} rows ({100 * c['left_out_share']:.1f}%) of other groups "
+                f"left out ({', '.join(c['left_out_groups'][:6])}"
+                + (" …)" if len(c["left_out_groups"]) > 6 else ")")
+                if c["left_out"]
+                else ", no row left out"
+            )
         if self.has_outcome:
             text += (
                 f"; TPR and FNR are over the group’s rows with a favourable outcome "
@@ -340,6 +417,12 @@ class GroupMetricsResult(BaseResult):
                 "rates": self.table.to_dict(orient="records"),
                 "warnings": list(self.warnings),
                 **({"scores": self.scores.to_dict()} if self.scores is not None else {}),
+                **({"references": list(self.comparisons)} if self.referenced else {}),
+                **(
+                    {"weights": self.weights, "weights_method": _weights_method()}
+                    if self.weights is not None
+                    else {}
+                ),  # fmt: skip
             }
         )
 

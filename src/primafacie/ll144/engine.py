@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..base import Engine, as_audit_data
 from ..errors import InputError
-from ..groups.engine import group_codes
+from ..groupcodes import SEP, combination_label, cross_codes, value_codes
 from .results import LL144Result
 
 __all__ = ["LL144Audit"]
@@ -121,7 +121,7 @@ class LL144Audit(Engine):
         frames, unknown = [], {}
         dims = list(self.categories)
         for combo in [[d] for d in dims] + ([dims] if len(dims) > 1 else []):
-            label = " × ".join(combo)
+            label = SEP.join(combo)
             mask = np.logical_and.reduce([known[d] for d in combo])
             unknown[label] = int((~mask).sum())
             frames.append(self._dimension(frame, combo, label, mask, hit))
@@ -141,10 +141,10 @@ class LL144Audit(Engine):
         cols = [self.categories[d] for d in combo]
         codes, values = [], []
         for c in cols:
-            code, uniq = pd.factorize(frame[c][mask].astype(str), sort=True)
-            codes.append(code.astype(np.int64))
-            values.append(list(uniq))
-        group, parts = group_codes(codes, [len(v) for v in values])
+            code, uniq = value_codes(frame[c][mask].astype(str))
+            codes.append(code)
+            values.append(uniq)
+        group, parts = cross_codes(codes, [len(v) for v in values])
         n = np.bincount(group, minlength=len(parts))
         k = np.bincount(group, weights=hit[mask].astype(float), minlength=len(parts)).astype(
             np.int64
@@ -157,7 +157,9 @@ class LL144Audit(Engine):
         with np.errstate(invalid="ignore", divide="ignore"):
             # no ratio when every category is excluded or nobody was selected
             ratio = np.where(excluded, np.nan, rate / best) if best > 0 else np.full(len(n), np.nan)
-        labels = [" × ".join(v[i] for v, i in zip(values, row, strict=True)) for row in parts]
+        labels = [
+            combination_label(v[i] for v, i in zip(values, row, strict=True)) for row in parts
+        ]
         return pd.DataFrame(
             {
                 "dimension": label,

@@ -99,6 +99,8 @@ def _window_run(analysis: Analysis, spec: Any, ctx: Context, frame: pd.DataFrame
     """Run ``analysis`` on one window; a window it cannot measure is recorded, not fatal."""
     try:
         data = ctx.data.replace(frame=frame)
+        if analysis.reference_rows:  # the window's rows of the comparisons
+            data = data.compared()
         return analysis.run(spec, replace(ctx, data=data))
     except Exception as exc:  # noqa: BLE001 - one window never stops the audit; its reason is shown
         return AnalysisRun(analysis.name, "unavailable", f"{type(exc).__name__}: {exc}")

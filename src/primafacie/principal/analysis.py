@@ -185,6 +185,7 @@ def seeds(spec: PrincipalSpec) -> dict[str, int]:
 
 ANALYSIS = Analysis(
     name="principal",
+    reference_rows=True,
     title="Principal-stratum fairness",
     lead=LEAD,
     spec=PrincipalSpec,

@@ -358,6 +358,7 @@ def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
 
 ANALYSIS = Analysis(
     name="recourse",
+    reference_rows=True,
     title="Recourse fairness",
     lead=LEAD,
     spec=RecourseSpec,

@@ -227,7 +227,10 @@ def _runs(
         headlines.append(_headline(name, analysis, run, number))
         if run.scope:
             scopes.append((analysis.title, readable_bins(run.scope)))
-        sections.append(_section(name, analysis, run, number, result.data, result.config))
+        data = result.data
+        if data is not None and getattr(analysis, "reference_rows", False):
+            data = data.compared()  # the rows the analysis ran on (its results' row numbers)
+        sections.append(_section(name, analysis, run, number, data, result.config))
     return headlines, scopes, sections
 
 
@@ -250,6 +253,14 @@ def _overview(result: Any, by_name: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("Favourable decisions", rate_text(info["n_favourable"], n)),
         ("Protected attributes", _protected_text(info)),
     ]
+    if info.get("comparisons"):  # a listed or highest reference: who is compared with whom
+        from ..reference import describe
+
+        overview.append(("Compared", "; ".join(describe(c) for c in info["comparisons"])))
+    if info.get("weights"):
+        w = info["weights"]
+        overview.append(("Weights", f"column {w['column']} (Kish n_eff {w['n_eff']:,.1f} of "
+                                    f"{n} rows): {w['method']}"))  # fmt: skip
     if info.get("outcome"):
         overview.append(
             (

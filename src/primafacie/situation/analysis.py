@@ -671,6 +671,7 @@ GLOSSARY = (
 
 ANALYSIS = Analysis(
     name=ANALYSIS_NAME,
+    reference_rows=True,
     title="Situation testing",
     lead=LEAD,
     spec=SituationSpec,
