@@ -70,7 +70,7 @@ PARAMS: tuple[Param, ...] = (
           "random_forest (max_depth 5, none), gradient_boosting (max_depth 2, 3), "
           "hist_gradient_boosting (max_depth 3, none).",
           flag="--estimators", cli="list",
-          type=list[Literal[tuple(ESTIMATOR_GRIDS)]]),  # type: ignore[misc]
+          type=Optional[list[Literal[tuple(ESTIMATOR_GRIDS)]]]),  # type: ignore[misc]
     Param("params", [None, InstanceOf(Mapping, name="a mapping {parameter: [values]}")], {},
           "A grid on the audited estimator's own hyperparameters, {name: [values]} (Pipeline "
           "names such as clf__C).", type=dict[str, list[Any]]),

@@ -119,6 +119,8 @@ AlternativesSpec = spec_model(
     _AlternativesBase,
     PARAMS,
     "alternatives",
+    # an empty list (the flag's default, or estimators: [] in the file) asks for no estimator
+    normalize={"estimators": lambda v: None if isinstance(v, (list, tuple)) and not v else v},
     nested={
         "model": (Optional[DecisionSpec], Field(None), "seed"),
         "train": (Optional[Path], Field(None), "seed"),
