@@ -44,7 +44,10 @@ def test_on_by_default_with_a_model_and_an_outcome(tmp_path):
     no_outcome.pop("analyses")
     path.write_text(yaml.safe_dump(no_outcome))
     assert load_config(path).analyses.alternatives is None
-    assert load_config(_edit(path, outcome="y", decision={"column": "y"})).analyses.alternatives is None
+    assert (
+        load_config(_edit(path, outcome="y", decision={"column": "y"})).analyses.alternatives
+        is None
+    )
 
 
 def test_an_audit_runs_it_by_default_and_writes_its_record(tmp_path):

@@ -64,8 +64,9 @@ PARAMS: tuple[Param, ...] = (
     Param("pairs", [Interval(Integral, 0, MAX_PAIRS)], 4,
           "How many of the most associated features are paired (pairs·(pairs−1)/2 "
           "candidates; at most 10, 45 pairs).", flag="--pairs"),
-    Param("estimators", [None, ListOf(Options(*ESTIMATOR_GRIDS))], [],
-          "Other scikit-learn estimators to try by name, each over its small grid: "
+    Param("estimators", [None, ListOf(Options(*ESTIMATOR_GRIDS))], None,
+          "Other scikit-learn estimators to try by name (none by default), each over its "
+          "small grid: "
           "logistic_regression (C 0.1, 1, 10), decision_tree (max_depth 3, 5, 8), "
           "random_forest (max_depth 5, none), gradient_boosting (max_depth 2, 3), "
           "hist_gradient_boosting (max_depth 3, none).",

@@ -11,18 +11,34 @@ top-level ``train:``, else the audited rows).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Literal, Optional
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from ..configbase import DecisionSpec, spec_model
 from ..configbase import Strict as _Strict
+from ..configbase import spec_model
 from .params import PARAMS
 
-__all__ = ["AlternativesSpec"]
+__all__ = ["AlternativesSpec", "ModelFileSpec"]
 
 #: The section's own key of the model file (named in messages about it).
 MODEL_KEY = "analyses.alternatives.model"
+
+
+class ModelFileSpec(_Strict):
+    """A model file to refit: skops, or a pickle/joblib with ``trust: pickle`` (read by the
+    loaders of ``decision.model``; an ONNX file is read but cannot be refitted)."""
+
+    model: Path
+    trust: Optional[Literal["pickle"]] = None
+    trusted_types: Optional[list[str]] = None
+
+    key_descriptions: ClassVar[dict[str, str]] = {
+        "model": "The model file, relative to audit.yaml.",
+        "trust": "pickle: allow this pickle/joblib file, which runs its author's code when "
+        "loaded (only for a file you trust).",
+        "trusted_types": "skops types to trust beyond scikit-learn's classes.",
+    }
 
 
 class _AlternativesBase(_Strict):
@@ -47,6 +63,7 @@ class _AlternativesBase(_Strict):
 
     # no ``params: ClassVar`` here (the other specs have one): ``params`` is also a key of this
     # section (the hyperparameter grid); spec_model sets the class attribute to the Param tuple
+    nested_specs: ClassVar[tuple[type, ...]] = (ModelFileSpec,)
     #: Keys that are not parameters of the engine (the declared ones are added to these).
     key_descriptions: ClassVar[dict[str, str]] = {
         "model": "A model file to refit instead of decision.model: FILE or {model: FILE, "
@@ -68,22 +85,12 @@ class _AlternativesBase(_Strict):
             return {"model": v}
         return v
 
-    @field_validator("model", mode="after", check_fields=False)
-    @classmethod
-    def _a_file(cls, v: Any) -> Any:
-        if v is not None and v.model is None:
-            raise ValueError(
-                "expected a model file: FILE or {model: FILE, trust: pickle}; a column, rule "
-                "or score cannot be refitted"
-            )
-        return v
-
     @property
     def by_default(self) -> bool:
         """Whether the configuration added this section by itself (see the class attributes)."""
         return self._by_default
 
-    def model_files(self) -> list[tuple[str, DecisionSpec, str]]:
+    def model_files(self) -> list[tuple[str, ModelFileSpec, str]]:
         """``(role, spec, key)`` of the model file this section names (none by default)."""
         return [] if self.model is None else [("alternatives model", self.model, MODEL_KEY)]
 
@@ -122,7 +129,7 @@ AlternativesSpec = spec_model(
     # an empty list (the flag's default, or estimators: [] in the file) asks for no estimator
     normalize={"estimators": lambda v: None if isinstance(v, (list, tuple)) and not v else v},
     nested={
-        "model": (Optional[DecisionSpec], Field(None), "seed"),
+        "model": (Optional[ModelFileSpec], Field(None), "seed"),
         "train": (Optional[Path], Field(None), "seed"),
     },
 )
