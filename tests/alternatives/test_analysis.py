@@ -37,6 +37,12 @@ def test_numbers_follow_the_result(proxy_run):
         lo, hi = n[side]["utility_ci"]
         assert lo <= n[side]["utility"] <= hi
     assert n["best"]["estimator"] == "audited" and "proxy" in n["best"]["dropped"]
+    best = res.best
+    assert n["best"]["params"] == "" and n["best"]["threshold"] == best["threshold"]
+    assert n["best"]["certainty_rank"] == int(best["certainty_rank"]) >= 1
+    assert 0 <= n["best"]["p_most_fair"] <= 1
+    assert n["baseline"]["disparity"] == res.baseline["holdout_disparity"]
+    assert n["train"] == "audited rows" and "no training data file" in proxy_run.scope
     assert headline_number(proxy_run) == f"found among {n['candidates']} candidates"
     assert list(proxy_run.tables) == ["alternatives_candidates"]
     assert proxy_run.headline == res.headline()
@@ -45,7 +51,10 @@ def test_numbers_follow_the_result(proxy_run):
 def test_section_has_the_verdict_figure_and_every_candidate(proxy_run):
     sec = section(proxy_run, None, {})
     assert sec["findings"][0] == proxy_run.headline
-    assert sec["findings"][1].startswith("Search space: ")
+    n = len(proxy_run.results["candidates"].table) - 1
+    assert sec["findings"][1].startswith(
+        f"Search space: {n} candidates besides the audited model ("
+    )
     kinds = [b["kind"] for b in sec["blocks"] if b]
     assert "figure" in kinds and "table" in kinds
     table = next(b for b in sec["blocks"] if b and b["kind"] == "table")

@@ -129,7 +129,9 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The verdict, the utility–disparity plane and every candidate."""
     res = run.results[LABEL]
     dname = DISPARITY_LABELS[res.settings["disparity"]]
-    findings = [run.headline, f"Search space: {res.search_space()}."]
+    n = len(res.table) - 1
+    space = f"{n} candidate{'s' if n != 1 else ''} besides the audited model"
+    findings = [run.headline, f"Search space: {space} ({res.search_space()})."]
     blocks = [
         rb.figure(
             res.plot(),
