@@ -51,14 +51,16 @@ def test_on_by_default_with_a_model_and_an_outcome(tmp_path):
 
 
 def test_an_audit_runs_it_by_default_and_writes_its_record(tmp_path):
-    path = write_inputs(tmp_path, n=1200, train_n=1200)
+    path = _edit(write_inputs(tmp_path, n=1200, train_n=1200), train="train.csv")
     code = runner.invoke(app, ["audit", str(path), "--out", str(tmp_path / "out"), "--no-progress"])
     assert code.exit_code == 0, code.output
     doc = json.loads((tmp_path / "out" / "results.json").read_text())
     run = doc["analyses"]["alternatives"]
     assert run["status"] == "ok"
     n = run["numbers"]
-    assert n["train"] == "audited rows" and n["candidates"] >= 4
+    assert n["train"] == "file" and n["candidates"] >= 4
+    # the training file is an input of the run: hashed in the provenance
+    assert {"train data", "data", "decision model"} <= {i["role"] for i in doc["inputs"]}
     for side in ("baseline", "best"):
         assert set(n[side]) >= {"utility", "utility_ci", "disparity", "disparity_ci"}
     assert set(n["best"]) >= {"dropped", "estimator", "params", "p_most_fair"}
