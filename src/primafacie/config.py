@@ -602,8 +602,9 @@ class AuditConfig(_Strict):
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
         out = self.model_dump(mode="json")
-        if out.get("time") is None:
-            out.pop("time", None)  # results of audits without windows keep their bytes
+        for key in ("time", "train"):
+            if out.get(key) is None:
+                out.pop(key, None)  # results of audits without them keep their bytes
         return out
 
 
