@@ -51,11 +51,12 @@ def test_demo_runs_every_analysis(demo):
     base, res, _ = demo
     assert {name: run.status for name, run in res.runs.items()} == {
         "groups": "ok", "situation": "ok", "recourse": "ok", "principal": "ok", "certainty": "ok",
+        "alternatives": "ok",  # on by default: the demo's decision is a model, with an outcome
     }  # fmt: skip
     sit = res.runs["situation"]
     assert set(sit.results) == {"single_gender", "single_race", "multiple", "intersectional"}
     assert res.runs["certainty"].numbers["selected"]
-    assert list(res.summary()["status"]) == ["ok"] * 5
+    assert list(res.summary()["status"]) == ["ok"] * 6
     assert res.plot().axes  # the overview figure
     out = base / "a"
     html = (out / "report.html").read_text()
@@ -89,9 +90,10 @@ def test_report_has_every_section_with_a_figure(demo):
     sections = {p.split('"', 1)[0]: p for p in parts}
     assert list(sections) == [
         "summary", "sec-groups", "sec-situation", "sec-recourse", "sec-principal",
-        "sec-certainty", "appendix",
+        "sec-certainty", "sec-alternatives", "appendix",
     ]  # fmt: skip
-    for sid in ("sec-groups", "sec-situation", "sec-recourse", "sec-principal", "sec-certainty"):
+    for sid in ("sec-groups", "sec-situation", "sec-recourse", "sec-principal", "sec-certainty",
+                "sec-alternatives"):  # fmt: skip
         assert 'data-status="ok"' in sections[sid] and "<figure" in sections[sid], sid
     assert 'class="dag"' in sections["appendix"]
     assert "<script src" not in html and "<link" not in html and "@import" not in html
@@ -175,7 +177,9 @@ def test_rerun_is_byte_identical(demo):
 
 def _small_config(base: Path, tmp_path: Path, analyses: dict) -> Path:
     cfg = yaml.safe_load((base / "a" / "audit.yaml").read_text())
-    cfg["analyses"] = analyses
+    # the alternatives search is on by default with the demo's model and outcome: off here,
+    # unless the test asks for it
+    cfg["analyses"] = {"alternatives": None, **analyses}
     cfg["data"] = str(base / "a" / cfg["data"])
     cfg["decision"] = {"model": str(base / "a" / cfg["decision"]["model"])}
     path = tmp_path / "audit.yaml"

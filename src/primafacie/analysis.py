@@ -372,6 +372,11 @@ class Analysis:
     glossary
         ``(term, meaning)`` pairs of the symbols and codes the section uses (τ, φ, Ma.3,
         prop1_tau1, …), shown in the report's glossary when the analysis ran.
+    default_when
+        ``default_when(doc) -> bool``: run with the spec's defaults when ``audit.yaml`` has no
+        ``analyses.<name>`` section and this holds of the configuration (``doc``, the mapping
+        of its keys), e.g. when a model and an outcome are given; ``<name>: null``, ``false``
+        or ``off`` turns it off. The spec added so has ``by_default`` true.
     trend
         ``trend(window_runs, windows) -> Result``: when set and ``audit.yaml`` has ``time:``,
         the analysis also runs once per time window and this turns the per-window runs
@@ -410,6 +415,7 @@ class Analysis:
     trend: Callable[[Mapping[str, AnalysisRun], pd.DataFrame], Any] | None = None
     weights: bool = False
     reference_rows: bool = False
+    default_when: Callable[[Mapping[str, Any]], bool] | None = None
 
     @property
     def stage_name(self) -> str:

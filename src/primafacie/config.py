@@ -194,14 +194,28 @@ class CausalSpec(_Strict):
         )
 
 
+def _off(value: Any) -> Any:
+    """``false`` and ``off`` (YAML reads an unquoted ``off`` as false) turn a section off, as
+    ``null`` does."""
+    if value is False or (isinstance(value, str) and value.strip().lower() == "off"):
+        return None
+    return value
+
+
 #: Which analyses to run (one optional section per registered analysis); an absent section is
-#: not run, except for a ``default_on`` analysis, which then runs with its spec's defaults
-#: (``name: null`` turns it off). Built from the registry, so a new analysis needs no edit here.
+#: not run, except for a ``default_on`` analysis, which then runs with its spec's defaults, and
+#: a ``default_when`` one whose condition holds (``name: null``, ``false`` or ``off`` turns it
+#: off). Built from the registry, so a new analysis needs no edit here.
 AnalysesSpec = create_model(
     "AnalysesSpec",
     __base__=_Strict,
     __doc__="Which analyses to run; an absent section is not run, except an analysis that is on "
-    "by default (it runs with its defaults; null turns it off).",
+    "by default (it runs with its defaults; null, false or off turns it off).",
+    __validators__={
+        "_off": field_validator(*(a.name for a in ANALYSES), mode="before")(
+            classmethod(lambda cls, v: _off(v))
+        )
+    },
     **{
         a.name: (
             Optional[a.spec],
@@ -280,6 +294,7 @@ class AuditConfig(_Strict):
     """The whole audit: data and roles, causal model, analyses, compute backend."""
 
     data: Union[Path, DataSpec]
+    train: Optional[Path] = None
     decision: DecisionSpec
     favorable: Scalar = 1
     outcome: Optional[str] = None
@@ -307,6 +322,28 @@ class AuditConfig(_Strict):
     def source(self) -> Optional[Path]:
         """The configuration file this was read from (None when built in Python)."""
         return self._source
+
+    @model_validator(mode="before")
+    @classmethod
+    def _conditional_defaults(cls, doc: Any) -> Any:
+        """Add the section of every ``default_when`` analysis whose condition holds and that
+        the configuration does not mention (``null``/``false``/``off`` mention it)."""
+        if not isinstance(doc, dict):
+            return doc
+        analyses = doc.get("analyses")
+        for a in ANALYSES:
+            if a.default_when is None or not a.default_when(doc):
+                continue
+            if isinstance(analyses, BaseModel):
+                if a.name in analyses.model_fields_set:
+                    continue
+                analyses = analyses.model_copy(update={a.name: _implicit(a.spec)})
+            elif analyses is None or isinstance(analyses, dict):
+                if a.name in (analyses or {}):
+                    continue
+                analyses = {**(analyses or {}), a.name: _implicit(a.spec)}
+            doc = {**doc, "analyses": analyses}
+        return doc
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AuditConfig:
@@ -457,7 +494,42 @@ class AuditConfig(_Strict):
         for name, dm in (cert.decision_makers if cert else {}).items():
             if dm.model is not None:
                 out.append((f"decision-maker {name}", dm, _maker_key(name)))
+        return out + self.section_models()
+
+    def section_models(self) -> list[tuple[str, DecisionSpec, str]]:
+        """``(role, spec, key)`` of the model files an analysis section names itself (a model
+        to refit, ...), through the section's ``model_files()``."""
+        out = []
+        for a in ANALYSES:
+            section = getattr(self.analyses, a.name)
+            if section is not None and hasattr(section, "model_files"):
+                out.extend(section.model_files())
         return out
+
+    def train_files(self) -> list[tuple[str, Path]]:
+        """``(role, path as written)`` of every training data file: ``train:`` and any
+        section's own ``train`` key."""
+        out = [("train data", self.train)] if self.train is not None else []
+        for a in ANALYSES:
+            path = getattr(getattr(self.analyses, a.name), "train", None)
+            if isinstance(path, Path):
+                out.append((f"train data (analyses.{a.name}.train)", path))
+        return out
+
+    def train_path(self, given: Path | None = None) -> Path | None:
+        """The training data file: ``given`` (an analysis' own key), else ``train:``, resolved
+        against the configuration's folder; None when neither is set."""
+        path = given if given is not None else self.train
+        return None if path is None else self.resolve(path)
+
+    def read_train(self, path: Path) -> pd.DataFrame:
+        """A training data file, read with the reader and options of ``data:`` (and the same
+        columns); the ``where`` filter is not applied (it selects the audited rows)."""
+        if not path.exists():
+            raise InputError(f"train data file not found: {path}")
+        opts = self.data_options
+        columns = self.used_columns(table_columns(path, sep=opts["sep"]))
+        return read_table(path, columns=columns, **opts)
 
     def decision_makers(self) -> dict[str, Any]:
         """The certainty section's decision-makers: a column name, a :class:`Rule` or a model.
@@ -524,6 +596,8 @@ class AuditConfig(_Strict):
         if isinstance(self.dropna, list):
             named.extend(self.dropna)
         deciders = [self.decider(), *self.decision_makers().values()]
+        for _, spec, key in self.section_models():  # a model to refit reads columns too
+            deciders.append(self.model_file(spec, key).model)
         for dm in deciders:
             if isinstance(dm, str):  # a decision-maker's recorded column
                 named.append(dm)
@@ -665,14 +739,23 @@ class AuditConfig(_Strict):
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
         out = self.model_dump(mode="json")
-        if out.get("time") is None:
-            out.pop("time", None)  # results of audits without windows keep their bytes
+        for key in ("time", "train"):
+            if out.get(key) is None:
+                out.pop(key, None)  # results of audits without them keep their bytes
         if out.get("dropna") is False:
             out.pop("dropna", None)  # as for time: unchanged bytes for audits without it
         if isinstance(out.get("data"), dict):  # only the reading options that were given
             given = self.data.model_fields_set | {"path", "decimal", "sep"}  # type: ignore[union-attr]
             out["data"] = {k: v for k, v in out["data"].items() if k in given}
         return out
+
+
+def _implicit(spec_cls: type) -> Any:
+    """A section with its defaults, marked as added by the configuration itself."""
+    spec = spec_cls()
+    if "_by_default" in getattr(spec_cls, "__private_attributes__", {}):
+        spec._by_default = True
+    return spec
 
 
 def _maker_key(name: str) -> str:
@@ -942,6 +1025,9 @@ KEY_DESCRIPTIONS = {
     "DataSpec.table": "Table (or view) of the .duckdb file to read.",
     "DataSpec.sql": "One read-only SELECT (or WITH) query run by DuckDB; relative file names in "
     "it start from this file's folder.",
+    "AuditConfig.train": "Optional training data: a file with the same columns as data and "
+    "the true outcome, read like data (same reader and options), on which analyses that refit "
+    "a model refit it; without it they use the audited rows.",
     "AuditConfig.decision": "How the audited decision is obtained: a column, a model file or a rule.",
     "AuditConfig.favorable": "Value of the decision that is favourable (e.g. 1, 'approved').",
     "AuditConfig.outcome": "Optional column of the true outcome Y (principal strata, equal "

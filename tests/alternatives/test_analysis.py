@@ -6,7 +6,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from primafacie.alternatives.analysis import ANALYSIS, check, headline_number, run, section
+from primafacie.alternatives.analysis import (
+    ANALYSIS,
+    check,
+    default_when,
+    headline_number,
+    run,
+    section,
+)
 from primafacie.alternatives.spec import AlternativesSpec
 from primafacie.analysis import Context
 from primafacie.decisions import ModelDecider
@@ -30,6 +37,12 @@ def test_numbers_follow_the_result(proxy_run):
         lo, hi = n[side]["utility_ci"]
         assert lo <= n[side]["utility"] <= hi
     assert n["best"]["estimator"] == "audited" and "proxy" in n["best"]["dropped"]
+    best = res.best
+    assert n["best"]["params"] == "" and n["best"]["threshold"] == best["threshold"]
+    assert n["best"]["certainty_rank"] == int(best["certainty_rank"]) >= 1
+    assert 0 <= n["best"]["p_most_fair"] <= 1
+    assert n["baseline"]["disparity"] == res.baseline["holdout_disparity"]
+    assert n["train"] == "audited rows" and "no training data file" in proxy_run.scope
     assert headline_number(proxy_run) == f"found among {n['candidates']} candidates"
     assert list(proxy_run.tables) == ["alternatives_candidates"]
     assert proxy_run.headline == res.headline()
@@ -38,7 +51,10 @@ def test_numbers_follow_the_result(proxy_run):
 def test_section_has_the_verdict_figure_and_every_candidate(proxy_run):
     sec = section(proxy_run, None, {})
     assert sec["findings"][0] == proxy_run.headline
-    assert sec["findings"][1].startswith("Search space: ")
+    n = len(proxy_run.results["candidates"].table) - 1
+    assert sec["findings"][1].startswith(
+        f"Search space: {n} candidates besides the audited model ("
+    )
     kinds = [b["kind"] for b in sec["blocks"] if b]
     assert "figure" in kinds and "table" in kinds
     table = next(b for b in sec["blocks"] if b and b["kind"] == "table")
@@ -53,6 +69,42 @@ def test_needs_a_model_to_refit():
     with pytest.raises(InputError, match="refits the audited model"):
         run(AlternativesSpec(), Context(config=None, data=data, decider=None))
     assert ANALYSIS.needs_outcome and not ANALYSIS.default_on
+    assert ANALYSIS.default_when is default_when
+
+
+def test_on_by_default_only_with_a_refittable_model_and_an_outcome():
+    model = {"decision": {"model": "m.skops"}, "outcome": "y"}
+    assert default_when(model)
+    assert not default_when({**model, "outcome": None})
+    assert not default_when({"decision": {"model": "m.ONNX"}, "outcome": "y"})
+    assert not default_when({"decision": {"column": "d"}, "outcome": "y"})
+    assert not default_when({"decision": {"rule": "x > 1"}, "outcome": "y"})
+
+
+def test_an_onnx_decision_is_unavailable_by_default_and_refused_when_asked():
+    from primafacie.config import _implicit
+    from primafacie.modelfiles import OnnxModel
+
+    data, _ = world("fair", n=200)
+    onnx = SimpleNamespace(estimator=OnnxModel.__new__(OnnxModel))
+    ctx = Context(config=None, data=data, decider=onnx)
+    res = run(_implicit(AlternativesSpec), ctx)
+    assert res.status == "unavailable"
+    assert "ONNX model cannot be refitted" in res.message and "scikit-learn" in res.message
+    with pytest.raises(InputError, match="ONNX model cannot be refitted"):
+        run(AlternativesSpec(), ctx)
+
+
+def test_the_section_names_its_model_file():
+    spec = AlternativesSpec(model="other.skops")
+    assert [(role, key) for role, _, key in spec.model_files()] == [
+        ("alternatives model", "analyses.alternatives.model")
+    ]
+    assert AlternativesSpec().model_files() == [] and not AlternativesSpec().by_default
+    with pytest.raises(ValueError, match="model"):
+        AlternativesSpec(model={"column": "d"})
+    cfg = SimpleNamespace(decision=SimpleNamespace(model=None))
+    check(spec, cfg)  # a column as the decision, the section's own model to refit: fine
 
 
 def test_spec_refuses_unbounded_work():
@@ -60,3 +112,6 @@ def test_spec_refuses_unbounded_work():
         AlternativesSpec(n_boot=10**9)
     with pytest.raises(ValueError, match="estimators"):
         AlternativesSpec(estimators=["svm"])
+    assert AlternativesSpec(estimators=[]).estimators is None  # asks for no other estimator
+    assert AlternativesSpec.params[0].name == "drop_features"  # the declarations, not the key
+    assert AlternativesSpec(params={"clf__C": [1.0]}).params == {"clf__C": [1.0]}

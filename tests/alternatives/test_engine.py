@@ -135,3 +135,24 @@ def test_bad_settings_name_the_key():
         AlternativeSearch(utility={"profit": {"tp": 1}}).run(data, model)
     with pytest.raises(InputError, match="scikit-learn estimator"):
         AlternativeSearch().run(data, object())
+
+
+def test_training_rows_refit_and_every_audited_row_compares():
+    train, model = world("proxy", n=4000, seed=1)
+    data, _ = world("proxy", n=3000, seed=2)
+    res = AlternativeSearch(**FAST).run(data, model, train=train)
+    s = res.settings
+    assert (s["train"], s["n_search"], s["n_holdout"]) == ("file", 4000, 3000)
+    assert res.lda_found and "proxy" in res.best["dropped"].split("; ")
+    assert "training data file" in res.scope() and "4000 rows" in res.scope()
+    # without training rows the audited rows are split: 30% held out
+    own = AlternativeSearch(**FAST).run(data, model)
+    assert own.settings["train"] == "audited rows" and own.settings["n_holdout"] == 900
+    no_outcome = world("proxy", n=500, seed=3)[0]
+    no_outcome.outcome = None
+    with pytest.raises(InputError, match="train data file needs the true outcome"):
+        AlternativeSearch(**FAST).run(data, model, train=no_outcome)
+    missing = world("proxy", n=500, seed=3)[0]
+    missing.frame = missing.frame.drop(columns=["noise"])
+    with pytest.raises(InputError, match=r"\['noise'\] are not columns of the train data"):
+        AlternativeSearch(**FAST).run(data, model, train=missing)

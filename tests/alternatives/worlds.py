@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
@@ -49,3 +51,33 @@ def world(kind: str, n: int = 6000, seed: int = 0) -> tuple[AuditData, Pipeline]
         frame, features=FEATURES, protected={"group": "p"}, decision="decision", outcome="y"
     )
     return data, model
+
+
+def write_inputs(folder, n: int = 1500, train_n: int = 1500, **section) -> Path:
+    """A proxy world on disk: ``data.csv`` (audited rows), ``train.csv`` (other rows of the same
+    world, with the true outcome), ``model.skops`` (the audited model, fitted on the training
+    rows) and ``audit.yaml`` (``section`` as ``analyses.alternatives`` when given, else none:
+    the search then runs by default). Returns the path of ``audit.yaml``."""
+    import yaml
+
+    from primafacie.modelfiles import skops_bytes
+
+    folder = Path(folder)
+    train, model = world("proxy", n=train_n, seed=1)
+    audited, _ = world("proxy", n=n, seed=2)
+    frame = audited.frame.drop(columns=["decision"])
+    frame.to_csv(folder / "data.csv", index=False)
+    train.frame.drop(columns=["decision"]).to_csv(folder / "train.csv", index=False)
+    (folder / "model.skops").write_bytes(skops_bytes(model))
+    cfg = {
+        "data": "data.csv",
+        "decision": {"model": "model.skops"},
+        "outcome": "y",
+        "features": FEATURES,
+        "protected": {"group": "p"},
+    }
+    if section:
+        cfg["analyses"] = {"alternatives": section}
+    path = folder / "audit.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    return path

@@ -47,9 +47,11 @@ def _cheap_config(demo_dir: Path, tmp_path: Path, **changes) -> Path:
     cfg = yaml.safe_load((demo_dir / "audit.yaml").read_text())
     cfg["data"] = str(demo_dir / cfg["data"])
     cfg["decision"] = {"model": str(demo_dir / cfg["decision"]["model"])}
-    # certainty alone (group metrics are on by default: turned off here)
+    # certainty alone (group metrics, and the alternatives search with a model and an outcome,
+    # are on by default: turned off here)
     cfg["analyses"] = {
         "groups": None,
+        "alternatives": None,
         "certainty": {"decision_makers": {"officer": {"column": "human"}}},
     }
     cfg.update(changes)

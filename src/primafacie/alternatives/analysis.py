@@ -1,7 +1,8 @@
 """The less-discriminatory-alternative search as an audit analysis: definition, run, section.
 
-It needs a scikit-learn model as the audited decision (``decision: {model: ...}``) and the true
-outcome; it is off unless ``analyses.alternatives`` is given.
+It needs a scikit-learn model (``decision: {model: ...}`` or ``analyses.alternatives.model``)
+and the true outcome; it runs by default when the audited decision is a model file and the
+outcome is given (``alternatives: false`` turns it off), and only when asked for otherwise.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
 from ..errors import InputError
 from ..report import blocks as rb
 from .results import DISPARITY_LABELS
-from .spec import AlternativesSpec
+from .spec import MODEL_KEY, AlternativesSpec
 
 __all__ = ["ANALYSIS", "LEAD", "run", "section"]
 
@@ -40,14 +41,66 @@ _SHOWN = (
 )
 
 
-def run(spec: Any, ctx: Context) -> AnalysisRun:
-    """Search with the engine built by the spec, on the audited data and model."""
-    if ctx.decider is None or not hasattr(ctx.decider, "estimator"):
+#: Why a model cannot be the start of the search, and what to give instead.
+_NOT_REFITTABLE = (
+    "an ONNX model cannot be refitted: the alternatives search needs a scikit-learn model "
+    "file (.skops, or a pickle/joblib with trust: pickle)"
+)
+
+
+def _model(spec: Any, ctx: Context) -> tuple[Any, str]:
+    """The estimator to refit (``analyses.alternatives.model``, else the audited decision's),
+    or ``(None, reason)`` when the decision model cannot be refitted."""
+    from ..modelfiles import OnnxModel
+
+    if spec.model is not None:
+        if ctx.config is None:
+            raise InputError(f"{MODEL_KEY} needs the configuration that names it")
+        path = ctx.config.resolve(spec.model.model)
+        loaded = ctx.config.model_file(spec.model, MODEL_KEY)
+        if loaded.format == "onnx" or isinstance(loaded.model, OnnxModel):
+            raise InputError(f"{MODEL_KEY} {path}: {_NOT_REFITTABLE}")
+        return loaded.model, ""
+    est = getattr(ctx.decider, "estimator", None)
+    if est is None:
         raise InputError(
             "analyses.alternatives refits the audited model: give decision: {model: FILE} "
-            "(a scikit-learn model), not a column or a rule"
+            f"(a scikit-learn model) or {MODEL_KEY}: FILE, not a column or a rule"
         )
-    res = spec.build(ctx.data, ctx).run(ctx.data, ctx.decider, backend=ctx.backend)
+    if isinstance(est, OnnxModel):
+        reason = f"decision.model: {_NOT_REFITTABLE}; give {MODEL_KEY}: FILE"
+        if spec.by_default:  # not asked for: the audit goes on without it
+            return None, reason
+        raise InputError(reason)
+    return ctx.decider, ""
+
+
+def _train(spec: Any, ctx: Context) -> Any:
+    """The training rows (``analyses.alternatives.train``, else ``train:``), or None."""
+    cfg = ctx.config
+    path = None if cfg is None else cfg.train_path(spec.train)
+    if path is None:
+        return None
+    from ..data import AuditData
+
+    try:
+        return AuditData(
+            cfg.read_train(path), features=cfg.feature_spec(), protected=cfg.protected,
+            outcome=cfg.outcome, outcome_favorable=cfg.outcome_favorable,
+            max_levels=cfg.max_levels,
+        )  # fmt: skip
+    except InputError as exc:
+        raise InputError(f"train data file {path}: {exc}") from None
+
+
+def run(spec: Any, ctx: Context) -> AnalysisRun:
+    """Search with the engine built by the spec, on the audited data and model (or the
+    section's own model), refitting on the training file when one is given."""
+    model, reason = _model(spec, ctx)
+    if model is None:
+        return AnalysisRun("alternatives", "unavailable", message=reason)
+    train = _train(spec, ctx)
+    res = spec.build(ctx.data, ctx).run(ctx.data, model, backend=ctx.backend, train=train)
     return AnalysisRun(
         "alternatives",
         "ok",
@@ -76,7 +129,9 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The verdict, the utility–disparity plane and every candidate."""
     res = run.results[LABEL]
     dname = DISPARITY_LABELS[res.settings["disparity"]]
-    findings = [run.headline, f"Search space: {res.search_space()}."]
+    n = len(res.table) - 1
+    space = f"{n} candidate{'s' if n != 1 else ''} besides the audited model"
+    findings = [run.headline, f"Search space: {space} ({res.search_space()})."]
     blocks = [
         rb.figure(
             res.plot(),
@@ -98,12 +153,27 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
 
 
 def check(spec: Any, config: Any) -> None:
-    """The search refits the audited model: ``decision`` must be a model file."""
-    if getattr(config.decision, "model", None) is None:
+    """The search refits a model: ``decision`` or the section's ``model`` must be a file."""
+    if getattr(spec, "model", None) is None and getattr(config.decision, "model", None) is None:
         raise InputError(
             "analyses.alternatives refits the audited model: give decision: {model: FILE} "
-            "(a scikit-learn model); a recorded column or a rule cannot be refitted"
+            f"(a scikit-learn model) or {MODEL_KEY}: FILE; a recorded column or a rule cannot "
+            "be refitted"
         )
+
+
+def default_when(doc: Mapping[str, Any]) -> bool:
+    """On by default when the audited decision is a model file that can be refitted (not
+    ``.onnx``) and the true outcome is given."""
+    from pathlib import Path
+
+    decision = doc.get("decision")
+    model = (
+        decision.get("model") if isinstance(decision, Mapping) else getattr(decision, "model", None)
+    )
+    if model is None or not doc.get("outcome"):
+        return False
+    return Path(str(model)).suffix.lower() != ".onnx"
 
 
 def headline_number(run: AnalysisRun) -> str:
@@ -129,11 +199,12 @@ ANALYSIS = Analysis(
     spec=AlternativesSpec,
     run=run,
     section=section,
-    description="Search for a less discriminatory alternative to the audited model "
-    "(needs decision: {model: ...} and outcome).",
+    description="Search for a less discriminatory alternative to the audited model (on by "
+    "default when decision: {model: ...} and outcome are given; false turns it off).",
     needs_outcome=True,
     check=check,
     seeds=seeds,
     overview=overview,
     headline_number=headline_number,
+    default_when=default_when,
 )

@@ -175,16 +175,43 @@ class AlternativeSearch(Engine):
         return est
 
     # ------------------------------------------------------------------ split
-    def _split(self, data: AuditData, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _split(self, protected: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Search and held-out row indices (stratified by outcome and protected group)."""
         from sklearn.model_selection import train_test_split
 
-        strata = y * 2 + _any_protected(data).astype(int)
+        strata = y * 2 + protected.astype(int)
         if np.bincount(strata).min() < 2:
             strata = y
         return train_test_split(
-            np.arange(data.n), test_size=self.holdout, random_state=self.seed, stratify=strata
+            np.arange(len(y)), test_size=self.holdout, random_state=self.seed, stratify=strata
         )
+
+    def _rows(self, data: AuditData, train: AuditData | None, features: list[str]) -> tuple:
+        """The rows of the search: ``(X, y, masks, search, hold, rate)``.
+
+        Without ``train`` the audited rows are split into search and held-out rows; with it,
+        the candidates are fitted (and cross-validated) on the training rows and compared on
+        every audited row, which played no part in the choice. ``masks`` holds one protected
+        mask per attribute over all rows; ``rate`` is the audited decision's approval rate
+        (the AUC's threshold keeps it).
+        """
+        y = data.outcome_array().astype(np.int64)
+        masks = np.stack([data.protected_mask(a) for a in data.protected])
+        decided = data.decision is not None
+        if train is None:
+            search, hold = self._split(masks.any(0), y)
+            rate = float(data.decision_array()[search].mean()) if decided else 0.5
+            return data.frame[features], y, masks, search, hold, rate
+        if train.outcome is None:
+            raise InputError("the train data file needs the true outcome column (outcome:)")
+        y_train = train.outcome_array().astype(np.int64)
+        m_train = np.stack([train.protected_mask(a) for a in data.protected])
+        X = pd.concat([train.frame[features], data.frame[features]], ignore_index=True)
+        search = np.arange(train.n)
+        hold = train.n + np.arange(data.n)
+        rate = float(data.decision_array().mean()) if decided else 0.5
+        return (X, np.concatenate([y_train, y]), np.concatenate([m_train, masks], axis=1),
+                search, hold, rate)  # fmt: skip
 
     def _fold_of(self, y: np.ndarray) -> np.ndarray:
         from sklearn.model_selection import StratifiedKFold
@@ -211,7 +238,11 @@ class AlternativeSearch(Engine):
 
     # ------------------------------------------------------------------ run
     def run(
-        self, data: AuditData, model: Any, backend: Backend | None = None
+        self,
+        data: AuditData,
+        model: Any,
+        backend: Backend | None = None,
+        train: AuditData | None = None,
     ) -> AlternativesResult:
         """Search, choose on cross-validation, test on the held-out rows.
 
@@ -225,6 +256,10 @@ class AlternativeSearch(Engine):
             The audited scikit-learn estimator (or a ModelDecider holding one).
         backend
             Where the fits run (:mod:`primafacie.compute`; local threads by default).
+        train
+            Training rows (same columns, true outcome, same protected attributes): the
+            candidates are refitted and cross-validated on them and compared on every audited
+            row. None (the default): the audited rows are split (``holdout``).
 
         Returns
         -------
@@ -237,24 +272,30 @@ class AlternativeSearch(Engine):
             raise InputError(
                 "the alternatives search needs the true outcome (outcome: in audit.yaml)"
             )
-        y = data.outcome_array().astype(np.int64)
         features = _model_features(model, base, data)
-        missing = [f for f in features if f not in data.frame.columns]
-        if missing:
-            raise InputError(f"the audited model's features {missing} are not columns of the data")
+        for name, rows in (("data", data), ("train data", train)):
+            missing = [f for f in features if rows is not None and f not in rows.frame.columns]
+            if missing:
+                raise InputError(
+                    f"the audited model's features {missing} are not columns of the {name}"
+                )
+        X, y, masks, search, hold, rate = self._rows(data, train, features)
         protected = [a for a in data.protected if a in features]
         free = [f for f in features if f not in protected]
-        search, hold = self._split(data, y)
-        X = data.frame[features]
-        ranked = association(X.iloc[search], free, _any_protected(data)[search])
+        ranked = association(X.iloc[search], free, masks.any(0)[search])
         cands = plan(free, list(ranked.sort_values(ascending=False, kind="stable").index),
                      self.drop_features, self.pairs, list(self.estimators), dict(self.params or {}))  # fmt: skip
         kinds = {f: data.features[f].kind if f in data.features else "numeric" for f in features}
         cv, held = self._score_all(cands, X, y, search, hold, base, kinds, protected, backend)
-        rate = float(data.decision_array()[search].mean()) if data.decision is not None else 0.5
         thr = self._thresholds(cv, y[search], rate)
-        groups = [(data.protected_mask(a), data.reference_mask(a)) for a in data.protected]
-        return self._assess(cands, cv, held, thr, y, search, hold, groups, data, ranked)
+        # each protected attribute against its reference (every other row for ``rest``)
+        refs = np.stack([data.reference_mask(a) for a in data.protected])
+        if train is not None:
+            t_refs = np.stack([train.reference_mask(a) for a in data.protected])
+            refs = np.concatenate([t_refs, refs], axis=1)
+        groups = list(zip(masks, refs, strict=True))
+        source = "file" if train is not None else "audited rows"
+        return self._assess(cands, cv, held, thr, y, search, hold, groups, data, ranked, source)
 
     def _score_all(self, cands, X, y, search, hold, base, kinds, protected, backend):
         """Out-of-fold scores on the search rows and held-out scores, per candidate."""
@@ -298,7 +339,7 @@ class AlternativeSearch(Engine):
         gap = np.concatenate([np.stack(g, axis=1) for g in gaps])  # (1 + B, attributes)
         return np.concatenate(util), np.concatenate(disp), np.concatenate(rev)[0], d, gap
 
-    def _assess(self, cands, cv, held, thr, y, search, hold, groups, data, ranked):
+    def _assess(self, cands, cv, held, thr, y, search, hold, groups, data, ranked, source):
         gs = [(p[search], r[search]) for p, r in groups]
         gh = [(p[hold], r[hold]) for p, r in groups]
         # which side the audited model disadvantages, per attribute (from its CV decisions)
@@ -331,7 +372,7 @@ class AlternativeSearch(Engine):
         return AlternativesResult.build(
             candidates=cands, thresholds=thr, u_cv=u_cv, d_cv=d_cv, u_h=u_h, d_h=d_h,
             within=within, improves=improves & ~reverses, rank=rank, p_most_fair=pmf, chosen=chosen,
-            settings=self._settings(data, len(search), len(hold), ranked),
+            settings=self._settings(data, len(search), len(hold), ranked, source),
             baseline_gap=baseline_gap,
         )  # fmt: skip
 
@@ -359,8 +400,9 @@ class AlternativeSearch(Engine):
         )  # fmt: skip
         return res.table.set_index("decision_maker").loc[[str(c) for c in names]]
 
-    def _settings(self, data, n_search, n_hold, ranked) -> dict[str, Any]:
+    def _settings(self, data, n_search, n_hold, ranked, source) -> dict[str, Any]:
         return {
+            "train": source,
             "utility": self.utility,
             "tolerance": float(self.tolerance),
             "disparity": self.disparity,
@@ -378,11 +420,6 @@ class AlternativeSearch(Engine):
             "params": {k: list(v) for k, v in (self.params or {}).items()},
             "association": {k: float(v) for k, v in ranked.items()},
         }
-
-
-def _any_protected(data: AuditData) -> np.ndarray:
-    """Rows protected on at least one protected attribute."""
-    return np.logical_or.reduce([data.protected_mask(a) for a in data.protected])
 
 
 def _model_features(model: Any, base: Any, data: AuditData) -> list[str]:

@@ -187,10 +187,19 @@ class AlternativesResult(BaseResult):
     def scope(self) -> str:
         """The rows, the split and the search space."""
         s = self.settings
+        n = len(self.table) - 1
+        if s.get("train") == "file":
+            return (
+                f"candidates refitted on the training data file: its {s['n_search']} rows with "
+                f"their true outcome, searched with {s['folds']}-fold cross-validation; the "
+                f"{s['n_holdout']} audited rows, which played no part in the choice, for the "
+                f"final comparison; {n} candidates ({self.search_space()})"
+            )
         return (
-            f"{s['n_search'] + s['n_holdout']} rows with their true outcome: {s['n_search']} "
+            f"candidates refitted on the audited rows (no training data file): "
+            f"{s['n_search'] + s['n_holdout']} rows with their true outcome, {s['n_search']} "
             f"searched with {s['folds']}-fold cross-validation, {s['n_holdout']} held out "
-            f"({s['holdout']:g}) for the final comparison; {len(self.table) - 1} candidates "
+            f"({s['holdout']:g}) for the final comparison; {n} candidates "
             f"({self.search_space()})"
         )
 
@@ -255,6 +264,9 @@ class AlternativesResult(BaseResult):
                     "estimator": row["estimator"],
                     "params": row["params"],
                     "qualifies": bool(row["qualifies"]),
+                    "threshold": row["threshold"],
+                    "certainty_rank": row["certainty_rank"],
+                    "p_most_fair": row["p_most_fair"],
                 }
             return out
 
@@ -262,6 +274,7 @@ class AlternativesResult(BaseResult):
             {
                 "lda_found": self.lda_found,
                 "candidates": int(len(self.table) - 1),
+                "train": self.settings.get("train", "audited rows"),
                 "baseline": side(self.baseline, False),
                 "best": side(self.best, True),
                 "test": self.test,

@@ -1,88 +1,98 @@
 """``analyses.alternatives`` of audit.yaml: the search's settings, checked with the engine's
-own constraints, and the one place where they become an :class:`AlternativeSearch`."""
+own constraints (:data:`~primafacie.alternatives.params.PARAMS`), and the one place where they
+become an :class:`AlternativeSearch`.
+
+Besides the engine's parameters the section names two inputs: ``model`` (a model file to refit
+instead of ``decision.model``, read by the same loaders) and ``train`` (a data file with the
+same columns and the true outcome, on which the candidates are refitted; default: the
+top-level ``train:``, else the audited rows).
+"""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Optional, Union
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Optional
 
-from pydantic import ValidationInfo, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from ..configbase import Strict as _Strict
-from ..validation import check_value
-from .params import PARAMETER_CONSTRAINTS, WHERE
+from ..configbase import spec_model
+from .params import PARAMS
 
-__all__ = ["AlternativesSpec"]
+__all__ = ["AlternativesSpec", "ModelFileSpec"]
+
+#: The section's own key of the model file (named in messages about it).
+MODEL_KEY = "analyses.alternatives.model"
 
 
-class AlternativesSpec(_Strict):
+class ModelFileSpec(_Strict):
+    """A model file to refit: skops, or a pickle/joblib with ``trust: pickle`` (read by the
+    loaders of ``decision.model``; an ONNX file is read but cannot be refitted)."""
+
+    model: Path
+    trust: Optional[Literal["pickle"]] = None
+    trusted_types: Optional[list[str]] = None
+
+    key_descriptions: ClassVar[dict[str, str]] = {
+        "model": "The model file, relative to audit.yaml.",
+        "trust": "pickle: allow this pickle/joblib file, which runs its author's code when "
+        "loaded (only for a file you trust).",
+        "trusted_types": "skops types to trust beyond scikit-learn's classes.",
+    }
+
+
+class _AlternativesBase(_Strict):
     """The less-discriminatory-alternative search.
+
+    The keys are derived from :data:`primafacie.alternatives.params.PARAMS`, plus ``model`` and
+    ``train``.
 
     Examples
     --------
     >>> AlternativesSpec().tolerance, AlternativesSpec().holdout
     (0.01, 0.3)
+    >>> AlternativesSpec(model="other.skops").model.model.name
+    'other.skops'
     >>> AlternativesSpec(n_boot=10**9)
     Traceback (most recent call last):
     ...
     pydantic_core._pydantic_core.ValidationError: 1 validation error for AlternativesSpec
     n_boot
-      Value error, n_boot must be an integer in [50, 10000]; got 1000000000 (analyses.alternatives.n_boot) ...
+      Value error, n_boot must be an integer in [50, 10000]; got 1000000000 (--n-boot, analyses.alternatives.n_boot) ...
     """
 
+    # no ``params: ClassVar`` here (the other specs have one): ``params`` is also a key of this
+    # section (the hyperparameter grid); spec_model sets the class attribute to the Param tuple
+    nested_specs: ClassVar[tuple[type, ...]] = (ModelFileSpec,)
+    #: Keys that are not parameters of the engine (the declared ones are added to these).
     key_descriptions: ClassVar[dict[str, str]] = {
-        "drop_features": "Try the audited model with each feature neutralised, and with pairs "
-        "of the features most associated with the protected attribute.",
-        "pairs": "How many of the most associated features are paired (pairs·(pairs−1)/2 "
-        "candidates).",
-        "estimators": "Other scikit-learn estimators to try by name, each over a small grid: "
-        "logistic_regression, decision_tree, random_forest, gradient_boosting, "
-        "hist_gradient_boosting.",
-        "params": "A grid on the audited estimator's own hyperparameters, {name: [values]} "
-        "(Pipeline names such as clf__C).",
-        "utility": "auc, accuracy, balanced_accuracy or {profit: {tp: .., fp: .., fn: .., "
-        "tn: ..}}.",
-        "tolerance": "Utility loss accepted (0.01: one point of AUC).",
-        "disparity": "impact_ratio, selection_difference or equal_opportunity.",
-        "folds": "Cross-validation folds on the search rows.",
-        "holdout": "Share of rows held out from the whole choice for the final comparison.",
-        "n_boot": "Bootstrap replicates of every interval (paired across candidates).",
-        "alpha": "Level of the disparity test and of the utility non-inferiority test.",
-        "n_draws": "Posterior draws of the certainty ranking's P(most fair); null skips it.",
-        "seed": "Seed of the split, folds, estimators and bootstrap.",
+        "model": "A model file to refit instead of decision.model: FILE or {model: FILE, "
+        "trust: pickle, trusted_types: [...]} (skops, or a trusted pickle; an ONNX model "
+        "cannot be refitted).",
+        "train": "A data file with the same columns and the true outcome, on which the "
+        "candidates are refitted (read like data:); default: the top-level train:, else the "
+        "audited rows with their outcome.",
     }
+    #: Set on the section the configuration adds by itself (a model and an outcome were given
+    #: and the file has no analyses.alternatives): a model that cannot be refitted then makes
+    #: the analysis unavailable instead of failing the audit.
+    _by_default: bool = PrivateAttr(default=False)
 
-    drop_features: bool = True
-    pairs: int = 4
-    estimators: list[
-        Literal[
-            "logistic_regression",
-            "decision_tree",
-            "random_forest",
-            "gradient_boosting",
-            "hist_gradient_boosting",
-        ]
-    ] = []
-    params: dict[str, list[Any]] = {}
-    utility: Union[Literal["auc", "accuracy", "balanced_accuracy"], dict[str, dict[str, float]]] = (
-        "auc"
-    )
-    tolerance: float = 0.01
-    disparity: Literal["impact_ratio", "selection_difference", "equal_opportunity"] = "impact_ratio"
-    folds: int = 5
-    holdout: float = 0.3
-    n_boot: int = 500
-    alpha: float = 0.05
-    n_draws: Optional[int] = 10_000
-    seed: int = 0
-
-    @field_validator(
-        "drop_features", "pairs", "tolerance", "folds", "holdout", "n_boot", "alpha",
-        "n_draws", "seed", "utility", "disparity", mode="before",
-    )  # fmt: skip
+    @field_validator("model", mode="before", check_fields=False)
     @classmethod
-    def _engine_constraints(cls, v: Any, info: ValidationInfo) -> Any:
-        name = info.field_name
-        return check_value(name, v, PARAMETER_CONSTRAINTS[name], where=WHERE.get(name, ""))
+    def _model_file(cls, v: Any) -> Any:
+        if isinstance(v, (str, Path)):
+            return {"model": v}
+        return v
+
+    @property
+    def by_default(self) -> bool:
+        """Whether the configuration added this section by itself (see the class attributes)."""
+        return self._by_default
+
+    def model_files(self) -> list[tuple[str, ModelFileSpec, str]]:
+        """``(role, spec, key)`` of the model file this section names (none by default)."""
+        return [] if self.model is None else [("alternatives model", self.model, MODEL_KEY)]
 
     def build(self, data: Any = None, ctx: Any = None) -> Any:
         """The :class:`~primafacie.alternatives.AlternativeSearch` this section configures.
@@ -97,8 +107,8 @@ class AlternativesSpec(_Strict):
         return AlternativeSearch(
             drop_features=self.drop_features,
             pairs=self.pairs,
-            estimators=tuple(self.estimators),
-            params=dict(self.params),
+            estimators=tuple(self.estimators or ()),
+            params=dict(self.params or {}),
             utility=self.utility,
             tolerance=self.tolerance,
             disparity=self.disparity,
@@ -109,3 +119,17 @@ class AlternativesSpec(_Strict):
             n_draws=self.n_draws,
             seed=self.seed,
         )
+
+
+AlternativesSpec = spec_model(
+    "AlternativesSpec",
+    _AlternativesBase,
+    PARAMS,
+    "alternatives",
+    # an empty list (the flag's default, or estimators: [] in the file) asks for no estimator
+    normalize={"estimators": lambda v: None if isinstance(v, (list, tuple)) and not v else v},
+    nested={
+        "model": (Optional[ModelFileSpec], Field(None), "seed"),
+        "train": (Optional[Path], Field(None), "seed"),
+    },
+)

@@ -57,7 +57,8 @@ def _referenced(cfg: AuditConfig) -> list[tuple[str, Any]]:
         for name, dm in cert.decision_makers.items():
             if dm.model is not None:
                 items.append((f"decision-maker {name}", dm.model))
-    return items
+    items += [(role, spec.model) for role, spec, _ in cfg.section_models()]
+    return items + cfg.train_files()
 
 
 def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
@@ -84,6 +85,12 @@ def input_files(cfg: AuditConfig) -> list[dict[str, str]]:
         raise InputError(f"data file not found: {full}")
     else:
         seen[key] = {"role": "data", "path": key, "sha256": sha256_file(full)}
+    for role, path in cfg.train_files():
+        key, full = Path(path).as_posix(), cfg.resolve(path)
+        if key not in seen:
+            if not full.is_file():
+                raise InputError(f"train data file not found: {full}")
+            seen[key] = {"role": role, "path": key, "sha256": sha256_file(full)}
     for role, spec, where in cfg.model_files():
         key = Path(spec.model).as_posix()
         if key in seen:
