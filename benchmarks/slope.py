@@ -14,6 +14,7 @@ grow with n); one that grows with n is what makes the whole run super-linear.
 Usage::
 
     python benchmarks/slope.py --n 2e5 1e6 2e6 --queries 20000
+    python benchmarks/slope.py --n 2e5 1e6 --share 0.2 [--no-z]   # queries grow with n
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _timed(module, name: str, acc: dict, counts: dict) -> None:
     setattr(module, name, wrapper)
 
 
-def one(n: int, queries: int, k: int, zblock: bool = False) -> dict:
+def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> dict:
     from primafacie import compute
     from primafacie.data import AuditData
     from primafacie.datasets.credit_world import CREDIT_FEATURES, generate_credit_world
@@ -89,6 +90,8 @@ def one(n: int, queries: int, k: int, zblock: bool = False) -> dict:
         return S._Index(search=search, tol=idx.tol, radius=radius)
 
     S._tree_index = tree_index
+    if not z:  # the queries in data order, as before the Z order
+        S._z_order = lambda e: np.arange(len(e))
     _timed(S, "_strata", acc, counts)
     _timed(S, "_select", acc, counts)
     _timed(S, "_gather", acc, counts)
@@ -121,10 +124,14 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=20_000)
     parser.add_argument("--k", type=int, default=51)
     parser.add_argument("--zblock", action="store_true", help="queries adjacent in Z order")
+    parser.add_argument("--share", type=float, default=0.0,
+                        help="queries: this share of the women (overrides --queries)")  # fmt: skip
+    parser.add_argument("--no-z", action="store_true", help="tree queries in data order")
     args = parser.parse_args()
     one(2_000, 100, args.k)  # pay the imports (scikit-learn's trees) before any clock
     for n in args.n:
-        print(json.dumps(one(int(n), args.queries, args.k, args.zblock)), flush=True)
+        m = int(args.share * n / 2) if args.share else args.queries
+        print(json.dumps(one(int(n), m, args.k, args.zblock, not args.no_z)), flush=True)
 
 
 if __name__ == "__main__":
