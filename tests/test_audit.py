@@ -365,3 +365,32 @@ def test_every_data_check_runs_before_any_analysis(demo, tmp_path, monkeypatch):
     with pytest.raises(InputError, match="protected column 'race' has 3 distinct values"):
         run_audit(load_config(few), tmp_path / "out3", progress=False)
     assert started == []
+
+
+def test_streamed_tables_and_paged_rows_give_the_same_files(demo, tmp_path, monkeypatch):
+    """Issue 22: tables written in chunks and results.json never building the rows it leaves
+    out give the bytes of one-piece writing and pruning."""
+    import primafacie.io as pio
+
+    base, _, _ = demo
+    st = {"situation": {"k": [5, 10], "methods": ["st", "cst"]}}
+    config = load_config(_small_config(base, tmp_path, st))
+    run_audit(config, tmp_path / "whole", progress=False)
+    monkeypatch.setattr(pio, "CSV_CHUNK_ROWS", 17)
+    built = []
+    real = analysis_mod._prune_rows
+    monkeypatch.setattr(
+        analysis_mod, "_prune_rows", lambda obj, see, *a: built.append(obj) or real(obj, see, *a)
+    )
+    run_audit(config, tmp_path / "chunks", progress=False)
+    a, b = _files(tmp_path / "whole"), _files(tmp_path / "chunks")
+    assert a == b
+    results = json.loads(b["results.json"])["analyses"]["situation"]["results"]
+    rows = results["single_gender"]["complainants"]
+    assert rows == {"rows": rows["rows"], "see": "tables/situation_single_gender.csv"}
+    assert rows["rows"] > analysis_mod.MAX_JSON_ROWS
+    assert b["tables/situation_single_gender.csv"].count(b"\n") == rows["rows"] + 1
+    # what reached the pruning held no list of records longer than results.json keeps
+    lists = [o["complainants"] for o in built if isinstance(o, dict) and "complainants" in o]
+    assert {"rows": rows["rows"], "see": rows["see"]} in lists
+    assert not any(isinstance(v, list) and len(v) > analysis_mod.MAX_JSON_ROWS for v in lists)

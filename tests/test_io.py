@@ -2,6 +2,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -588,3 +589,43 @@ def test_a_symlink_appearing_during_the_run_is_refused_at_the_swap(tmp_path):
             (out / "tables").symlink_to(elsewhere, target_is_directory=True)
     assert list(elsewhere.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "out"]
+
+
+# ---------------------------------------------------------------- issue 22: streamed tables
+def test_a_table_written_in_chunks_has_the_bytes_of_one_piece(tmp_path):
+    from primafacie.io import atomic_write_table, cells_as_values
+
+    rng = np.random.default_rng(0)
+    n = 1_003
+    df = pd.DataFrame(
+        {
+            "=name": rng.choice(["=cmd", "ok", "-3", "+x", "a,b", 'q"t'], n),
+            "x": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+            "ci": np.where(rng.random(n) < 0.1, -np.inf, rng.normal(size=n)),
+            "k": rng.integers(0, 50, n).astype(np.int32),
+            "flag": rng.random(n) < 0.5,
+            "m": pd.Categorical(rng.choice(["st", "cst", "@cf"], n)),
+            "mixed": pd.Series([1, "-2", None, 3.5, "=A"] * 200 + [0, 1, 2], dtype=object),
+        }
+    )
+    whole = cells_as_values(df).to_csv(index=False, lineterminator="\n").encode()
+    for rows in (1, 7, 100, 1_002, 1_003, 5_000):
+        path = atomic_write_table(tmp_path / f"t{rows}.csv", df, chunk_rows=rows)
+        assert path.read_bytes() == whole, rows
+    assert whole.splitlines()[0].startswith(b"'=name,x,ci")  # the header, made safe, once
+    assert not list(tmp_path.glob(".*.tmp"))  # no temporary file is left
+
+
+def test_a_chunked_write_that_fails_leaves_no_file(tmp_path):
+    from primafacie.io import atomic_write_csv
+
+    df = pd.DataFrame({"a": range(10)})
+
+    def boom(chunk):
+        if chunk.index[0] >= 4:  # the third chunk
+            raise RuntimeError("disk full")
+        return chunk
+
+    with pytest.raises(RuntimeError, match="disk full"):
+        atomic_write_csv(tmp_path / "t.csv", df, chunk_rows=2, prepare=boom)
+    assert list(tmp_path.iterdir()) == []

@@ -154,6 +154,24 @@ def _prune_rows(obj: Any, see: str, limit: int = MAX_JSON_ROWS) -> Any:
     return obj
 
 
+def _result_dict(result: Any, see: str) -> Any:
+    """A Result's ``to_dict()`` with its long lists of records pruned (:func:`_prune_rows`).
+
+    A Result whose ``to_dict`` takes ``max_rows`` and ``see`` is asked not to build the
+    records it would have to prune (a situation test's per-complainant rows: ~10^7 dicts at
+    10^6 decisions); the output is the same as pruning them afterwards.
+    """
+    import inspect
+
+    try:
+        params = inspect.signature(result.to_dict).parameters
+    except (TypeError, ValueError):  # a builtin or an object without a signature
+        params = {}
+    if "max_rows" in params and "see" in params:
+        return _prune_rows(result.to_dict(max_rows=MAX_JSON_ROWS, see=see), see)
+    return _prune_rows(result.to_dict(), see)
+
+
 @dataclass(frozen=True)
 class Context:
     """What an analysis gets besides its own spec when the audit runs it.
@@ -279,7 +297,7 @@ class AnalysisRun:
             "caveats": list(self.caveats),
             "numbers": json_safe(self.numbers),
             "results": {
-                k: json_safe(_prune_rows(v.to_dict(), table_path(self.name, k)))
+                k: json_safe(_result_dict(v, table_path(self.name, k)))
                 for k, v in self.results.items()
             },
             "tables": [f"tables/{stem}.csv" for stem in self.tables],

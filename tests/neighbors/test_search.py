@@ -284,3 +284,35 @@ def test_reduce_on_repeated_queries_searches_each_distinct_query_once(monkeypatc
     # and the unreduced lists agree with the reducer's view of them
     plain = knn(query, base, 40, **kw)
     assert np.array_equal(slow[2], plain.indices[:, :3])
+
+
+def test_z_order_by_hand_and_a_permutation():
+    from primafacie.neighbors.search import _z_order
+
+    # corners of the unit square: (0,0) key 0, (0,1) 0b0101…, (1,0) 0b1010…, (1,1) all ones
+    e = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    assert _z_order(e).tolist() == [0, 2, 3, 1]
+    rng = np.random.default_rng(3)
+    big = np.round(rng.random((1_000, 5)), 1)  # many equal rows: a stable order among them
+    order = _z_order(big)
+    assert np.array_equal(np.sort(order), np.arange(1_000))
+    same = np.flatnonzero((big == big[order[0]]).all(axis=1))
+    assert order[: len(same)].tolist() == same.tolist()
+    assert _z_order(big[:2]).tolist() == [0, 1]  # too few rows to sort
+
+
+def test_tree_queries_in_z_order_give_the_answers_of_data_order(monkeypatch):
+    from primafacie.neighbors import search
+
+    rng = np.random.default_rng(5)
+    num = np.round(rng.random((3_000, 3)), 2)  # rounded: ties at the k-th distance
+    codes = rng.integers(0, 3, (3_000, 1))
+    X = GowerMatrix(num, codes, (3,))
+    q, b = X[np.arange(800)], X[np.arange(800, 3_000)]
+    sorted_ = knn(q, b, 20, algorithm="tree", divisor=4)
+    monkeypatch.setattr(search, "_z_order", lambda e: np.arange(len(e)))
+    plain = knn(q, b, 20, algorithm="tree", divisor=4)
+    brute = knn(q, b, 20, algorithm="brute", divisor=4)
+    assert np.array_equal(sorted_.indices, plain.indices)
+    assert np.array_equal(sorted_.indices, brute.indices)
+    assert np.array_equal(sorted_.distances, brute.distances)

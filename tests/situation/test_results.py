@@ -221,3 +221,26 @@ def test_summary_of_an_interleaved_table_goes_through_groupby_at_once():
     }
     s = summarize(t, 10).set_index("k")
     assert s.loc[1, "cases"] == 3 and s.loc[2, "tested"] == 2 and s.loc[1, "n_significant"] == 2
+
+
+def test_to_dict_with_max_rows_is_the_pruned_dict_without_the_records():
+    from primafacie.analysis import _prune_rows
+
+    res = _result()  # 2 k × 4 complainants = 8 rows
+    full = res.to_dict()
+    assert len(full["complainants"]) == 8
+    assert res.to_dict(max_rows=8, see="t.csv") == full  # at the limit: every row
+    paged = res.to_dict(max_rows=7, see="tables/x.csv")
+    assert paged["complainants"] == {"rows": 8, "see": "tables/x.csv"}
+    assert paged == _prune_rows(full, "tables/x.csv", limit=7)
+
+
+def test_to_frame_is_a_copy_a_change_never_reaches_the_result():
+    res = _result()
+    before = res.table.copy()
+    frame = res.to_frame()
+    frame["delta"] = 99.0
+    frame.loc[0, "k"] = -1
+    del frame["p_c"]
+    pd.testing.assert_frame_equal(res.table, before)
+    pd.testing.assert_frame_equal(res.to_frame(), before)

@@ -73,7 +73,7 @@ class MultipleResult(_SituationResultBase):
         ``neighbors=True`` adds ``control_ids_<attr>`` and ``test_ids_<attr>`` (the
         neighbour ids of every run) when the runs kept their neighbours.
         """
-        out = self.table.copy()
+        out = self.table.copy(deep=False)  # copy-on-write: changes never reach self.table
         if not neighbors:
             return out
         keys = ["method", "k", "row"]

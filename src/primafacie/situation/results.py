@@ -242,7 +242,9 @@ class _SituationResultBase(BaseResult):
             multiplicity=self.params.get("multiplicity"),
         )
 
-    def to_dict(self, neighbors: bool = False) -> dict:
+    def to_dict(
+        self, neighbors: bool = False, max_rows: int | None = None, see: str | None = None
+    ) -> dict:
         """JSON-safe dict: params, summary rows and complainant rows (NaN→None, inf→"inf").
 
         Parameters
@@ -250,6 +252,12 @@ class _SituationResultBase(BaseResult):
         neighbors
             Add each complainant's neighbour ids (``control_ids``/``test_ids``, per
             attribute for multiple discrimination), as :meth:`to_frame` gives them.
+        max_rows
+            With more complainant rows than this, ``complainants`` is ``{"rows": n, "see":
+            see}`` (the rows are in the CSV table ``see``) and no record is built: at 10^6
+            decisions the records would be ~10^7 dicts, many GB (issue 22). None: every row.
+        see
+            The table that holds the rows when there are more than ``max_rows``.
 
         Returns
         -------
@@ -257,7 +265,10 @@ class _SituationResultBase(BaseResult):
             ``params``, ``n_protected``, ``n_complainants``, ``headline``, ``scope``,
             ``caveats``, ``summary`` and ``complainants``.
         """
-        rows = self.to_frame(neighbors=neighbors)
+        if max_rows is not None and len(self.table) > max_rows:
+            rows: Any = {"rows": len(self.table), "see": see}
+        else:
+            rows = self.to_frame(neighbors=neighbors).astype(object).to_dict(orient="records")
         return json_safe(
             {
                 "params": self.params,
@@ -267,7 +278,7 @@ class _SituationResultBase(BaseResult):
                 "scope": self.scope(),
                 "caveats": self.caveats(),
                 "summary": self.summary().to_dict(orient="records"),
-                "complainants": rows.astype(object).to_dict(orient="records"),
+                "complainants": rows,
             }
         )
 
@@ -584,7 +595,10 @@ class SituationResult(_SituationResultBase):
         --------
         >>> # res.to_frame().query("method == 'cst' and significant")
         """
-        out = self.table.copy()
+        # A shallow copy: under pandas' copy-on-write a change to the returned frame copies
+        # the column it touches, never reaching self.table; a deep copy would double the
+        # largest object of a run (~140 bytes per row, 6·10^7 rows at 10^7 decisions).
+        out = self.table.copy(deep=False)
         if neighbors and self.neighbors:
             ctrl_col, test_col = [], []
             for (method, k), g in out.groupby(["method", "k"], sort=False):
