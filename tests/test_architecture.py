@@ -358,10 +358,10 @@ def _engine_and_result_classes() -> tuple[list[type], list[type]]:
     from primafacie.principal import PrincipalFairness, PrincipalResult, RepairResult
     from primafacie.recourse import CSCResult, FactsResult, RankingResult, RecourseAudit
     from primafacie.recourse.stability import RankStabilityResult
-    from primafacie.situation import SituationResult
+    from primafacie.situation import SituationResult, SituationTest
 
     engines = [GroupMetrics, PrincipalFairness, CertaintyAudit, RecourseAudit,
-               AlternativeSearch, LL144Audit]  # fmt: skip
+               AlternativeSearch, LL144Audit, SituationTest]  # fmt: skip
     results = [AlternativesResult, CertaintyResult, GroupMetricsResult, LL144Result,
                PrincipalResult, RepairResult, CSCResult, FactsResult, RankingResult,
                RankStabilityResult, SituationResult]  # fmt: skip

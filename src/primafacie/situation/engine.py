@@ -51,9 +51,9 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from ..data import AuditData, to_pandas
+from ..base import Engine, as_audit_data
+from ..data import AuditData
 from ..errors import InputError
-from ..validation import validate_params
 from .params import DEFAULT_K, METHODS, _method_name  # declared once, with the parameters
 from .params import PARAMETER_CONSTRAINTS as _CONSTRAINTS
 from .params import WHERE as PARAMETER_SOURCES
@@ -117,7 +117,8 @@ def audit_data(data: Any, roles: Mapping[str, Any]) -> AuditData:
             "SituationTest(protected={column: protected value(s)}, decision=COLUMN, "
             "features={column: kind}), or pass an AuditData"
         )
-    return AuditData(to_pandas(data), **given)
+    features = given.pop("features")
+    return as_audit_data(data, owner="SituationTest", features=features, **given)
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ class RunState:
     lists: Lists
 
 
-class SituationTest:
+class SituationTest(Engine):
     """Situation testing (ST), counterfactual situation testing (CST) and counterfactual fairness.
 
     Parameters
@@ -217,6 +218,7 @@ class SituationTest:
     #: What every parameter accepts (checked at :meth:`run` by
     #: :func:`primafacie.validation.validate_params`; ``audit.yaml`` reuses the same entries).
     _parameter_constraints: dict[str, list] = _CONSTRAINTS
+    _where = PARAMETER_SOURCES
 
     def __init__(
         self,
@@ -307,12 +309,7 @@ class SituationTest:
 
     def _check_params(self) -> None:
         """Validate every declared parameter (one message format), then the combinations."""
-        validate_params(
-            type(self).__name__,
-            self._parameter_constraints,
-            {name: getattr(self, name) for name in self._parameter_constraints},
-            where=PARAMETER_SOURCES,
-        )
+        self._validate_params({name: getattr(self, name) for name in self._parameter_constraints})
         if self.legacy and self.interval != "wald":
             # the default interval is Newcombe, so legacy users must ask for Wald by name
             raise InputError(
@@ -507,6 +504,9 @@ class SituationTest:
             "n_attributes": space.divisor,
             "features": space.features,
             "multiplicity": self.multiplicity,
+            # the value do() set, as asked (the dossier draws the same twin); absent when not
+            # given, so the records of runs without it keep their bytes
+            **({"reference": self.reference} if self.reference is not None else {}),
         }
         return SituationResult(
             table=table,
