@@ -3,22 +3,118 @@
 Every command has ``--help`` with a worked example. Exit codes: 0 ok, 1 the analysis failed,
 2 bad input (a wrong flag, column, key or file). Errors are one readable message, never a
 bare traceback (set ``PRIMAFACIE_DEBUG=1`` to see the traceback).
+
+Start-up: a command's module (``primafacie.commands.<name>``) is imported, and its options
+built, only when that command is looked up: ``primafacie reproduce ...`` loads one command
+module, not fourteen. ``primafacie --help`` lists every command, so it loads them all.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, MutableMapping
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
+
+#: Command name -> its module in ``primafacie.commands`` (which exposes ``register(app)``),
+#: in the order ``primafacie --help`` lists them.
+COMMANDS: dict[str, str] = {
+    "demo": "demo",
+    "audit": "audit",
+    "groups": "groups",
+    "situation": "situation",
+    "recourse": "recourse",
+    "principal": "principal",
+    "certainty": "certainty",
+    "alternatives": "alternatives",
+    "ll144": "ll144",
+    "reproduce": "reproduce",
+    "schema": "schema",
+    "dossier": "dossier",
+    "diff": "diff",
+    "check": "check",
+}
+
+#: Settings shared by the application and each command's own one-command Typer, so that a
+#: command built on demand renders exactly as one registered on the application.
+_SETTINGS: dict[str, Any] = dict(
+    add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="markdown"
+)
+
+
+def command_module(name: str) -> Any:
+    """The module of command ``name`` (imported on first use; a missing one is an error,
+    never a silently absent command)."""
+    return importlib.import_module(f"{__package__}.commands.{COMMANDS[name]}")
+
+
+def _build(name: str) -> Any:
+    """The click command of ``name``, built by typer from the module's ``register``."""
+    single = typer.Typer(**_SETTINGS)
+    command_module(name).register(single)
+    command = typer.main.get_command(single)
+    if command.name != name:  # a module must register the command it is listed under
+        raise RuntimeError(f"primafacie.commands.{COMMANDS[name]} registers {command.name!r}")
+    return command
+
+
+class _LazyCommands(MutableMapping):
+    """``{name: click command}`` whose keys are :data:`COMMANDS` (plus any command added
+    directly) and whose values are built on first access."""
+
+    def __init__(self, eager: MutableMapping) -> None:
+        self._built: dict[str, Any] = dict(eager)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._built[name] = _build(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from COMMANDS
+        yield from (n for n in self._built if n not in COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS) + sum(n not in COMMANDS for n in self._built)
+
+    def __contains__(self, name: object) -> bool:
+        return name in COMMANDS or name in self._built
+
+
+class _LazyGroup(TyperGroup):
+    """The application's group: its commands are a :class:`_LazyCommands` (names known
+    up front for listings and "did you mean", each command built when looked up)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.commands = _LazyCommands(self.commands)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
 
 app = typer.Typer(
     name="primafacie",
+    cls=_LazyGroup,
     help=(
         "Audit automated and human decisions for discrimination.\n\n"
         "Start with `primafacie demo --out out/demo`, then open out/demo/report.html."
     ),
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
+    **_SETTINGS,
 )
 
 
@@ -27,43 +123,12 @@ def _root() -> None:
     """Audit automated and human decisions for discrimination."""
 
 
-# One module per command; each exposes ``register(app)``. Plain imports, so a missing module
-# is an error, never a silently absent command.
-from .commands import (  # noqa: E402
-    alternatives,
-    audit,
-    certainty,
-    check,
-    demo,
-    diff,
-    dossier,
-    groups,
-    ll144,
-    principal,
-    recourse,
-    reproduce,
-    schema,
-    situation,
-)
-
-COMMAND_MODULES = (
-    demo,
-    audit,
-    groups,
-    situation,
-    recourse,
-    principal,
-    certainty,
-    alternatives,
-    ll144,
-    reproduce,
-    schema,
-    dossier,
-    diff,
-    check,
-)
-for _module in COMMAND_MODULES:
-    _module.register(app)
+def __getattr__(name: str) -> Any:
+    # COMMAND_MODULES: every command module in listing order (imports them all; for tests
+    # and tools that inspect the commands, never on the start-up path)
+    if name == "COMMAND_MODULES":
+        return tuple(command_module(n) for n in COMMANDS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
