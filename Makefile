@@ -24,8 +24,10 @@ venv: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(BIN)/primafacie demo --out $(OUT)
 
+# One worker per core (pytest-xdist); a test module stays on one worker (--dist loadscope) so
+# its module-scoped fixtures (an audit folder, a browser page) are built once.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadscope
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools conftest.py
