@@ -36,7 +36,17 @@ METHODS = ["st", "cst", "cst_centers", "cf"]
 
 @pytest.fixture(scope="module")
 def dask_backend():
-    yield Backend(kind="dask", n_jobs=2)
+    # The cluster starts without Dask's active memory manager: every 2 s it may drop all but
+    # one replica of the broadcast ``shared`` input when no task needs it yet (a slow, loaded
+    # machine lets 2 s pass between scatter and submission); the other worker then fetches a
+    # copy of the peer's object, not the pristine one, and the per-worker counter below starts
+    # above 1 (seen under make test's parallel workers at load 20).
+    import dask
+
+    backend = Backend(kind="dask", n_jobs=2)
+    with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
+        assert backend.map(len, [[1]]) == [1]  # the LocalCluster is created here
+    yield backend
     close_dask_clients()
 
 

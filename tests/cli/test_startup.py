@@ -150,3 +150,62 @@ def test_situation_and_intervals_import_no_scipy():
     assert out["loaded"] == []
     assert out["z"] == 1.6448536269514722  # Φ⁻¹(0.95) correctly rounded (scipy.special.ndtri)
     assert out["after"] == ["scipy.special"]
+
+
+def test_a_command_loads_its_own_module_only():
+    """The CLI imports a command's module when that command is looked up (issue 22.3):
+    ``schema --help`` and an argument error of ``reproduce`` load no other command module."""
+    for args, own in ((["schema", "--help"], "schema"), (["reproduce"], "reproduce")):
+        code = (
+            f"ARGS = {[args]!r}\n{RUN_CLI}\n"
+            "out['commands'] = sorted(m for m in sys.modules "
+            "if m.startswith('primafacie.commands.'))\n"
+        )
+        out = loaded_after(code)
+        assert out["commands"] == ["primafacie.commands._common", f"primafacie.commands.{own}"]
+        assert out["heavy"] == []
+
+
+def _eager_app():
+    """The application as it was built before commands were loaded lazily: every module's
+    ``register`` called on one Typer with the same settings."""
+    import typer
+
+    from primafacie import cli
+
+    eager = typer.Typer(name="primafacie", help=cli.app.info.help, no_args_is_help=True,
+                        **cli._SETTINGS)  # fmt: skip
+    eager.callback()(cli._root)
+    for module in cli.COMMAND_MODULES:
+        module.register(eager)
+    return eager
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], [], ["situaton"], ["nonsense"], ["groups", "--min-group", "many"]]
+    + [[name, "--help"] for name in ("demo", "audit", "groups", "situation", "recourse",
+                                     "principal", "certainty", "alternatives", "ll144",
+                                     "reproduce", "schema", "dossier", "diff", "check")],
+)  # fmt: skip
+def test_lazy_commands_render_and_fail_exactly_as_registered_ones(args):
+    from typer.testing import CliRunner
+
+    from primafacie import cli
+
+    runner = CliRunner()
+    lazy = runner.invoke(cli.app, args, prog_name="primafacie")
+    eager = runner.invoke(_eager_app(), args, prog_name="primafacie")
+    assert (lazy.exit_code, lazy.output) == (eager.exit_code, eager.output)
+    assert lazy.output.strip()
+
+
+def test_every_listed_command_is_registered_by_its_module():
+    from primafacie import cli
+
+    assert list(cli.COMMANDS) == [m.__name__.rsplit(".", 1)[-1] for m in cli.COMMAND_MODULES]
+    group = cli._LazyGroup(name="primafacie")
+    assert group.list_commands(None) == list(cli.COMMANDS)
+    for name in cli.COMMANDS:
+        assert group.get_command(None, name).name == name
+    assert group.get_command(None, "nonsense") is None and "nonsense" not in group.commands

@@ -1,4 +1,4 @@
-"""``primafacie schema``: print the JSON Schema of audit.yaml."""
+"""``primafacie schema``: print the JSON Schema of audit.yaml (or of results.json)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ import typer
 
 from ._common import console, guarded
 
-HELP = """Print the JSON Schema of audit.yaml (for editors and validators).
+HELP = """Print the JSON Schema of audit.yaml (for editors and validators), or with
+--results the JSON Schema of the results.json an audit writes.
 
 Examples (to stdout, or to a file written atomically):
 
     primafacie schema > audit.schema.json
 
     primafacie schema --out audit.schema.json
+
+    primafacie schema --results --out results.schema.json
 """
 
 
@@ -27,12 +30,23 @@ def register(app: typer.Typer) -> None:
         out: Optional[Path] = typer.Option(
             None, "--out", help="Write to this file instead of stdout."
         ),
+        results: bool = typer.Option(
+            False,
+            "--results",
+            help="The schema of results.json (docs/results.schema.json) instead of audit.yaml's.",
+        ),
     ) -> None:
         # imported here: the CLI loads this module (for --help) before any command runs
-        from ..config import config_schema
         from ..io import atomic_write_text
 
-        text = json.dumps(config_schema(), indent=2, sort_keys=True) + "\n"
+        if results:
+            from ..report.schema import results_schema_text
+
+            text = results_schema_text()
+        else:
+            from ..config import config_schema
+
+            text = json.dumps(config_schema(), indent=2, sort_keys=True) + "\n"
         if out is None:
             console.file.write(text)
         else:
