@@ -20,11 +20,9 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
-import numpy as np
 import pandas as pd
 import yaml
 from pydantic import (
@@ -38,16 +36,14 @@ from pydantic import (
     model_validator,
 )
 
+from .config_reading import DataReading, _with_source
 from .data import (
     KIND_SYNONYMS,
     MAX_LEVELS,
-    AuditData,
-    drop_missing,
     read_table,
     table_columns,
-    to_pandas,
 )
-from .decisions import ModelDecider, Rule, check_fitted, score_decisions
+from .decisions import ModelDecider, Rule, check_fitted
 from .errors import InputError
 from .modelfiles import LoadedModel, ModelCache
 
@@ -290,7 +286,7 @@ class TimeSpec(_Strict):
         return self.column if self.column is not None else str(self.by)
 
 
-class AuditConfig(_Strict):
+class AuditConfig(DataReading, _Strict):
     """The whole audit: data and roles, causal model, analyses, compute backend."""
 
     data: Union[Path, DataSpec]
@@ -548,194 +544,6 @@ class AuditConfig(_Strict):
                 check_fitted(out[name], str(self.resolve(dm.model)))
         return out
 
-    def used_columns(self, available: Sequence[str]) -> list[str] | None:
-        """The columns of the data file this audit reads (column projection).
-
-        The role columns (features, protected attributes, decision, outcome, id), the columns
-        of every rule and of every model (its ``feature_names_in_``), the certainty
-        decision-makers' columns, and any column of the file named anywhere in the analyses
-        or causal sections (e.g. ``principal.covariates``): a section's column-valued keys are
-        found by name, so a new analysis key needs no edit here.
-
-        Parameters
-        ----------
-        available
-            The file's columns (:func:`~primafacie.data.table_columns`).
-
-        Returns
-        -------
-        list of str or None
-            The used columns in file order; ``None`` (read every column) when the
-            configuration names a column the file lacks, so that the error raised later
-            lists every column and suggests the closest one, exactly as without projection.
-
-        Examples
-        --------
-        >>> cfg = AuditConfig.model_validate({
-        ...     "data": "loans.csv", "decision": {"rule": "salary > 10"},
-        ...     "features": {"region": "categorical"}, "protected": {"gender": "f"},
-        ...     "analyses": {"principal": {"covariates": ["region"]}}, "outcome": "repaid"})
-        >>> cfg.used_columns(["id", "salary", "gender", "region", "repaid", "notes"])
-        ['salary', 'gender', 'region', 'repaid']
-        >>> cfg.used_columns(["salary", "gender", "repaid"]) is None  # 'region' is missing
-        True
-        """
-        present = [str(c) for c in available]
-        named = [*self.features, *self.protected]
-        named += [
-            c
-            for c in (
-                self.decision.column, self.decision.score, self.outcome, self.id, self.weights
-            )
-            if c
-        ]  # fmt: skip
-        if self.where:
-            named.extend(Rule(self.where).columns)
-        if self.time is not None:
-            named.append(self.time.source)
-        if isinstance(self.dropna, list):
-            named.extend(self.dropna)
-        deciders = [self.decider(), *self.decision_makers().values()]
-        for _, spec, key in self.section_models():  # a model to refit reads columns too
-            deciders.append(self.model_file(spec, key).model)
-        for dm in deciders:
-            if isinstance(dm, str):  # a decision-maker's recorded column
-                named.append(dm)
-            elif isinstance(dm, Rule):
-                named.extend(dm.columns)
-            elif getattr(dm, "features", None) is not None:  # a ModelDecider
-                named.extend(map(str, dm.features))
-            elif getattr(dm, "feature_names_in_", None) is not None:  # a bare estimator
-                named.extend(map(str, dm.feature_names_in_))
-        known = set(present)
-        if any(c not in known for c in named):
-            return None
-        sections = [self.analyses.model_dump(), self.causal.model_dump() if self.causal else {}]
-        named_anywhere = _strings(sections) & known
-        wanted = set(named) | named_anywhere
-        return [c for c in present if c in wanted]
-
-    def read_frame(self, all_columns: bool = False) -> pd.DataFrame:
-        """The data table as read from disk (never modified).
-
-        Parameters
-        ----------
-        all_columns
-            Read every column; by default only :meth:`used_columns` are read, so a wide
-            Parquet table costs only the bytes of the audited columns.
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        opts = self.data_options
-        if all_columns:
-            return read_table(self.data_path, **opts)
-        listed = {k: v for k, v in opts.items() if k != "decimal"}
-        columns = self.used_columns(table_columns(self.data_path, **listed))
-        return read_table(self.data_path, columns=columns, **opts)
-
-    def audit_data(self, frame: pd.DataFrame | None = None) -> AuditData:
-        """Build the :class:`AuditData`; ŷ is computed from the model or rule when needed.
-
-        Parameters
-        ----------
-        frame
-            The table (pandas, polars or pyarrow); by default the configured file, reading
-            only the columns the audit uses (:meth:`read_frame`).
-
-        Returns
-        -------
-        AuditData
-        """
-        frame = self.read_frame() if frame is None else to_pandas(frame)
-        frame = self.filtered(frame)
-        frame = drop_missing(frame, self.dropna_columns(frame), list(self.protected))
-        favorable: Any = self.favorable
-        if self.decision.score is not None:
-            frame = frame.copy()
-            frame[self.decision_column] = score_decisions(
-                frame, self.decision.score, self.decision.threshold, self.decision.favorable
-            )
-            favorable = 1
-        decider = self.decider()
-        if decider is not None:
-            frame = frame.copy()
-            try:
-                if isinstance(decider, ModelDecider):
-                    decider.check_columns(list(frame.columns), declared=list(self.features))
-                    if decider.features is None:
-                        decider.features = list(self.features)
-                frame[self.decision_column] = np.asarray(decider.predict(frame), dtype=np.int8)
-            except InputError as exc:
-                source = self.resolve(self.decision.model) if self.decision.model else None
-                raise InputError(_with_source(exc, source)) from None
-            favorable = 1
-        return AuditData(
-            frame,
-            features=self.feature_spec(),
-            protected=self.protected_spec(),
-            weights=self.weights,
-            decision=self.decision_column,
-            favorable=favorable,
-            outcome=self.outcome,
-            outcome_favorable=self.outcome_favorable,
-            id_column=self.id,
-            max_levels=self.max_levels,
-        )
-
-    def filtered(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """The rows ``where`` selects (all rows without it), index reset.
-
-        Raises
-        ------
-        InputError
-            When the filter selects no row (an audit of nobody), naming the filter.
-        """
-        if not self.where:
-            return frame
-        try:
-            keep = Rule(self.where).predict(frame).astype(bool)
-        except InputError as exc:
-            raise InputError(f"where: {exc}") from None
-        if not keep.any():
-            raise InputError(f"where: {self.where!r} selects none of the {len(frame)} rows")
-        out = frame.loc[keep].reset_index(drop=True)
-        # carried to data_info (results.json): the rows the filter left out, and the filter
-        out.attrs["where"] = {
-            "filter": self.where,
-            "rows_read": len(frame),
-            "left_out": int((~keep).sum()),
-        }
-        return out
-
-    def dropna_columns(self, frame: pd.DataFrame) -> list[str]:
-        """The columns whose missing values drop a row: ``dropna: [columns]``, or with
-        ``dropna: true`` the audited ones (features, protected attributes, decision, score,
-        outcome, id and the rule's columns) present in ``frame``; none without ``dropna``.
-
-        Raises
-        ------
-        InputError
-            When ``dropna`` lists a column the data lack (naming the key and the column).
-        """
-        if self.dropna is False:
-            return []
-        if isinstance(self.dropna, list):
-            absent = [c for c in self.dropna if c not in frame.columns]
-            if absent:
-                raise InputError(
-                    f"dropna: column {absent[0]!r} is not in the data; columns are: "
-                    + ", ".join(map(str, frame.columns))
-                )
-            return list(dict.fromkeys(self.dropna))
-        named = [*self.features, *self.protected]
-        named += [c for c in (self.decision.column, self.decision.score, self.outcome, self.id)
-                  if c]  # fmt: skip
-        if self.decision.rule is not None:
-            named.extend(Rule(self.decision.rule).columns)
-        return [c for c in dict.fromkeys(named) if c in frame.columns]
-
     def resolved(self) -> dict[str, Any]:
         """JSON-safe resolved configuration, defaults filled in (echoed into results)."""
         out = self.model_dump(mode="json")
@@ -762,30 +570,6 @@ def _maker_key(name: str) -> str:
     """The audit.yaml key of a ranked decision-maker (the section found through the registry)."""
     section = next(a.name for a in ANALYSES if a.spec is CertaintySpec)
     return f"analyses.{section}.decision_makers.{name}"
-
-
-def _strings(doc: Any) -> set[str]:
-    """Every string (mapping key or value) in a nested structure of dicts and lists."""
-    out: set[str] = set()
-    stack = [doc]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            out.add(node)
-        elif isinstance(node, dict):
-            stack.extend(node.keys())
-            stack.extend(node.values())
-        elif isinstance(node, (list, tuple, set)):
-            stack.extend(node)
-    return out
-
-
-def _with_source(exc: InputError, path: Path | None) -> str:
-    """The message of ``exc`` prefixed with the model file (``decision.model``) when known."""
-    msg = str(exc)
-    if path is None or str(path) in msg:
-        return msg
-    return f"decision.model {path}: {msg}"
 
 
 #: Deepest nesting of mappings and lists accepted in audit.yaml (the schema needs 5).
