@@ -10,6 +10,7 @@ from primafacie.alternatives.analysis import (
     ANALYSIS,
     check,
     default_when,
+    finding,
     headline_number,
     run,
     section,
@@ -44,6 +45,9 @@ def test_numbers_follow_the_result(proxy_run):
     assert n["baseline"]["disparity"] == res.baseline["holdout_disparity"]
     assert n["train"] == "audited rows" and "no training data file" in proxy_run.scope
     assert headline_number(proxy_run) == f"found among {n['candidates']} candidates"
+    f = finding(proxy_run)
+    assert (f["level"], f["badge"]) == ("concern", "alternative found")
+    assert f["sentence"].endswith(f"found among {n['candidates']} candidates")
     assert list(proxy_run.tables) == ["alternatives_candidates"]
     assert proxy_run.headline == res.headline()
 

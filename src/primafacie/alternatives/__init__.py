@@ -7,7 +7,20 @@ chooses the most certainly fair candidate within a utility tolerance on cross-va
 tests it against the audited model on rows held out from the whole choice.
 """
 
-from .engine import AlternativeSearch
-from .results import AlternativesResult
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import AlternativeSearch
+    from .results import AlternativesResult
 
 __all__ = ["AlternativeSearch", "AlternativesResult"]
+
+#: Where each public name lives: imported on first use, so that the CLI can read this
+#: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
+_LAZY = {"AlternativeSearch": "engine", "AlternativesResult": "results"}
+
+
+def __getattr__(name: str) -> Any:
+    from .._lazy import load
+
+    return load(__name__, globals(), _LAZY, name)

@@ -182,6 +182,20 @@ def headline_number(run: AnalysisRun) -> str:
     return f"{'found' if n['lda_found'] else 'none'} among {n['candidates']} candidates"
 
 
+def finding(run: AnalysisRun) -> dict[str, Any]:
+    """A less discriminatory alternative found is a concern (the audited model is not the
+    least discriminatory way to serve its purpose); none found clears nothing (an alternative
+    outside the search space may exist): a neutral badge."""
+    n = run.numbers
+    count = f"{n['candidates']} candidate{'s' if n['candidates'] != 1 else ''}"
+    if n["lda_found"]:
+        return {"level": "concern", "badge": "alternative found", "strength": 0.0,
+                "sentence": f"a less discriminatory alternative was found among {count}"}  # fmt: skip
+    badge = "nothing to reduce" if n.get("nothing_to_improve") else "none found"
+    return {"level": "neutral", "badge": badge, "strength": 0.0,
+            "sentence": f"no less discriminatory alternative among {count}"}  # fmt: skip
+
+
 def seeds(spec: Any) -> dict[str, int]:
     """The search's one seed (split, folds, estimators, bootstrap, posterior draws)."""
     return {"seed": spec.seed}
@@ -207,4 +221,5 @@ ANALYSIS = Analysis(
     overview=overview,
     headline_number=headline_number,
     default_when=default_when,
+    finding=finding,
 )
