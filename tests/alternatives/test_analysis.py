@@ -48,7 +48,7 @@ def test_numbers_follow_the_result(proxy_run):
     f = finding(proxy_run)
     assert (f["level"], f["badge"]) == ("concern", "alternative found")
     assert f["sentence"].endswith(f"found among {n['candidates']} candidates")
-    assert list(proxy_run.tables) == ["alternatives_candidates"]
+    assert list(proxy_run.tables) == ["alternatives_candidates", "alternatives_candidates_summary"]
     assert proxy_run.headline == res.headline()
 
 

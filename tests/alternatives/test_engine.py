@@ -34,7 +34,7 @@ def test_dropping_a_proxy_is_a_less_discriminatory_alternative(proxy):
     # and the utility is non-inferior within the tolerance
     assert t["utility_diff_bound"] > -0.01
     assert res.headline().startswith("Less discriminatory alternative found among")
-    numbers = res.summary()
+    numbers = res.numbers()
     assert numbers["lda_found"] is True
     assert numbers["candidates"] == len(res.table) - 1
     assert "proxy" in numbers["best"]["dropped"]

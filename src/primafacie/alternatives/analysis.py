@@ -107,7 +107,7 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
         scope=res.scope(),
         results={LABEL: res},
         tables=result_tables("alternatives", {LABEL: res}),
-        numbers=res.summary(),
+        numbers=res.numbers(),
         headline=res.headline(),
         caveats=tuple(res.caveats()),
     )

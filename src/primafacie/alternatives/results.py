@@ -245,7 +245,16 @@ class AlternativesResult(BaseResult):
         """Every candidate (a copy)."""
         return self.table.copy()
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> pd.DataFrame:
+        """The audited model and the chosen candidate side by side: held-out utility and
+        disparity with their intervals, and whether the candidate qualifies."""
+        rows = [r for r in (self.baseline, self.best) if r is not None]
+        cols = ["description", "holdout_utility", "holdout_utility_low", "holdout_utility_high",
+                "holdout_disparity", "holdout_disparity_low", "holdout_disparity_high",
+                "qualifies"]  # fmt: skip
+        return pd.DataFrame([r.reindex(cols) for r in rows]).reset_index(drop=True)
+
+    def numbers(self) -> dict[str, Any]:
         """The numbers of ``results.json``: verdict, count, baseline and best."""
 
         def side(row: pd.Series | None, extra: bool) -> dict[str, Any] | None:
@@ -289,7 +298,7 @@ class AlternativesResult(BaseResult):
             {
                 "analysis": "alternatives",
                 "settings": self.settings,
-                **self.summary(),
+                **self.numbers(),
                 "candidates_table": self.table.to_dict(orient="records"),
             }
         )

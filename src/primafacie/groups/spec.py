@@ -48,7 +48,7 @@ class _GroupsBase(_Strict):
         Examples
         --------
         >>> GroupsSpec(min_group=50).build()
-        GroupMetrics(min_group=50, alpha=0.05, intersections='all')
+        GroupMetrics(min_group=50)
         """
         from .engine import GroupMetrics
 
