@@ -42,22 +42,28 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+def _write_replacing(path: str | os.PathLike, write: Callable[[Any], None], **mode: Any) -> Path:
+    """``write(fh)`` into a temporary file in ``path``'s folder (opened with ``mode``), then
+    rename it to ``path``: the file is whole or absent, and a failed write leaves no file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp creates 0600 files; outputs get the permissions a plain open() would give.
         os.fchmod(fd, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        with os.fdopen(fd, **mode) as fh:
+            write(fh)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
     return path
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+    return _write_replacing(path, lambda fh: fh.write(data), mode="wb")
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
@@ -69,20 +75,8 @@ def atomic_write_stream(path: str | os.PathLike, write: Callable[[Any], None]) -
     """Write UTF-8 text atomically by pieces: ``write(fh)`` writes into a text handle on a
     temporary file in the same folder, which is renamed to ``path`` when it returns (so a
     large file is never held whole in memory, and a failed write leaves no file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_UMASK)
-        # newline="": the text is written as given (LF), as atomic_write_text does
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return path
+    # newline="": the text is written as given (LF), as atomic_write_text does
+    return _write_replacing(path, write, mode="w", encoding="utf-8", newline="")
 
 
 #: Rows of a table turned into CSV text at a time: a table longer than this is written in
