@@ -6,7 +6,6 @@ and generated here; the counts asserted are computed by hand from the generators
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -21,6 +20,7 @@ from primafacie.commands import _common
 from primafacie.data import read_table, table_columns
 from primafacie.data_files import check_field_counts, check_sql
 from primafacie.errors import InputError
+from primafacie.paths import resolve_data_dir
 
 runner = CliRunner()
 
@@ -279,7 +279,8 @@ def test_repeated_headers_identical_merged_different_noted_or_refused(tmp_path):
                   decision="approved")  # fmt: skip
 
 
-COMPAS = Path(os.environ.get("PRIMAFACIE_DATA", "/nonexistent")) / "compas"
+# the data folder as the project resolves it ($PRIMAFACIE_DATA, else ../shared/data)
+COMPAS = resolve_data_dir() / "compas"
 
 
 @pytest.mark.skipif(
