@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import AnalysisRun
-from ..overtime.windows import WindowTrend, trend_frame
+from ..overtime.windows import WindowTrend, window_rows
 
 __all__ = ["trend", "TREND_COLUMNS", "draw_trend"]
 
@@ -26,19 +26,13 @@ def trend(window_runs: Mapping[str, AnalysisRun], windows: pd.DataFrame) -> Wind
     window the ranking could not be made in keeps one row with its status)."""
     from ..intervals import newcombe_bounds, z_value
 
-    parts = []
-    for w in windows.itertuples(index=False):
-        run = window_runs[w.window]
-        if run.status != "ok":
-            parts.append(pd.DataFrame({"window": [w.window], "status": [run.status]}))
-            continue
+    def rows(run: AnalysisRun) -> pd.DataFrame:
         t = next(iter(run.results.values())).to_frame().reindex(columns=_RANKING)
         low, high = newcombe_bounds(t["k_i"], t["n_i"], t["k_j"], t["n_j"], z_value(0.05, "two"))
         t["disparity_low"], t["disparity_high"] = low, high
-        t.insert(0, "window", w.window)
-        t.insert(1, "status", "ok")
-        parts.append(t)
-    frame = trend_frame(parts, windows, TREND_COLUMNS)
+        return t
+
+    frame = window_rows(window_runs, windows, TREND_COLUMNS, rows)
     return WindowTrend(frame, windows, "Disparity per decision-maker and time window", draw_trend)
 
 

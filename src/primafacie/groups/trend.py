@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import AnalysisRun
-from ..overtime.windows import WindowTrend, trend_frame
+from ..overtime.windows import WindowTrend, window_rows
 
 __all__ = ["trend", "TREND_COLUMNS", "draw_trend"]
 
@@ -30,12 +30,7 @@ def trend(window_runs: Mapping[str, AnalysisRun], windows: pd.DataFrame) -> Wind
     a window the engine could not measure keeps one row with its status)."""
     from ..intervals import wilson_interval, z_value
 
-    parts = []
-    for w in windows.itertuples(index=False):
-        run = window_runs[w.window]
-        if run.status != "ok":
-            parts.append(pd.DataFrame({"window": [w.window], "status": [run.status]}))
-            continue
+    def rows(run: AnalysisRun) -> pd.DataFrame:
         res = next(iter(run.results.values()))
         s = res.summary()[_SUMMARY].copy()
         low, high = wilson_interval(s["selection_k"], s["selection_n"],
@@ -43,10 +38,9 @@ def trend(window_runs: Mapping[str, AnalysisRun], windows: pd.DataFrame) -> Wind
         with np.errstate(divide="ignore", invalid="ignore"):
             s["selection_rate"] = s["selection_k"] / s["selection_n"]
         s["rate_low"], s["rate_high"] = low, high
-        s.insert(0, "window", w.window)
-        s.insert(1, "status", "ok")
-        parts.append(s)
-    frame = trend_frame(parts, windows, TREND_COLUMNS)
+        return s
+
+    frame = window_rows(window_runs, windows, TREND_COLUMNS, rows)
     return WindowTrend(frame, windows, "Selection ratio per time window", draw_trend)
 
 

@@ -176,6 +176,28 @@ def label_rows(runs: Mapping[str, AnalysisRun], labels: np.ndarray) -> dict[str,
     return out
 
 
+def window_rows(
+    window_runs: Mapping[str, Any],
+    windows: pd.DataFrame,
+    columns: list[str],
+    rows: Callable[[Any], pd.DataFrame],
+) -> pd.DataFrame:
+    """The trend table of an analysis: ``rows(run)`` of each window whose run is ``ok``, with
+    its window and status first; a window whose run is not ok keeps one row with its status
+    (shown, never dropped). Then :func:`trend_frame`."""
+    parts = []
+    for w in windows.itertuples(index=False):
+        run = window_runs[w.window]
+        if run.status != "ok":
+            parts.append(pd.DataFrame({"window": [w.window], "status": [run.status]}))
+            continue
+        part = rows(run)
+        part.insert(0, "window", w.window)
+        part.insert(1, "status", "ok")
+        parts.append(part)
+    return trend_frame(parts, windows, columns)
+
+
 def trend_frame(
     parts: list[pd.DataFrame], windows: pd.DataFrame, columns: list[str]
 ) -> pd.DataFrame:
