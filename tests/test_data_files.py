@@ -312,6 +312,31 @@ def test_excel_sheet_by_name_and_index_through_the_audit(tmp_path):
     assert code == 2 and "data.sep" in out and "CSV files only" in out
 
 
+FIXTURES = Path(__file__).resolve().parent / "data"
+
+
+@pytest.mark.parametrize("name", ["people.xls", "people.ods"])
+@pytest.mark.parametrize("sheet", ["loans", 1])
+def test_xls_and_ods_fixtures_read_like_their_csv(name, sheet):
+    # the fixtures come from tests/data/make_spreadsheets.py (xlwt, odfpy): the loans table
+    # is the second sheet, after a one-column readme sheet
+    expected = read_table(FIXTURES / "people.csv")
+    assert expected.shape == (40, 4) and expected.approved.sum() == 22  # 20 odd rows + 0 and 2
+    frame = read_table(FIXTURES / name, sheet=sheet)
+    pd.testing.assert_frame_equal(frame, expected)
+    assert read_table(FIXTURES / name, sheet="readme").columns.tolist() == ["about"]
+    assert table_columns(FIXTURES / name, sheet=sheet) == ["income", "region", "gender", "approved"]
+    with pytest.raises(InputError, match=r"data.sheet 2 is not a sheet.*0: 'readme', 1: 'loans'"):
+        read_table(FIXTURES / name, sheet=2)
+
+
+def test_an_ods_fixture_through_the_audit(tmp_path):
+    data = (FIXTURES / "people.ods").as_posix()
+    code, out, info = _audit(_config(tmp_path, f"{{path: {data}, sheet: loans}}"), tmp_path / "o")
+    assert code == 0, out
+    assert info["n"] == 40 and info["groups"][0]["favourable_protected"] == 2
+
+
 def test_excel_without_the_reader_says_which_extra_to_install(tmp_path, monkeypatch):
     import builtins
 
