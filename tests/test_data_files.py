@@ -422,6 +422,111 @@ def test_the_duckdb_connection_cannot_change_its_configuration(tmp_path):
         con.close()
 
 
+# ---------------------------------------------------------------------- data.reader
+ADULT_NAMES = ["age", "workclass", "fnlwgt", "education", "education_num", "marital",
+               "occupation", "relationship", "race", "sex", "capital_gain", "capital_loss",
+               "hours", "country", "income"]  # fmt: skip
+
+
+def _real_files() -> list:
+    data = resolve_data_dir()
+    out = [pytest.param(FIXTURES / "people.csv", {}, 40, id="people")]
+    for name, path, options, n in [
+        ("compas", "compas/compas-scores-two-years.csv", {}, 7214),
+        ("adult", "adult/adult.data",
+         {"header": False, "names": ADULT_NAMES, "na_values": ["?"], "sep": ","}, 32561),
+    ]:  # fmt: skip
+        present = data is not None and (data / path).exists()
+        mark = pytest.mark.skipif(not present, reason=f"{path} is not under $PRIMAFACIE_DATA")
+        out.append(pytest.param(data / path if present else None, options, n, id=name, marks=mark))
+    return out
+
+
+@pytest.mark.parametrize("path, options, n", _real_files())
+def test_duckdb_reads_csv_files_into_the_same_frame_as_pandas(path, options, n):
+    expected = read_table(path, **options)
+    frame = read_table(path, reader="duckdb", **options)
+    assert len(frame) == n and frame.attrs["reader"] == {
+        "requested": "duckdb", "used": "duckdb", "fallback": None
+    }  # fmt: skip
+    pd.testing.assert_frame_equal(frame, expected)
+    assert "reader" not in expected.attrs  # auto: the default output is unchanged
+    columns = list(expected.columns[[0, -1]])
+    pd.testing.assert_frame_equal(
+        read_table(path, columns=columns, reader="duckdb", **options),
+        read_table(path, columns=columns, **options),
+    )
+
+
+def test_duckdb_csv_dtypes_follow_pandas_on_the_hard_cases(tmp_path):
+    # gaps in an integer column, an empty column, true/false words, t/f (text for pandas),
+    # dates (text for pandas), a value with a leading space and " ?" as missing, decimal comma
+    body = ("a;b;c;d;e;f;g\n"
+            '1;;True;t;2024-01-02; x;1,5\n'
+            'NA;;False;f;2024-01-03; ?;2,25\n'
+            '3;;true;t;2024-01-04;y;-3\n')  # fmt: skip
+    (tmp_path / "t.csv").write_text(body)
+    options = {"sep": ";", "decimal": ",", "na_values": ["?"]}
+    expected = read_table(tmp_path / "t.csv", **options)
+    assert expected.dtypes.astype(str).tolist() == [
+        "float64", "float64", "bool", "str", "str", "str", "float64"
+    ]  # fmt: skip
+    pd.testing.assert_frame_equal(read_table(tmp_path / "t.csv", reader="duckdb", **options),
+                                  expected)  # fmt: skip
+    # DuckDB samples 20,480 rows: a later row that does not fit the sampled type (a, b), and
+    # a column the sample saw only empty (c), still give pandas' types
+    rows = [f"{i},{i},\n" for i in range(30_000)] + ["1.5,x,7\n"]
+    (tmp_path / "late.csv").write_text("a,b,c\n" + "".join(rows))
+    expected = read_table(tmp_path / "late.csv")
+    assert expected.dtypes.astype(str).tolist() == ["float64", "str", "float64"]
+    pd.testing.assert_frame_equal(read_table(tmp_path / "late.csv", reader="duckdb"), expected)
+
+
+def test_duckdb_reads_parquet_like_pyarrow_and_falls_back_with_a_reason(tmp_path):
+    df = _people().assign(n=np.arange(40), when=pd.Timestamp("2024-01-01"))
+    df.to_parquet(tmp_path / "p.parquet", index=False)
+    expected = read_table(tmp_path / "p.parquet")
+    frame = read_table(tmp_path / "p.parquet", reader="duckdb")
+    assert frame.attrs["reader"]["used"] == "duckdb"
+    pd.testing.assert_frame_equal(frame, expected)
+    # a folder, a categorical column, a Latin-1 file and Excel fall back, saying why
+    (tmp_path / "folder").mkdir()
+    df.to_parquet(tmp_path / "folder" / "part-0.parquet", index=False)
+    df.astype({"region": "category"}).to_parquet(tmp_path / "cat.parquet", index=False)
+    df.to_csv(tmp_path / "t.csv", index=False, encoding="cp1252")
+    for path, options, used, why in [
+        (tmp_path / "folder", {}, "pyarrow", "a folder of Parquet files"),
+        (tmp_path / "cat.parquet", {}, "pyarrow", "categorical columns"),
+        (tmp_path / "t.csv", {"encoding": "cp1252"}, "pandas", "not cp1252"),
+        (FIXTURES / "people.ods", {"sheet": 1}, "calamine", "spreadsheets"),
+    ]:
+        got = read_table(path, reader="duckdb", **options)
+        assert got.attrs["reader"]["used"] == used and why in got.attrs["reader"]["fallback"]
+        pd.testing.assert_frame_equal(got, read_table(path, **options), check_like=True)
+
+
+def test_the_reader_fallback_is_a_note_in_the_report(tmp_path):
+    _people().to_csv(tmp_path / "t.csv", index=False, encoding="cp1252")
+    cfg = _config(tmp_path, "{path: t.csv, encoding: cp1252, reader: duckdb}")
+    code, out, info = _audit(cfg, tmp_path / "o")
+    assert code == 0, out
+    assert info["reader"] == {"requested": "duckdb", "used": "pandas",
+                              "fallback": info["reader"]["fallback"]}  # fmt: skip
+    assert any(n.startswith("data.reader: duckdb was asked for, but pandas read the data")
+               for n in info["notes"])  # fmt: skip
+    assert "data.reader: duckdb was asked for" in (tmp_path / "o" / "report.html").read_text()
+    code, out, info = _audit(_config(tmp_path, "{path: t.csv, encoding: cp1252}"), tmp_path / "a")
+    assert code == 0 and "reader" not in info  # auto: results.json as before
+
+
+def test_reader_pandas_cannot_read_sql_and_an_unknown_reader_is_refused():
+    with pytest.raises(InputError, match="data.reader: pandas cannot run a query"):
+        read_table(None, sql="select 1 as a", reader="pandas")
+    with pytest.raises(InputError, match="data.reader 'polars' is not a reader"):
+        read_table(FIXTURES / "people.csv", reader="polars")
+    assert read_table(None, sql="select 1 as a", reader="duckdb").a.tolist() == [1]
+
+
 # ---------------------------------------------------------------------- many levels
 def test_a_declared_categorical_feature_with_10500_levels_is_accepted_and_noted(tmp_path):
     n = 10_600
@@ -458,6 +563,8 @@ def test_a_declared_categorical_feature_with_10500_levels_is_accepted_and_noted(
         ('{sql: "select 1", header: false, names: [a]}', "data.header"),
         ('{sql: "select 1", encoding: latin-1}', "data.encoding"),
         ('{path: t.parquet, na_values: ["?"]}', "data.na_values"),
+        ("{path: t.csv, reader: polars}", "data.reader"),
+        ('{sql: "select 1", reader: pandas}', "data.reader"),
     ],
 )
 def test_every_bad_reading_option_exits_2_naming_its_key(tmp_path, data, key):
@@ -473,8 +580,12 @@ def test_schema_and_readme_list_the_new_keys():
 
     schema = config_schema()
     props = schema["$defs"]["DataSpec"]["properties"]
-    for key in ("encoding", "header", "names", "na_values", "sheet", "table", "sql"):
+    for key in ("encoding", "header", "names", "na_values", "sheet", "table", "sql", "reader"):
         assert props[key]["description"], key
+    assert props["reader"]["enum"] == ["auto", "duckdb", "pandas"]
+    assert props["reader"]["default"] == "auto"
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "reader: duckdb" in readme and "### Reading files" in readme
     assert schema["properties"]["dropna"]["description"].startswith("true (the audited")
     assert schema["properties"]["max_levels"]["default"] is None
 

@@ -116,6 +116,7 @@ class DataSpec(_Strict):
     sheet: Optional[Union[Annotated[int, Field(ge=0)], str]] = None
     table: Optional[str] = None
     sql: Optional[str] = None
+    reader: Literal["auto", "duckdb", "pandas"] = "auto"
 
     @model_validator(mode="after")
     def _distinct_marks(self) -> DataSpec:
@@ -158,6 +159,9 @@ class DataSpec(_Strict):
             raise ValueError("[data.table] a .duckdb file needs table: NAME or sql: QUERY")
         if self.table is not None and self.sql is not None:
             raise ValueError("[data.sql] give table or sql, not both")
+        if self.reader == "pandas" and (duck or self.path is None):
+            raise ValueError("[data.reader] pandas cannot run a query or read a .duckdb file; "
+                             "give reader: auto or duckdb")  # fmt: skip
         csv_only = {"sep": self.sep is not None, "decimal": self.decimal != ".",
                     "encoding": self.encoding.lower() not in ("utf-8", "utf8")}  # fmt: skip
         if self.path is None or duck or excel or suffix in (".parquet", ".pq"):
@@ -416,13 +420,15 @@ class AuditConfig(DataReading, _Strict):
     @property
     def data_options(self) -> dict[str, Any]:
         """How the data are read: the keyword arguments of :func:`~primafacie.data.read_table`
-        (``data: {path, decimal, sep, encoding, header, names, na_values, sheet, table, sql}``);
+        (``data: {path, decimal, sep, encoding, header, names, na_values, sheet, table, sql,
+        reader}``);
         a query's relative file names start from the configuration's folder."""
         if not isinstance(self.data, DataSpec):
             return {"sep": None, "decimal": "."}
         spec = self.data
         out = {"sep": spec.sep, "decimal": spec.decimal}
-        for key in ("encoding", "header", "names", "na_values", "sheet", "table", "sql"):
+        keys = ("encoding", "header", "names", "na_values", "sheet", "table", "sql", "reader")
+        for key in keys:
             if key in spec.model_fields_set:
                 out[key] = getattr(spec, key)
         if spec.sql is not None:
@@ -794,7 +800,8 @@ def load_config(path: str | os.PathLike) -> AuditConfig:
 #: What each key means, for editors showing the schema (``Model.key`` -> description).
 KEY_DESCRIPTIONS = {
     "AuditConfig.data": "CSV, Parquet, Excel or DuckDB table, relative to this file; or {path: "
-    "FILE, ...reading options} (decimal, sep, encoding, header, names, na_values, sheet, table) "
+    "FILE, ...reading options} (decimal, sep, encoding, header, names, na_values, sheet, table, "
+    "reader) "
     "or {sql: QUERY}.",
     "DataSpec.path": "CSV, Parquet (file or folder), Excel (.xlsx, .xls, .ods) or DuckDB "
     "(.duckdb) file, relative to this file.",
@@ -807,6 +814,11 @@ KEY_DESCRIPTIONS = {
     "DataSpec.na_values": 'Cell texts meaning a missing value, e.g. ["?"] (besides empty cells).',
     "DataSpec.sheet": "Excel sheet to read: its name or 0-based index (default: the first).",
     "DataSpec.table": "Table (or view) of the .duckdb file to read.",
+    "DataSpec.reader": "Which reader reads a CSV or Parquet file: auto (pandas for CSV, pyarrow "
+    "for Parquet: measured faster than DuckDB once its result is in pandas; DuckDB for sql and "
+    ".duckdb), duckdb (same column types; falls back, with a note in the report, for an "
+    "option it cannot honour: Excel, a Parquet folder, an encoding other than UTF-8/16 or "
+    "Latin-1) or pandas.",
     "DataSpec.sql": "One read-only SELECT (or WITH) query run by DuckDB; relative file names in "
     "it start from this file's folder.",
     "AuditConfig.train": "Optional training data: a file with the same columns as data and "

@@ -16,8 +16,11 @@ import pandas as pd
 from .data_files import (
     ReadOptions,
     check_field_counts,
+    choose_reader,
     csv_read_kwargs,
+    duckdb_csv,
     duckdb_frame,
+    duckdb_parquet,
     excel_header,
     excel_sheet,
     merge_repeated,
@@ -241,7 +244,7 @@ def _options(sep: str | None, decimal: str, extra: Mapping[str, Any]) -> ReadOpt
 
 #: Keyword arguments of :func:`read_table` and :func:`table_columns` beyond ``sep``/``decimal``.
 READ_OPTION_KEYS = frozenset(
-    {"encoding", "header", "names", "na_values", "sheet", "table", "sql", "base_dir"}
+    {"encoding", "header", "names", "na_values", "sheet", "table", "sql", "reader", "base_dir"}
 )
 
 
@@ -371,7 +374,9 @@ def read_table(
         ``encoding`` (CSV, default utf-8), ``header`` (False: the first row is data),
         ``names`` (the column names, one per field), ``na_values`` (texts meaning missing),
         ``sheet`` (Excel: name or 0-based index), ``table`` / ``sql`` (DuckDB; a query must be
-        one read-only SELECT), ``base_dir`` (the folder relative paths in ``sql`` start from).
+        one read-only SELECT), ``reader`` (``auto``, ``duckdb`` or ``pandas``: which reader
+        reads a CSV or Parquet file; :func:`~primafacie.data_files.choose_reader`),
+        ``base_dir`` (the folder relative paths in ``sql`` start from).
         See :class:`~primafacie.data_files.ReadOptions`.
 
     Returns
@@ -420,6 +425,7 @@ def read_table(
     wanted = None if columns is None else list(dict.fromkeys(map(str, columns)))
     label = source_label(path, opts)
     try:
+        reader, fallback = choose_reader(kind, path, opts)
         if kind in ("sql", "duckdb"):
             if wanted is not None:
                 _check_columns(label, wanted, table_columns(path, **options))
@@ -430,10 +436,13 @@ def read_table(
             if wanted is not None:
                 _check_columns(path, wanted, table_columns(path))
                 wanted = [c for c in dataset.schema.names if c in set(wanted)]  # file order
-            frame = dataset.to_table(columns=wanted).to_pandas()
+            if reader == "duckdb":
+                frame = duckdb_parquet(path, wanted)
+            else:
+                frame = dataset.to_table(columns=wanted).to_pandas()
         else:
             assert path is not None
-            frame = _read_positional(path, kind, opts, wanted)
+            frame = _read_positional(path, kind, opts, wanted, reader == "duckdb")
     except InputError:
         raise
     except UnicodeDecodeError as exc:
@@ -441,14 +450,17 @@ def read_table(
     except Exception as exc:  # pandas raises many types; the user needs the file name
         raise InputError(f"cannot read {label}: {type(exc).__name__}: {exc}") from exc
     _check_thousands(frame, label)
+    if opts.reader != "auto":  # said only when asked for: the default output is unchanged
+        frame.attrs["reader"] = {"requested": opts.reader, "used": reader, "fallback": fallback}
     return frame
 
 
 def _read_positional(
-    path: Path, kind: str, opts: ReadOptions, wanted: list[str] | None
+    path: Path, kind: str, opts: ReadOptions, wanted: list[str] | None, duck: bool = False
 ) -> pd.DataFrame:
     """A CSV or Excel file read with positional column names, then named by its header (or
-    ``names``) with repeated names merged (:func:`~primafacie.data_files.merge_repeated`)."""
+    ``names``) with repeated names merged (:func:`~primafacie.data_files.merge_repeated`);
+    ``duck``: the CSV file is read by DuckDB (:func:`~primafacie.data_files.duckdb_csv`)."""
     sep = ""
     if kind == "csv":
         sep = opts.sep or sniff_delimiter(path, opts.encoding)
@@ -469,6 +481,9 @@ def _read_positional(
         frame = read_excel(path, opts, names, positions)
     else:
         check_field_counts(path, sep, opts.encoding, opts.header)
+        if duck:
+            frame = duckdb_csv(path, sep, opts, len(names), positions)
+            return merge_repeated(frame, names, wanted, path)
         frame = pd.read_csv(
             path,
             sep=sep,

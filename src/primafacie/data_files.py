@@ -9,6 +9,12 @@
   extra), one ``sheet`` by name or 0-based index;
 * DuckDB: a read-only ``SELECT``/``WITH`` query, or a table of a ``.duckdb`` file (the ``sql``
   extra), on a connection that cannot install or load extensions;
+* which reader reads a CSV or Parquet file (``reader: auto | duckdb | pandas``,
+  :func:`choose_reader`): ``auto`` is pandas for CSV and pyarrow for Parquet, measured faster
+  than DuckDB once DuckDB's result is converted to pandas (``benchmarks/read_csv.py``, table in
+  docs/architecture.md); ``duckdb`` reads them through DuckDB with the same pandas dtypes
+  (:func:`duckdb_csv`, :func:`duckdb_parquet`), and falls back to pandas, saying why, for an
+  option DuckDB cannot honour;
 * a header that repeats a name (COMPAS's ``compas-scores-two-years.csv`` repeats
   ``decile_score`` and ``priors_count``): copies holding identical values are merged into one
   column, copies that differ are dropped and recorded, so that only an audit that uses the
@@ -34,6 +40,10 @@ from .errors import InputError
 __all__ = [
     "EXCEL_SUFFIXES",
     "DUCKDB_SUFFIXES",
+    "READERS",
+    "choose_reader",
+    "duckdb_csv",
+    "duckdb_parquet",
     "ReadOptions",
     "check_field_counts",
     "check_sql",
@@ -46,6 +56,8 @@ __all__ = [
 EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".xls", ".ods")
 #: File name endings read as DuckDB databases (a ``table`` or ``sql`` names what to read).
 DUCKDB_SUFFIXES = (".duckdb", ".ddb")
+#: ``data.reader``: ``auto`` chooses by the measurement (see :func:`choose_reader`).
+READERS = ("auto", "duckdb", "pandas")
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,9 @@ class ReadOptions:
         Excel only: the sheet's name or 0-based index (default: the first).
     table, sql
         DuckDB only: a table of the ``.duckdb`` file, or a read-only query.
+    reader
+        ``auto`` (pandas for CSV, pyarrow for Parquet, DuckDB for SQL and ``.duckdb``),
+        ``duckdb`` or ``pandas`` (see :func:`choose_reader`).
     base_dir
         The folder relative file names in ``sql`` are resolved from (DuckDB's
         ``file_search_path``): the configuration's folder.
@@ -80,9 +95,14 @@ class ReadOptions:
     sheet: str | int | None = None
     table: str | None = None
     sql: str | None = None
+    reader: str = "auto"
     base_dir: Path | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        if self.reader not in READERS:
+            raise InputError(
+                f"data.reader {self.reader!r} is not a reader; expected one of {', '.join(READERS)}"
+            )
         try:
             codecs.lookup(self.encoding)
         except LookupError:
@@ -395,6 +415,7 @@ def _connect(path: Path | None, base_dir: Path | None) -> Any:
         if base_dir is not None:
             folder = str(base_dir).replace("'", "''")
             con.execute(f"SET file_search_path = '{folder}'")
+        con.execute("SET enable_progress_bar = false")  # its bar on stdout would mix with ours
         con.execute("SET allow_community_extensions = false")
         con.execute("SET lock_configuration = true")
     except duckdb.Error as exc:
@@ -451,6 +472,209 @@ def duckdb_frame(
     finally:
         con.close()
     return table.to_pandas()
+
+
+# ---------------------------------------------------------------------- choice of reader
+#: Encodings DuckDB's CSV reader decodes without an extension (codecs' canonical names).
+DUCKDB_ENCODINGS = ("utf-8", "utf-16", "iso8859-1")
+
+
+def _duckdb_cannot(kind: str, path: Path, options: ReadOptions) -> str | None:
+    """Why DuckDB cannot read this CSV, Parquet or Excel source as pandas would (None: it
+    can), in words for the report."""
+    if kind == "excel":
+        return (
+            "DuckDB reads spreadsheets only through an extension, which primafacie never "
+            "installs; the calamine reader read it"
+        )
+    if kind == "parquet":
+        if path.is_dir():
+            return (
+                "a folder of Parquet files is read by pyarrow (hive partition columns and the "
+                "check that every file has the same columns)"
+            )
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(path)
+        index = (schema.pandas_metadata or {}).get("index_columns", [])
+        if any(isinstance(i, str) for i in index):
+            return "the Parquet file stores a pandas index, which only pyarrow restores"
+        if any(pa.types.is_dictionary(t) for t in schema.types):
+            return "the Parquet file holds categorical columns, which only pyarrow restores"
+        return None
+    if codecs.lookup(options.encoding).name not in DUCKDB_ENCODINGS:
+        return (
+            f"DuckDB's CSV reader decodes UTF-8, UTF-16 and Latin-1 only, not "
+            f"{options.encoding}; pandas read the file"
+        )
+    return None
+
+
+def choose_reader(kind: str, path: Path | None, options: ReadOptions) -> tuple[str, str | None]:
+    """The reader of a source, and why a requested DuckDB read fell back to pandas.
+
+    ``auto`` reads CSV with pandas and Parquet with pyarrow: measured on this project's
+    benchmark (``benchmarks/read_csv.py``, 10^6 rows x 10 mixed columns), DuckDB parses as
+    fast but spends more CPU time converting its result to pandas than pandas spends parsing,
+    so it is slower end to end. SQL and ``.duckdb`` files are DuckDB's own: always DuckDB.
+
+    Returns
+    -------
+    tuple
+        ``("duckdb" | "pandas" | "pyarrow" | "calamine", reason or None)``; the reason is set
+        when ``reader: duckdb`` was asked for and another reader had to be used.
+
+    Raises
+    ------
+    InputError
+        ``reader: pandas`` for SQL or a ``.duckdb`` file (only DuckDB reads them).
+
+    Examples
+    --------
+    >>> choose_reader("csv", Path("x.csv"), ReadOptions())
+    ('pandas', None)
+    >>> choose_reader("sql", None, ReadOptions(sql="select 1"))
+    ('duckdb', None)
+    >>> choose_reader("csv", Path("x.csv"), ReadOptions(reader="duckdb", encoding="cp1252"))[1]
+    "DuckDB's CSV reader decodes UTF-8, UTF-16 and Latin-1 only, not cp1252; pandas read the file"
+    """
+    if kind in ("sql", "duckdb"):
+        if options.reader == "pandas":
+            raise InputError(
+                "data.reader: pandas cannot run a query or read a .duckdb file; give reader: "
+                "auto or duckdb"
+            )
+        return "duckdb", None
+    native = {"csv": "pandas", "parquet": "pyarrow", "excel": "calamine"}[kind]
+    if options.reader != "duckdb":
+        return native, None
+    assert path is not None
+    why = _duckdb_cannot(kind, path, options)
+    if why is not None:
+        return native, why
+    _duckdb()  # reader: duckdb without DuckDB installed: say which extra to install
+    return "duckdb", None
+
+
+def _sql_text(value: str) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _sql_list(values: Sequence[str]) -> str:
+    return "[" + ", ".join(map(_sql_text, values)) + "]"
+
+
+#: Texts pandas' CSV reader also reads as bool (a column holding only these, no gap).
+_PANDAS_TRUE = ("True", "TRUE", "true")
+_PANDAS_FALSE = ("False", "FALSE", "false")
+
+
+def _as_pandas_text(frame: pd.DataFrame, nulls: set[str]) -> pd.DataFrame:
+    """Text columns as pandas' CSV reader (``skipinitialspace=True``) makes them.
+
+    DuckDB keeps the spaces before a text value, so a column holding any is stripped here and
+    its missing-value texts (``" ?"``) are matched again, then converted to numbers when every
+    value now is one; a column with no value is float64 (NaN); a column holding only pandas'
+    true/false words is bool (DuckDB is not given BOOLEAN as a candidate type: it would also
+    read ``t``/``f``). Only text columns are visited, each with vectorised string methods.
+    """
+    words = set(_PANDAS_TRUE) | set(_PANDAS_FALSE)
+    for name in frame.columns:
+        col = frame[name]
+        if col.dtype.kind in "biufcmM":
+            continue
+        if col.isna().all():
+            frame[name] = np.full(len(col), np.nan)
+            continue
+        if col.str.startswith(" ").any():
+            col = col.str.lstrip(" ")
+            col = col.mask(col.isin(nulls))
+            frame[name] = col
+        try:  # numbers in text: spaces stripped above, or a sample that held only gaps
+            col = pd.to_numeric(col)  # stops at the first text that is not a number
+        except (ValueError, TypeError):
+            pass
+        else:
+            frame[name] = col
+            continue
+        if col.isna().any():
+            continue
+        uniques = pd.unique(col)
+        if len(uniques) <= len(words) and {str(v) for v in uniques} <= words:
+            frame[name] = col.isin(_PANDAS_TRUE).to_numpy()
+    return frame
+
+
+def duckdb_csv(
+    path: Path, sep: str, options: ReadOptions, count: int, positions: list[int] | None
+) -> pd.DataFrame:
+    """A CSV file read by DuckDB with the pandas dtypes of ``pandas.read_csv``.
+
+    Columns get positional names (:func:`placeholder_names`, ``count`` of them) and only
+    ``positions`` are converted. Types are inferred from every row (``sample_size=-1``, as
+    pandas does) among BIGINT, DOUBLE and VARCHAR (no dates: pandas keeps them as text); a
+    BIGINT column with a gap becomes float64 and the texts pandas reads as missing (its
+    defaults and ``na_values``) are NULL, as with pandas.
+
+    DuckDB infers the types from a sample of rows (its default, 20,480), which costs a
+    quarter of the CPU time of inferring them from every row (measured on
+    ``benchmarks/read_csv.py``: 1.1 s against 4.4 s for 10^6 rows); a value later in the file
+    that does not fit the sampled type is a conversion error, and only then is the file read
+    again with every row sampled. A text column that the sample saw only empty is converted
+    to numbers afterwards when every value is one (:func:`_as_pandas_text`).
+    """
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    duckdb = _duckdb()
+    names = placeholder_names(count)
+    nulls = sorted(set(STR_NA_VALUES) | set(options.na_values))
+    encoding = {"utf-8": "utf-8", "utf-16": "utf-16", "iso8859-1": "latin-1"}[
+        codecs.lookup(options.encoding).name
+    ]
+    select = "*" if positions is None else ", ".join(_quote_ident(names[i]) for i in positions)
+    query = (
+        f"SELECT {select} FROM read_csv({_sql_text(str(path))}, delim={_sql_text(sep)}, "
+        f"header={str(options.header).lower()}, names={_sql_list(names)}, "
+        f"nullstr={_sql_list(nulls)}, decimal_separator={_sql_text(options.decimal)}, "
+        f"encoding={_sql_text(encoding)}, "
+        "auto_type_candidates=['BIGINT', 'DOUBLE', 'VARCHAR']{sample})"
+    )
+    con = _connect(None, None)
+    try:
+        try:
+            table = con.sql(query.format(sample="")).to_arrow_table()
+        except duckdb.ConversionException:  # the sample's types do not fit a later row
+            table = con.sql(query.format(sample=", sample_size=-1")).to_arrow_table()
+    except duckdb.Error as exc:
+        raise InputError(f"cannot read {path} with DuckDB: {exc}") from None
+    finally:
+        con.close()
+    return _as_pandas_text(table.to_pandas(), set(nulls))
+
+
+def duckdb_parquet(path: Path, columns: Sequence[str] | None) -> pd.DataFrame:
+    """One Parquet file read by DuckDB (``columns``: in file order; None: all)."""
+    duckdb = _duckdb()
+    select = "*" if columns is None else ", ".join(map(_quote_ident, columns))
+    con = _connect(None, None)
+    try:
+        table = con.sql(f"SELECT {select} FROM read_parquet({_sql_text(str(path))})")
+        table = table.to_arrow_table()
+    except duckdb.Error as exc:
+        raise InputError(f"cannot read {path} with DuckDB: {exc}") from None
+    finally:
+        con.close()
+    return table.to_pandas()
+
+
+def reader_note(info: dict[str, Any]) -> str | None:
+    """The report's sentence about the reader: only when ``reader: duckdb`` fell back."""
+    if info.get("fallback") is None:
+        return None
+    return (
+        f"data.reader: duckdb was asked for, but {info['used']} read the data: {info['fallback']}"
+    )
 
 
 def source_label(path: Path | None, options: ReadOptions) -> str:

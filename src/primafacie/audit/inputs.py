@@ -13,7 +13,7 @@ from typing import Any
 
 from ..config import AuditConfig
 from ..data import AuditData, parquet_files
-from ..data_files import repeated_note
+from ..data_files import reader_note, repeated_note
 from ..errors import InputError
 from ..io import sha256_file
 
@@ -198,7 +198,8 @@ ID_LIKE_SHARE = 0.9
 
 def _file_notes(data: AuditData) -> dict[str, Any]:
     """What reading the file changed or found, each key absent when there is nothing to say:
-    ``dropped`` (rows ``dropna`` removed), ``merged_columns`` (a repeated header, merged or
+    ``reader`` (``data.reader`` when given), ``dropped`` (rows ``dropna`` removed),
+    ``merged_columns`` (a repeated header, merged or
     left out) and ``notes`` (one sentence each, for the report: those two, and a categorical
     feature whose number of values is close to the number of rows, i.e. an id)."""
     attrs = data.frame.attrs
@@ -217,6 +218,10 @@ def _file_notes(data: AuditData) -> dict[str, Any]:
             f"value (missing per column: {cols})"
             + (f"; dropped per group: {groups}" if groups else "")
         )
+    if "reader" in attrs:  # data.reader given: which reader read it, and any fallback
+        out["reader"] = dict(attrs["reader"])
+        if (note := reader_note(attrs["reader"])) is not None:
+            notes.append(note)
     repeated = [*attrs.get("merged_columns", ()), *attrs.get("ambiguous_columns", ())]
     if repeated:
         out["merged_columns"] = repeated

@@ -229,6 +229,17 @@ RESULTS_SCHEMA: dict[str, Any] = {
                 "outcome": {"type": ["string", "null"]},
                 "n_outcome_favourable": {"type": ["integer", "null"], "minimum": 0},
                 "groups": {"type": "array", "minItems": 1, "items": _GROUP},
+                # data.reader when given: asked for, used, and why DuckDB fell back
+                "reader": {
+                    "type": "object",
+                    "required": ["requested", "used", "fallback"],
+                    "properties": {
+                        "requested": {"enum": ["duckdb", "pandas"]},
+                        "used": {"enum": ["duckdb", "pandas", "pyarrow", "calamine"]},
+                        "fallback": {"type": ["string", "null"]},
+                    },
+                    "additionalProperties": False,
+                },
             },
         },
         "inputs": {
