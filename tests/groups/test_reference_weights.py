@@ -76,6 +76,53 @@ def test_intersection_reference_is_reference_on_every_attribute():
     assert set(crossed["reference"]) == {"w × m"}
 
 
+def _cells(cells):
+    """A table from ``{(race, sex): (rows, favourable)}``: the favourable rows first."""
+    rows = [(r, x, int(i < k)) for (r, x), (n, k) in cells.items() for i in range(n)]
+    return pd.DataFrame(rows, columns=["race", "sex", "d"])
+
+
+def test_highest_over_an_intersection_is_the_most_selected_intersectional_group():
+    # by hand: race w 5/8 > h 3/8, so highest picks race w, sex m; the most selected
+    # non-protected intersectional group is h × m (3/4), not w × m (1/4), as LL144 compares
+    df = _cells({("w", "f"): (4, 4), ("w", "m"): (4, 1), ("h", "f"): (4, 0),
+                 ("h", "m"): (4, 3), ("b", "f"): (2, 0), ("b", "m"): (2, 1)})  # fmt: skip
+    data = AuditData(df, features={}, decision="d", protected={
+        "race": {"values": ["b"], "reference": "highest"},
+        "sex": {"values": ["f"], "reference": "highest"}})  # fmt: skip
+    assert data.reference_values("race") == ("w",) and data.reference_values("sex") == ("m",)
+    res = GroupMetrics(min_group=1).run(data)
+    rates = res.rates()
+    crossed = rates[rates["attribute"] == "race × sex"].set_index("group")
+    assert crossed.loc["h × m", "role"] == "reference" and set(crossed["reference"]) == {"h × m"}
+    assert crossed.loc["w × m", "role"] == "left out"  # the candidate not chosen
+    expected = {"b × f": 0.0, "b × m": (1 / 2) / (3 / 4), "h × f": 0.0, "w × f": 1 / (3 / 4)}
+    for group, ratio in expected.items():
+        assert crossed.loc[group, "role"] == "protected"
+        assert crossed.loc[group, "ratio"] == pytest.approx(ratio)
+    (cmp,) = [c for c in res.comparisons if c["attribute"] == "race × sex"]
+    assert cmp["reference_rule"] == "highest" and cmp["left_out"] == 4
+    assert "race × sex compared with h × m (the intersectional group with the highest" in (
+        res.scope()
+    )
+    # each attribute alone still uses its own highest value
+    alone = rates[rates["attribute"] == "race"].set_index("group")
+    assert alone.loc["w", "role"] == "reference" and alone.loc["h", "role"] == "left out"
+
+
+def test_highest_over_an_intersection_breaks_ties_by_rows_then_sorted_order():
+    # h × m and w × m both select half: w × m has more rows; then equal rows: h × m first
+    cells = {("b", "f"): (2, 1), ("h", "m"): (4, 2), ("w", "m"): (6, 3)}
+    protected = {"race": {"values": ["b"], "reference": "highest"},
+                 "sex": {"values": ["f"], "reference": "highest"}}  # fmt: skip
+    for sizes, chosen in [((4, 2), "w × m"), ((6, 3), "h × m")]:
+        cells[("h", "m")] = sizes
+        data = AuditData(_cells(cells), features={}, decision="d", protected=protected)
+        (cmp,) = [c for c in GroupMetrics(min_group=1).run(data).comparisons
+                  if c["attribute"] == "race × sex"]  # fmt: skip
+        assert cmp["reference"] == chosen
+
+
 def test_weighted_rate_and_wilson_interval_on_kish_n_eff_by_hand():
     # f: weights 1, 1, 2 with ŷ 1, 0, 0 -> rate 1/4, n_eff 16/6; m: weights 1, 1 with ŷ 1, 1
     df = pd.DataFrame({"sex": list("fffmm"), "d": [1, 0, 0, 1, 0], "w": [1, 1, 2, 1, 3.0]})

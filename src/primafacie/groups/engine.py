@@ -281,6 +281,9 @@ class GroupMetrics(Engine):
                 prot |= np.bincount(group, weights=masks[a], minlength=n_groups) > 0
                 ref &= np.bincount(group, weights=refs[a], minlength=n_groups) > 0
                 inside &= np.bincount(group, weights=masks[a] | refs[a], minlength=n_groups) > 0
+            most = len(grouping) > 1 and any(audit.reference.get(a) == "highest" for a in grouping)
+            if most:
+                ref, inside = _most_selected(audit, grouping, group, n_groups, masks, counts)
             prot &= inside
             labels = [combination_label(values[a][c] for a, c in zip(grouping, row, strict=True))
                       for row in parts]  # fmt: skip
@@ -288,6 +291,8 @@ class GroupMetrics(Engine):
             frame = self._grouping_frame(SEP.join(grouping), labels, prot, ref, counts, rest)
             frames.append(frame)
             comparisons.append(_comparison(audit, grouping, frame, labels, ~inside, counts))
+            if most:
+                comparisons[-1]["reference_rule"] = "highest"
         return GroupMetricsResult(
             table=pd.concat(frames, ignore_index=True),
             attributes=tuple(attrs),
@@ -404,6 +409,51 @@ class GroupMetrics(Engine):
         if weighted:
             out["weighted_k"], out["weighted_n"], out["n_eff"] = kw, nw, ne
         return out
+
+
+def _most_selected(
+    audit: AuditData,
+    grouping: tuple[str, ...],
+    group: np.ndarray,
+    n_groups: int,
+    masks: dict[str, np.ndarray],
+    counts: dict[str, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The reference of an intersection when one of its attributes has ``reference: highest``:
+    the intersectional group with the highest selection rate, as NYC Local Law 144 compares
+    each intersectional category with the most selected one (6 RCNY § 5-301).
+
+    The candidates are the groups non-protected on every ``highest`` (and ``rest``) attribute
+    and in the listed reference of every other one; the rate is unweighted (favourable rows
+    / rows), as :func:`~primafacie.reference.highest_value` chooses one value. Ties: more
+    rows, then the first group in sorted order. The other candidates are left out, as the
+    values ``highest`` did not choose are for one attribute.
+
+    Returns
+    -------
+    (reference, inside)
+        Boolean per group: the chosen group; the groups in the comparison.
+    """
+    eligible = counts["members"] > 0
+    inside = np.ones(n_groups, dtype=bool)
+    for a in grouping:
+        listed = audit.reference.get(a) not in (None, "highest")
+        rows = audit.reference_mask(a) if listed else ~masks[a]
+        # a group is one value of each attribute: all its rows agree, so "any" is "every"
+        eligible &= np.bincount(group, weights=rows, minlength=n_groups) > 0
+        inside &= np.bincount(group, weights=rows | masks[a], minlength=n_groups) > 0
+    if not eligible.any():
+        raise InputError(
+            f"reference: highest on {SEP.join(grouping)}: no intersectional group is "
+            "non-protected on every attribute, so none can be the reference"
+        )
+    n = counts["members"].astype(float)
+    rate = np.where(eligible, counts["pred"] / np.maximum(n, 1), -1.0)
+    # lexsort: last key first; the highest rate, then more rows, then the sorted-order index
+    chosen = int(np.lexsort((np.arange(n_groups), -n, -rate))[0])
+    ref = np.zeros(n_groups, dtype=bool)
+    ref[chosen] = True
+    return ref, inside & ~(eligible & ~ref)
 
 
 def _comparison(

@@ -89,7 +89,9 @@ class GroupMetricsResult(BaseResult):
     comparisons
         Per grouping: ``attribute``, ``reference`` (the reference row's label), ``rules`` and
         ``reference_values`` per attribute (``rest``, ``listed`` or ``highest``), and the rows
-        ``left_out`` (in neither group: count, ``left_out_share``, ``left_out_groups``).
+        ``left_out`` (in neither group: count, ``left_out_share``, ``left_out_groups``);
+        ``reference_rule: highest`` on an intersection whose reference is its most selected
+        group (an attribute with ``reference: highest``).
     """
 
     table: pd.DataFrame
@@ -331,11 +333,14 @@ class GroupMetricsResult(BaseResult):
         said = [c for c in self.comparisons if set(c["rules"].values()) != {"rest"}]
         for c in said:
             text += f"; {c['attribute']} compared with {c['reference']}"
-            text += "".join(
-                f" ({a}: the highest selection rate, {v[0]})"
-                for a, v in c["reference_values"].items()
-                if c["rules"][a] == "highest"
-            )
+            if c.get("reference_rule") == "highest":
+                text += " (the intersectional group with the highest selection rate)"
+            else:
+                text += "".join(
+                    f" ({a}: the highest selection rate, {v[0]})"
+                    for a, v in c["reference_values"].items()
+                    if c["rules"][a] == "highest"
+                )
             text += (
                 f", {c['left_out']:,} rows ({100 * c['left_out_share']:.1f}%) of other groups "
                 f"left out ({', '.join(c['left_out_groups'][:6])}"
