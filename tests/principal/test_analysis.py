@@ -73,3 +73,16 @@ def test_section_reads_the_results_only(data):
 def test_definition():
     assert ANALYSIS.name == "principal" and ANALYSIS.spec is PrincipalSpec
     assert ANALYSIS.needs_outcome
+
+
+def test_the_section_states_the_pooled_values_of_a_listed_reference():
+    df = pd.DataFrame({"race": list("bowhx") * 40, "s": [0, 1, 1, 1, 0] * 40,
+                       "y": [1, 0, 1, 0, 1] * 40})  # fmt: skip
+    data = AuditData(df, features={}, decision="s", outcome="y", protected={
+        "race": {"values": ["b", "o"], "reference": ["w", "h"]}}).compared()  # fmt: skip
+    spec = PrincipalSpec(definitions=[2])
+    ANALYSIS.check_data(spec, data, None)  # binary by construction: no error
+    out = run(spec, Context(config=None, data=data))
+    text = str(section(out, data, {}))
+    assert "A=1: race = h, w (pooled); A=0: race = b, o (pooled)" in text
+    assert out.scope.startswith("race: 80 protected (b, o (pooled), A=0) and 80 other people")

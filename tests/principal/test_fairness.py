@@ -385,3 +385,43 @@ def test_definition_is_a_deprecated_name_of_definitions(table4_data):
                                                 r"definitions="):  # fmt: skip
         old = PrincipalFairness(definition=[1, 2]).run(table4_data)
     pd.testing.assert_frame_equal(new.summary(), old.summary())
+
+
+def test_several_protected_and_reference_values_are_pooled_and_named():
+    # race b and o protected, w and h the reference, x left out: the comparison is binary
+    # by construction; every number equals a direct run on the pooled 0/1 column
+    rng = np.random.default_rng(3)
+    n = 600
+    race = rng.choice(list("bowhx"), n)
+    y = rng.integers(0, 2, n)
+    s = (rng.random(n) < np.where(np.isin(race, ["b", "o"]), 0.3, 0.6)).astype(int)
+    df = pd.DataFrame({"race": race, "s": s, "y": y})
+    data = AuditData(df, features={}, decision="s", outcome="y", protected={
+        "race": {"values": ["b", "o"], "reference": ["w", "h"]}})  # fmt: skip
+    res = PrincipalFairness(definitions=[1, 2]).run(data)
+    assert (res.a0, res.a1) == ("b, o (pooled)", "h, w (pooled)")
+    kept = df[df["race"] != "x"]
+    direct_data = AuditData(
+        kept.assign(pooled=np.where(kept["race"].isin(["b", "o"]), "p", "r")).drop(columns="race"),
+        features={}, decision="s", outcome="y", protected={"pooled": "p"},
+    )  # fmt: skip
+    direct = PrincipalFairness(definitions=[1, 2]).run(direct_data)
+    assert res.n_protected == direct.n_protected == int(np.isin(race, ["b", "o"]).sum())
+    cols = ["definition", "quantity", "estimate", "lower", "upper"]
+    pd.testing.assert_frame_equal(res.to_frame()[cols], direct.to_frame()[cols])
+    assert "b, o (pooled), A=0" in res.scope()
+    # without a reference the attribute is not binary: refused, naming the reference fix
+    with pytest.raises(InputError, match=r"or give a reference \(protected: \{race: \{values"):
+        PrincipalFairness().run(AuditData(df, features={}, decision="s", outcome="y",
+                                          protected={"race": ["b", "o"]}))  # fmt: skip
+
+
+def test_highest_reference_pools_the_protected_values():
+    df = pd.DataFrame({"race": list("bowwhh") * 20, "s": [0, 1, 1, 1, 0, 1] * 20,
+                       "y": [1, 0, 1, 1, 0, 0] * 20})  # fmt: skip
+    data = AuditData(df, features={}, decision="s", outcome="y", protected={
+        "race": {"values": ["b", "o"], "reference": "highest"}})  # fmt: skip
+    res = PrincipalFairness().run(data)
+    # w selects 2 of 2 per block, h 1 of 2: w is the reference; b and o pooled
+    assert (res.a0, res.a1) == ("b, o (pooled)", "w")
+    assert res.n_protected == 40 and res.n_others == 40

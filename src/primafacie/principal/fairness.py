@@ -253,12 +253,39 @@ def principal_arrays(
     )
 
 
+def _pooled(data: Any, attr: str) -> bool:
+    """Whether ``attr`` compares its protected values with a listed (or ``highest``)
+    reference: its rows are then the two groups, binary by construction whatever the number
+    of values on each side, which are pooled. ``data`` may be the audit's ``compared()`` rows
+    (the reference then in ``comparison_info``)."""
+    if data.reference.get(attr) is not None:
+        return True
+    info = getattr(data, "comparison_info", None) or []
+    return any(c["attribute"] == attr and c["rule"] != "rest" for c in info)
+
+
+def _sides(data: Any, attr: str, mask: np.ndarray) -> tuple[str, str]:
+    """The labels of A=0 (protected) and A=1: the value of each side, or with a listed
+    reference the values found on each side, sorted and joined (``"b, h (pooled)"`` when a
+    side holds several)."""
+    col = data.frame[attr]
+    if not _pooled(data, attr):
+        return str(col[mask].iloc[0]), str(col[~mask].iloc[0])
+
+    def label(values: Any) -> str:
+        found = sorted(map(str, pd.unique(values)))
+        return ", ".join(found) + (" (pooled)" if len(found) > 1 else "")
+
+    return label(col[mask]), label(col[~mask])
+
+
 def _check_binary(data: Any, attr: str) -> None:
     """Principal strata compare exactly two groups: a protected attribute with more values is
-    an error that names what to set instead (a binary protected attribute, or a 0/1 column
-    comparing the protected value(s) with all others)."""
+    an error that names what to set instead (a binary protected attribute, a listed
+    reference, or a 0/1 column comparing the protected value(s) with all others); with a
+    listed or ``highest`` reference the comparison is binary by construction."""
     values = pd.unique(data.frame[attr])
-    if len(values) == 2:
+    if len(values) == 2 or _pooled(data, attr):
         return
     shown = sorted(map(str, values))[:10]
     protected = [str(v) for v in data.protected.get(attr, ())]
@@ -270,6 +297,11 @@ def _check_binary(data: Any, attr: str) -> None:
             f"protected attribute: {', '.join(map(repr, binary))}"
         )
     flag = f"{attr}_{'_'.join(protected) or 'protected'}"
+    fixes.append(
+        f"or give a reference (protected: {{{attr}: {{values: [...], reference: [...] | "
+        "highest}}): the protected values are then compared with the reference values, each "
+        "side pooled"
+    )
     fixes.append(
         f"or compare {' or '.join(map(repr, protected)) or 'the protected value(s)'} with all "
         f"other values of {attr!r}: add a column {flag!r} that is 1 for them and 0 otherwise, "
@@ -398,8 +430,9 @@ class PrincipalFairness(Engine):
         return _as_definitions(self.definitions, self.definition)
 
     def _audit_data(self, data: Any) -> AuditData:
-        """The AuditData to evaluate: ``data`` itself, or with the constructor's roles applied."""
-        return self._as_audit_data(data, require=("protected", "decision", "outcome"))
+        """The AuditData to evaluate: ``data`` itself, or with the constructor's roles applied;
+        with a listed or ``highest`` reference, its protected and reference rows only."""
+        return self._as_audit_data(data, require=("protected", "decision", "outcome")).compared()
 
     def check(self, data: Any) -> str:
         """Every requirement the data must meet, checked without computing anything (the audit
@@ -430,11 +463,9 @@ class PrincipalFairness(Engine):
         self._validate()
         data = self._audit_data(data)
         attr = self.check(data)
-        col = data.frame[attr]
         mask = data.protected_mask(attr)
         a = (~mask).astype(np.int8)  # A=0: the protected group
-        a0 = str(col[mask].iloc[0])
-        a1 = str(col[~mask].iloc[0])
+        a0, a1 = _sides(data, attr, mask)
         s = data.decision_array()
         y = data.outcome_array()
         covs = _names(self.covariates)
