@@ -215,3 +215,55 @@ def test_no_score_or_nothing_to_measure_gives_no_score_metrics():
     assert GroupMetrics(score="s").run(audit).scores is None  # no threshold, no outcome
     res = GroupMetrics(score="s", sweep=True).run(audit).scores
     assert res.auc is None and res.calibration is None and res.thresholds is not None
+
+
+def _cells(cells: dict) -> pd.DataFrame:
+    """Rows from ``{(race, sex): [scores]}``."""
+    rows = [(r, x, s) for (r, x), scores in cells.items() for s in scores]
+    return pd.DataFrame(rows, columns=["race", "sex", "s"]).assign(
+        d=lambda f: (f["s"] >= 3).astype(int)
+    )
+
+
+CELLS = {("w", "m"): [1, 2, 3, 4], ("b", "f"): [1, 1, 2, 5], ("b", "m"): [3, 4, 5, 6],
+         ("w", "f"): [2, 2, 2, 2]}  # fmt: skip
+
+
+def test_the_sweep_covers_the_intersection_by_hand():
+    data = AuditData(_cells(CELLS), features={}, decision="d",
+                     protected={"race": "b", "sex": "f"})  # fmt: skip
+    res = GroupMetrics(score="s", sweep=True, min_group=1).run(data)
+    t = res.scores.thresholds
+    assert sorted(t["attribute"].unique()) == ["race", "race × sex", "sex"]
+    crossed = t[t["attribute"] == "race × sex"].set_index(["threshold", "group"])
+    assert sorted(crossed.index.get_level_values(0).unique()) == [1, 2, 3, 4, 5, 6]
+    # favourable when s >= t; the reference w × m (non-protected on both) selects 3/4 at 2,
+    # 2/4 at 3: b × f 2/4 and 1/4, b × m 4/4 and 4/4, w × f 4/4 and 0/4
+    expected = {2: {"b × f": (2, 2 / 3), "b × m": (4, 4 / 3), "w × f": (4, 4 / 3)},
+                3: {"b × f": (1, 0.5), "b × m": (4, 2.0), "w × f": (0, 0.0)}}  # fmt: skip
+    for threshold, groups in expected.items():
+        assert crossed.loc[(threshold, "w × m"), "role"] == "reference"
+        for group, (k, ratio) in groups.items():
+            row = crossed.loc[(threshold, group)]
+            assert row["role"] == "protected" and row["k"] == k and row["n"] == 4
+            assert row["ratio"] == pytest.approx(ratio) and row["reference"] == "w × m"
+    # at the threshold of the decision, the sweep equals the group metrics' own comparison
+    summ = res.summary().set_index(["attribute", "group"])
+    for group in ("b × f", "b × m", "w × f"):
+        assert crossed.loc[(3, group), "ratio"] == pytest.approx(
+            summ.loc[("race × sex", group), "selection_ratio"]
+        )
+
+
+def test_the_sweep_honours_a_listed_reference_by_hand():
+    cells = {**CELLS, ("h", "m"): [6, 6]}
+    data = AuditData(_cells(cells), features={}, decision="d", protected={
+        "race": {"values": ["b"], "reference": ["w"]}, "sex": "f"})  # fmt: skip
+    t = GroupMetrics(score="s", thresholds=[3], min_group=1).run(data).scores.thresholds
+    race = t[t["attribute"] == "race"].set_index("group")
+    # at 3: w selects 2 of 8, b 5 of 8 (ratio 2.5); h is left out, not pooled with w
+    assert race.loc["w", "role"] == "reference" and race.loc["h", "role"] == "left out"
+    assert race.loc["b", "ratio"] == pytest.approx((5 / 8) / (2 / 8))
+    assert np.isnan(race.loc["h", "ratio"])
+    crossed = t[t["attribute"] == "race × sex"].set_index("group")
+    assert crossed.loc["h × m", "role"] == "left out" and set(crossed["reference"]) == {"w × m"}

@@ -266,7 +266,7 @@ class GroupMetrics(Engine):
             codes[a], values[a] = value_codes(audit.frame[a])
             masks[a] = audit.protected_mask(a)
             refs[a] = audit.reference_mask(a)
-        frames, comparisons = [], []
+        frames, comparisons, scored = [], [], []
         for grouping in self._groupings(attrs):
             sizes = [len(values[a]) for a in grouping]
             group, parts = group_codes([codes[a] for a in grouping], sizes)
@@ -290,6 +290,9 @@ class GroupMetrics(Engine):
             rest = all(a not in audit.reference for a in grouping)
             frame = self._grouping_frame(SEP.join(grouping), labels, prot, ref, counts, rest)
             frames.append(frame)
+            # the score tables use the same groups and reference, intersections included
+            scored.append((SEP.join(grouping), labels, group, prot[group],
+                           None if rest else ref[group]))  # fmt: skip
             comparisons.append(_comparison(audit, grouping, frame, labels, ~inside, counts))
             if most:
                 comparisons[-1]["reference_rule"] = "highest"
@@ -304,18 +307,22 @@ class GroupMetrics(Engine):
             intersections=self.intersections,
             decision=str(audit.decision),
             outcome=audit.outcome,
-            scores=self._scores(audit, {a: (codes[a], values[a]) for a in attrs}),
+            scores=self._scores(audit, scored),
             weights=column,
             comparisons=tuple(comparisons),
         )
 
-    def _scores(self, audit: AuditData, coded: dict[str, Any]) -> Any:
-        """The score metrics (thresholds, AUC, calibration) of the coded attributes, or None
-        without a score or anything to measure on it."""
+    def _scores(self, audit: AuditData, scored: list[tuple]) -> Any:
+        """The score metrics (thresholds, AUC, calibration) of every attribute and
+        intersection, each ``(name, labels, group codes, protected rows, reference rows)``
+        as the rates were computed, or None without a score or anything to measure on it."""
         wanted = self.thresholds is not None or self.sweep or audit.outcome is not None
         if self.score is None or not wanted:
             return None
-        from .scores import score_metrics
+        from .scores import AttributeGroups, score_metrics
+
+        coded = [AttributeGroups(name, labels, group, prot, ref)
+                 for name, labels, group, prot, ref in scored]  # fmt: skip
 
         thresholds = self.thresholds
         if thresholds is not None and not isinstance(thresholds, (list, tuple)):

@@ -22,7 +22,7 @@ several. Intersections are not swept (one curve per attribute keeps the figure r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,40 +48,50 @@ __all__ = [
 #: Role of a group; the same words as the group metrics' table.
 PROTECTED, REFERENCE, IN_REFERENCE = "protected", "reference", "non-protected"
 POOLED = "non-protected (pooled)"
+#: Role of a group outside a listed reference, and the label of a pooled listed reference.
+LEFT_OUT, REFERENCE_POOLED = "left out", "reference (pooled)"
 
 
 class AttributeGroups:
-    """The groups of one protected attribute as the group metrics define them.
+    """The groups of one protected attribute (or intersection) as the group metrics define them.
 
     Attributes
     ----------
     attribute
-        The attribute's name.
+        The attribute's name (``"race × sex"`` for an intersection).
     labels
         One label per group: each observed value (sorted), then ``POOLED`` when the reference
-        pools several non-protected values.
+        pools several non-protected values (``REFERENCE_POOLED`` for a listed reference).
     roles
-        ``protected``, ``reference`` or ``non-protected`` (pooled into the reference).
+        ``protected``, ``reference``, ``non-protected`` (pooled into the reference) or
+        ``left out`` (neither: outside a listed reference).
     members
-        Row indices of each group (the pooled reference holds every non-protected row).
+        Row indices of each group (the pooled reference holds every reference row).
     reference
         Index of the reference group in ``labels``.
     """
 
     def __init__(self, attribute: str, values: list[Any], codes: np.ndarray,
-                 protected_rows: np.ndarray) -> None:  # fmt: skip
+                 protected_rows: np.ndarray,
+                 reference_rows: np.ndarray | None = None) -> None:  # fmt: skip
         n_values = len(values)
+        protected_rows = np.asarray(protected_rows, dtype=bool)
+        rest = reference_rows is None
+        ref_rows = ~protected_rows if rest else np.asarray(reference_rows, dtype=bool)
+        ref_rows = ref_rows & ~protected_rows
         prot = np.bincount(codes, weights=protected_rows, minlength=n_values) > 0
+        ref = (np.bincount(codes, weights=ref_rows, minlength=n_values) > 0) & ~prot
         order = np.argsort(codes, kind="stable")  # rows of each value, in row order
         bounds = np.searchsorted(codes[order], np.arange(n_values + 1))
         members = [order[bounds[g] : bounds[g + 1]] for g in range(n_values)]
-        n_ref = int((~prot).sum())
-        roles = np.where(prot, PROTECTED, REFERENCE if n_ref == 1 else IN_REFERENCE).tolist()
+        n_ref = int(ref.sum())
+        roles = np.where(prot, PROTECTED, np.where(ref, REFERENCE if n_ref == 1 else IN_REFERENCE,
+                                                   LEFT_OUT)).tolist()  # fmt: skip
         labels = [str(v) for v in values]
         if n_ref != 1:  # pooled (or empty) reference: its own group
-            labels.append(POOLED)
+            labels.append(POOLED if rest else REFERENCE_POOLED)
             roles.append(REFERENCE)
-            members.append(np.flatnonzero(~protected_rows.astype(bool)))
+            members.append(np.flatnonzero(ref_rows))
         self.attribute = attribute
         self.labels = labels
         self.roles = roles
@@ -93,8 +103,11 @@ def attribute_groups(
     audit: Any, attribute: str, codes: np.ndarray, values: list[Any]
 ) -> AttributeGroups:
     """The groups of ``attribute`` in an :class:`~primafacie.data.AuditData`, from the value
-    codes the group metrics computed (``codes``: each row's index into the sorted ``values``)."""
-    return AttributeGroups(attribute, values, codes, np.asarray(audit.protected_mask(attribute)))
+    codes the group metrics computed (``codes``: each row's index into the sorted ``values``);
+    a listed or ``highest`` reference is honoured (the other values are left out)."""
+    prot = np.asarray(audit.protected_mask(attribute))
+    ref = audit.reference_mask(attribute) if attribute in audit.reference else None
+    return AttributeGroups(attribute, values, codes, prot, ref)
 
 
 def sweep_thresholds(score: np.ndarray, points: int = SWEEP_POINTS) -> np.ndarray:
@@ -348,7 +361,7 @@ def score_array(frame: pd.DataFrame, column: str) -> np.ndarray:
 
 def score_metrics(
     audit: Any,
-    coded: Mapping[str, tuple[np.ndarray, list[Any]]],
+    coded: Mapping[str, tuple[np.ndarray, list[Any]]] | Sequence[AttributeGroups],
     score: str,
     favorable: str = "above",
     thresholds: list[float] | None = None,
@@ -365,7 +378,9 @@ def score_metrics(
         The :class:`~primafacie.data.AuditData` measured.
     coded
         ``{attribute: (codes, values)}`` of the protected attributes, as the group metrics
-        coded them (each row's index into the attribute's sorted values).
+        coded them (each row's index into the attribute's sorted values); or the groups
+        themselves (:class:`AttributeGroups`), as the group metrics pass every attribute and
+        intersection with its reference.
     score, favorable
         The score column and its favourable side (``above`` or ``below``).
     thresholds, sweep
@@ -395,8 +410,9 @@ def score_metrics(
     oriented = -s if favorable == "below" else s  # higher = more favourable, for the AUC
     bins = calibration_bins(s) if y is not None else None
     parts: dict[str, list[pd.DataFrame]] = {"t": [], "auc": [], "cal": []}
-    for a, (codes, values) in coded.items():
-        g = attribute_groups(audit, a, codes, values)
+    if isinstance(coded, Mapping):
+        coded = [attribute_groups(audit, a, codes, values) for a, (codes, values) in coded.items()]
+    for g in coded:
         if t is not None:
             parts["t"].append(threshold_table(s, g, t, favorable, alpha, min_group, audited))
         if y is not None:
