@@ -480,6 +480,12 @@ def test_duckdb_csv_dtypes_follow_pandas_on_the_hard_cases(tmp_path):
     expected = read_table(tmp_path / "late.csv")
     assert expected.dtypes.astype(str).tolist() == ["float64", "str", "float64"]
     pd.testing.assert_frame_equal(read_table(tmp_path / "late.csv", reader="duckdb"), expected)
+    # the encodings DuckDB decodes itself
+    for encoding in ("latin-1", "utf-16"):
+        _people().to_csv(tmp_path / "e.csv", index=False, encoding=encoding)
+        got = read_table(tmp_path / "e.csv", encoding=encoding, reader="duckdb")
+        assert got.attrs["reader"]["used"] == "duckdb" and got.region.iloc[1] == "süd"
+        pd.testing.assert_frame_equal(got, read_table(tmp_path / "e.csv", encoding=encoding))
 
 
 def test_duckdb_reads_parquet_like_pyarrow_and_falls_back_with_a_reason(tmp_path):
