@@ -199,9 +199,9 @@ ID_LIKE_SHARE = 0.9
 def _file_notes(data: AuditData) -> dict[str, Any]:
     """What reading the file changed or found, each key absent when there is nothing to say:
     ``reader`` (``data.reader`` when given), ``dropped`` (rows ``dropna`` removed),
-    ``merged_columns`` (a repeated header, merged or
-    left out) and ``notes`` (one sentence each, for the report: those two, and a categorical
-    feature whose number of values is close to the number of rows, i.e. an id)."""
+    ``merged_columns`` (a repeated header, merged or left out) and ``notes`` (one sentence
+    each, for the report: a reader that fell back, those two, and a categorical feature
+    whose number of values is close to the number of rows, i.e. an id)."""
     attrs = data.frame.attrs
     out: dict[str, Any] = {}
     notes = []
