@@ -495,6 +495,15 @@ def test_duckdb_reads_parquet_like_pyarrow_and_falls_back_with_a_reason(tmp_path
     frame = read_table(tmp_path / "p.parquet", reader="duckdb")
     assert frame.attrs["reader"]["used"] == "duckdb"
     pd.testing.assert_frame_equal(frame, expected)
+    # a query over the file and a table of a .duckdb file give the same frame too
+    sql = f"select * from '{(tmp_path / 'p.parquet').as_posix()}'"
+    pd.testing.assert_frame_equal(read_table(None, sql=sql), expected)
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "d.duckdb"))
+    con.execute(f"create table t as {sql}")
+    con.close()
+    pd.testing.assert_frame_equal(read_table(tmp_path / "d.duckdb", table="t"), expected)
     # a folder, a categorical column, a Latin-1 file and Excel fall back, saying why
     (tmp_path / "folder").mkdir()
     df.to_parquet(tmp_path / "folder" / "part-0.parquet", index=False)
