@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..data import FeatureSpec
 from ..errors import InputError
+from ..standardize import standard_scale
 
 __all__ = ["GowerTransformer", "GowerMatrix", "gower_distances", "as_gower_matrix"]
 
@@ -251,13 +252,12 @@ class GowerTransformer:
             self.width_[spec.name] = width if width > 0 else 1.0
         if zcols:
             # scikit-learn's StandardScaler fitted on all numeric columns at once, exactly as
-            # the CST authors' code, so legacy distances (and their ties) are bit-identical.
-            from sklearn.preprocessing import StandardScaler
-
-            sc = StandardScaler().fit(frame[zcols].to_numpy(dtype=float))
+            # the CST authors' code, so legacy distances (and their ties) are bit-identical;
+            # standard_scale is its arithmetic without importing scikit-learn (start-up).
+            mean, scale = standard_scale(frame[zcols].to_numpy(dtype=float))
             for j, name in enumerate(zcols):
-                self.center_[name] = float(sc.mean_[j])
-                self.width_[name] = float(sc.scale_[j])
+                self.center_[name] = float(mean[j])
+                self.width_[name] = float(scale[j])
         return self
 
     @staticmethod
