@@ -6,8 +6,8 @@ bare traceback (set ``PRIMAFACIE_DEBUG=1`` to see the traceback).
 
 Start-up: a command's module (``primafacie.commands.<name>``) is imported, and its options
 built, only when that command is looked up: ``primafacie reproduce ...`` loads one command
-module, not fourteen. ``primafacie --help`` lists every command: ``cli_help.main`` renders
-it without typer or the command modules.
+module, not fourteen. ``primafacie --help`` lists every command: ``launch.main`` renders
+it (``cli_help``) without typer or the command modules.
 """
 
 from __future__ import annotations
@@ -150,8 +150,8 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    """Run the command line with typer (``cli_help.main``, the console script, answers a
-    bare ``primafacie --help`` before importing this module)."""
+    """Run the command line with typer (``launch.main``, the console script, answers a bare
+    ``primafacie --help`` with ``cli_help`` before importing this module)."""
     app()
 
 

@@ -1,14 +1,15 @@
-"""``primafacie --help`` without typer: the entry point and the root help page.
+"""``primafacie --help`` without typer: the root help page.
 
 Importing typer (and click, and typer's rich helpers with markdown-it) costs about 0.35 CPU s,
 more than the rest of ``primafacie --help``; building the fourteen commands cost as much
-again. :func:`main` (the console script and ``python -m primafacie``) therefore answers a bare
-``primafacie --help`` itself: it reads each command's one-line summary (the first paragraph
-of its module's ``HELP``) from the module's source without importing it, and lays the page
-out with the same rich renderables, styles and console settings as
-``typer.rich_utils.rich_format_help``, so that the bytes are typer's, plain or coloured, at
-any width (``tests/cli/test_startup.py`` compares them). Anything it cannot reproduce
-exactly (a summary built by code, a usage line click would wrap) goes to typer.
+again. ``primafacie.launch.main`` (the console script and ``python -m primafacie``) therefore
+answers a bare ``primafacie --help`` with :func:`print_root_help`: it reads each command's
+one-line summary (the first paragraph of its module's ``HELP``) from the module's source
+without importing it, and lays the page out with the same rich renderables, styles and
+console settings as ``typer.rich_utils.rich_format_help``, so that the bytes are typer's,
+plain or coloured, at any width (``tests/cli/test_startup.py`` compares them). Anything it
+cannot reproduce exactly (a summary built by code, a usage line click would wrap) goes to
+typer.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ROOT_HELP", "main", "print_root_help", "command_summaries"]
+__all__ = ["ROOT_HELP", "COMMANDS", "print_root_help", "command_summaries"]
 
 #: The application's help (``primafacie --help`` shows it above the options); ``cli.app``
 #: is built with it.
@@ -174,12 +175,3 @@ def print_root_help() -> bool:
     sys.stdout.write("\n")
     sys.stdout.flush()
     return True
-
-
-def main() -> None:
-    """Console-script entry point: ``primafacie --help`` here, everything else by typer."""
-    if sys.argv[1:] == ["--help"] and print_root_help():
-        return
-    from .cli import main as typer_main
-
-    typer_main()

@@ -243,7 +243,7 @@ def test_root_help_without_typer_is_typers_page_byte_for_byte(env):
 def test_root_help_loads_neither_typer_nor_numpy():
     code = (
         "import sys\nsys.argv = ['primafacie', '--help']\n"
-        "from primafacie.cli_help import main\nmain()\n"
+        "from primafacie.launch import main\nmain()\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         "{'typer', 'click', 'numpy', 'pandas', 'pydantic', 'yaml'}), file=sys.stderr)\n"
     )
