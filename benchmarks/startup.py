@@ -29,7 +29,11 @@ def cases(out: str) -> list[tuple[str, list[str]]]:
     return [
         ("bare python", py + ["-c", "pass"]),
         ("primafacie --help", cli + ["--help"]),
-        ("import primafacie.situation", py + ["-c", "import primafacie.situation"]),
+        # the package is lazy: import the engine itself, what a command loads first
+        (
+            "import primafacie.situation (SituationTest)",
+            py + ["-c", "from primafacie.situation import SituationTest"],
+        ),
         ("reproduce cst-loan", cli + ["reproduce", "cst-loan", "--out", out]),
         ("reproduce cst-law", cli + ["reproduce", "cst-law", "--out", out]),
     ]

@@ -175,12 +175,12 @@ def test_auto_rule_follows_the_data_shape():
     assert choose_algorithm(10**5, 12, (4, 4, 4, 4), k=50, faiss=False) == "brute"
     assert choose_algorithm(10**5, 6, (), k=50, faiss=True) == "tree"
     assert choose_algorithm(10**5, 7, (), k=50, faiss=True) == "faiss"
-    # few query x base cells (at most 2·10^6): brute force, no index and no scipy.spatial
-    # import; more cells (the CST loan searches, 1,712 x 3,281), or queries not given: the tree
-    assert choose_algorithm(3_281, 2, (), k=250, m=609) == "brute"
-    assert choose_algorithm(3_281, 2, (), k=250, m=1_712) == "tree"
-    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=20) == "brute"  # 2·10^6 cells
-    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=21) == "tree"
+    # few query x base cells (at most 6·10^6; the CST loan searches, 1,712 x 3,281): brute
+    # force, no index and no scipy.spatial import; more cells, or queries not given: the tree
+    assert choose_algorithm(3_281, 2, (), k=250, m=1_712) == "brute"
+    assert choose_algorithm(3_281, 2, (), k=250, m=1_829) == "tree"
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=60) == "brute"  # 6·10^6 cells
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=61) == "tree"
     assert choose_algorithm(3_281, 2, (), k=250) == "tree"
 
 

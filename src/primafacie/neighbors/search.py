@@ -47,12 +47,13 @@ class AutoRule:
     min_rows
         Up to this many base rows brute force is cheapest (no index to build).
     max_brute_cells
-        Up to this many query × base cells brute force is cheapest too (~0.04 s of scan at
-        ~20 ns a cell, less than the import of scipy.spatial, ~0.1-0.2 s). With scikit-learn's
-        KDTree (its import ~2.5 s) the bound was 10^7; SciPy's cKDTree builds and queries
-        faster and imports lighter: one-thread CPU s of the searches of ``law_table`` 4.05 at
-        10^7 against 2.37 at 2·10^6 (every search but one on the tree), of ``loan_table``
-        (1,712 × 3,281 at k = 250) 0.95 brute against 0.72 on the tree.
+        Up to this many query × base cells brute force is cheapest too: a flat scan of
+        ~0.1 s, against a tree's build and the import of scipy.spatial (~0.1-0.3 s in a short
+        process). With scikit-learn's KDTree (its import ~2.5 s) the bound was 10^7; SciPy's
+        cKDTree builds and queries faster and imports lighter. One-thread CPU s of the
+        searches of ``law_table``: 4.05 at 10^7, 2.93 at 6·10^6, 2.37 at 2·10^6; the CST loan
+        searches (1,712 × 3,281 = 5.6·10^6 cells at k = 250) stay brute force, whose whole
+        ``reproduce cst-loan`` took 2.62-2.92 CPU s against 2.72-3.07 on the tree.
     max_keyed
         The categorical columns with the most levels, up to this many, are searched by code
         equality (strata of rows sharing the query's codes, ``2**keyed`` of them, most pruned);
@@ -67,7 +68,7 @@ class AutoRule:
     """
 
     min_rows: int = 2_000
-    max_brute_cells: int = 2_000_000
+    max_brute_cells: int = 6_000_000
     max_keyed: int = 3
     max_tree_dims: int = 12
     max_tree_dims_faiss: int = 6
@@ -137,7 +138,7 @@ def choose_algorithm(
     'tree'
     >>> choose_algorithm(100_000, 30, (), k=50, faiss=False)
     'brute'
-    >>> choose_algorithm(3_281, 2, (), k=250, m=600)  # 2·10^6 cells: a flat scan
+    >>> choose_algorithm(3_281, 2, (), k=250, m=1_712)  # the CST loan searches
     'brute'
     """
     if n <= rule.min_rows or k >= n // 2:
