@@ -1,6 +1,6 @@
 """``python -m primafacie``: the same command line as ``primafacie``."""
 
-from primafacie.cli import main
+from primafacie.launch import main
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,8 @@ bare traceback (set ``PRIMAFACIE_DEBUG=1`` to see the traceback).
 
 Start-up: a command's module (``primafacie.commands.<name>``) is imported, and its options
 built, only when that command is looked up: ``primafacie reproduce ...`` loads one command
-module, not fourteen. ``primafacie --help`` lists every command, so it loads them all.
+module, not fourteen. ``primafacie --help`` lists every command: ``launch.main`` renders
+it (``cli_help``) without typer or the command modules.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from . import cli_help
+
 #: The commands, in the order ``primafacie --help`` lists them; each is registered by the
-#: module of the same name in ``primafacie.commands`` (its ``register(app)``).
-COMMANDS: tuple[str, ...] = (
-    "demo", "audit", "groups", "situation", "recourse", "principal", "certainty",
-    "alternatives", "ll144", "reproduce", "schema", "dossier", "diff", "check",
-)  # fmt: skip
+#: module of the same name in ``primafacie.commands`` (its ``register(app)``). Declared in
+#: ``cli_help``, which renders ``primafacie --help`` without typer.
+COMMANDS: tuple[str, ...] = cli_help.COMMANDS
 
 #: Settings shared by the application and each command's own one-command Typer, so that a
 #: command built on demand renders exactly as one registered on the application.
@@ -129,10 +130,7 @@ class _LazyGroup(TyperGroup):
 app = typer.Typer(
     name="primafacie",
     cls=_LazyGroup,
-    help=(
-        "Audit automated and human decisions for discrimination.\n\n"
-        "Start with `primafacie demo --out out/demo`, then open out/demo/report.html."
-    ),
+    help=cli_help.ROOT_HELP,
     no_args_is_help=True,
     **_SETTINGS,
 )
@@ -152,7 +150,8 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run the command line with typer (``launch.main``, the console script, answers a bare
+    ``primafacie --help`` with ``cli_help`` before importing this module)."""
     app()
 
 

@@ -209,3 +209,59 @@ def test_every_listed_command_is_registered_by_its_module():
     for name in cli.COMMANDS:
         assert group.get_command(None, name).name == name
     assert group.get_command(None, "nonsense") is None and "nonsense" not in group.commands
+
+
+def _help_bytes(code: list[str], **env: str) -> bytes:
+    import os
+
+    full = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TERMINAL_WIDTH")}
+    proc = subprocess.run([sys.executable, *code, "--help"], capture_output=True, timeout=120,
+                          env={**full, **env})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"COLUMNS": "60"}, {"COLUMNS": "123"}, {"COLUMNS": "40"}, {"TERMINAL_WIDTH": "70"},
+     {"FORCE_COLOR": "1"}, {"FORCE_COLOR": "1", "COLUMNS": "100"}],
+)  # fmt: skip
+def test_root_help_without_typer_is_typers_page_byte_for_byte(env):
+    """``python -m primafacie --help`` (cli_help, no typer) prints exactly what typer prints
+    for the application, plain or coloured, at any width (at 40 columns click would wrap the
+    usage line, so cli_help hands over to typer)."""
+    fast = _help_bytes(["-m", "primafacie"], **env)
+    typer_page = _help_bytes(
+        ["-c", "from primafacie.cli import app; app(prog_name='python -m primafacie')"], **env
+    )
+    assert fast == typer_page
+    assert b"Commands" in fast and b"reproduce" in fast
+    if "FORCE_COLOR" in env:
+        assert b"\x1b[" in fast  # the colours really were compared
+
+
+def test_root_help_loads_neither_typer_nor_numpy():
+    code = (
+        "import sys\nsys.argv = ['primafacie', '--help']\n"
+        "from primafacie.launch import main\nmain()\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'typer', 'click', 'numpy', 'pandas', 'pydantic', 'yaml'}), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0 and "reproduce" in proc.stdout
+    assert proc.stderr.strip() == "[]"
+
+
+def test_root_help_hands_over_to_typer_when_a_summary_is_computed(monkeypatch, tmp_path):
+    """A HELP whose first paragraph is built by code (an f-string field) cannot be read from
+    the source: ``print_root_help`` prints nothing and says so."""
+    from primafacie import cli_help
+
+    (tmp_path / "commands").mkdir()
+    (tmp_path / "commands" / "demo.py").write_text('HELP = f"""Run {NAME}.\n\nMore."""\n')
+    monkeypatch.setattr(cli_help, "__file__", str(tmp_path / "cli_help.py"))
+    assert cli_help.command_summaries(("demo",)) is None
+    assert cli_help.print_root_help() is False
+    (tmp_path / "commands" / "demo.py").write_text('HELP = f"""Run it.\n\nMore {NAME}."""\n')
+    assert cli_help.command_summaries(("demo",)) == {"demo": "Run it."}

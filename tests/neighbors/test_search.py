@@ -175,11 +175,12 @@ def test_auto_rule_follows_the_data_shape():
     assert choose_algorithm(10**5, 12, (4, 4, 4, 4), k=50, faiss=False) == "brute"
     assert choose_algorithm(10**5, 6, (), k=50, faiss=True) == "tree"
     assert choose_algorithm(10**5, 7, (), k=50, faiss=True) == "faiss"
-    # few query x base cells (issue 22: the CST loan searches, 1,712 x 3,281): brute force,
-    # no index and no scikit-learn import; more cells, or queries not given: the tree
+    # few query x base cells (at most 6·10^6; the CST loan searches, 1,712 x 3,281): brute
+    # force, no index and no scipy.spatial import; more cells, or queries not given: the tree
     assert choose_algorithm(3_281, 2, (), k=250, m=1_712) == "brute"
-    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=100) == "brute"  # 10^7 cells
-    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=101) == "tree"
+    assert choose_algorithm(3_281, 2, (), k=250, m=1_829) == "tree"
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=60) == "brute"  # 6·10^6 cells
+    assert choose_algorithm(10**5, 5, (3, 3), k=50, m=61) == "tree"
     assert choose_algorithm(3_281, 2, (), k=250) == "tree"
 
 
@@ -316,3 +317,52 @@ def test_tree_queries_in_z_order_give_the_answers_of_data_order(monkeypatch):
     assert np.array_equal(sorted_.indices, plain.indices)
     assert np.array_equal(sorted_.indices, brute.indices)
     assert np.array_equal(sorted_.distances, brute.distances)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tree_index_finds_what_scikit_learns_kdtree_found(seed):
+    """The tree index moved from scikit-learn's KDTree to SciPy's cKDTree (start-up, issue 22):
+    on random data with many exact ties both give the same k nearest distances (to the last
+    bit), the same neighbours where the k-th distance is not tied, and the same radius lists."""
+    from sklearn.neighbors import KDTree
+
+    from primafacie.neighbors.search import _tree_index
+
+    rng = np.random.default_rng(seed)
+    emb = np.round(rng.uniform(size=(3000, 3)), 1)  # ~1,000 cells: ties at every distance
+    e = np.round(rng.uniform(size=(200, 3)), 1)
+    index = _tree_index(emb, float(np.abs(emb).max()))
+    old = KDTree(emb, metric="manhattan")
+    d_new, i_new = index.search(e, 17)
+    d_old, i_old = old.query(e, k=17)
+    assert d_new.shape == i_new.shape == (200, 17)
+    assert np.array_equal(d_new, d_old)
+    for row in range(len(e)):  # the set below the k-th distance does not depend on ties
+        strict = d_new[row] < d_new[row, -1]
+        assert set(i_new[row][strict]) == set(i_old[row][d_old[row] < d_old[row, -1]])
+    r = d_new[:, 5]
+    new_lists, old_lists = index.radius(e, r), old.query_radius(e, r)
+    assert [sorted(a) for a in new_lists] == [sorted(a) for a in old_lists]
+    one_d, one_i = index.search(e, 1)  # k = 1 keeps two dimensions
+    assert one_d.shape == one_i.shape == (200, 1)
+
+
+@pytest.mark.parametrize("ties", ["first", "last"])
+def test_tree_and_brute_agree_on_tied_mixed_data(ties):
+    """The tree backend returns the brute-force answer bit for bit on rounded numeric columns
+    and a keyed categorical (strata, gathered small groups, indexed large ones, radius ties)."""
+    rng = np.random.default_rng(7)
+    n, m = 4000, 300
+    frame = pd.DataFrame(
+        {
+            "a": np.round(rng.normal(size=n), 1),
+            "b": rng.integers(0, 5, size=n).astype(float),
+            "c": rng.choice(list("pqrst"), size=n, p=[0.6, 0.3, 0.07, 0.02, 0.01]),
+        }
+    )
+    t = GowerTransformer({"a": "numeric", "b": "numeric", "c": "categorical"}).fit(frame)
+    base, query = t.transform(frame), t.transform(frame.iloc[:m])
+    brute = knn(query, base, 40, algorithm="brute", divisor=t.divisor, ties=ties)
+    tree = knn(query, base, 40, algorithm="tree", divisor=t.divisor, ties=ties, chunk_size=64)
+    assert np.array_equal(brute.indices, tree.indices)
+    assert np.array_equal(brute.distances, tree.distances)

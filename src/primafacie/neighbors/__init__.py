@@ -16,7 +16,7 @@ Backends
     compared for equality (a categorical column costs one column whatever its levels), and an
     ``np.partition`` top k per block with ties to the earlier row. Cost ∝ m·n·(p + c).
 ``tree``
-    scikit-learn KD-trees over an *embedding* whose L1 distance is exact: the numeric columns,
+    SciPy cKDTrees over an *embedding* whose L1 distance is exact: the numeric columns,
     categoricals beyond the ``AutoRule.max_keyed`` with most levels as one-hot blocks of 0.5,
     and the *keyed* categoricals (up to 3, e.g. a 5,000-level postcode) as codes. For every
     subset T of the keyed columns (a *stratum*: a query searches the rows sharing its codes

@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..data import FeatureSpec
 from ..errors import InputError
+from ..standardize import standard_scale
 
 __all__ = ["GowerTransformer", "GowerMatrix", "gower_distances", "as_gower_matrix"]
 
@@ -251,13 +252,12 @@ class GowerTransformer:
             self.width_[spec.name] = width if width > 0 else 1.0
         if zcols:
             # scikit-learn's StandardScaler fitted on all numeric columns at once, exactly as
-            # the CST authors' code, so legacy distances (and their ties) are bit-identical.
-            from sklearn.preprocessing import StandardScaler
-
-            sc = StandardScaler().fit(frame[zcols].to_numpy(dtype=float))
+            # the CST authors' code, so legacy distances (and their ties) are bit-identical;
+            # standard_scale is its arithmetic without importing scikit-learn (start-up).
+            mean, scale = standard_scale(frame[zcols].to_numpy(dtype=float))
             for j, name in enumerate(zcols):
-                self.center_[name] = float(sc.mean_[j])
-                self.width_[name] = float(sc.scale_[j])
+                self.center_[name] = float(mean[j])
+                self.width_[name] = float(scale[j])
         return self
 
     @staticmethod
@@ -346,8 +346,13 @@ def canonical_sums(q: GowerMatrix, b: GowerMatrix, qi: Any, bi: Any) -> np.ndarr
     out = np.zeros(shape)
     for j in range(q.codes.shape[1]):
         out += q.codes[qi, j] != b.codes[bi, j]
+    # One scratch block for |q - b|, reused column after column: the same operations in the
+    # same order (so the same bits), without two fresh blocks per column (a brute-force
+    # block is ~32 MB; allocating and faulting them in was a third of the scan).
+    scratch = np.empty(shape) if q.num.shape[1] else None
     for j in range(q.num.shape[1]):
-        out += np.abs(q.num[qi, j] - b.num[bi, j])
+        np.subtract(q.num[qi, j], b.num[bi, j], out=scratch)
+        out += np.abs(scratch, out=scratch)
     return out
 
 
