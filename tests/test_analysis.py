@@ -41,3 +41,31 @@ def test_a_run_takes_its_sentences_from_the_main_result_and_tables_from_all():
                            tables={"toy_extra": pd.DataFrame({"x": [1]})})  # fmt: skip
     assert first.headline == "a: 1 of 2" and first.caveats == ("merged",)
     assert "toy_extra" in first.tables and first.to_dict()["results"]["a"] == {"word": "a"}
+
+
+class _Counted(_Res):
+    """A Result with numbers and an extra table, as the engines' Results have."""
+
+    def numbers(self):
+        return {"k": 1, "n": 2}
+
+    def extra_tables(self):
+        return {f"{self.word} counts": pd.DataFrame({"k": [1], "n": [2]})}
+
+
+def test_numbers_and_extra_tables_come_from_the_results_after_the_given_tables():
+    run = AnalysisRun.of("toy", {"a": _Counted("a"), "b": _Counted("b")},
+                         tables={"toy_summary": pd.DataFrame({"x": [1]})})  # fmt: skip
+    assert dict(run.numbers) == {"k": 1, "n": 2}  # the main (first) Result's
+    # Results' tables, then the given ones, then each Result's extra tables: the order
+    # results.json lists them in
+    assert list(run.tables) == ["toy_a", "toy_a_summary", "toy_b", "toy_b_summary",
+                                "toy_summary", "toy_a_counts", "toy_b_counts"]  # fmt: skip
+    assert run.to_dict()["tables"][-1] == "tables/toy_b_counts.csv"
+    given = AnalysisRun.of("toy", {"a": _Counted("a")}, {"all": 3}, headline="h", scope="s")
+    assert (dict(given.numbers), given.headline, given.scope) == ({"all": 3}, "h", "s")
+
+
+def test_a_result_without_numbers_or_extra_tables_gives_none():
+    run = AnalysisRun.of("toy", {"a": _Res("a")})
+    assert dict(run.numbers) == {} and list(run.tables) == ["toy_a", "toy_a_summary"]
