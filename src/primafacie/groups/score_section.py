@@ -17,6 +17,7 @@ from .params import FOUR_FIFTHS
 
 __all__ = ["score_blocks", "score_check"]
 
+
 def score_check(spec: Any, config: Any) -> None:
     """``thresholds`` or ``sweep`` need ``decision.score`` (checked before any data)."""
     from ..errors import InputError
