@@ -361,6 +361,13 @@ def _no_assumptions(spec: Mapping[str, Any], config: Mapping[str, Any]) -> list[
     return []
 
 
+#: The functions :meth:`Analysis.define` takes from an analysis module, by name.
+_HOOKS = ("run", "section", "needs_scm", "check", "check_data", "assumptions", "seeds",
+          "overview", "headline_number", "finding", "trend", "default_when")  # fmt: skip
+#: The constants it takes: ``{module constant: field}``.
+_CONSTANTS = {"LEAD": "lead", "GLOSSARY": "glossary"}
+
+
 @dataclass(frozen=True)
 class Analysis:
     """One analysis, defined once.
@@ -467,6 +474,45 @@ class Analysis:
     weights: bool = False
     reference_rows: bool = False
     default_when: Callable[[Mapping[str, Any]], bool] | None = None
+
+    @classmethod
+    def define(cls, namespace: Mapping[str, Any], **fields: Any) -> Analysis:
+        """The analysis of a module: its hooks are the functions the module defines under the
+        fields' names, the rest is given.
+
+        An ``analysis.py`` defines ``run`` and ``section`` and whichever of the optional hooks
+        it needs (``check``, ``check_data``, ``needs_scm``, ``assumptions``, ``seeds``,
+        ``overview``, ``headline_number``, ``finding``, ``trend``, ``default_when``), and the
+        constants ``LEAD`` and ``GLOSSARY``; ``define(globals(), name=..., title=...,
+        spec=..., description=...)`` collects them, so a hook is written once, as a function,
+        and never listed again. A keyword overrides what the module holds; a hook imported
+        from another module is given by keyword (a linter would drop an import it sees unused).
+
+        Parameters
+        ----------
+        namespace
+            The module's ``globals()``.
+        **fields
+            The other fields of :class:`Analysis` (``name``, ``title``, ``spec``, ...).
+
+        Returns
+        -------
+        Analysis
+
+        Examples
+        --------
+        >>> def run(spec, ctx): ...
+        >>> def section(run, data, cfg): ...
+        >>> def seeds(spec): return {"toy": 0}
+        >>> toy = Analysis.define({"run": run, "section": section, "seeds": seeds,
+        ...                        "LEAD": "Counts."}, name="toy", title="Toy", spec=dict)
+        >>> toy.lead, toy.seeds(None), toy.check is _no_check
+        ('Counts.', {'toy': 0}, True)
+        """
+        found = {hook: namespace[hook] for hook in _HOOKS if callable(namespace.get(hook))}
+        constants = {field: namespace[name] for name, field in _CONSTANTS.items()
+                     if name in namespace}  # fmt: skip
+        return cls(**{**found, **constants, **fields})
 
     @property
     def stage_name(self) -> str:

@@ -197,20 +197,12 @@ def overview(run: AnalysisRun) -> Any:
     return run.results[LABEL].plot()
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="alternatives",
     title="Less discriminatory alternatives",
-    lead=LEAD,
     spec=AlternativesSpec,
-    run=run,
-    section=section,
     description="Search for a less discriminatory alternative to the audited model (on by "
     "default when decision: {model: ...} and outcome are given; false turns it off).",
     needs_outcome=True,
-    check=check,
-    seeds=seeds,
-    overview=overview,
-    headline_number=headline_number,
-    default_when=default_when,
-    finding=finding,
 )

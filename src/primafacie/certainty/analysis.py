@@ -188,20 +188,13 @@ def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     ]
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
+    trend=trend,  # imported from .trend, not defined here
     name="certainty",
     weights=True,
     reference_rows=True,
     title="Certainty of fairness",
-    lead=LEAD,
     spec=CertaintySpec,
-    run=run,
-    section=section,
     description="Ranking of decision-makers by certainty of fairness.",
-    check_data=check_data,
-    assumptions=assumptions,
-    seeds=seeds,
-    headline_number=headline_number,
-    finding=finding,
-    trend=trend,
 )

@@ -301,20 +301,14 @@ def overview(run: AnalysisRun) -> Any:
     return run.results[LABEL].plot()
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
+    trend=trend,  # imported from .trend, not defined here
     name="groups",
     weights=True,
     title="Group metrics",
-    lead=LEAD,
     spec=GroupsSpec,
-    run=run,
-    section=section,
     description="Selection rates, four-fifths ratios and error-rate gaps per group "
     "(on by default; groups: null turns it off).",
-    overview=overview,
-    check=check,
-    finding=finding,
     default_on=True,
-    headline_number=headline_number,
-    trend=trend,
 )

@@ -110,15 +110,11 @@ def headline_number(run: AnalysisRun) -> str:
     return f"{n['below_four_fifths']} of {n['categories_rated']} ratios below 0.8"
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="ll144",
     title="NYC Local Law 144 bias audit",
-    lead=LEAD,
     spec=LL144Spec,
-    run=run,
-    section=section,
     description="Selection or scoring rates and impact ratios by sex, race/ethnicity and their "
     "intersection (6 RCNY §5-301).",
-    check=check,
-    headline_number=headline_number,
 )

@@ -163,20 +163,12 @@ def seeds(spec: PrincipalSpec) -> dict[str, int]:
     return {"principal_bootstrap": int(spec.seed)}
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="principal",
     reference_rows=True,
     title="Principal-stratum fairness",
-    lead=LEAD,
     spec=PrincipalSpec,
-    run=run,
-    section=section,
     description="Counterfactual fairness on principal strata.",
     needs_outcome=True,
-    check_data=check_data,
-    seeds=seeds,
-    assumptions=assumptions,
-    headline_number=headline_number,
-    finding=finding,
-    glossary=GLOSSARY,
 )

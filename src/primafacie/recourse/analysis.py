@@ -341,18 +341,11 @@ def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     ]
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="recourse",
     reference_rows=True,
     title="Recourse fairness",
-    lead=LEAD,
     spec=RecourseSpec,
-    run=run,
-    section=section,
     description="FACTS subgroup recourse fairness.",
-    assumptions=assumptions,
-    seeds=seeds,
-    headline_number=headline_number,
-    finding=finding,
-    glossary=GLOSSARY,
 )

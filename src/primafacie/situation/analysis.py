@@ -650,21 +650,11 @@ GLOSSARY = (
     *((f"{METHOD_NAMES[m]} ({m})", METHOD_GLOSSARY[m]) for m in METHODS),
 )
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name=ANALYSIS_NAME,
     reference_rows=True,
     title="Situation testing",
-    lead=LEAD,
     spec=SituationSpec,
-    run=run,
-    section=section,
     description="Situation testing (ST, CST, CF).",
-    needs_scm=needs_scm,
-    check=check,
-    check_data=check_data,
-    assumptions=assumptions,
-    overview=overview,
-    headline_number=headline_number,
-    finding=finding,
-    glossary=GLOSSARY,
 )
