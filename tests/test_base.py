@@ -163,3 +163,21 @@ def test_deprecated_verb_names_the_old_and_the_new_verb():
     assert str(caught[0].message) == (
         "X.evaluate is deprecated and will be removed in the next release; use X.score"
     )
+
+
+def test_to_frame_is_a_copy_of_the_table_and_numbers_and_extra_tables_default_to_none():
+    class Tabled(_Res):
+        table = pd.DataFrame({"group": ["f", "m"], "k": [1, 3]})
+        to_frame = BaseResult.to_frame
+
+    res = Tabled()
+    frame = res.to_frame()
+    frame.loc[0, "k"] = 99  # a copy: the Result's table keeps 1
+    assert Tabled.table.loc[0, "k"] == 1 and frame.equals(res.to_frame()) is False
+    assert res.numbers() == {} and res.extra_tables() == {}
+
+    class Untabled(_Res):
+        to_frame = BaseResult.to_frame
+
+    with pytest.raises(NotImplementedError, match="Untabled has no table"):
+        Untabled().to_frame()

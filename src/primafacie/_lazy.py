@@ -1,6 +1,7 @@
 """Lazy public names of a package: ``{name: submodule}`` and one ``__getattr__`` body.
 
-A package's ``__init__`` lists where each public name lives and imports it on first use, so
+A package's ``__init__`` lists where each public name lives (``_LAZY``) and sets
+``__getattr__ = getter(__name__, globals(), _LAZY)``, which imports a name on first use, so
 importing the package (to read its declarations, for ``--help``) loads no engine, numpy or
 pandas. A name that is not listed is an ``AttributeError`` as usual.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["load"]
+__all__ = ["load", "getter"]
 
 
 def load(package: str, namespace: dict[str, Any], where: Mapping[str, str], name: str) -> Any:
@@ -23,3 +24,20 @@ def load(package: str, namespace: dict[str, Any], where: Mapping[str, str], name
     value = getattr(module, name)
     namespace[name] = value
     return value
+
+
+def getter(package: str, namespace: dict[str, Any], where: Mapping[str, str]) -> Any:
+    """The module ``__getattr__`` of ``package``: :func:`load` of the name asked for.
+
+    Examples
+    --------
+    >>> space = {}
+    >>> get = getter("primafacie", space, {"slug": "filenames"})
+    >>> get("slug") is space["slug"], get("slug").__module__
+    (True, 'primafacie.filenames')
+    """
+
+    def __getattr__(name: str) -> Any:
+        return load(package, namespace, where, name)
+
+    return __getattr__

@@ -142,6 +142,12 @@ def result_tables(analysis: str, results: Mapping[str, Any]) -> dict[str, pd.Dat
     return tables
 
 
+def _extra_tables(result: Any) -> Mapping[str, pd.DataFrame]:
+    """A Result's ``extra_tables()`` (none for an object without them, e.g. a dossier book)."""
+    more = getattr(result, "extra_tables", None)
+    return more() if callable(more) else {}
+
+
 def _prune_rows(obj: Any, see: str, limit: int = MAX_JSON_ROWS) -> Any:
     """Replace long lists of records by ``{"rows": n, "see": csv}`` and drop wall-clock timings
     (:data:`VOLATILE_KEYS`); everything else is kept."""
@@ -249,11 +255,16 @@ class AnalysisRun:
         *,
         main: str | None = None,
         tables: Mapping[str, pd.DataFrame] | None = None,
+        headline: str | None = None,
+        scope: str | None = None,
         caveats: Iterable[str] | None = None,
     ) -> AnalysisRun:
         """A completed run derived from its Results, nothing copied by hand: the tables of
-        every Result (:func:`result_tables`, plus ``tables``), and the headline, scope and
-        caveats of the main one.
+        every Result (:func:`result_tables`, then ``tables``, then each Result's
+        ``extra_tables()``), and the numbers, headline, scope and caveats of the main one.
+
+        This is the one way an analysis' Results become a run (the audit, the time windows
+        and every ``--config`` command go through it), so results.json has one layout.
 
         Parameters
         ----------
@@ -262,28 +273,50 @@ class AnalysisRun:
         results
             ``{label: Result}``.
         numbers
-            JSON-safe headline numbers.
+            JSON-safe headline numbers, when they are more than the main Result's
+            ``numbers()`` (settings of the spec, numbers of several Results).
         main
-            Label of the Result whose headline, scope and caveats the run reports (default:
-            the first).
+            Label of the Result whose numbers, headline, scope and caveats the run reports
+            (default: the first).
         tables
             Tables beside the Results' own (``{stem: DataFrame}``).
-        caveats
-            The caveats when they are more than the main Result's (e.g. merged from two).
+        headline, scope, caveats
+            The words when they are more than the main Result's (several tests, each named).
 
         Returns
         -------
         AnalysisRun
+
+        Examples
+        --------
+        >>> from primafacie.base import BaseResult
+        >>> class Toy(BaseResult):
+        ...     table = pd.DataFrame({"group": ["f"], "k": [3], "n": [10]})
+        ...     def _summary(self): return None
+        ...     def numbers(self): return {"k": 3, "n": 10}
+        ...     def extra_tables(self): return {"counts": self.table[["k", "n"]]}
+        ...     def to_dict(self): return {}
+        ...     def headline(self): return "3 of 10"
+        ...     def scope(self): return "10 people"
+        ...     def caveats(self): return ["small"]
+        >>> run = AnalysisRun.of("toy", {"rates": Toy()})
+        >>> list(run.tables), run.numbers, run.headline, run.caveats
+        (['toy_rates', 'toy_counts'], {'k': 3, 'n': 10}, '3 of 10', ('small',))
         """
-        res = results[main if main is not None else next(iter(results))]
+        res = results[main] if main is not None else next(iter(results.values()), None)
+        extra = {
+            table_stem(name, label): frame
+            for r in results.values()
+            for label, frame in _extra_tables(r).items()
+        }
         return cls(
             name,
             "ok",
             results=dict(results),
-            tables={**result_tables(name, results), **dict(tables or {})},
-            numbers=dict(numbers or {}),
-            headline=res.headline(),
-            scope=res.scope(),
+            tables={**result_tables(name, results), **dict(tables or {}), **extra},
+            numbers=dict(res.numbers() if numbers is None else numbers),
+            headline=res.headline() if headline is None else headline,
+            scope=res.scope() if scope is None else scope,
             caveats=tuple(res.caveats() if caveats is None else caveats),
         )
 
@@ -326,6 +359,13 @@ def _no_seeds(spec: Any) -> dict[str, int]:
 
 def _no_assumptions(spec: Mapping[str, Any], config: Mapping[str, Any]) -> list[str]:
     return []
+
+
+#: The functions :meth:`Analysis.define` takes from an analysis module, by name.
+_HOOKS = ("run", "section", "needs_scm", "check", "check_data", "assumptions", "seeds",
+          "overview", "headline_number", "finding", "trend", "default_when")  # fmt: skip
+#: The constants it takes: ``{module constant: field}``.
+_CONSTANTS = {"LEAD": "lead", "GLOSSARY": "glossary"}
 
 
 @dataclass(frozen=True)
@@ -434,6 +474,45 @@ class Analysis:
     weights: bool = False
     reference_rows: bool = False
     default_when: Callable[[Mapping[str, Any]], bool] | None = None
+
+    @classmethod
+    def define(cls, namespace: Mapping[str, Any], **fields: Any) -> Analysis:
+        """The analysis of a module: its hooks are the functions the module defines under the
+        fields' names, the rest is given.
+
+        An ``analysis.py`` defines ``run`` and ``section`` and whichever of the optional hooks
+        it needs (``check``, ``check_data``, ``needs_scm``, ``assumptions``, ``seeds``,
+        ``overview``, ``headline_number``, ``finding``, ``trend``, ``default_when``), and the
+        constants ``LEAD`` and ``GLOSSARY``; ``define(globals(), name=..., title=...,
+        spec=..., description=...)`` collects them, so a hook is written once, as a function,
+        and never listed again. A keyword overrides what the module holds; a hook imported
+        from another module is given by keyword (a linter would drop an import it sees unused).
+
+        Parameters
+        ----------
+        namespace
+            The module's ``globals()``.
+        **fields
+            The other fields of :class:`Analysis` (``name``, ``title``, ``spec``, ...).
+
+        Returns
+        -------
+        Analysis
+
+        Examples
+        --------
+        >>> def run(spec, ctx): ...
+        >>> def section(run, data, cfg): ...
+        >>> def seeds(spec): return {"toy": 0}
+        >>> toy = Analysis.define({"run": run, "section": section, "seeds": seeds,
+        ...                        "LEAD": "Counts."}, name="toy", title="Toy", spec=dict)
+        >>> toy.lead, toy.seeds(None), toy.check is _no_check
+        ('Counts.', {'toy': 0}, True)
+        """
+        found = {hook: namespace[hook] for hook in _HOOKS if callable(namespace.get(hook))}
+        constants = {field: namespace[name] for name, field in _CONSTANTS.items()
+                     if name in namespace}  # fmt: skip
+        return cls(**{**found, **constants, **fields})
 
     @property
     def stage_name(self) -> str:

@@ -243,13 +243,15 @@ class HTMLReprMixin:
 
 
 class BaseResult(HTMLReprMixin, ABC):
-    """Base of every Result: a cached :meth:`summary`, the abstract :meth:`to_frame`,
-    :meth:`to_dict`, :meth:`headline`, :meth:`scope` and :meth:`caveats` (the
-    :class:`~primafacie.analysis.Result` protocol), and ``_repr_html_``.
+    """Base of every Result: a cached :meth:`summary`, :meth:`to_frame` (a copy of
+    ``table``), the numbers and extra tables of ``results.json`` (:meth:`numbers`,
+    :meth:`extra_tables`), the abstract :meth:`to_dict`, :meth:`headline`, :meth:`scope` and
+    :meth:`caveats` (the :class:`~primafacie.analysis.Result` protocol), and ``_repr_html_``.
 
-    A subclass (usually a frozen dataclass) implements the five abstract methods and either
-    :meth:`_summary` (built on the first :meth:`summary` call, then kept; each call returns a
-    copy, so a caller's edits never reach the cache) or its own :meth:`summary`.
+    A subclass (usually a frozen dataclass) implements the four abstract methods, either
+    holds a ``table`` or defines :meth:`to_frame`, and either defines :meth:`_summary` (built
+    on the first :meth:`summary` call, then kept; each call returns a copy, so a caller's
+    edits never reach the cache) or its own :meth:`summary`.
 
     Examples
     --------
@@ -291,9 +293,44 @@ class BaseResult(HTMLReprMixin, ABC):
             object.__setattr__(self, "_summary_cache", cached)
         return cached.copy() if hasattr(cached, "copy") else cached
 
-    @abstractmethod
     def to_frame(self) -> Any:
-        """One row per unit of the analysis (person, group, subgroup, decision-maker)."""
+        """One row per unit of the analysis (person, group, subgroup, decision-maker).
+
+        The default is a copy of the Result's ``table`` (editing it leaves the Result
+        unchanged); a Result without one builds its frame itself.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        table = getattr(self, "table", None)
+        if table is None:
+            raise NotImplementedError(f"{type(self).__name__} has no table; define to_frame")
+        return table.copy()
+
+    def numbers(self) -> dict[str, Any]:
+        """The headline numbers of ``results.json`` (``analyses.<name>.numbers``): counts
+        with their denominators, read by ``primafacie diff`` and the release gates.
+
+        :meth:`primafacie.analysis.AnalysisRun.of` takes them from the run's main Result;
+        the default is none.
+
+        Returns
+        -------
+        dict
+        """
+        return {}
+
+    def extra_tables(self) -> dict[str, Any]:
+        """Tables written beside :meth:`to_frame` and :meth:`summary`, ``{label: DataFrame}``
+        (each becomes ``tables/<analysis>_<label>.csv`` through
+        :meth:`primafacie.analysis.AnalysisRun.of`); the default is none.
+
+        Returns
+        -------
+        dict
+        """
+        return {}
 
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -313,7 +314,7 @@ def table_columns(
     if path is not None:
         _check_path(path)
     _check_kind_options(kind, opts, path)
-    try:
+    with _reading(path, path, opts.encoding):
         if kind in ("sql", "duckdb"):
             return [str(c) for c in duckdb_frame(path, opts, None, head=True).columns]
         assert path is not None
@@ -324,12 +325,21 @@ def table_columns(
             return [n for n in schema.names if n not in {i for i in index if isinstance(i, str)}]
         names = _header_names(path, kind, opts, sep or sniff_delimiter(path, opts.encoding))
         return list(dict.fromkeys(names))
+
+
+@contextmanager
+def _reading(path: Path | None, label: Any, encoding: str) -> Iterator[None]:
+    """A reader's errors as :class:`InputError` naming the file (``label``): text that is
+    not in ``encoding`` says so; anything else pyarrow, pandas or DuckDB raise (many types)
+    is ``cannot read <label>``; an InputError passes as it is."""
+    try:
+        yield
     except InputError:
         raise
     except UnicodeDecodeError as exc:
-        raise InputError(_not_text(path, opts.encoding, exc)) from exc
-    except Exception as exc:  # pyarrow raises many types; the user needs the file name
-        raise InputError(f"cannot read {path}: {type(exc).__name__}: {exc}") from exc
+        raise InputError(_not_text(path, encoding, exc)) from exc
+    except Exception as exc:  # the user needs the file name, not the library's type
+        raise InputError(f"cannot read {label}: {type(exc).__name__}: {exc}") from exc
 
 
 def _not_text(path: Path | None, encoding: str, exc: UnicodeDecodeError) -> str:
@@ -424,7 +434,7 @@ def read_table(
     _check_kind_options(kind, opts, path)
     wanted = None if columns is None else list(dict.fromkeys(map(str, columns)))
     label = source_label(path, opts)
-    try:
+    with _reading(path, label, opts.encoding):
         reader, fallback = choose_reader(kind, path, opts)
         if kind in ("sql", "duckdb"):
             if wanted is not None:
@@ -443,12 +453,6 @@ def read_table(
         else:
             assert path is not None
             frame = _read_positional(path, kind, opts, wanted, reader == "duckdb")
-    except InputError:
-        raise
-    except UnicodeDecodeError as exc:
-        raise InputError(_not_text(path, opts.encoding, exc)) from exc
-    except Exception as exc:  # pandas raises many types; the user needs the file name
-        raise InputError(f"cannot read {label}: {type(exc).__name__}: {exc}") from exc
     _check_thousands(frame, label)
     if opts.reader != "auto":  # said only when asked for: the default output is unchanged
         frame.attrs["reader"] = {"requested": opts.reader, "used": reader, "fallback": fallback}

@@ -85,6 +85,13 @@ def test_run_and_section_read_the_result():
     # f: 1 of 4 favourable, m: 3 of 4 -> ratio 1/3, below four-fifths
     assert out.numbers["below_four_fifths"] == 1 and out.numbers["protected_groups"] == 1
     assert out.numbers["comparisons"][0]["selection_k"] == 1
+    # the run's numbers are the Result's own; the smallest ratio is f's 1/4 over m's 3/4
+    assert dict(out.numbers) == res.numbers() and res.extra_tables() == {}
+    low = out.numbers["min_selection_ratio"]
+    assert low["value"] == pytest.approx(1 / 3) and (low["selection_k"], low["reference_k"]) == (
+        1,
+        3,
+    )
     assert set(out.tables) == {"groups_metrics", "groups_metrics_summary"}
     sec = section(out, None, {})
     kinds = [b["kind"] for b in sec["blocks"]]

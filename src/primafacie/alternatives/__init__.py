@@ -7,7 +7,9 @@ chooses the most certainly fair candidate within a utility tolerance on cross-va
 tests it against the audited model on rows held out from the whole choice.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import getter
 
 if TYPE_CHECKING:
     from .engine import AlternativeSearch
@@ -19,8 +21,4 @@ __all__ = ["AlternativeSearch", "AlternativesResult"]
 #: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
 _LAZY = {"AlternativeSearch": "engine", "AlternativesResult": "results"}
 
-
-def __getattr__(name: str) -> Any:
-    from .._lazy import load
-
-    return load(__name__, globals(), _LAZY, name)
+__getattr__ = getter(__name__, globals(), _LAZY)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
+from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..errors import InputError
 from ..report import blocks as rb
 from .results import DISPARITY_LABELS
@@ -101,16 +101,7 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
         return AnalysisRun("alternatives", "unavailable", message=reason)
     train = _train(spec, ctx)
     res = spec.build(ctx.data, ctx).run(ctx.data, model, backend=ctx.backend, train=train)
-    return AnalysisRun(
-        "alternatives",
-        "ok",
-        scope=res.scope(),
-        results={LABEL: res},
-        tables=result_tables("alternatives", {LABEL: res}),
-        numbers=res.numbers(),
-        headline=res.headline(),
-        caveats=tuple(res.caveats()),
-    )
+    return AnalysisRun.of("alternatives", {LABEL: res})
 
 
 def _table(res: Any) -> Any:
@@ -206,20 +197,12 @@ def overview(run: AnalysisRun) -> Any:
     return run.results[LABEL].plot()
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="alternatives",
     title="Less discriminatory alternatives",
-    lead=LEAD,
     spec=AlternativesSpec,
-    run=run,
-    section=section,
     description="Search for a less discriminatory alternative to the audited model (on by "
     "default when decision: {model: ...} and outcome are given; false turns it off).",
     needs_outcome=True,
-    check=check,
-    seeds=seeds,
-    overview=overview,
-    headline_number=headline_number,
-    default_when=default_when,
-    finding=finding,
 )

@@ -241,10 +241,6 @@ class AlternativesResult(BaseResult):
         ]
 
     # ------------------------------------------------------------------ export
-    def to_frame(self) -> pd.DataFrame:
-        """Every candidate (a copy)."""
-        return self.table.copy()
-
     def summary(self) -> pd.DataFrame:
         """The audited model and the chosen candidate side by side: held-out utility and
         disparity with their intervals, and whether the candidate qualifies."""

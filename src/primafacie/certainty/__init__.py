@@ -12,7 +12,9 @@ uncertainly fair > uncertainly unfair > certainly unfair" ranks them.
 -0.629
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import getter
 
 if TYPE_CHECKING:
     from .audit import DEFAULT_DECISION_MAKER, CertaintyAudit, score_counts
@@ -137,8 +139,4 @@ _LAZY = {
     "u_topsis": "utility",
 }
 
-
-def __getattr__(name: str) -> Any:
-    from .._lazy import load
-
-    return load(__name__, globals(), _LAZY, name)
+__getattr__ = getter(__name__, globals(), _LAZY)

@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path, table_stem
-from ..jsonsafe import json_safe
+from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text
@@ -54,27 +53,7 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     data = ctx.data
     dms = spec.decision_makers_of(ctx.config, data)
     res = spec.build(data, ctx).run(data, decision_makers=dms)
-    table = res.to_frame()
-    numbers = {
-        "selected": list(res.selected),
-        "ranking": json_safe(
-            table[
-                ["decision_maker", "rank", "disparity", "uncertainty", "utility", "p_most_fair"]
-            ].to_dict(orient="records")
-        ),
-        "p_most_fair": {"n_draws": res.n_draws, "seed": res.seed},
-    }
-    return AnalysisRun(
-        "certainty",
-        "ok",
-        scope=res.scope(),
-        results={"ranking": res},
-        tables=result_tables("certainty", {"ranking": res})
-        | {table_stem("certainty", "group_counts"): res.counts_frame()},
-        numbers=numbers,
-        headline=res.headline(),
-        caveats=tuple(res.caveats()),
-    )
+    return AnalysisRun.of("certainty", {"ranking": res})
 
 
 #: Under the ranking table: what P(most fair) is (see :mod:`.probability`).
@@ -209,20 +188,13 @@ def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     ]
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
+    trend=trend,  # imported from .trend, not defined here
     name="certainty",
     weights=True,
     reference_rows=True,
     title="Certainty of fairness",
-    lead=LEAD,
     spec=CertaintySpec,
-    run=run,
-    section=section,
     description="Ranking of decision-makers by certainty of fairness.",
-    check_data=check_data,
-    assumptions=assumptions,
-    seeds=seeds,
-    headline_number=headline_number,
-    finding=finding,
-    trend=trend,
 )

@@ -70,10 +70,6 @@ class CertaintyResult(BaseResult):
     n_draws: int | None = None
     seed: int = 0
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ranked decision-makers (a copy)."""
-        return self.table.copy()
-
     # ------------------------------------------------------------------ words
     @property
     def n_people(self) -> int | None:
@@ -194,6 +190,20 @@ class CertaintyResult(BaseResult):
     def counts_frame(self) -> pd.DataFrame:
         """Per-group counts, posteriors and credible intervals (a copy)."""
         return self.counts.copy()
+
+    def numbers(self) -> dict[str, Any]:
+        """The numbers of ``results.json``: who is selected, the ranking (disparity,
+        uncertainty, utility, P(most fair)) and the draws behind P(most fair)."""
+        cols = ["decision_maker", "rank", "disparity", "uncertainty", "utility", "p_most_fair"]
+        return {
+            "selected": list(self.selected),
+            "ranking": json_safe(self.table[cols].to_dict(orient="records")),
+            "p_most_fair": {"n_draws": self.n_draws, "seed": self.seed},
+        }
+
+    def extra_tables(self) -> dict[str, pd.DataFrame]:
+        """``group_counts``: per-group counts and posteriors (:meth:`counts_frame`)."""
+        return {"group_counts": self.counts_frame()}
 
     def summary(self) -> pd.DataFrame:
         """Compact ranking: rank, name, groups, counts, DM point, utility, accuracy, selected."""

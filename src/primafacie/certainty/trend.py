@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..analysis import AnalysisRun
@@ -43,24 +42,7 @@ def draw_trend(frame: pd.DataFrame, windows: pd.DataFrame) -> Any:
     ok = frame[frame["status"].eq("ok") & frame["disparity"].notna()]
     if ok.empty:
         return None
-    order = list(windows["window"])
-    x_of = {w: i for i, w in enumerate(order)}
-    fig, ax = plots._figure(7.0, 3.6)
-    names = list(dict.fromkeys(ok["decision_maker"]))
-    for j, name in enumerate(names):
-        g = ok[ok["decision_maker"] == name]
-        x = g["window"].map(x_of).to_numpy(float) + (j - len(names) / 2) * 0.04
-        y = g["disparity"].to_numpy(float)
-        err = np.vstack([y - g["disparity_low"].to_numpy(float),
-                         g["disparity_high"].to_numpy(float) - y])  # fmt: skip
-        line = ax.errorbar(x, y, yerr=np.clip(err, 0, None), marker="o", ms=4, capsize=2, lw=1,
-                           label=str(name))  # fmt: skip
-        small = g["window_small"].to_numpy(bool)
-        ax.plot(x[small], y[small], "o", ms=7, mfc="white", color=line[0].get_color())
-    small_w = set(windows.loc[windows["small"], "window"])
-    ax.set_xticks(range(len(order)))
-    ax.set_xticklabels([f"{w}\n(small)" if w in small_w else w for w in order], fontsize=7,
-                       rotation=45 if len(order) > 8 else 0)  # fmt: skip
-    ax.set_ylabel("disparity (most − least privileged rate)")
-    ax.legend(fontsize=7, frameon=False, loc="best")
-    return fig
+    series = [(str(name), ok[ok["decision_maker"] == name])
+              for name in dict.fromkeys(ok["decision_maker"])]  # fmt: skip
+    return plots.window_trend(series, windows, "disparity",
+                              "disparity (most − least privileged rate)")  # fmt: skip

@@ -4,7 +4,9 @@
 >>> GroupMetrics(min_group=30).run(data).summary()  # doctest: +SKIP
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import getter
 
 if TYPE_CHECKING:
     from .engine import METRICS, OUTCOME_METRICS, GroupMetrics, group_codes
@@ -32,8 +34,4 @@ _LAZY = {
     "abs_interval": "stats", "katz_interval": "stats", "ScoreMetricsResult": "score_results",
 }  # fmt: skip
 
-
-def __getattr__(name: str) -> Any:
-    from .._lazy import load
-
-    return load(__name__, globals(), _LAZY, name)
+__getattr__ = getter(__name__, globals(), _LAZY)

@@ -14,14 +14,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
+from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..errors import InputError
-from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from ..weights import METHOD as WEIGHTS_METHOD
 from .params import FOUR_FIFTHS
 from .results import METRIC_LABELS
-from .score_section import score_blocks, score_check, score_numbers, score_tables
+from .score_section import score_blocks, score_check
 from .spec import GroupsSpec
 from .trend import trend
 
@@ -43,62 +42,8 @@ LEAD = (
 def run(spec: Any, ctx: Context) -> AnalysisRun:
     """Measure every group of the audited data with the engine built by the spec."""
     res = spec.build(ctx.data, ctx).run(ctx.data)
-    summ = res.summary()
-    numbers = {
-        "protected_groups": int(len(summ)),
-        "below_four_fifths": int(summ["four_fifths"].fillna(False).sum()),
-        "statistically_significant": int(summ["statistical"].fillna(False).sum()),
-        "practical_and_statistical": int(
-            (summ["adverse_impact"] == "practical and statistical").sum()
-        ),
-        "small_groups": int(res.rates()["small"].sum()),
-        "comparisons": json_safe(
-            summ[
-                [
-                    "attribute",
-                    "group",
-                    "selection_k",
-                    "selection_n",
-                    "reference_k",
-                    "reference_n",
-                    "selection_diff",
-                    "selection_ratio",
-                    "four_fifths",
-                    "fisher_p",
-                    "z_pooled",
-                    "shortfall",
-                    "adverse_impact",
-                ]
-            ].to_dict(orient="records")
-        ),  # fmt: skip
-        "min_selection_ratio": _min_ratio(summ),
-        **score_numbers(res.scores),
-    }
     caveats = res.caveats() + (res.scores.caveats() if res.scores is not None else [])
-    return AnalysisRun(
-        "groups",
-        "ok",
-        scope=res.scope(),
-        results={LABEL: res},
-        tables={**result_tables("groups", {LABEL: res}), **score_tables(res.scores)},
-        numbers=numbers,
-        headline=res.headline(),
-        caveats=tuple(caveats),
-    )
-
-
-def _min_ratio(summ: pd.DataFrame) -> dict[str, Any]:
-    """The smallest selection ratio among groups that are not small, with its interval and
-    counts (a derived number for release gates and diffs: ``groups.min_selection_ratio``)."""
-    rows = summ[~summ["small"].astype(bool) & summ["selection_ratio"].notna()]
-    if rows.empty:
-        return {"value": None}
-    r = rows.loc[rows["selection_ratio"].astype(float).idxmin()]
-    keys = ["attribute", "group", "selection_k", "selection_n", "reference_k", "reference_n"]
-    return json_safe({
-        "value": r["selection_ratio"], "value_low": r["selection_ratio_low"],
-        "value_high": r["selection_ratio_high"], **{k: r[k] for k in keys},
-    })  # fmt: skip
+    return AnalysisRun.of("groups", {LABEL: res}, caveats=caveats)
 
 
 def _rate_cells(k: Any, n: Any, low: Any, high: Any, level: str = "95%") -> list[tuple[str, float]]:
@@ -356,20 +301,14 @@ def overview(run: AnalysisRun) -> Any:
     return run.results[LABEL].plot()
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
+    trend=trend,  # imported from .trend, not defined here
     name="groups",
     weights=True,
     title="Group metrics",
-    lead=LEAD,
     spec=GroupsSpec,
-    run=run,
-    section=section,
     description="Selection rates, four-fifths ratios and error-rate gaps per group "
     "(on by default; groups: null turns it off).",
-    overview=overview,
-    check=check,
-    finding=finding,
     default_on=True,
-    headline_number=headline_number,
-    trend=trend,
 )

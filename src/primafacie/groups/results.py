@@ -27,6 +27,53 @@ METRIC_LABELS = {
 }
 
 
+#: Labels of the score tables: ``tables/groups_thresholds.csv`` and so on.
+SCORE_TABLES = ("thresholds", "auc", "calibration")
+
+#: The columns of each comparison in ``results.json`` (``groups.comparisons``).
+_COMPARISON_KEYS = [
+    "attribute", "group", "selection_k", "selection_n", "reference_k", "reference_n",
+    "selection_diff", "selection_ratio", "four_fifths", "fisher_p", "z_pooled", "shortfall",
+    "adverse_impact",
+]  # fmt: skip
+
+
+def group_numbers(res: GroupMetricsResult) -> dict[str, Any]:
+    """The numbers of a group-metrics Result in ``results.json``.
+
+    Counts of the protected groups below four-fifths, statistically significant, both, and
+    small; every comparison (:data:`_COMPARISON_KEYS`); the smallest selection ratio
+    (:func:`min_ratio`); and ``scores`` when a score was audited.
+    """
+    summ = res.summary()
+    return {
+        "protected_groups": int(len(summ)),
+        "below_four_fifths": int(summ["four_fifths"].fillna(False).sum()),
+        "statistically_significant": int(summ["statistical"].fillna(False).sum()),
+        "practical_and_statistical": int(
+            (summ["adverse_impact"] == "practical and statistical").sum()
+        ),
+        "small_groups": int(res.rates()["small"].sum()),
+        "comparisons": json_safe(summ[_COMPARISON_KEYS].to_dict(orient="records")),
+        "min_selection_ratio": min_ratio(summ),
+        **({} if res.scores is None else {"scores": res.scores.to_dict()}),
+    }
+
+
+def min_ratio(summ: pd.DataFrame) -> dict[str, Any]:
+    """The smallest selection ratio among groups that are not small, with its interval and
+    counts (a derived number for release gates and diffs: ``groups.min_selection_ratio``)."""
+    rows = summ[~summ["small"].astype(bool) & summ["selection_ratio"].notna()]
+    if rows.empty:
+        return {"value": None}
+    r = rows.loc[rows["selection_ratio"].astype(float).idxmin()]
+    keys = ["attribute", "group", "selection_k", "selection_n", "reference_k", "reference_n"]
+    return json_safe({
+        "value": r["selection_ratio"], "value_low": r["selection_ratio_low"],
+        "value_high": r["selection_ratio_high"], **{k: r[k] for k in keys},
+    })  # fmt: skip
+
+
 def _pct(k: Any, n: Any) -> str:
     return rate_text(k, n)
 
@@ -115,10 +162,6 @@ class GroupMetricsResult(BaseResult):
         return any(set(c["rules"].values()) != {"rest"} for c in self.comparisons)
 
     # ------------------------------------------------------------------ tables
-    def to_frame(self) -> pd.DataFrame:
-        """The long table (a copy): one row per (grouping, group, metric)."""
-        return self.table.copy()
-
     def rates(self, metric: str = "selection_rate") -> pd.DataFrame:
         """The rows of one metric (a copy), e.g. ``rates("tpr")``."""
         if metric not in set(self.table["metric"]):
@@ -405,6 +448,15 @@ class GroupMetricsResult(BaseResult):
         return out
 
     # ------------------------------------------------------------------ export
+    def numbers(self) -> dict[str, Any]:
+        """The numbers of ``results.json`` (:func:`group_numbers`)."""
+        return group_numbers(self)
+
+    def extra_tables(self) -> dict[str, pd.DataFrame]:
+        """The score tables computed (``thresholds``, ``auc``, ``calibration``), if any."""
+        frames = {} if self.scores is None else {k: getattr(self.scores, k) for k in SCORE_TABLES}
+        return {k: v for k, v in frames.items() if v is not None}
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary: settings, the comparisons and every rate (NaN → ``None``)."""
         return json_safe(

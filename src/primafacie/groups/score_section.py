@@ -1,24 +1,21 @@
 """The score part of the group metrics' report section, tables and numbers.
 
 Kept beside :mod:`primafacie.groups.analysis` so that the section stays one screen: the audit
-calls :func:`score_tables` and :func:`score_numbers` in ``run`` and :func:`score_blocks` in
-``section``; each only reads a :class:`~primafacie.groups.score_results.ScoreMetricsResult`.
+calls :func:`score_check` before any data and :func:`score_blocks` in ``section``; each
+only reads a :class:`~primafacie.groups.score_results.ScoreMetricsResult` (its tables and
+numbers are the :class:`~primafacie.groups.GroupMetricsResult`'s ``extra_tables`` and
+``numbers``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
-from ..analysis import table_path, table_stem
+from ..analysis import table_path
 from ..report import blocks as rb
 from .params import FOUR_FIFTHS
 
-__all__ = ["score_tables", "score_numbers", "score_blocks", "score_check"]
-
-#: Labels of the score tables: ``tables/groups_thresholds.csv`` and so on.
-TABLES = ("thresholds", "auc", "calibration")
+__all__ = ["score_blocks", "score_check"]
 
 
 def score_check(spec: Any, config: Any) -> None:
@@ -32,19 +29,6 @@ def score_check(spec: Any, config: Any) -> None:
             "decision: {score: COLUMN, threshold: T, favorable: above|below} (thresholds are "
             "values of that score)"
         )
-
-
-def score_tables(scores: Any) -> dict[str, pd.DataFrame]:
-    """``{csv stem: table}`` of the score tables that were computed."""
-    if scores is None:
-        return {}
-    frames = {"thresholds": scores.thresholds, "auc": scores.auc, "calibration": scores.calibration}
-    return {table_stem("groups", k): v for k, v in frames.items() if v is not None}
-
-
-def score_numbers(scores: Any) -> dict[str, Any]:
-    """``{"scores": compact numbers}`` for results.json, or nothing without a score."""
-    return {} if scores is None else {"scores": scores.to_dict()}
 
 
 def _threshold_blocks(scores: Any) -> list[Any]:

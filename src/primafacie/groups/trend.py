@@ -53,25 +53,8 @@ def draw_trend(frame: pd.DataFrame, windows: pd.DataFrame) -> Any:
     ok = frame[frame["status"].eq("ok") & frame["selection_ratio"].notna()]
     if ok.empty:
         return None
-    order = list(windows["window"])
-    x_of = {w: i for i, w in enumerate(order)}
-    fig, ax = plots._figure(7.0, 3.6)
     keys = list(dict.fromkeys(zip(ok["attribute"], ok["group"], strict=True)))[:MAX_DRAWN]
-    for j, (attr, group) in enumerate(keys):
-        g = ok[(ok["attribute"] == attr) & (ok["group"] == group)]
-        x = g["window"].map(x_of).to_numpy(float) + (j - len(keys) / 2) * 0.04
-        y = g["selection_ratio"].to_numpy(float)
-        err = np.vstack([y - g["selection_ratio_low"].to_numpy(float),
-                         g["selection_ratio_high"].to_numpy(float) - y])  # fmt: skip
-        line = ax.errorbar(x, y, yerr=np.clip(err, 0, None), marker="o", ms=4, capsize=2,
-                           lw=1, label=f"{attr} = {group}")  # fmt: skip
-        small = g["window_small"].to_numpy(bool)
-        ax.plot(x[small], y[small], "o", ms=7, mfc="white", color=line[0].get_color())
-    ax.axhline(FOUR_FIFTHS, ls="--", lw=0.8, color="grey")
-    small_w = set(windows.loc[windows["small"], "window"])
-    ax.set_xticks(range(len(order)))
-    ax.set_xticklabels([f"{w}\n(small)" if w in small_w else w for w in order], fontsize=7,
-                       rotation=45 if len(order) > 8 else 0)  # fmt: skip
-    ax.set_ylabel("selection ratio to reference")
-    ax.legend(fontsize=7, frameon=False, loc="best")
-    return fig
+    series = [(f"{attr} = {group}", ok[(ok["attribute"] == attr) & (ok["group"] == group)])
+              for attr, group in keys]  # fmt: skip
+    return plots.window_trend(series, windows, "selection_ratio", "selection ratio to reference",
+                              hline=FOUR_FIFTHS)  # fmt: skip

@@ -47,20 +47,11 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     """The rule's tables on the audited rows."""
     selected, score = inputs(spec, ctx.data)
     res = spec.build().run(ctx.data.frame, selected=selected, score=score)
-    lowest = res.lowest()
     return AnalysisRun.of(
         "ll144",
         {LABEL: res},
         {
-            "individuals": res.n,
-            "scoring": res.scoring,
-            "unknown": res.unknown,
-            "below_four_fifths": int((res.table["impact_ratio"] < 0.8).sum()),
-            "categories_rated": int(res.table["impact_ratio"].notna().sum()),
-            "lowest": {
-                r.dimension: {"category": r.category, "impact_ratio": float(r.impact_ratio)}
-                for r in lowest.itertuples()
-            },
+            **res.numbers(),
             "audit_date": spec.audit_date,
             "distribution_date": spec.distribution_date,
             "data_source": spec.data_source,
@@ -119,15 +110,11 @@ def headline_number(run: AnalysisRun) -> str:
     return f"{n['below_four_fifths']} of {n['categories_rated']} ratios below 0.8"
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="ll144",
     title="NYC Local Law 144 bias audit",
-    lead=LEAD,
     spec=LL144Spec,
-    run=run,
-    section=section,
     description="Selection or scoring rates and impact ratios by sex, race/ethnicity and their "
     "intersection (6 RCNY §5-301).",
-    check=check,
-    headline_number=headline_number,
 )

@@ -93,15 +93,27 @@ class LL144Result(BaseResult):
             )
         return out
 
-    def to_frame(self) -> pd.DataFrame:
-        """The rates table (a copy)."""
-        return self.table.copy()
-
     def summary(self) -> pd.DataFrame:
         """Individuals of unknown category per dimension."""
         return pd.DataFrame(
             {"dimension": list(self.unknown), "unknown": list(self.unknown.values())}
         )
+
+    def numbers(self) -> dict[str, Any]:
+        """The numbers of ``results.json``: individuals, unknowns, ratios below four-fifths
+        of the categories rated, and the lowest ratio of each dimension (the audit adds the
+        dates and the data source the user gave)."""
+        return {
+            "individuals": self.n,
+            "scoring": self.scoring,
+            "unknown": self.unknown,
+            "below_four_fifths": int((self.table["impact_ratio"] < 0.8).sum()),
+            "categories_rated": int(self.table["impact_ratio"].notna().sum()),
+            "lowest": {
+                r.dimension: {"category": r.category, "impact_ratio": float(r.impact_ratio)}
+                for r in self.lowest().itertuples()
+            },
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: settings, the table, unknown counts."""

@@ -7,7 +7,9 @@ Definition 2 pools the two strata. These are only partially identified under Ass
 never confirm them, and it computes the minimal randomised repair eps* (sum(eps*) = unfairness).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import getter
 
 if TYPE_CHECKING:
     from .approx import alpha_star
@@ -72,8 +74,4 @@ _LAZY = {
     "RepairResult": "results",
 }
 
-
-def __getattr__(name: str) -> Any:
-    from .._lazy import load
-
-    return load(__name__, globals(), _LAZY, name)
+__getattr__ = getter(__name__, globals(), _LAZY)

@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path
-from ..jsonsafe import json_safe
+from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..report import blocks as rb
 from ..report import plots
 from .spec import PrincipalSpec
@@ -41,27 +40,8 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     pf = spec.build(ctx.data, ctx)
     res = pf.run(ctx.data)
     repair = pf.repair(ctx.data, seed=spec.seed)
-    results: dict[str, Any] = {"evaluation": res, "repair": repair}
-    checks, comparisons = res.checks(), res.comparisons()
     caveats = [*res.caveats(), *(c for c in repair.caveats() if c not in res.caveats())]
-    return AnalysisRun(
-        "principal",
-        "ok",
-        scope=res.scope(),
-        results=results,
-        tables=result_tables("principal", results),
-        numbers={
-            "protected": res.protected,
-            "violations": int((checks["verdict"] == "violated").sum()),
-            "checks": int(len(checks)),
-            "verdicts": json_safe(checks.to_dict(orient="records")),
-            # the table's other definitions (3, 4 and an unconfigured 1 or 2), counted too
-            "other_violations": int((comparisons["verdict"] == "violated").sum()),
-            "other_checks": int(len(comparisons)),
-        },
-        headline=res.headline(),
-        caveats=tuple(caveats),
-    )
+    return AnalysisRun.of("principal", {"evaluation": res, "repair": repair}, caveats=caveats)
 
 
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -183,20 +163,12 @@ def seeds(spec: PrincipalSpec) -> dict[str, int]:
     return {"principal_bootstrap": int(spec.seed)}
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="principal",
     reference_rows=True,
     title="Principal-stratum fairness",
-    lead=LEAD,
     spec=PrincipalSpec,
-    run=run,
-    section=section,
     description="Counterfactual fairness on principal strata.",
     needs_outcome=True,
-    check_data=check_data,
-    seeds=seeds,
-    assumptions=assumptions,
-    headline_number=headline_number,
-    finding=finding,
-    glossary=GLOSSARY,
 )

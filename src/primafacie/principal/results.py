@@ -260,6 +260,20 @@ class PrincipalResult(BaseResult):
         """
         return verdict_frame(self)
 
+    def numbers(self) -> dict[str, Any]:
+        """The numbers of ``results.json``: violated checks of the configured definitions out
+        of all checked, each verdict, and the same count for the table's other definitions
+        (3, 4 and an unconfigured 1 or 2)."""
+        checks, comparisons = self.checks(), self.comparisons()
+        return {
+            "protected": self.protected,
+            "violations": int((checks["verdict"] == "violated").sum()),
+            "checks": int(len(checks)),
+            "verdicts": json_safe(checks.to_dict(orient="records")),
+            "other_violations": int((comparisons["verdict"] == "violated").sum()),
+            "other_checks": int(len(comparisons)),
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary: settings, note, counts, summary rows and quantity rows."""
         return json_safe(

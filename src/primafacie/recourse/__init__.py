@@ -23,7 +23,9 @@ If edu = lo:
 <BLANKLINE>
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import getter
 
 if TYPE_CHECKING:
     from .audit import RecourseAudit
@@ -77,8 +79,4 @@ _LAZY = {
     "RankingResult": "results",
 }
 
-
-def __getattr__(name: str) -> Any:
-    from .._lazy import load
-
-    return load(__name__, globals(), _LAZY, name)
+__getattr__ = getter(__name__, globals(), _LAZY)

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path, table_stem
-from ..jsonsafe import json_safe
+from ..analysis import Analysis, AnalysisRun, Context, table_path, table_stem
 from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text, readable_bins
@@ -161,22 +160,8 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
         results["dossiers"] = build_subgroup_dossiers(
             results, spec.dossiers.top, redact=spec.dossiers.redact
         )
-    tables = result_tables("recourse", results)
-    tables[table_stem("recourse", "curves")] = curves_frame(facts, shown_subgroups(results))
-    return AnalysisRun(
-        "recourse",
-        "ok",
-        results=results,
-        tables=tables,
-        numbers={
-            "protected": facts.protected,
-            "stats": json_safe(facts.stats),
-            "top_by_definition": json_safe(facts.top_subgroups().to_dict(orient="records")),
-        },
-        headline=facts.headline(),
-        scope=facts.scope(),
-        caveats=tuple(facts.caveats()),
-    )
+    curves = curves_frame(facts, shown_subgroups(results))
+    return AnalysisRun.of("recourse", results, tables={table_stem("recourse", "curves"): curves})
 
 
 def _csc_card(label: str, title: str, rec: Any) -> dict[str, Any]:
@@ -356,18 +341,11 @@ def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
     ]
 
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name="recourse",
     reference_rows=True,
     title="Recourse fairness",
-    lead=LEAD,
     spec=RecourseSpec,
-    run=run,
-    section=section,
     description="FACTS subgroup recourse fairness.",
-    assumptions=assumptions,
-    seeds=seeds,
-    headline_number=headline_number,
-    finding=finding,
-    glossary=GLOSSARY,
 )

@@ -148,10 +148,6 @@ class RankingResult(BaseResult):
     groups: tuple[str, ...]
     table: pd.DataFrame = field(repr=False)
 
-    def to_frame(self) -> pd.DataFrame:
-        """Copy of the ranked table."""
-        return self.table.copy()
-
     def definition(self) -> dict[str, Any]:
         """``metric``, ``viewpoint`` and ``phi``/``budget``: this ranking's definition as
         :meth:`RecourseAudit.rank` and :meth:`~RecourseAudit.csc` take it.
@@ -773,6 +769,15 @@ class FactsResult(BaseResult):
         if timings:
             rows += [(f"seconds[{k}]", round(v, 3)) for k, v in self.timings.items()]
         return pd.DataFrame(rows, columns=["statistic", "value"])
+
+    def numbers(self) -> dict[str, Any]:
+        """The numbers of ``results.json``: the protected attribute, the statistics and each
+        definition's first-ranked subgroup."""
+        return {
+            "protected": self.protected,
+            "stats": json_safe(self.stats),
+            "top_by_definition": json_safe(self.top_subgroups().to_dict(orient="records")),
+        }
 
     def to_dict(self, timings: bool = False) -> dict[str, Any]:
         """JSON-safe dict: statistics, budgets, ranking analysis and aggregated rankings.

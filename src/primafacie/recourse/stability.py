@@ -312,10 +312,6 @@ class RankStabilityResult(BaseResult):
     top: int
     n_rows: int
 
-    def to_frame(self) -> pd.DataFrame:
-        """A copy of the per-subgroup table."""
-        return self.table.copy()
-
     def summary(self) -> pd.DataFrame:
         """One row per definition: top subgroups, how many are stable, the least stable share."""
         g = self.table.groupby("definition", sort=False)

@@ -21,6 +21,7 @@ import pandas as pd
 
 __all__ = [
     "svg_of",
+    "window_trend",
     "plain_text",
     "tight_layout",
     "group_rates",
@@ -52,6 +53,56 @@ def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Any, Any]:
     with plt.rc_context({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False}):
         fig, ax = plt.subplots(figsize=(width, height), dpi=100)
     return fig, ax
+
+
+def window_trend(
+    series: list[tuple[str, Any]],
+    windows: Any,
+    value: str,
+    ylabel: str,
+    hline: float | None = None,
+) -> Any:
+    """One line per series across the time windows, each point with its interval bar
+    (``<value>_low`` to ``<value>_high``); points of small windows (``window_small``) are
+    hollow and small windows are labelled ``(small)`` on the axis.
+
+    Parameters
+    ----------
+    series
+        ``[(label, rows)]``: the rows of one line (``window``, ``window_small``, ``value``
+        and its bounds), in drawing order; lines are offset slightly so bars do not overlap.
+    windows
+        The window table (``window``, ``small``), in axis order.
+    value, ylabel
+        The column drawn and the y-axis label.
+    hline
+        A dashed reference line (e.g. four-fifths), or none.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    order = list(windows["window"])
+    x_of = {w: i for i, w in enumerate(order)}
+    fig, ax = _figure(7.0, 3.6)
+    for j, (label, g) in enumerate(series):
+        x = g["window"].map(x_of).to_numpy(float) + (j - len(series) / 2) * 0.04
+        y = g[value].to_numpy(float)
+        err = np.vstack([y - g[f"{value}_low"].to_numpy(float),
+                         g[f"{value}_high"].to_numpy(float) - y])  # fmt: skip
+        line = ax.errorbar(x, y, yerr=np.clip(err, 0, None), marker="o", ms=4, capsize=2, lw=1,
+                           label=label)  # fmt: skip
+        small = g["window_small"].to_numpy(bool)
+        ax.plot(x[small], y[small], "o", ms=7, mfc="white", color=line[0].get_color())
+    if hline is not None:
+        ax.axhline(hline, ls="--", lw=0.8, color="grey")
+    small_w = set(windows.loc[windows["small"], "window"])
+    ax.set_xticks(range(len(order)))
+    ax.set_xticklabels([f"{w}\n(small)" if w in small_w else w for w in order], fontsize=7,
+                       rotation=45 if len(order) > 8 else 0)  # fmt: skip
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7, frameon=False, loc="best")
+    return fig
 
 
 #: Text from data (a region called ``$``, an id ``$$x$$``) is shown as typed, never parsed as

@@ -4,7 +4,9 @@ Single-attribute runs use :class:`SituationTest`; multiple and intersectional di
 use :class:`MultipleSituationTest` and :class:`IntersectionalSituationTest`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import getter
 
 if TYPE_CHECKING:
     from .engine import DEFAULT_K, METHOD_LABELS, METHODS, SituationTest
@@ -48,8 +50,4 @@ _LAZY = {
     "SituationResult": "results",
 }
 
-
-def __getattr__(name: str) -> Any:
-    from .._lazy import load
-
-    return load(__name__, globals(), _LAZY, name)
+__getattr__ = getter(__name__, globals(), _LAZY)

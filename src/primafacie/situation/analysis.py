@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis import Analysis, AnalysisRun, Context, result_tables, table_path, table_stem
+from ..analysis import Analysis, AnalysisRun, Context, table_path, table_stem
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
@@ -211,9 +211,7 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
         return f"{_name(label)}: {text}" if several else text
 
     summary = summary_frame(tests)
-    tables = result_tables(ANALYSIS_NAME, results)
-    if not summary.empty:
-        tables[table_stem(ANALYSIS_NAME, "summary")] = summary
+    tables = {} if summary.empty else {table_stem(ANALYSIS_NAME, "summary"): summary}
     caveats = [named(label, c) for label, res in tests.items() for c in res.caveats()]
     numbers: dict[str, Any] = {"by_test": _share_intervals(summary.to_dict(orient="records"))}
     headline = " ".join(named(label, res.headline()) for label, res in tests.items())
@@ -221,30 +219,13 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
     sens = results.get(SENSITIVITY_LABEL)
     if isinstance(sens, SensitivityResult):
         # beside the main headline: how many of those cases survive other causal models
-        tables.update(_sensitivity_tables(sens))
+        # (its tables come from its extra_tables)
         numbers["robust"] = json_safe(sens.robust_counts().to_dict(orient="records"))
         headline += " Robustness: " + sens.headline()
         scope += " Robustness: " + sens.scope()
         caveats += sens.caveats()
-    return AnalysisRun(
-        ANALYSIS_NAME,
-        "ok",
-        results=dict(results),
-        tables=tables,
-        numbers=numbers,
-        headline=headline,
-        scope=scope,
-        caveats=tuple(dict.fromkeys(caveats)),
-    )
-
-
-def _sensitivity_tables(sens: SensitivityResult) -> dict[str, pd.DataFrame]:
-    """The sensitivity tables besides ``to_frame``/``summary`` (written by result_tables)."""
-    return {
-        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_single_edge"): sens.single_edge(),
-        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_variants"): sens.variant_table(),
-        table_stem(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_robust"): sens.robust_counts(),
-    }
+    return AnalysisRun.of(ANALYSIS_NAME, results, numbers, tables=tables, headline=headline,
+                          scope=scope, caveats=dict.fromkeys(caveats))  # fmt: skip
 
 
 def overview(run: AnalysisRun) -> Any:
@@ -669,21 +650,11 @@ GLOSSARY = (
     *((f"{METHOD_NAMES[m]} ({m})", METHOD_GLOSSARY[m]) for m in METHODS),
 )
 
-ANALYSIS = Analysis(
+ANALYSIS = Analysis.define(
+    globals(),
     name=ANALYSIS_NAME,
     reference_rows=True,
     title="Situation testing",
-    lead=LEAD,
     spec=SituationSpec,
-    run=run,
-    section=section,
     description="Situation testing (ST, CST, CF).",
-    needs_scm=needs_scm,
-    check=check,
-    check_data=check_data,
-    assumptions=assumptions,
-    overview=overview,
-    headline_number=headline_number,
-    finding=finding,
-    glossary=GLOSSARY,
 )

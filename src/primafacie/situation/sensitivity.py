@@ -538,6 +538,15 @@ class SensitivityResult:
             out.append("The causal graph offered no alternative model: nothing was varied.")
         return out
 
+    def extra_tables(self) -> dict[str, pd.DataFrame]:
+        """The tables beside :meth:`to_frame` and :meth:`summary`: ``sensitivity_single_edge``,
+        ``sensitivity_variants`` and ``sensitivity_robust`` (labels in the situation run)."""
+        return {
+            f"{SENSITIVITY_LABEL}_single_edge": self.single_edge(),
+            f"{SENSITIVITY_LABEL}_variants": self.variant_table(),
+            f"{SENSITIVITY_LABEL}_robust": self.robust_counts(),
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe record: parameters, variants, robust counts, the variants table and the
         per-complainant rows (long lists are replaced by their CSV in results.json)."""
