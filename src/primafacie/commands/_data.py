@@ -306,13 +306,20 @@ def check_columns(cfg: Any, named: Sequence[tuple[str, str | None]]) -> None:
 
 
 def load(
-    doc: Mapping[str, Any], named: Sequence[tuple[str, str | None]] = (), every: bool = False
+    doc: Mapping[str, Any],
+    named: Sequence[tuple[str, str | None]] = (),
+    every: bool = True,
+    analysis: str | None = None,
 ) -> tuple[Any, Any]:
     """The configuration of ``doc`` (built by a command from its flags with
     :func:`config_from_flags`) and the :class:`~primafacie.data.AuditData` its reader
     (``AuditConfig.audit_data``, the audit's) reads; errors name the flags, and each
     ``(flag, column)`` of ``named`` must be a column of the file. ``every`` reads every
-    column (a command that uses a column the configuration does not name, e.g. --score)."""
+    column (a command that uses a column the configuration does not name, e.g. --score).
+    ``analysis`` names the command's analysis, so that the configuration refuses what it
+    does not define (``--weights``) with the audit's message."""
+    if analysis is not None and doc.get("weights") is not None:
+        doc = {**doc, "analyses": {analysis: {}}}
     cfg = validate(doc)
     try:
         check_columns(cfg, named)
