@@ -343,3 +343,16 @@ def read_frame(reading: Mapping[str, Any], data: Path, decision: Mapping[str, An
         return drop_missing(frame, [c for c in cfg.dropna_columns(frame) if c != "__none__"])
     except InputError as exc:
         raise InputError(flagged(str(exc))) from None
+
+
+def read_like_data(reading: Mapping[str, Any], path: Path) -> Any:
+    """Another table of the run (a counterfactual table) read with the data's file options
+    (``--sep``, ``--encoding``, ...), as ``AuditConfig.data_options`` passes them."""
+    from ..data import read_table
+
+    spec = _data_key(path, reading)
+    if not isinstance(spec, dict):
+        return read_table(path)
+    validate_data = validate({"data": spec, "decision": {"column": "_"}, "features": {},
+                              "protected": {"_": 1}})  # fmt: skip
+    return read_table(path, **validate_data.data_options)

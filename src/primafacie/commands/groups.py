@@ -137,7 +137,10 @@ def data_from_flags(
     try:
         named = [("--decision", decision), ("--outcome", outcome),
                  *(("--protected", c) for c in prot), ("--score", score)]  # fmt: skip
-        return _data.load(doc, named,)[1]
+        return _data.load(
+            doc,
+            named,
+        )[1]
     except InputError as exc:  # AuditData names the role; the user typed a flag
         text = str(exc)
         flag = next((f for role, f in _ROLE_FLAGS if text.startswith(role)), None)

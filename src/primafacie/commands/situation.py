@@ -17,6 +17,7 @@ import typer
 from ..errors import InputError
 from ..params import by_name
 from ..situation.params import PARAMS
+from . import _data
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
@@ -115,24 +116,6 @@ def _parse_edges(items: list[str]) -> list[tuple[str, str]]:
     return edges
 
 
-def _coerce_values(frame: pd.DataFrame, protected: dict[str, Any]) -> dict[str, Any]:
-    """CLI values are strings; match them to the column's dtype (1 for an int column)."""
-    import pandas as pd
-
-    out = {}
-    for col, value in protected.items():
-        if col in frame.columns and pd.api.types.is_numeric_dtype(frame[col]):
-            vals = value if isinstance(value, list) else [value]
-            try:
-                conv = [float(v) if "." in v else int(v) for v in vals]
-            except ValueError:
-                conv = vals
-            out[col] = conv if isinstance(value, list) else conv[0]
-        else:
-            out[col] = value
-    return out
-
-
 def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
     """The model's class label that --favorable names (a CLI string: "1" must match 1)."""
     import numpy as np
@@ -168,21 +151,6 @@ def _same_number(value: Any, text: str) -> bool:
         return False
 
 
-def _read(path: Path, sep: str | None) -> pd.DataFrame:
-    import pandas as pd
-
-    from ..data import read_table
-
-    if sep is None:
-        return read_table(path)
-    if not Path(path).is_file():
-        raise InputError(f"data file not found: {path}")
-    try:
-        return pd.read_csv(path, sep=sep)
-    except Exception as exc:  # pandas raises many types; the user needs the file name
-        raise InputError(f"cannot read {path}: {exc}") from exc
-
-
 # ---------------------------------------------------------------------- parse
 #: The option a spec field comes from, for messages about a flag.
 _FLAGS = {
@@ -201,7 +169,7 @@ _FLAGS = {
 _DATA_FLAGS = {
     "data": "--data", "protected": "--protected", "feature": "--feature",
     "decision": "--decision", "favorable": "--favorable", "rule": "--rule", "model": "--model",
-    "edge": "--edge", "counterfactuals": "--counterfactuals", "sep": "--sep",
+    "edge": "--edge", "counterfactuals": "--counterfactuals",
     "trust_pickle": "--trust-pickle", "trusted_type": "--trusted-type",
 }  # fmt: skip
 #: Typer parameter -> flag of every option that sets a key of ``analyses.situation``.
@@ -251,7 +219,7 @@ def spec_from_flags(
 
 def parse_flags(
     data: Path | None,
-    sep: str | None,
+    reading: dict[str, Any],
     protected: list[str],
     feature: list[str],
     decision: str | None,
@@ -260,51 +228,48 @@ def parse_flags(
     model: Path | None,
     trust: tuple[bool, list[str] | None] = (False, None),
 ) -> tuple[AuditData, Any]:
-    """The audited data and b() (a rule, a model or None) from the flags; ``trust`` is
-    (``--trust-pickle``, ``--trusted-type`` values) for the model file."""
+    """The audited data (read by the audit's reader, :func:`_data.load`) and b() (a rule, a
+    model or None) from the flags; ``trust`` is (``--trust-pickle``, ``--trusted-type``
+    values) for the model file."""
     if data is None:  # before the imports: a usage error answers at once
         raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
-    import numpy as np
-    import pandas as pd
-
-    from ..data import AuditData
     from ..decisions import ModelDecider, Rule
 
-    frame = _read(data, sep)
     if not protected:
         raise InputError("give at least one --protected COL=VALUE")
-    prot = _coerce_values(frame, _parse_protected(protected))
     if rule is not None and model is not None:
         raise InputError("give --rule or --model, not both")
+    if decision is None and rule is None and model is None:
+        raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
+    prot = {c: [_data.scalar(x) for x in v] if isinstance(v, list) else _data.scalar(v)
+            for c, v in _parse_protected(protected).items()}  # fmt: skip
+    features = _parse_features(feature) or {}
     decider: Any = None
     if rule is not None:
         decider = Rule(rule)
     elif model is not None:
         est = load_cli_model(model, *trust)
         decider = ModelDecider(
-            est,
-            features=list(_parse_features(feature) or []) or None,
-            favorable=_model_label(est, favorable, model),
+            est, features=list(features) or None, favorable=_model_label(est, favorable, model)
         )
-    fav: Any = favorable
-    if decision is None:
-        if decider is None:
-            raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
-        decision = "decision"
-        if decision in frame.columns:
-            raise InputError("column 'decision' exists: name it with --decision")
-        frame = frame.assign(decision=np.asarray(decider.predict(frame), dtype=np.int8))
-        fav = 1
-    elif decision in frame.columns and pd.api.types.is_numeric_dtype(frame[decision]):
-        fav = _coerce_values(frame, {decision: favorable})[decision]
-    audit = AuditData(
-        frame, features=_parse_features(feature), protected=prot, decision=decision, favorable=fav
-    )
-    return audit, decider
+    recorded: dict[str, Any] = {"column": decision}
+    if decision is None:  # ŷ is b()'s, computed by the configuration's decider
+        recorded = {"rule": rule} if rule is not None else {"model": str(model)}
+        if model is not None and trust[0]:
+            recorded["trust"] = "pickle"
+        if model is not None and trust[1]:
+            recorded["trusted_types"] = list(trust[1])
+    fav = decider.favorable if decision is None and model is not None else _data.scalar(favorable)
+    doc = {
+        **_data.config_from_flags(reading, data, prot), "features": features,
+        "decision": recorded, "favorable": fav,
+    }  # fmt: skip
+    named = [("--decision", decision), *(("--protected", c) for c in prot)]
+    return _data.load(doc, named, analysis="situation")[1], decider
 
 
 def causal_from_flags(
-    audit: AuditData, edge: list[str], counterfactuals: Path | None, sep: str | None
+    audit: AuditData, edge: list[str], counterfactuals: Path | None, reading: dict[str, Any]
 ) -> tuple[Any, pd.DataFrame | None]:
     """The fitted SCM of ``--edge`` (built like ``audit.yaml``'s causal section) or the
     ``--counterfactuals`` table; at most one of them."""
@@ -315,7 +280,8 @@ def causal_from_flags(
     if edge:
         return CausalSpec(edges=_parse_edges(edge)).build().fit(audit), None
     if counterfactuals is not None:
-        return None, _read(counterfactuals, sep)
+        # the counterfactual table is read like the data (--sep, --encoding, ...)
+        return None, _data.read_like_data(reading, counterfactuals)
     return None, None
 
 
@@ -471,22 +437,23 @@ def situation(
     max_distance: Optional[float] = option(_P["max_distance"]),
     legacy: bool = option(_P["legacy"]),
     multiplicity: str = option(_P["multiplicity"]),
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
     out: Path = typer.Option(Path("out/situation"), "--out", help="Output folder."),
+    reading: Any = None,
 ) -> None:
     """Parse the flags (or read ``--config``), build, run, write and print."""
     if config is not None:
+        _data.refuse_with_config(reading, config)
         results, keep = from_config(config, given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS}))
     else:
         trust = (trust_pickle, trusted_type)
         audit, decider = parse_flags(
-            data, sep, protected, feature, decision, favorable, rule, model, trust
+            data, reading, protected, feature, decision, favorable, rule, model, trust
         )
         spec = spec_from_flags(
             k, method, dimension, alpha, tau, direction, interval, max_distance, legacy,
             multiplicity,
         )  # fmt: skip
-        scm, cf = causal_from_flags(audit, edge, counterfactuals, sep)
+        scm, cf = causal_from_flags(audit, edge, counterfactuals, reading)
         results = run_tests(spec, audit, scm=scm, counterfactuals=cf, decider=decider)
         keep = tuple(p for p in (data, counterfactuals, model) if p)
     write_and_print(out, results, keep)
@@ -494,4 +461,4 @@ def situation(
 
 def register(app: typer.Typer) -> None:
     """Add ``primafacie situation`` to ``app``."""
-    app.command("situation", help=HELP)(guarded(situation))
+    app.command("situation", help=HELP)(guarded(_data.data_options(situation)))
