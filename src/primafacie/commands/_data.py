@@ -328,19 +328,36 @@ def load(
         raise InputError(flagged(str(exc))) from None
 
 
-def read_frame(reading: Mapping[str, Any], data: Path, decision: Mapping[str, Any]) -> Any:
-    """The table of a command whose protected columns carry no values (certainty, recourse):
+def read_frame(
+    reading: Mapping[str, Any],
+    data: Path,
+    analysis: str,
+    roles: Mapping[str, Any],
+) -> Any:
+    """The table of a command whose protected columns carry no values (certainty, recourse),
     read, filtered by ``--where`` and with ``--dropna`` applied by the configuration's own
-    reader. ``decision`` is the ``decision:`` key (the columns ``--dropna all`` covers)."""
+    reader.
+
+    Parameters
+    ----------
+    reading, data
+        As for :func:`config_from_flags`.
+    analysis
+        The command's analysis: a flag it does not define (``--weights``) is refused with
+        the configuration's message.
+    roles
+        ``protected`` (a list of columns), ``decision`` (the ``decision:`` key) and
+        ``outcome``: the audited columns ``--dropna all`` covers.
+    """
     from ..data import drop_missing
 
-    doc = {**config_from_flags(reading, data), "decision": dict(decision)}
-    doc.pop("weights", None)  # the engine reads the weights column itself
-    # a protected attribute with a value is required by the model; the reader never uses it
-    cfg = validate({**doc, "features": {}, "protected": {"__none__": 1}})
+    doc = {**config_from_flags(reading, data), "decision": dict(roles["decision"])}
+    protected = dict.fromkeys(roles.get("protected") or ["__none__"], 1)  # values unused
+    doc |= {"features": {}, "protected": protected, "outcome": roles.get("outcome")}
+    cfg = validate({**doc, "analyses": {analysis: {}}} if "weights" in doc else doc)
     try:
         frame = cfg.filtered(cfg.read_frame(all_columns=True))
-        return drop_missing(frame, [c for c in cfg.dropna_columns(frame) if c != "__none__"])
+        return drop_missing(frame, cfg.dropna_columns(frame), list(roles.get("protected") or []))
     except InputError as exc:
         raise InputError(flagged(str(exc))) from None
 
