@@ -236,9 +236,8 @@ def config_from_flags(
         }
     elif reading.get("reference"):
         raise InputError(
-            "--reference: this command's --protected names columns without values, so there "
-            "is no protected group to compare with a reference; use --config with "
-            "protected: {COL: {values: [..], reference: [..]}}"
+            "--reference: this command's groups are every value of a column (no protected "
+            "value is given), so there is no protected group to compare with a reference"
         )
     if reading.get("weights") is not None:
         doc["weights"] = reading["weights"]
@@ -258,7 +257,12 @@ def flagged(message: str) -> str:
     body = message[m.end() :] if m else message
     if key.startswith("protected.") and key.endswith(".reference"):
         return f"--reference ({key}): {body.split(':', 1)[-1].strip()}"
+    if key.startswith("protected.") and "both protected and reference" in message:
+        return f"--reference ({key}.reference): {body.split(':', 1)[-1].strip()}"
     flag = _FLAG_OF.get(key)
+    said = re.search(r": (names|na_values|sheet|encoding|decimal|sep) ", message)
+    if flag is None and said:  # the file reader's message, after the file's name
+        return f"{_FLAG_OF['data.' + said.group(1)]} (data.{said.group(1)}): {message}"
     if flag is None and message.startswith("weights column"):
         return f"--weights (weights): {message}"
     if flag is None and " of protected column " in message and "reference" in message:
@@ -305,6 +309,16 @@ def check_columns(cfg: Any, named: Sequence[tuple[str, str | None]]) -> None:
             )
 
 
+def check_columns_of(frame: Any, named: Sequence[tuple[str, str | None]]) -> None:
+    """Each ``(flag, column)`` names a column of ``frame``, else an InputError naming the flag
+    and listing the columns."""
+    columns = [str(c) for c in frame.columns]
+    for flag, col in named:
+        if col is not None and col not in columns:
+            raise InputError(f"{flag} {col!r} is not a column of the data; columns: "
+                             f"{', '.join(columns)}")  # fmt: skip
+
+
 def load(
     doc: Mapping[str, Any],
     named: Sequence[tuple[str, str | None]] = (),
@@ -333,6 +347,7 @@ def read_frame(
     data: Path,
     analysis: str,
     roles: Mapping[str, Any],
+    section: Mapping[str, Any] | None = None,
 ) -> Any:
     """The table of a command whose protected columns carry no values (certainty, recourse),
     read, filtered by ``--where`` and with ``--dropna`` applied by the configuration's own
@@ -348,13 +363,18 @@ def read_frame(
     roles
         ``protected`` (a list of columns), ``decision`` (the ``decision:`` key) and
         ``outcome``: the audited columns ``--dropna all`` covers.
+    section
+        The analysis' ``analyses.<analysis>`` keys that the configuration requires (for the
+        check of ``--weights``).
     """
     from ..data import drop_missing
 
     doc = {**config_from_flags(reading, data), "decision": dict(roles["decision"])}
     protected = dict.fromkeys(roles.get("protected") or ["__none__"], 1)  # values unused
     doc |= {"features": {}, "protected": protected, "outcome": roles.get("outcome")}
-    cfg = validate({**doc, "analyses": {analysis: {}}} if "weights" in doc else doc)
+    cfg = validate(
+        {**doc, "analyses": {analysis: dict(section or {})}} if "weights" in doc else doc
+    )
     try:
         frame = cfg.filtered(cfg.read_frame(all_columns=True))
         return drop_missing(frame, cfg.dropna_columns(frame), list(roles.get("protected") or []))

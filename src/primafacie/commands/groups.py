@@ -54,6 +54,20 @@ Example (the demo's loan officer, column human, on its generated credit world):
 
     primafacie groups --config audit.yaml --out out/groups
 
+COMPAS as every COMPAS analysis reads it (African-American against Caucasian defendants only,
+the other races left out and counted), one year, rows with a missing decision dropped:
+
+    primafacie groups --data compas.csv --protected race=African-American \\
+        --reference Caucasian --decision is_recid --favorable 0 \\
+        --where "c_charge_degree == 'F'" --dropna is_recid --out out/compas
+
+Weighted (Adult's census weights; intervals use the Kish effective sample size) from a
+semicolon-separated Latin-1 file that writes '?' for missing:
+
+    primafacie groups --data adult.csv --sep ";" --encoding latin-1 --na-values "?" \\
+        --protected sex=Female --decision income --favorable ">50K" --weights fnlwgt \\
+        --out out/adult
+
 With --config the metrics are measured exactly as `primafacie audit` measures them (section
 analyses.groups, on by default; the decision may then be a model or a rule), and rates.csv and
 summary.csv equal the audit's tables/groups_metrics.csv and tables/groups_metrics_summary.csv.

@@ -39,6 +39,12 @@ Example (A=0 is the protected group given after '='):
         --outcome top_third --decision predicted --covariates sex \\
         --definitions 1,2 --n-boot 500 --repair --out out/pf
 
+Rural against urban students of one school only, a ';'-separated file with a decimal comma:
+
+    primafacie principal --data students.csv --sep ";" --decimal , \\
+        --protected address=R --reference U --where "school == 'GP'" --dropna all \\
+        --outcome top_third --decision predicted --out out/pf-gp
+
 or `primafacie principal --config audit.yaml --out out/pf` (section analyses.principal; the
 analysis is built from the file exactly as `primafacie audit` builds it).
 """

@@ -59,6 +59,15 @@ Example (the CST paper's loan data):
         --edge AnnualSalary:AccountBalance \\
         --k 15,30,50 --method st,cst,cst_centers,cf --out out/situation
 
+The data flags read the table as audit.yaml would: compare women with men only, in 2024,
+from a file without a header row:
+
+    primafacie situation --data loans.csv --no-header \\
+        --names Gender,AnnualSalary,AccountBalance,LoanApproval,year \\
+        --protected Gender=1 --reference 0 --where "year == 2024" \\
+        --feature AnnualSalary --feature AccountBalance --decision LoanApproval \\
+        --k 15 --method st --out out/situation-2024
+
 or `primafacie situation --config audit.yaml --out out/situation`, which runs exactly what
 `primafacie audit` runs for analyses.situation (same SCM with clip/round, compute backend and
 checks). `--counterfactuals FILE`
@@ -265,7 +274,8 @@ def parse_flags(
         "decision": recorded, "favorable": fav,
     }  # fmt: skip
     named = [("--decision", decision), *(("--protected", c) for c in prot)]
-    return _data.load(doc, named, analysis="situation")[1], decider
+    # the protected and reference rows, as the audit (the test group is drawn from the latter)
+    return _data.load(doc, named, analysis="situation")[1].compared(), decider
 
 
 def causal_from_flags(
