@@ -131,6 +131,37 @@ def scalar(text: Any) -> Any:
     return text
 
 
+def protected_values(items: Sequence[str]) -> dict[str, Any]:
+    """``--protected COL=VALUE[,VALUE...]`` (repeated) as ``protected:`` of audit.yaml, each
+    value read as YAML reads a scalar (:func:`scalar`).
+
+    Examples
+    --------
+    >>> protected_values(["gender=female", "race=black,hispanic", "Gender=1"])
+    {'gender': 'female', 'race': ['black', 'hispanic'], 'Gender': 1}
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        col, sep, value = item.partition("=")
+        values = [scalar(v.strip()) for v in value.split(",") if v.strip()]
+        if not sep or not col.strip() or not values:
+            raise InputError(f"--protected expects COL=VALUE[,VALUE...], got {item!r}")
+        if col.strip() in out:
+            raise InputError(f"--protected names column {col.strip()!r} twice")
+        out[col.strip()] = values if len(values) > 1 else values[0]
+    return out
+
+
+#: The flag behind each role an AuditData message starts with (most specific first).
+_ROLE_FLAGS = (
+    ("outcome_favorable", "--outcome-favorable"),
+    ("favourable value", "--favorable"),
+    ("outcome", "--outcome"),
+    ("decision", "--decision"),
+    ("protected", "--protected"),
+)
+
+
 def refuse_with_config(reading: Mapping[str, Any], config: Path) -> None:
     """With ``--config`` the file says how the data are read, as for ``primafacie audit``; a
     data flag typed besides it is refused (naming it and its key), never silently mixed in."""
@@ -322,14 +353,13 @@ def check_columns_of(frame: Any, named: Sequence[tuple[str, str | None]]) -> Non
 def load(
     doc: Mapping[str, Any],
     named: Sequence[tuple[str, str | None]] = (),
-    every: bool = True,
     analysis: str | None = None,
 ) -> tuple[Any, Any]:
     """The configuration of ``doc`` (built by a command from its flags with
     :func:`config_from_flags`) and the :class:`~primafacie.data.AuditData` its reader
     (``AuditConfig.audit_data``, the audit's) reads; errors name the flags, and each
-    ``(flag, column)`` of ``named`` must be a column of the file. ``every`` reads every
-    column (a command that uses a column the configuration does not name, e.g. --score).
+    ``(flag, column)`` of ``named`` must be a column of the file. Every column is read, as
+    the commands always did (one may use a column the configuration does not name: --score).
     ``analysis`` names the command's analysis, so that the configuration refuses what it
     does not define (``--weights``) with the audit's message."""
     if analysis is not None and doc.get("weights") is not None:
@@ -337,9 +367,12 @@ def load(
     cfg = validate(doc)
     try:
         check_columns(cfg, named)
-        return cfg, cfg.audit_data(cfg.read_frame(all_columns=True) if every else None)
+        return cfg, cfg.audit_data(cfg.read_frame(all_columns=True))
     except InputError as exc:
-        raise InputError(flagged(str(exc))) from None
+        text = flagged(str(exc))
+        # AuditData names the role; the user typed a flag
+        flag = next((f for role, f in _ROLE_FLAGS if text.startswith(role)), None)
+        raise InputError(f"{flag}: {text}" if flag else text) from None
 
 
 def read_frame(

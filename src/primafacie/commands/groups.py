@@ -92,37 +92,8 @@ _DATA_FLAGS = {
     "score": "--score", "score_favorable": "--score-favorable",
 }  # fmt: skip
 
-#: The flag behind each role an AuditData message starts with (most specific first).
-_ROLE_FLAGS = (
-    ("outcome_favorable", "--outcome-favorable"),
-    ("favourable value", "--favorable"),
-    ("outcome", "--outcome"),
-    ("decision", "--decision"),
-    ("protected", "--protected"),
-)
-
 
 # ---------------------------------------------------------------------------------- parse
-def parse_protected(items: list[str]) -> dict[str, Any]:
-    """``["gender=female", "race=black,hispanic"]`` -> ``{"gender": "female", "race": [...]}``.
-
-    Examples
-    --------
-    >>> parse_protected(["gender=female", "race=black,hispanic"])
-    {'gender': 'female', 'race': ['black', 'hispanic']}
-    """
-    out: dict[str, Any] = {}
-    for item in items:
-        col, sep, value = item.partition("=")
-        values = [v.strip() for v in value.split(",") if v.strip()]
-        if not sep or not col.strip() or not values:
-            raise InputError(f"--protected expects COL=VALUE[,VALUE...], got {item!r}")
-        if col.strip() in out:
-            raise InputError(f"--protected names column {col.strip()!r} twice")
-        out[col.strip()] = values if len(values) > 1 else values[0]
-    return out
-
-
 def data_from_flags(
     data: Path | None,
     protected: list[str],
@@ -141,24 +112,15 @@ def data_from_flags(
         raise InputError("give at least one --protected COL=VALUE (repeat it per attribute)")
     if decision is None:
         raise InputError("give --decision COL (the column of decisions)")
-    prot = {c: _data.scalar(v) if isinstance(v, str) else [_data.scalar(x) for x in v]
-            for c, v in parse_protected(protected).items()}  # fmt: skip
+    prot = _data.protected_values(protected)
     doc = {
         **_data.config_from_flags(reading or {}, data, prot), "features": {},
         "decision": {"column": decision}, "favorable": _data.scalar(favorable),
         "outcome": outcome, "outcome_favorable": _data.scalar(outcome_favorable),
     }  # fmt: skip
-    try:
-        named = [("--decision", decision), ("--outcome", outcome),
-                 *(("--protected", c) for c in prot), ("--score", score)]  # fmt: skip
-        return _data.load(
-            doc,
-            named,
-        )[1]
-    except InputError as exc:  # AuditData names the role; the user typed a flag
-        text = str(exc)
-        flag = next((f for role, f in _ROLE_FLAGS if text.startswith(role)), None)
-        raise InputError(f"{flag}: {text}" if flag else text) from None
+    named = [("--decision", decision), ("--outcome", outcome),
+             *(("--protected", c) for c in prot), ("--score", score)]  # fmt: skip
+    return _data.load(doc, named)[1]
 
 
 # ---------------------------------------------------------------------------------- run

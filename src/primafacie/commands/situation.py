@@ -21,11 +21,11 @@ from . import _data
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
+    config_section,
     console,
     err_console,
     escape,
     flag_error,
-    given_flags,
     guarded,
     load_cli_model,
     option,
@@ -90,19 +90,6 @@ def _parse_list(text: str, cast: Any, what: str) -> list:
         return [cast(v.strip()) for v in str(text).split(",") if v.strip()]
     except ValueError as exc:
         raise InputError(f"{what}: cannot parse {text!r}") from exc
-
-
-def _parse_protected(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise InputError(f"--protected expects COL=VALUE (e.g. gender=female), got {item!r}")
-        col, value = item.split("=", 1)
-        values = [v for v in value.split(",") if v != ""]
-        if not col or not values:
-            raise InputError(f"--protected expects COL=VALUE, got {item!r}")
-        out[col.strip()] = values if len(values) > 1 else values[0]
-    return out
 
 
 def _parse_features(items: list[str]) -> dict[str, Any] | None:
@@ -250,8 +237,7 @@ def parse_flags(
         raise InputError("give --rule or --model, not both")
     if decision is None and rule is None and model is None:
         raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
-    prot = {c: [_data.scalar(x) for x in v] if isinstance(v, list) else _data.scalar(v)
-            for c, v in _parse_protected(protected).items()}  # fmt: skip
+    prot = _data.protected_values(protected)
     features = _parse_features(feature) or {}
     decider: Any = None
     if rule is not None:
@@ -314,36 +300,23 @@ def run_tests(
         }
 
 
-def from_config(
-    path: Path, given: list[str] | None = None
-) -> tuple[dict[str, Any], tuple[Path, ...]]:
+def from_config(ctx: typer.Context, path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
     """Run exactly what ``primafacie audit`` runs for ``analyses.situation`` (the same
-    :func:`~primafacie.audit.compute_audit`, with the other analyses switched off).
-
-    ``given`` are the flags typed besides ``--config``; any is refused, since the file alone
-    says what runs (a silently ignored ``--multiplicity`` would mislead).
+    :func:`~primafacie.audit.compute_audit`, with the other analyses switched off); a flag
+    typed besides ``--config`` is refused, since the file alone says what runs.
 
     Returns the Results by test label and the input files the output folder must keep.
     """
     from ..audit import compute_audit
+    from ..audit.inputs import input_paths
     from ..audit.registry import ANALYSES
-    from ..config import load_config
     from ..situation.analysis import ANALYSIS, tests_of
 
-    if given:
-        raise InputError(
-            f"--config builds the analysis from {path} alone (as `primafacie audit` does); "
-            f"drop {', '.join(given)} or set the keys of analyses.situation in the file"
-        )
-    cfg = load_config(path)
-    if getattr(cfg.analyses, ANALYSIS.name) is None:
-        raise InputError(f"{path}: the configuration has no analyses.{ANALYSIS.name} section")
+    cfg, _ = config_section(ctx, path, ANALYSIS.name, {**_DATA_FLAGS, **_SPEC_FLAGS})
     others = {a.name: None for a in ANALYSES if a.name != ANALYSIS.name}
     only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
     with err_console.status("situation testing…"):
         result = compute_audit(only)
-    from ..audit.inputs import input_paths
-
     return tests_of(result.runs[ANALYSIS.name].results), input_paths(cfg, path)
 
 
@@ -453,7 +426,7 @@ def situation(
     """Parse the flags (or read ``--config``), build, run, write and print."""
     if config is not None:
         _data.refuse_with_config(reading, config)
-        results, keep = from_config(config, given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS}))
+        results, keep = from_config(ctx, config)
     else:
         trust = (trust_pickle, trusted_type)
         audit, decider = parse_flags(
