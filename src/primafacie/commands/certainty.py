@@ -56,8 +56,9 @@ Example:
 
 Weighted, on the 2024 rows of sheet "loans" of an Excel file:
 
-    primafacie certainty --data loans.xlsx --sheet loans --where "year == 2024" \\
-        --weights w --protected gender --column clerk=human_decision --out out/c24
+    primafacie certainty --data loans.xlsx --sheet loans \\
+        --where "year == 2024" --weights w --protected gender \\
+        --column clerk=human_decision --out out/c24
 
 With --config the ranking is built from the file exactly as `primafacie audit` builds it
 (without a decision_makers list, the audited decision is ranked alone).

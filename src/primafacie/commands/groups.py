@@ -64,9 +64,9 @@ the other races left out and counted), one year, rows with a missing decision dr
 Weighted (Adult's census weights; intervals use the Kish effective sample size) from a
 semicolon-separated Latin-1 file that writes '?' for missing:
 
-    primafacie groups --data adult.csv --sep ";" --encoding latin-1 --na-values "?" \\
-        --protected sex=Female --decision income --favorable ">50K" --weights fnlwgt \\
-        --out out/adult
+    primafacie groups --data adult.csv --sep ";" --encoding latin-1 \\
+        --na-values "?" --protected sex=Female --decision income \\
+        --favorable ">50K" --weights fnlwgt --out out/adult
 
 With --config the metrics are measured exactly as `primafacie audit` measures them (section
 analyses.groups, on by default; the decision may then be a model or a rule), and rates.csv and

@@ -42,8 +42,9 @@ Example (A=0 is the protected group given after '='):
 Rural against urban students of one school only, a ';'-separated file with a decimal comma:
 
     primafacie principal --data students.csv --sep ";" --decimal , \\
-        --protected address=R --reference U --where "school == 'GP'" --dropna all \\
-        --outcome top_third --decision predicted --out out/pf-gp
+        --protected address=R --reference U --where "school == 'GP'" \\
+        --dropna all --outcome top_third --decision predicted \\
+        --out out/pf-gp
 
 or `primafacie principal --config audit.yaml --out out/pf` (section analyses.principal; the
 analysis is built from the file exactly as `primafacie audit` builds it).

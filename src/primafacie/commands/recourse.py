@@ -68,9 +68,10 @@ Example (Adult test split with a fitted scikit-learn pipeline):
 
 The 2024 applicants of a Latin-1 file that writes '?' for missing, those rows dropped:
 
-    primafacie recourse --data adult.csv --encoding latin-1 --na-values "?" \\
-        --dropna all --where "year == 2024" --rule "education_num + hours > 50" \\
-        --protected sex --out out/recourse-2024
+    primafacie recourse --data adult.csv --encoding latin-1 \\
+        --na-values "?" --dropna all --where "year == 2024" \\
+        --rule "education_num + hours > 50" --protected sex \\
+        --out out/recourse-2024
 
 or with a rule: `--rule "education_num + hours > 50"`, or `--config audit.yaml`
 (section analyses.recourse).

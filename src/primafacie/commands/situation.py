@@ -65,8 +65,8 @@ from a file without a header row:
     primafacie situation --data loans.csv --no-header \\
         --names Gender,AnnualSalary,AccountBalance,LoanApproval,year \\
         --protected Gender=1 --reference 0 --where "year == 2024" \\
-        --feature AnnualSalary --feature AccountBalance --decision LoanApproval \\
-        --k 15 --method st --out out/situation-2024
+        --feature AnnualSalary --feature AccountBalance \\
+        --decision LoanApproval --k 15 --method st --out out/situation-2024
 
 or `primafacie situation --config audit.yaml --out out/situation`, which runs exactly what
 `primafacie audit` runs for analyses.situation (same SCM with clip/round, compute backend and
