@@ -14,6 +14,7 @@ import typer
 from ..certainty.params import PARAMS
 from ..errors import InputError
 from ..params import by_name
+from . import _data
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
@@ -53,6 +54,12 @@ Example:
 
     primafacie certainty --config audit.yaml --out out/certainty
 
+Weighted, on the 2024 rows of sheet "loans" of an Excel file:
+
+    primafacie certainty --data loans.xlsx --sheet loans \\
+        --where "year == 2024" --weights w --protected gender \\
+        --column clerk=human_decision --out out/c24
+
 With --config the ranking is built from the file exactly as `primafacie audit` builds it
 (without a decision_makers list, the audited decision is ranked alone).
 
@@ -64,18 +71,6 @@ interval), certainty.json and certainty.png into --out; nothing is written when 
 bad (exit 2). A --model file is .skops or .onnx; a pickle/joblib file runs its author's code
 when loaded and is refused unless --trust-pickle is given (see docs/security.md).
 """
-
-
-def _scalar(text: Any) -> Any:
-    """'1' -> 1, '0.5' -> 0.5, else the text (flags arrive as strings)."""
-    if not isinstance(text, str):
-        return text
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
 
 
 #: Typer defaults: the spec's (literals, checked against ``CertaintySpec()`` by the tests).
@@ -96,16 +91,24 @@ _DATA_FLAGS = {
 }  # fmt: skip
 
 
-def _from_flags(data, protected, models, columns, rules, trust=(False, None)) -> tuple[Any, dict]:
-    """The table and the decision-makers the flags name (models loaded, rules parsed)."""
+def _from_flags(data, protected, models, columns, rules, trust=(False, None), reading=None,
+                outcome=None) -> tuple[Any, dict]:  # fmt: skip
+    """The table (read by the configuration's reader, :func:`_data.read_frame`) and the
+    decision-makers the flags name (models loaded, rules parsed)."""
     if data is None:  # before the imports: a usage error answers at once
         raise InputError(_NO_DATA)
-    from ..data import read_table
     from ..decisions import Rule
 
     if not protected:
         raise InputError("give --protected COLUMN (repeat it for intersectional groups)")
-    frame = read_table(data)
+    recorded = [value for _, value in parse_pairs(columns, "--column")]
+    rules_given = [value for _, value in parse_pairs(rules, "--rule")]
+    # the audited columns of --dropna all: a recorded decision, a rule's columns, else (only
+    # models) the protected columns alone
+    decision = {"rule": rules_given[0]} if rules_given and not recorded else {
+        "column": (recorded or list(protected))[0]}  # fmt: skip
+    roles = {"protected": list(protected), "decision": decision, "outcome": outcome}
+    frame = _data.read_frame(reading or {}, data, "certainty", roles)
     dms: dict[str, Any] = {}
     for flag, pairs in (("--model", models), ("--column", columns), ("--rule", rules)):
         for name, value in parse_pairs(pairs, flag):
@@ -235,6 +238,7 @@ def certainty(
     config: Optional[Path] = typer.Option(
         None, "--config", help="audit.yaml with an analyses.certainty section."),
     out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
+    reading: Any = None,
 ) -> None:  # fmt: skip
     """``primafacie certainty`` (the help text is :data:`HELP`)."""
     if config is None and data is None:  # before the imports: a usage error answers at once
@@ -242,9 +246,11 @@ def certainty(
     from ..certainty.spec import CertaintySpec
 
     if config is not None:
+        _data.refuse_with_config(reading, config)
         table, engine, dms, inputs = _from_config(ctx, config)
     else:
-        table, dms = _from_flags(data, protected, model, column, rule, (trust_pickle, trusted_type))
+        table, dms = _from_flags(data, protected, model, column, rule,
+                                 (trust_pickle, trusted_type), reading, outcome)  # fmt: skip
         spec = spec_from_flags(
             CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
             tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,
@@ -254,8 +260,9 @@ def certainty(
         )  # fmt: skip
         engine = spec.build()
         # the roles of a plain table (an AuditData from --config carries its own)
-        engine.favorable, engine.outcome = _scalar(favorable), outcome
-        engine.outcome_favorable = _scalar(outcome_favorable)
+        engine.favorable, engine.outcome = _data.scalar(favorable), outcome
+        engine.outcome_favorable = _data.scalar(outcome_favorable)
+        engine.weights = reading["weights"]  # --weights (None: unweighted)
         inputs = [data]
     with err_console.status("scoring decision-makers ..."):
         res = engine.run(table, dms)
@@ -266,4 +273,4 @@ def certainty(
 
 def register(app: typer.Typer) -> None:
     """Add ``primafacie certainty`` to ``app``."""
-    app.command("certainty", help=HELP)(guarded(certainty))
+    app.command("certainty", help=HELP)(guarded(_data.data_options(certainty)))

@@ -14,6 +14,7 @@ import typer
 
 from ..errors import InputError
 from ..groups.params import PARAMS
+from . import _data
 from ._common import (
     config_section,
     console,
@@ -53,6 +54,20 @@ Example (the demo's loan officer, column human, on its generated credit world):
 
     primafacie groups --config audit.yaml --out out/groups
 
+COMPAS as every COMPAS analysis reads it (African-American against Caucasian defendants only,
+the other races left out and counted), one year, rows with a missing decision dropped:
+
+    primafacie groups --data compas.csv --protected race=African-American \\
+        --reference Caucasian --decision is_recid --favorable 0 \\
+        --where "c_charge_degree == 'F'" --dropna is_recid --out out/compas
+
+Weighted (Adult's census weights; intervals use the Kish effective sample size) from a
+semicolon-separated Latin-1 file that writes '?' for missing:
+
+    primafacie groups --data adult.csv --sep ";" --encoding latin-1 \\
+        --na-values "?" --protected sex=Female --decision income \\
+        --favorable ">50K" --weights fnlwgt --out out/adult
+
 With --config the metrics are measured exactly as `primafacie audit` measures them (section
 analyses.groups, on by default; the decision may then be a model or a rule), and rates.csv and
 summary.csv equal the audit's tables/groups_metrics.csv and tables/groups_metrics_summary.csv.
@@ -74,40 +89,11 @@ _SPEC_FLAGS = spec_flags(PARAMS)
 _DATA_FLAGS = {
     "data": "--data", "protected": "--protected", "decision": "--decision",
     "favorable": "--favorable", "outcome": "--outcome", "outcome_favorable": "--outcome-favorable",
-    "sep": "--sep", "score": "--score", "score_favorable": "--score-favorable",
+    "score": "--score", "score_favorable": "--score-favorable",
 }  # fmt: skip
-
-#: The flag behind each role an AuditData message starts with (most specific first).
-_ROLE_FLAGS = (
-    ("outcome_favorable", "--outcome-favorable"),
-    ("favourable value", "--favorable"),
-    ("outcome", "--outcome"),
-    ("decision", "--decision"),
-    ("protected", "--protected"),
-)
 
 
 # ---------------------------------------------------------------------------------- parse
-def parse_protected(items: list[str]) -> dict[str, Any]:
-    """``["gender=female", "race=black,hispanic"]`` -> ``{"gender": "female", "race": [...]}``.
-
-    Examples
-    --------
-    >>> parse_protected(["gender=female", "race=black,hispanic"])
-    {'gender': 'female', 'race': ['black', 'hispanic']}
-    """
-    out: dict[str, Any] = {}
-    for item in items:
-        col, sep, value = item.partition("=")
-        values = [v.strip() for v in value.split(",") if v.strip()]
-        if not sep or not col.strip() or not values:
-            raise InputError(f"--protected expects COL=VALUE[,VALUE...], got {item!r}")
-        if col.strip() in out:
-            raise InputError(f"--protected names column {col.strip()!r} twice")
-        out[col.strip()] = values if len(values) > 1 else values[0]
-    return out
-
-
 def data_from_flags(
     data: Path | None,
     protected: list[str],
@@ -115,34 +101,26 @@ def data_from_flags(
     favorable: str,
     outcome: str | None,
     outcome_favorable: str,
-    sep: str | None = None,
+    reading: dict[str, Any] | None = None,
+    score: str | None = None,
 ) -> AuditData:
-    """The AuditData the flags describe; a mistake is an InputError naming its flag."""
+    """The AuditData the flags describe, read by the audit's reader (:func:`_data.load`); a
+    mistake is an InputError naming its flag."""
     if data is None:  # before the imports: a usage error answers at once
         raise InputError(_NO_DATA)
-
-    from ..data import AuditData, read_table
-
     if not protected:
         raise InputError("give at least one --protected COL=VALUE (repeat it per attribute)")
     if decision is None:
         raise InputError("give --decision COL (the column of decisions)")
-    prot = parse_protected(protected)
-    frame = read_table(data, sep=sep)
-    named = [("--decision", decision), ("--outcome", outcome), *(("--protected", c) for c in prot)]
-    for flag, col in named:
-        if col is not None and col not in frame.columns:
-            columns = ", ".join(map(str, frame.columns))
-            raise InputError(f"{flag} {col!r} is not a column of {data}; columns: {columns}")
-    try:
-        return AuditData(
-            frame, features={}, protected=prot, decision=decision, favorable=favorable,
-            outcome=outcome, outcome_favorable=outcome_favorable,
-        )  # fmt: skip
-    except InputError as exc:  # AuditData names the role; the user typed a flag
-        text = str(exc)
-        flag = next((f for role, f in _ROLE_FLAGS if text.startswith(role)), None)
-        raise InputError(f"{flag}: {text}" if flag else text) from None
+    prot = _data.protected_values(protected)
+    doc = {
+        **_data.config_from_flags(reading or {}, data, prot), "features": {},
+        "decision": {"column": decision}, "favorable": _data.scalar(favorable),
+        "outcome": outcome, "outcome_favorable": _data.scalar(outcome_favorable),
+    }  # fmt: skip
+    named = [("--decision", decision), ("--outcome", outcome),
+             *(("--protected", c) for c in prot), ("--score", score)]  # fmt: skip
+    return _data.load(doc, named)[1]
 
 
 # ---------------------------------------------------------------------------------- run
@@ -193,7 +171,7 @@ def _is_float(text: str) -> bool:
 
 def from_flags(
     data: Path | None, protected: list[str], decision: str | None, favorable: str,
-    outcome: str | None, outcome_favorable: str, sep: str | None, score: str | None = None,
+    outcome: str | None, outcome_favorable: str, reading: dict[str, Any], score: str | None = None,
     score_favorable: str = "above", **settings: Any,
 ) -> tuple[Any, tuple[Path, ...]]:  # fmt: skip
     """The Result of the flags: the spec validates the settings (``{key: value}`` of the
@@ -203,7 +181,9 @@ def from_flags(
     if "thresholds" in settings:
         settings["thresholds"] = parse_thresholds(settings["thresholds"])
     spec = spec_from_flags(GroupsSpec, **settings)
-    audit = data_from_flags(data, protected, decision, favorable, outcome, outcome_favorable, sep)
+    audit = data_from_flags(
+        data, protected, decision, favorable, outcome, outcome_favorable, reading, score
+    )
     engine = spec.build(audit)
     engine.score, engine.score_favorable = score, score_favorable  # the flags' score role
     with err_console.status("measuring groups…"):
@@ -331,7 +311,6 @@ def groups(
         None, "--outcome", help="True-outcome column (adds the error rates)."),
     outcome_favorable: str = typer.Option(
         "1", "--outcome-favorable", help="Favourable true-outcome value."),
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
     score: Optional[str] = typer.Option(
         None, "--score", help="Numeric score column: with --thresholds or --sweep, rates and "
         "impact ratios at each threshold; with --outcome, AUC and calibration per group."),
@@ -340,6 +319,7 @@ def groups(
     config: Optional[Path] = typer.Option(
         None, "--config", help="audit.yaml (section analyses.groups) instead of flags."),
     out: Path = typer.Option(Path("out/groups"), "--out", help="Output folder."),
+    reading: Any = None,
     **settings: Any,
 ) -> None:  # fmt: skip
     """``primafacie groups`` (the help text is :data:`HELP`); ``settings`` are the options
@@ -347,10 +327,11 @@ def groups(
     if config is None and data is None:  # before the imports: a usage error answers at once
         raise InputError(_NO_DATA)
     if config is not None:
+        _data.refuse_with_config(reading, config)
         res, inputs = from_config(ctx, config)
     else:
         res, inputs = from_flags(
-            data, protected, decision, favorable, outcome, outcome_favorable, sep, score,
+            data, protected, decision, favorable, outcome, outcome_favorable, reading, score,
             score_favorable, **settings,
         )  # fmt: skip
     write_outputs(res, out, inputs)
@@ -359,4 +340,4 @@ def groups(
 
 def register(app: typer.Typer) -> None:
     """Add ``primafacie groups`` to ``app``."""
-    app.command("groups", help=HELP)(guarded(spec_options(PARAMS)(groups)))
+    app.command("groups", help=HELP)(guarded(_data.data_options(spec_options(PARAMS)(groups))))

@@ -14,6 +14,7 @@ import typer
 from ..errors import InputError
 from ..params import by_name
 from ..principal.params import PARAMS
+from . import _data
 from ._common import config_section, console, err_console, escape, guarded, option, spec_from_flags
 
 if TYPE_CHECKING:
@@ -38,6 +39,13 @@ Example (A=0 is the protected group given after '='):
         --outcome top_third --decision predicted --covariates sex \\
         --definitions 1,2 --n-boot 500 --repair --out out/pf
 
+Rural against urban students of one school only, a ';'-separated file with a decimal comma:
+
+    primafacie principal --data students.csv --sep ";" --decimal , \\
+        --protected address=R --reference U --where "school == 'GP'" \\
+        --dropna all --outcome top_third --decision predicted \\
+        --out out/pf-gp
+
 or `primafacie principal --config audit.yaml --out out/pf` (section analyses.principal; the
 analysis is built from the file exactly as `primafacie audit` builds it).
 """
@@ -56,7 +64,7 @@ _SPEC_FLAGS = {
 _DATA_FLAGS = {
     "data": "--data", "protected": "--protected", "outcome": "--outcome",
     "outcome_favorable": "--outcome-favorable", "decision": "--decision",
-    "favorable": "--favorable", "rule": "--rule", "sep": "--sep",
+    "favorable": "--favorable", "rule": "--rule",
 }  # fmt: skip
 
 
@@ -73,26 +81,24 @@ def _parse_protected(item: str) -> tuple[str, str]:
     return col.strip(), value
 
 
-def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favorable, rule, sep):
-    """The AuditData the flags describe (S from a column or a rule)."""
-
-    from ..data import AuditData, read_table
-
+def _data_from_flags(data, protected, outcome, outcome_favorable, decision, favorable, rule,
+                     reading):  # fmt: skip
+    """The AuditData the flags describe (S from a column or a rule), read by the audit's
+    reader; the protected and reference rows, as the audit."""
     missing = [f for f, v in (("--protected", protected), ("--outcome", outcome)) if v is None]
     if missing:
         raise InputError(f"missing {' and '.join(missing)}")
     if (decision is None) == (rule is None):
         raise InputError("give exactly one of --decision COL or --rule EXPR")
-    frame = read_table(data, sep=sep)
     col, value = _parse_protected(protected)
-    fav: Any = favorable
-    if rule is not None:
-        from ..decisions import Rule
-
-        frame = frame.assign(__decision__=Rule(rule).predict(frame))
-        decision, fav = "__decision__", 1
-    return AuditData(frame, features={}, protected={col: value}, decision=decision,
-                     favorable=fav, outcome=outcome, outcome_favorable=outcome_favorable)  # fmt: skip
+    doc = {
+        **_data.config_from_flags(reading, data, {col: _data.scalar(value)}), "features": {},
+        "decision": {"column": decision} if rule is None else {"rule": rule},
+        "favorable": _data.scalar(favorable), "outcome": outcome,
+        "outcome_favorable": _data.scalar(outcome_favorable),
+    }  # fmt: skip
+    named = [("--protected", col), ("--outcome", outcome), ("--decision", decision)]
+    return _data.load(doc, named, analysis="principal")[1].compared()
 
 
 def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, PrincipalSpec, tuple]:
@@ -183,9 +189,9 @@ def principal(
     skip_empty: bool = typer.Option(_P["empty_cells"].default == "skip", "--skip-empty",
                                     help="Skip cells lacking a group."),
     do_repair: bool = typer.Option(False, "--repair", help="Also apply the randomised repair."),
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
     config: Optional[Path] = typer.Option(None, "--config", help="audit.yaml instead of flags."),
     out: Path = typer.Option(Path("out/principal"), "--out", help="Output folder."),
+    reading: Any = None,
 ) -> None:  # fmt: skip
     """``primafacie principal`` (the help text is :data:`HELP`)."""
     if config is None and data is None:  # before the imports: a usage error answers at once
@@ -195,10 +201,11 @@ def principal(
     from ..principal.spec import PrincipalSpec
 
     if config is not None:
+        _data.refuse_with_config(reading, config)
         audit, spec, inputs = _from_config(ctx, config)
     else:
         audit = _data_from_flags(
-            data, protected, outcome, outcome_favorable, decision, favorable, rule, sep
+            data, protected, outcome, outcome_favorable, decision, favorable, rule, reading
         )
         if definition is not None:  # the former flag, read for one release
             typer.echo("note: --definition is deprecated; use --definitions", err=True)
@@ -217,4 +224,4 @@ def principal(
 
 def register(app: typer.Typer) -> None:
     """Add ``primafacie principal`` to ``app``."""
-    app.command("principal", help=HELP)(guarded(principal))
+    app.command("principal", help=HELP)(guarded(_data.data_options(principal)))

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import InputError
 from ..params import by_name
 from ..recourse.params import PARAMS
+from . import _data
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
@@ -64,6 +65,13 @@ Example (Adult test split with a fitted scikit-learn pipeline):
         --protected sex --support 0.01 --phi 0.3 --phi 0.7 \\
         --weight age=10 --weight occupation=4 --immutable race \\
         --monotone age --top 5 --n-boot 100 --seed 1 --out out/recourse
+
+The 2024 applicants of a Latin-1 file that writes '?' for missing, those rows dropped:
+
+    primafacie recourse --data adult.csv --encoding latin-1 \\
+        --na-values "?" --dropna all --where "year == 2024" \\
+        --rule "education_num + hours > 50" --protected sex \\
+        --out out/recourse-2024
 
 or with a rule: `--rule "education_num + hours > 50"`, or `--config audit.yaml`
 (section analyses.recourse).
@@ -290,13 +298,18 @@ def mined_kinds(frame: pd.DataFrame, args: FlagInputs, decider: Any) -> tuple[di
     return kinds, model_cols is not None
 
 
-def build_from_flags(args: FlagInputs) -> tuple[Any, pd.DataFrame]:
-    """Read the table and the model; the configured (not yet fitted) audit and the table."""
-    from ..data import read_table
+def build_from_flags(
+    args: FlagInputs, reading: dict[str, Any] | None = None
+) -> tuple[Any, pd.DataFrame]:
+    """Read the table (the configuration's reader, :func:`_data.read_frame`) and the model;
+    the configured (not yet fitted) audit and the table."""
     from ..recourse import RecourseAudit
     from ..recourse.items import default_bins
 
-    frame = read_table(args.data)
+    # the audited columns of --dropna all: the rule's (a model's are its inputs, below)
+    decision = {"rule": args.rule} if args.rule else {"column": args.protected}
+    roles = {"protected": [args.protected], "decision": decision}
+    frame = _data.read_frame(reading or {}, args.data, "recourse", roles)
     decider = _decider(args)
     kinds, own_inputs = mined_kinds(frame, args, decider)
     err_console.print(
@@ -503,6 +516,7 @@ def recourse(
     seed: SeedOpt = DEFAULTS.seed,
     config: ConfigOpt = None,
     out: OutOpt = Path("out/recourse"),
+    reading: Any = None,
 ) -> None:
     """Parse -> build -> run -> print (see the module docstring)."""
     if config is None and data is None:  # before the imports: a usage error answers at once
@@ -515,6 +529,7 @@ def recourse(
     values = {"top": top, "n_boot": n_boot, "seed": seed}
     validate_params("recourse", constraints, values, PARAM_WHERE)
     if config is not None:
+        _data.refuse_with_config(reading, config)
         spec_flags = given_flags(ctx, _CONFIG_REFUSED)
         run_config(config, out, legacy, loose, any(v is not None for v in (data, model, rule)),
                    spec_flags)  # fmt: skip
@@ -526,7 +541,7 @@ def recourse(
         legacy=legacy, top=top, n_boot=n_boot, seed=seed, trust_pickle=trust_pickle,
         trusted_type=trusted_type,
     )  # fmt: skip
-    audit, frame = build_from_flags(args)
+    audit, frame = build_from_flags(args, reading)
     result, cscs = run_facts(audit, frame, args.phi, args.budgets, args.metrics, args.top)
     stability = run_stability(audit, result, args.n_boot, args.seed)
     write_outputs(result, cscs, out, keep=args.inputs, stability=stability)
@@ -535,4 +550,4 @@ def recourse(
 
 def register(app: typer.Typer) -> None:
     """Add ``primafacie recourse`` to the app."""
-    app.command("recourse", help=HELP)(guarded(recourse))
+    app.command("recourse", help=HELP)(guarded(_data.data_options(recourse)))

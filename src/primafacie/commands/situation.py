@@ -17,14 +17,15 @@ import typer
 from ..errors import InputError
 from ..params import by_name
 from ..situation.params import PARAMS
+from . import _data
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
+    config_section,
     console,
     err_console,
     escape,
     flag_error,
-    given_flags,
     guarded,
     load_cli_model,
     option,
@@ -58,6 +59,15 @@ Example (the CST paper's loan data):
         --edge AnnualSalary:AccountBalance \\
         --k 15,30,50 --method st,cst,cst_centers,cf --out out/situation
 
+The data flags read the table as audit.yaml would: compare women with men only, in 2024,
+from a file without a header row:
+
+    primafacie situation --data loans.csv --no-header \\
+        --names Gender,AnnualSalary,AccountBalance,LoanApproval,year \\
+        --protected Gender=1 --reference 0 --where "year == 2024" \\
+        --feature AnnualSalary --feature AccountBalance \\
+        --decision LoanApproval --k 15 --method st --out out/situation-2024
+
 or `primafacie situation --config audit.yaml --out out/situation`, which runs exactly what
 `primafacie audit` runs for analyses.situation (same SCM with clip/round, compute backend and
 checks). `--counterfactuals FILE`
@@ -82,19 +92,6 @@ def _parse_list(text: str, cast: Any, what: str) -> list:
         raise InputError(f"{what}: cannot parse {text!r}") from exc
 
 
-def _parse_protected(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise InputError(f"--protected expects COL=VALUE (e.g. gender=female), got {item!r}")
-        col, value = item.split("=", 1)
-        values = [v for v in value.split(",") if v != ""]
-        if not col or not values:
-            raise InputError(f"--protected expects COL=VALUE, got {item!r}")
-        out[col.strip()] = values if len(values) > 1 else values[0]
-    return out
-
-
 def _parse_features(items: list[str]) -> dict[str, Any] | None:
     if not items:
         return None
@@ -113,24 +110,6 @@ def _parse_edges(items: list[str]) -> list[tuple[str, str]]:
             raise InputError(f"--edge expects PARENT:CHILD, got {item!r}")
         edges.append((a, b))
     return edges
-
-
-def _coerce_values(frame: pd.DataFrame, protected: dict[str, Any]) -> dict[str, Any]:
-    """CLI values are strings; match them to the column's dtype (1 for an int column)."""
-    import pandas as pd
-
-    out = {}
-    for col, value in protected.items():
-        if col in frame.columns and pd.api.types.is_numeric_dtype(frame[col]):
-            vals = value if isinstance(value, list) else [value]
-            try:
-                conv = [float(v) if "." in v else int(v) for v in vals]
-            except ValueError:
-                conv = vals
-            out[col] = conv if isinstance(value, list) else conv[0]
-        else:
-            out[col] = value
-    return out
 
 
 def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
@@ -168,21 +147,6 @@ def _same_number(value: Any, text: str) -> bool:
         return False
 
 
-def _read(path: Path, sep: str | None) -> pd.DataFrame:
-    import pandas as pd
-
-    from ..data import read_table
-
-    if sep is None:
-        return read_table(path)
-    if not Path(path).is_file():
-        raise InputError(f"data file not found: {path}")
-    try:
-        return pd.read_csv(path, sep=sep)
-    except Exception as exc:  # pandas raises many types; the user needs the file name
-        raise InputError(f"cannot read {path}: {exc}") from exc
-
-
 # ---------------------------------------------------------------------- parse
 #: The option a spec field comes from, for messages about a flag.
 _FLAGS = {
@@ -201,7 +165,7 @@ _FLAGS = {
 _DATA_FLAGS = {
     "data": "--data", "protected": "--protected", "feature": "--feature",
     "decision": "--decision", "favorable": "--favorable", "rule": "--rule", "model": "--model",
-    "edge": "--edge", "counterfactuals": "--counterfactuals", "sep": "--sep",
+    "edge": "--edge", "counterfactuals": "--counterfactuals",
     "trust_pickle": "--trust-pickle", "trusted_type": "--trusted-type",
 }  # fmt: skip
 #: Typer parameter -> flag of every option that sets a key of ``analyses.situation``.
@@ -251,7 +215,7 @@ def spec_from_flags(
 
 def parse_flags(
     data: Path | None,
-    sep: str | None,
+    reading: dict[str, Any],
     protected: list[str],
     feature: list[str],
     decision: str | None,
@@ -260,51 +224,48 @@ def parse_flags(
     model: Path | None,
     trust: tuple[bool, list[str] | None] = (False, None),
 ) -> tuple[AuditData, Any]:
-    """The audited data and b() (a rule, a model or None) from the flags; ``trust`` is
-    (``--trust-pickle``, ``--trusted-type`` values) for the model file."""
+    """The audited data (read by the audit's reader, :func:`_data.load`) and b() (a rule, a
+    model or None) from the flags; ``trust`` is (``--trust-pickle``, ``--trusted-type``
+    values) for the model file."""
     if data is None:  # before the imports: a usage error answers at once
         raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
-    import numpy as np
-    import pandas as pd
-
-    from ..data import AuditData
     from ..decisions import ModelDecider, Rule
 
-    frame = _read(data, sep)
     if not protected:
         raise InputError("give at least one --protected COL=VALUE")
-    prot = _coerce_values(frame, _parse_protected(protected))
     if rule is not None and model is not None:
         raise InputError("give --rule or --model, not both")
+    if decision is None and rule is None and model is None:
+        raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
+    prot = _data.protected_values(protected)
+    features = _parse_features(feature) or {}
     decider: Any = None
     if rule is not None:
         decider = Rule(rule)
     elif model is not None:
         est = load_cli_model(model, *trust)
         decider = ModelDecider(
-            est,
-            features=list(_parse_features(feature) or []) or None,
-            favorable=_model_label(est, favorable, model),
+            est, features=list(features) or None, favorable=_model_label(est, favorable, model)
         )
-    fav: Any = favorable
-    if decision is None:
-        if decider is None:
-            raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
-        decision = "decision"
-        if decision in frame.columns:
-            raise InputError("column 'decision' exists: name it with --decision")
-        frame = frame.assign(decision=np.asarray(decider.predict(frame), dtype=np.int8))
-        fav = 1
-    elif decision in frame.columns and pd.api.types.is_numeric_dtype(frame[decision]):
-        fav = _coerce_values(frame, {decision: favorable})[decision]
-    audit = AuditData(
-        frame, features=_parse_features(feature), protected=prot, decision=decision, favorable=fav
-    )
-    return audit, decider
+    recorded: dict[str, Any] = {"column": decision}
+    if decision is None:  # ŷ is b()'s, computed by the configuration's decider
+        recorded = {"rule": rule} if rule is not None else {"model": str(model)}
+        if model is not None and trust[0]:
+            recorded["trust"] = "pickle"
+        if model is not None and trust[1]:
+            recorded["trusted_types"] = list(trust[1])
+    fav = decider.favorable if decision is None and model is not None else _data.scalar(favorable)
+    doc = {
+        **_data.config_from_flags(reading, data, prot), "features": features,
+        "decision": recorded, "favorable": fav,
+    }  # fmt: skip
+    named = [("--decision", decision), *(("--protected", c) for c in prot)]
+    # the protected and reference rows, as the audit (the test group is drawn from the latter)
+    return _data.load(doc, named, analysis="situation")[1].compared(), decider
 
 
 def causal_from_flags(
-    audit: AuditData, edge: list[str], counterfactuals: Path | None, sep: str | None
+    audit: AuditData, edge: list[str], counterfactuals: Path | None, reading: dict[str, Any]
 ) -> tuple[Any, pd.DataFrame | None]:
     """The fitted SCM of ``--edge`` (built like ``audit.yaml``'s causal section) or the
     ``--counterfactuals`` table; at most one of them."""
@@ -315,7 +276,8 @@ def causal_from_flags(
     if edge:
         return CausalSpec(edges=_parse_edges(edge)).build().fit(audit), None
     if counterfactuals is not None:
-        return None, _read(counterfactuals, sep)
+        # the counterfactual table is read like the data (--sep, --encoding, ...)
+        return None, _data.read_like_data(reading, counterfactuals)
     return None, None
 
 
@@ -338,36 +300,23 @@ def run_tests(
         }
 
 
-def from_config(
-    path: Path, given: list[str] | None = None
-) -> tuple[dict[str, Any], tuple[Path, ...]]:
+def from_config(ctx: typer.Context, path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
     """Run exactly what ``primafacie audit`` runs for ``analyses.situation`` (the same
-    :func:`~primafacie.audit.compute_audit`, with the other analyses switched off).
-
-    ``given`` are the flags typed besides ``--config``; any is refused, since the file alone
-    says what runs (a silently ignored ``--multiplicity`` would mislead).
+    :func:`~primafacie.audit.compute_audit`, with the other analyses switched off); a flag
+    typed besides ``--config`` is refused, since the file alone says what runs.
 
     Returns the Results by test label and the input files the output folder must keep.
     """
     from ..audit import compute_audit
+    from ..audit.inputs import input_paths
     from ..audit.registry import ANALYSES
-    from ..config import load_config
     from ..situation.analysis import ANALYSIS, tests_of
 
-    if given:
-        raise InputError(
-            f"--config builds the analysis from {path} alone (as `primafacie audit` does); "
-            f"drop {', '.join(given)} or set the keys of analyses.situation in the file"
-        )
-    cfg = load_config(path)
-    if getattr(cfg.analyses, ANALYSIS.name) is None:
-        raise InputError(f"{path}: the configuration has no analyses.{ANALYSIS.name} section")
+    cfg, _ = config_section(ctx, path, ANALYSIS.name, {**_DATA_FLAGS, **_SPEC_FLAGS})
     others = {a.name: None for a in ANALYSES if a.name != ANALYSIS.name}
     only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
     with err_console.status("situation testing…"):
         result = compute_audit(only)
-    from ..audit.inputs import input_paths
-
     return tests_of(result.runs[ANALYSIS.name].results), input_paths(cfg, path)
 
 
@@ -471,22 +420,23 @@ def situation(
     max_distance: Optional[float] = option(_P["max_distance"]),
     legacy: bool = option(_P["legacy"]),
     multiplicity: str = option(_P["multiplicity"]),
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV separator (default ',')."),
     out: Path = typer.Option(Path("out/situation"), "--out", help="Output folder."),
+    reading: Any = None,
 ) -> None:
     """Parse the flags (or read ``--config``), build, run, write and print."""
     if config is not None:
-        results, keep = from_config(config, given_flags(ctx, {**_DATA_FLAGS, **_SPEC_FLAGS}))
+        _data.refuse_with_config(reading, config)
+        results, keep = from_config(ctx, config)
     else:
         trust = (trust_pickle, trusted_type)
         audit, decider = parse_flags(
-            data, sep, protected, feature, decision, favorable, rule, model, trust
+            data, reading, protected, feature, decision, favorable, rule, model, trust
         )
         spec = spec_from_flags(
             k, method, dimension, alpha, tau, direction, interval, max_distance, legacy,
             multiplicity,
         )  # fmt: skip
-        scm, cf = causal_from_flags(audit, edge, counterfactuals, sep)
+        scm, cf = causal_from_flags(audit, edge, counterfactuals, reading)
         results = run_tests(spec, audit, scm=scm, counterfactuals=cf, decider=decider)
         keep = tuple(p for p in (data, counterfactuals, model) if p)
     write_and_print(out, results, keep)
@@ -494,4 +444,4 @@ def situation(
 
 def register(app: typer.Typer) -> None:
     """Add ``primafacie situation`` to ``app``."""
-    app.command("situation", help=HELP)(guarded(situation))
+    app.command("situation", help=HELP)(guarded(_data.data_options(situation)))
