@@ -112,6 +112,21 @@ def test_groups_flags_equal_the_config(people, tmp_path):
     assert set(rates["reference"].astype(str)) == {"White"}
 
 
+def test_reader_flag_equals_the_config_and_reads_what_pandas_reads(people, tmp_path):
+    path, _ = people
+    flags = ["--data", path, *READ_FLAGS, "--reader", "duckdb", "--protected", "race=Black",
+             "--decision", "d"]  # fmt: skip
+    doc = {**_read_keys(path), "decision": {"column": "d"}, "features": {},
+           "protected": {"race": "Black"}, "analyses": {"groups": {}}}  # fmt: skip
+    doc["data"] = {**doc["data"], "reader": "duckdb"}
+    duck = _same(tmp_path, flags, doc, "groups")
+    flags_pandas = [f for f in flags if f not in ("--reader", "duckdb")]
+    res = _run(["groups", *flags_pandas, "--out", tmp_path / "pandas"])
+    assert res.exit_code == 0, res.output
+    # the same rates whichever reader read the file
+    assert duck["rates.csv"] == (tmp_path / "pandas" / "rates.csv").read_bytes()
+
+
 def test_principal_flags_equal_the_config(people, tmp_path):
     path, _ = people
     flags = ["--data", path, *READ_FLAGS, "--protected", "race=Black", "--reference", "White",
@@ -214,6 +229,7 @@ _GROUPS = ["groups", "--protected", "race=Black", "--decision", "d", "--sep", ";
         (["--encoding", "klingon"], "--encoding (data.encoding): 'klingon' is not a known"),
         (["--no-header"], "--names (data.names): header: false needs names"),
         (["--sheet", "1"], "--sheet (data.sheet): sheet applies to Excel files"),
+        (["--reader", "polars"], "--reader (data.reader)"),
     ],
 )  # fmt: skip
 def test_a_bad_data_flag_exits_2_naming_it(people, tmp_path, args, message):

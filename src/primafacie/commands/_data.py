@@ -67,6 +67,9 @@ DATA_FLAGS: tuple[DataFlag, ...] = (
              "Column names, comma-separated (with --no-header, one per column)."),
     DataFlag("na_values", "--na-values", "data.na_values", list[str],
              "A cell value that means missing, e.g. ? (repeat for several)."),
+    DataFlag("reader", "--reader", "data.reader", Optional[str],
+             "The reader: auto (pandas for CSV, pyarrow for Parquet, DuckDB for SQL), "
+             "duckdb or pandas."),
 )  # fmt: skip
 
 #: The flag of each configuration key (the first part of a message's "[key]" or "key:").
@@ -224,6 +227,8 @@ def _data_key(data: Path | None, reading: Mapping[str, Any]) -> Any:
         spec["names"] = _split(reading["names"])
     if reading.get("na_values"):
         spec["na_values"] = list(reading["na_values"])
+    if reading.get("reader") is not None:
+        spec["reader"] = reading["reader"]
     if not spec:
         return None if data is None else str(data)
     return {"path": None if data is None else str(data), **spec}
@@ -291,7 +296,7 @@ def flagged(message: str) -> str:
     if key.startswith("protected.") and "both protected and reference" in message:
         return f"--reference ({key}.reference): {body.split(':', 1)[-1].strip()}"
     flag = _FLAG_OF.get(key)
-    said = re.search(r": (names|na_values|sheet|encoding|decimal|sep) ", message)
+    said = re.search(r": (names|na_values|sheet|encoding|decimal|sep|reader) ", message)
     if flag is None and said:  # the file reader's message, after the file's name
         return f"{_FLAG_OF['data.' + said.group(1)]} (data.{said.group(1)}): {message}"
     if flag is None and message.startswith("weights column"):
