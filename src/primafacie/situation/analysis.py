@@ -281,8 +281,7 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
     if data is None or (method, k) not in neigh or rows.empty:
         return pd.DataFrame()
     ctrl, test = neigh[(method, k)]
-    table = result.table
-    sel = table[(table["method"] == method) & (table["k"] == k)].reset_index(drop=True)
+    sel = result.block(method, k, ["row"]).reset_index(drop=True)
     pos = sel.index[sel["row"].isin(rows["row"])].to_numpy()
     frame = data.frame
     cols: dict[str, np.ndarray] = {}
@@ -565,14 +564,13 @@ def _complaint_blocks(
 ) -> list[dict[str, Any] | None]:
     """The strongest complaints of one test: Δp with intervals, group composition, table
     (``among``: the run's labels, which name the test's CSV as the writer did)."""
-    frame = res.to_frame()
-    if frame.empty:
+    if not _rows(res):
         return []
     method, k = res.main_test()
     tau, alpha = float(res.params["tau"]), float(res.params["alpha"])
-    sub = frame[(frame["method"] == method) & (frame["k"] == k)]
-    keys = [c for c in ("delta", "ci_low") if c in sub.columns]
-    top = sub.sort_values(keys, ascending=False, kind="stable").head(20)
+    keys = [c for c in ("delta", "ci_low") if c in res.table.columns]
+    # a page of the table, not all of it (a partitioned table reads one part's keys)
+    top = res.strongest(method, k, 20, keys)
     name, method_name = _name(label), METHOD_NAMES.get(method, method)
     blocks: list[dict[str, Any] | None] = [
         rb.figure(
@@ -628,6 +626,11 @@ def _complaint_blocks(
         )
     )
     return blocks
+
+
+def _rows(res: Any) -> int:
+    """The rows of a test's table (a partitioned one holds none in memory)."""
+    return int(getattr(res, "n_rows", len(res.table)))
 
 
 def _link(links: Mapping[str, str], ident: Any) -> Any:
