@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,11 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
             # keep the factual search spaces: the variants re-run only the CF stages
             res, state = engine.run_with_state(ctx.data, scm=ctx.scm, decider=ctx.decider)
             results[label], states[label] = res, (engine, res, state)
+        elif _to_parts(spec, ctx, label):
+            stem = table_stem(ANALYSIS_NAME, label, among=engines)
+            results[label] = engine.run_to_parts(
+                ctx.data, Path(ctx.tables_dir) / stem, f"tables/{stem}/", ctx.scm, ctx.decider
+            )
         else:
             results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
     if spec.sensitivity is not None:
@@ -129,6 +135,14 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
             spec.sensitivity, states, ctx.scm, ctx.decider, ctx.tick
         )
     return _with_dossiers(collect(results), spec, ctx)
+
+
+def _to_parts(spec: SituationSpec, ctx: Context, label: str) -> bool:
+    """A single-attribute test of an audit with a staging folder writes a large table as
+    Parquet parts (:mod:`.partitioned`); the dossiers and the sensitivity analysis read the
+    whole table, so with either of them every table stays in memory."""
+    single = label.startswith("single_")
+    return single and ctx.tables_dir is not None and spec.dossiers is None
 
 
 def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> AnalysisRun:
@@ -621,7 +635,8 @@ def _complaint_blocks(
             shown,
             f"Top complainants ({name})",
             "p_c = control rejected / control size; p_t = test rejected / test size.",
-            csv=table_path(ANALYSIS_NAME, label, among),
+            # a partitioned table is a folder of Parquet parts
+            csv=getattr(res, "see", None) or table_path(ANALYSIS_NAME, label, among),
             max_rows=20,
         )
     )

@@ -113,6 +113,13 @@ class PartitionedResult(SituationResult):
         """The parts relative to the audit's output folder (listed in ``files``)."""
         return tuple(f"{self.see}{part_name(i)}" for i in range(len(self.keys)))
 
+    def moved_to(self, root: str | Path) -> PartitionedResult:
+        """The same result once its parts sit in the output folder ``root`` (the audit's
+        staging folder is renamed into place after the run)."""
+        from dataclasses import replace
+
+        return replace(self, folder=Path(root) / self.see)
+
     def summary(self) -> pd.DataFrame:
         """As :meth:`SituationResult.summary`, from the counts taken part by part."""
         return self.summary_table.copy()
