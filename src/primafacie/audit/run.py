@@ -101,9 +101,7 @@ def compute_audit(
     own = stages is None
     if own:
         stages = Stages(stage_names(cfg), progress)
-    backend = cfg.compute.build()
-    if backend is not None:
-        backend.connect()  # a wrong cluster address fails here, before the data are read
+    backend = _backend(cfg)
     with stages.running() if own else nullcontext(stages):
         stages.start("load data")
         inputs = input_files(cfg)
@@ -170,6 +168,15 @@ def compute_audit(
         scm=scm,
         provenance=provenance(cfg, inputs, seeds, date),
     )
+
+
+def _backend(cfg: AuditConfig) -> Any:
+    """The configured compute backend, connected: a wrong cluster address fails here, before
+    the data are read (None: the local default)."""
+    backend = cfg.compute.build()
+    if backend is not None:
+        backend.connect()
+    return backend
 
 
 def _compared_scope(compared: Any, scope: str) -> str:

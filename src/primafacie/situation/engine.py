@@ -367,19 +367,11 @@ class SituationTest(Engine):
         """
         return self._run(data, scm, counterfactuals, decider, complainant_mask, False)[0]
 
-    def run_to_parts(
-        self,
-        data: AuditData | Any,
-        folder: str | Path,
-        see: str,
-        scm: Any = None,
-        decider: Any = None,
-    ) -> SituationResult:
-        """:meth:`run`, writing a table of more than ``partitioned.PARQUET_MIN_ROWS`` rows
-        as Parquet parts of ``folder`` (``see``: the folder as ``results.json`` names it),
-        one (method, k) at a time: see :mod:`primafacie.situation.partitioned`. The audit's
-        single-attribute tests run this way; a smaller table is returned as :meth:`run`
-        gives it."""
+    def run_to_parts(self, data: Any, folder: str | Path, see: str, scm: Any = None,
+                     decider: Any = None) -> SituationResult:  # fmt: skip
+        """:meth:`run`, a table above ``partitioned.PARQUET_MIN_ROWS`` rows written as
+        Parquet parts of ``folder`` one (method, k) at a time (``see``: the folder as
+        ``results.json`` names it; :mod:`primafacie.situation.partitioned`)."""
         return self._run(data, scm, None, decider, None, False, (Path(folder), see))[0]
 
     def run_with_state(
@@ -442,8 +434,8 @@ class SituationTest(Engine):
         rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
         if parts is not None and rows > partitioned.PARQUET_MIN_ROWS:
             stats = self._stage(Statistics)
-            return partitioned.run_parts(self._result, stats, data, plan, space, lists, ycf,
-                                         *parts), None  # fmt: skip
+            out = partitioned.run_parts(self._result, stats, data, plan, space, lists, ycf, *parts)
+            return out, None
         table, neighbours = self._stage(Statistics).run(data, plan, lists, ycf)
         result = self._result(data, plan, space, table, neighbours, lists)
         if not keep_state:
