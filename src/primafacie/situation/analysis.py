@@ -295,7 +295,11 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
     if data is None or (method, k) not in neigh or rows.empty:
         return pd.DataFrame()
     ctrl, test = neigh[(method, k)]
-    sel = result.block(method, k, ["row"]).reset_index(drop=True)
+    if callable(getattr(result, "block", None)):  # a partitioned table reads one part
+        sel = result.block(method, k, ["row"]).reset_index(drop=True)
+    else:
+        table = result.table
+        sel = table[(table["method"] == method) & (table["k"] == k)].reset_index(drop=True)
     pos = sel.index[sel["row"].isin(rows["row"])].to_numpy()
     frame = data.frame
     cols: dict[str, np.ndarray] = {}
