@@ -133,7 +133,9 @@ def result_tables(analysis: str, results: Mapping[str, Any]) -> dict[str, pd.Dat
 
     for label, res in results.items():
         stem = table_stem(analysis, label, among=results)
-        frame = res.to_frame()
+        # a table the analysis already wrote (Parquet parts, named by the Result's
+        # ``files``) is not read back to be written again
+        frame = None if getattr(res, "files", None) else res.to_frame()
         if isinstance(frame, pd.DataFrame):
             put(stem, frame, label)
         summ = res.summary()
@@ -196,6 +198,10 @@ class Context:
         The :mod:`primafacie.compute` backend, or ``None`` for the local default.
     tick
         Progress callback ``tick(done, total, note)``.
+    tables_dir
+        The ``tables/`` folder of the audit's staging folder, where an analysis may write a
+        table too large to hold while it runs (a situation test's Parquet parts); None when
+        the audit is computed in memory only.
     """
 
     config: Any
@@ -204,6 +210,7 @@ class Context:
     decider: Any = None
     backend: Any = None
     tick: Tick = no_tick
+    tables_dir: Any = None
 
 
 @dataclass(frozen=True)

@@ -60,8 +60,9 @@ def compute_audit(
     keep_going: bool = False,
     stages: Stages | None = None,
     date: str | None = None,
+    tables_dir: Path | None = None,
 ) -> AuditResult:
-    """Run the analyses of ``cfg`` in memory (nothing is written).
+    """Run the analyses of ``cfg`` in memory (nothing is written, unless ``tables_dir``).
 
     Parameters
     ----------
@@ -78,6 +79,11 @@ def compute_audit(
     date
         ``YYYY-MM-DD`` printed in the provenance; None (the default) prints no date, so the
         same inputs give byte-identical outputs.
+    tables_dir
+        The ``tables/`` folder of the staging folder :func:`run_audit` writes into: a
+        situation test's table larger than ``situation.partitioned.PARQUET_MIN_ROWS`` is
+        written there as Parquet parts while it is computed, never held whole. None: every
+        table stays in memory.
 
     Returns
     -------
@@ -95,9 +101,7 @@ def compute_audit(
     own = stages is None
     if own:
         stages = Stages(stage_names(cfg), progress)
-    backend = cfg.compute.build()
-    if backend is not None:
-        backend.connect()  # a wrong cluster address fails here, before the data are read
+    backend = _backend(cfg)
     with stages.running() if own else nullcontext(stages):
         stages.start("load data")
         inputs = input_files(cfg)
@@ -128,6 +132,7 @@ def compute_audit(
                 decider=decider,
                 backend=backend,
                 tick=lambda d, t, note, _s=stage: stages.step(_s, d, t, note),
+                tables_dir=tables_dir,
             )
             try:
                 run = analysis.run(getattr(cfg.analyses, name), context)
@@ -163,6 +168,15 @@ def compute_audit(
         scm=scm,
         provenance=provenance(cfg, inputs, seeds, date),
     )
+
+
+def _backend(cfg: AuditConfig) -> Any:
+    """The configured compute backend, connected: a wrong cluster address fails here, before
+    the data are read (None: the local default)."""
+    backend = cfg.compute.build()
+    if backend is not None:
+        backend.connect()
+    return backend
 
 
 def _compared_scope(compared: Any, scope: str) -> str:
@@ -256,15 +270,31 @@ def run_audit(
     inputs = input_paths(cfg)
     check_output_dir(out_dir, inputs)  # before any analysis runs: no input inside out_dir
     stages = Stages(stage_names(cfg), progress)
-    with stages.running():
-        result = compute_audit(cfg, keep_going=keep_going, stages=stages, date=date)
+    with stages.running(), atomic_output_dir(out_dir, owner="audit", keep=inputs) as stage:
+        # the analyses run with the staging folder open: a table too large to hold is written
+        # into it while it is computed (a failed run removes it with the rest)
+        result = compute_audit(
+            cfg, keep_going=keep_going, stages=stages, date=date, tables_dir=stage / "tables"
+        )
         stages.start("write report")
-        with atomic_output_dir(out_dir, owner="audit", keep=inputs) as stage:
-            if extra_files is not None:
-                extra_files(stage)
-            files = write_audit(result, stage)
+        if extra_files is not None:
+            extra_files(stage)
+        files = write_audit(result, stage)
         stages.done("write report", f"{len(files)} files")
-    return replace(result, out_dir=Path(out_dir), files=files)
+    return replace(_moved(result, out_dir), out_dir=Path(out_dir), files=files)
+
+
+def _moved(result: AuditResult, out_dir: str | Path) -> AuditResult:
+    """``result`` with the Results whose tables were written while they ran (Parquet parts
+    in the staging folder) pointing at the output folder, where the staged files now are."""
+    runs = {}
+    for name, run in result.runs.items():
+        moved = {
+            label: res.moved_to(out_dir) if callable(getattr(res, "moved_to", None)) else res
+            for label, res in run.results.items()
+        }
+        runs[name] = replace(run, results=moved)
+    return replace(result, runs=runs)
 
 
 def run_demo(
@@ -320,8 +350,10 @@ def run_demo(
         with stages.running():
             stages.start("generate credit world")
             stages.done("generate credit world", f"{n} people, {time.perf_counter() - t0:.1f} s")
-            result = compute_audit(cfg, keep_going=keep_going, stages=stages, date=date)
+            result = compute_audit(
+                cfg, keep_going=keep_going, stages=stages, date=date, tables_dir=stage / "tables"
+            )
             stages.start("write report")
             files = write_audit(result, stage)
             stages.done("write report", f"{len(files)} files")
-    return replace(result, out_dir=Path(out_dir), files=files)
+    return replace(_moved(result, out_dir), out_dir=Path(out_dir), files=files)

@@ -39,7 +39,14 @@ def write_audit(result: AuditResult, folder: str | Path) -> tuple[str, ...]:
         if callable(getattr(res, "pages", None))
         for rel, text in res.pages().items()
     }
-    files = tuple(sorted([*tables, *pages, "report.html", "results.json"]))
+    # tables an analysis wrote into the staging folder while it ran (Parquet parts)
+    written = [
+        rel
+        for run in result.runs.values()
+        for res in run.results.values()
+        for rel in getattr(res, "files", None) or ()
+    ]
+    files = tuple(sorted([*tables, *pages, *written, "report.html", "results.json"]))
     final = replace(result, files=files)
     for rel, frame in tables.items():
         atomic_write_table(folder / rel, frame)

@@ -30,19 +30,36 @@ _KEYS = ["method", "k", "id"]
 def _flag_tables(rec: AuditRecord) -> dict[str, pd.DataFrame]:
     """``{test: table}`` of the per-complainant tables (``tables/situation_<test>.csv``)."""
     out = {}
-    for rel in rec.doc.get("files", []):
-        if not (isinstance(rel, str) and rel.startswith(_PREFIX) and rel.endswith(".csv")):
-            continue
-        test = rel[len(_PREFIX) : -len(".csv")]
-        if test.endswith("summary"):
-            continue
-        table = rec.table(rel)
+    for rel in _table_files(rec):
+        if rel.endswith("/"):  # a table written as Parquet parts (situation.partitioned)
+            test, table = rel[len(_PREFIX) : -1], rec.parts(rel)
+        else:
+            test = rel[len(_PREFIX) : -len(".csv")]
+            if test.endswith("summary"):
+                continue
+            table = rec.table(rel)
         if table is None or not {"method", "k", "id", "significant"} <= set(table.columns):
             continue
         flag = "significant_adjusted" if "significant_adjusted" in table.columns else "significant"
         frame = table[_KEYS].copy()
         frame["flag"] = table[flag].astype(str).str.lower().eq("true")
         out[test] = frame
+    return out
+
+
+def _table_files(rec: AuditRecord) -> list[str]:
+    """The situation tables listed in ``files``: each CSV, and each folder of Parquet parts
+    once (``tables/situation_<test>/``), in the order listed."""
+    out: list[str] = []
+    for rel in rec.doc.get("files", []):
+        if not (isinstance(rel, str) and rel.startswith(_PREFIX)):
+            continue
+        if rel.endswith(".csv"):
+            out.append(rel)
+        elif rel.endswith(".parquet") and "/" in rel[len(_PREFIX) :]:
+            folder = rel.rsplit("/", 1)[0] + "/"
+            if folder not in out:
+                out.append(folder)
     return out
 
 

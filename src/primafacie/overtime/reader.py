@@ -86,8 +86,39 @@ class AuditRecord:
         target = (self.folder / rel).resolve()
         if (self.folder / "tables").resolve() not in target.parents or not target.is_file():
             return None
+        if rel.endswith(".parquet"):  # a part of a table written as Parquet parts
+            return _text_keys(pd.read_parquet(target))
         # ids and labels stay text: "007" and "7" are different people
         return pd.read_csv(target, dtype={"id": str, "test": str, "method": str})
+
+    def parts(self, folder: str) -> pd.DataFrame | None:
+        """A table written as Parquet parts (``tables/x/part-*.parquet``, listed in
+        ``files``), its parts read in order and stacked; None when no part is listed or one
+        is missing. Ids and labels come back as text, as :meth:`table` reads a CSV.
+
+        Parameters
+        ----------
+        folder
+            ``tables/x/`` (ending with ``/``).
+        """
+        rels = sorted(
+            f
+            for f in self.doc.get("files", [])
+            if isinstance(f, str) and f.startswith(folder) and f.endswith(".parquet")
+            and "/" not in f[len(folder):]
+        )  # fmt: skip
+        frames = [self.table(rel) for rel in rels]
+        if not frames or any(f is None for f in frames):
+            return None
+        return pd.concat(frames, ignore_index=True)
+
+
+def _text_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """Ids and labels as text (as the CSV reader keeps them): "7" whatever the Parquet type."""
+    for col in ("id", "test", "method"):
+        if col in frame.columns:
+            frame[col] = frame[col].astype(str)
+    return frame
 
 
 def _locate(path: str | Path) -> Path:

@@ -67,14 +67,16 @@ _DOSSIERS = {
 }
 
 
-#: A list of records, or (when longer than MAX_JSON_ROWS) its row count and the CSV holding it.
+#: A list of records, or (when longer than MAX_JSON_ROWS) its row count and the CSV holding it
+#: (or the folder of its Parquet parts: ``situation.partitioned``).
 def _records(row: dict[str, Any]) -> dict[str, Any]:
     pruned = {
         "type": "object",
         "required": ["rows", "see"],
         "properties": {
             "rows": _COUNT,
-            "see": {"type": "string", "pattern": "^tables/[a-z0-9_]+\\.csv$"},
+            # a CSV, or the folder of a table written as Parquet parts
+            "see": {"type": "string", "pattern": "^tables/[a-z0-9_]+(\\.csv|/)$"},
         },
         "additionalProperties": False,
     }

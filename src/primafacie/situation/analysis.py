@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,11 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
             # keep the factual search spaces: the variants re-run only the CF stages
             res, state = engine.run_with_state(ctx.data, scm=ctx.scm, decider=ctx.decider)
             results[label], states[label] = res, (engine, res, state)
+        elif _to_parts(spec, ctx, label):
+            stem = table_stem(ANALYSIS_NAME, label, among=engines)
+            results[label] = engine.run_to_parts(
+                ctx.data, Path(ctx.tables_dir) / stem, f"tables/{stem}/", ctx.scm, ctx.decider
+            )
         else:
             results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
     if spec.sensitivity is not None:
@@ -129,6 +135,14 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
             spec.sensitivity, states, ctx.scm, ctx.decider, ctx.tick
         )
     return _with_dossiers(collect(results), spec, ctx)
+
+
+def _to_parts(spec: SituationSpec, ctx: Context, label: str) -> bool:
+    """A single-attribute test of an audit with a staging folder writes a large table as
+    Parquet parts (:mod:`.partitioned`); the dossiers and the sensitivity analysis read the
+    whole table, so with either of them every table stays in memory."""
+    single = label.startswith("single_")
+    return single and ctx.tables_dir is not None and spec.dossiers is None
 
 
 def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> AnalysisRun:
@@ -262,8 +276,11 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
     if data is None or (method, k) not in neigh or rows.empty:
         return pd.DataFrame()
     ctrl, test = neigh[(method, k)]
-    table = result.table
-    sel = table[(table["method"] == method) & (table["k"] == k)].reset_index(drop=True)
+    if callable(getattr(result, "block", None)):  # a partitioned table reads one part
+        sel = result.block(method, k, ["row"]).reset_index(drop=True)
+    else:
+        table = result.table
+        sel = table[(table["method"] == method) & (table["k"] == k)].reset_index(drop=True)
     pos = sel.index[sel["row"].isin(rows["row"])].to_numpy()
     frame = data.frame
     cols: dict[str, np.ndarray] = {}
@@ -546,14 +563,13 @@ def _complaint_blocks(
 ) -> list[dict[str, Any] | None]:
     """The strongest complaints of one test: Δp with intervals, group composition, table
     (``among``: the run's labels, which name the test's CSV as the writer did)."""
-    frame = res.to_frame()
-    if frame.empty:
+    if not _rows(res):
         return []
     method, k = res.main_test()
     tau, alpha = float(res.params["tau"]), float(res.params["alpha"])
-    sub = frame[(frame["method"] == method) & (frame["k"] == k)]
-    keys = [c for c in ("delta", "ci_low") if c in sub.columns]
-    top = sub.sort_values(keys, ascending=False, kind="stable").head(20)
+    keys = [c for c in ("delta", "ci_low") if c in res.table.columns]
+    # a page of the table, not all of it (a partitioned table reads one part's keys)
+    top = res.strongest(method, k, 20, keys)
     name, method_name = _name(label), METHOD_NAMES.get(method, method)
     blocks: list[dict[str, Any] | None] = [
         rb.figure(
@@ -604,11 +620,17 @@ def _complaint_blocks(
             shown,
             f"Top complainants ({name})",
             "p_c = control rejected / control size; p_t = test rejected / test size.",
-            csv=table_path(ANALYSIS_NAME, label, among),
+            # a partitioned table is a folder of Parquet parts
+            csv=getattr(res, "see", None) or table_path(ANALYSIS_NAME, label, among),
             max_rows=20,
         )
     )
     return blocks
+
+
+def _rows(res: Any) -> int:
+    """The rows of a test's table (a partitioned one holds none in memory)."""
+    return int(getattr(res, "n_rows", len(res.table)))
 
 
 def _link(links: Mapping[str, str], ident: Any) -> Any:

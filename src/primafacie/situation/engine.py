@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -54,6 +55,7 @@ import pandas as pd
 from ..base import Engine, as_audit_data
 from ..data import AuditData
 from ..errors import InputError
+from . import partitioned
 from .params import DEFAULT_K, METHODS, _method_name  # declared once, with the parameters
 from .params import PARAMETER_CONSTRAINTS as _CONSTRAINTS
 from .params import WHERE as PARAMETER_SOURCES
@@ -365,6 +367,13 @@ class SituationTest(Engine):
         """
         return self._run(data, scm, counterfactuals, decider, complainant_mask, False)[0]
 
+    def run_to_parts(self, data: Any, folder: str | Path, see: str, scm: Any = None,
+                     decider: Any = None) -> SituationResult:  # fmt: skip
+        """:meth:`run`, a table above ``partitioned.PARQUET_MIN_ROWS`` rows written as
+        Parquet parts of ``folder`` one (method, k) at a time (``see``: the folder as
+        ``results.json`` names it; :mod:`primafacie.situation.partitioned`)."""
+        return self._run(data, scm, None, decider, None, False, (Path(folder), see))[0]
+
     def run_with_state(
         self,
         data: AuditData | Any,
@@ -406,10 +415,12 @@ class SituationTest(Engine):
         decider: Any,
         complainant_mask: np.ndarray | None,
         keep_state: bool,
+        parts: tuple[Path, str] | None = None,
     ) -> tuple[SituationResult, RunState | None]:
         """The five stages; without ``keep_state`` the counterfactual table and the Gower
         coordinates are released before the statistics (the table is then built in their
-        memory: at 10^7 rows they are ~1.5 GB)."""
+        memory: at 10^7 rows they are ~1.5 GB). ``parts``: (folder, see) of
+        :meth:`run_to_parts`."""
         data = self._audit_data(data)
         self._check_params()
         planner, searcher = self._stage(Planner), self._stage(GroupSearch)
@@ -420,6 +431,11 @@ class SituationTest(Engine):
         del cf
         if not keep_state:
             space = replace(space, X=None, Xcf=None)
+        rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
+        if parts is not None and rows > partitioned.PARQUET_MIN_ROWS:
+            stats = self._stage(Statistics)
+            out = partitioned.run_parts(self._result, stats, data, plan, space, lists, ycf, *parts)
+            return out, None
         table, neighbours = self._stage(Statistics).run(data, plan, lists, ycf)
         result = self._result(data, plan, space, table, neighbours, lists)
         if not keep_state:

@@ -190,6 +190,11 @@ def summarize(
         )
         for (method, k), idx in groups.items()
     ]
+    return summary_frame(rows)
+
+
+def summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The summary table of some rows of :func:`_summary_row`, in method then k order."""
     out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     if len(out):
         out = out.sort_values(
@@ -281,6 +286,43 @@ class _SituationResultBase(BaseResult):
                 "complainants": rows,
             }
         )
+
+    def block(self, method: str, k: int, columns: list[str] | None = None) -> pd.DataFrame:
+        """The rows of one (method, k) (``columns``: only these), in table order.
+
+        Parameters
+        ----------
+        method, k
+            The test.
+        columns
+            The columns wanted (default: all).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        t = self.table
+        rows = t[(t["method"] == method) & (t["k"] == k)]
+        return rows if columns is None else rows[columns]
+
+    def strongest(self, method: str, k: int, n: int, keys: list[str]) -> pd.DataFrame:
+        """The first ``n`` rows of one (method, k) by ``keys`` descending (a stable sort: ties
+        keep table order), as the report lists the strongest complaints.
+
+        Parameters
+        ----------
+        method, k
+            The test.
+        n
+            How many rows.
+        keys
+            The sort columns (e.g. ``["delta", "ci_low"]``).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self.block(method, k).sort_values(keys, ascending=False, kind="stable").head(n)
 
     # ---- what the narrative is about
     def main_test(self) -> tuple[str, int]:
@@ -468,7 +510,9 @@ class _SituationResultBase(BaseResult):
                 f"{each}). They are left out of numerators and denominators, not counted as "
                 "tested negatives."
             )
-        g = self.table[(self.table["method"] == method) & (self.table["k"] == k)]
+        wanted = ("delta", "k_c", "k_t", "p_c", "p_t", "significant")
+        g = self.block(method, k, [c for c in self.table.columns
+                                   if c in wanted or c.startswith(("k_c_", "k_t_"))])  # fmt: skip
         short = self._short_groups(g, method, k)
         if short:
             out.append(

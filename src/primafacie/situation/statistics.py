@@ -10,6 +10,7 @@ columns out as one table.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from .planning import Plan
 from .search import Lists, group_members
 from .stats import distinct_counts, newcombe_interval, test_p_values, z_value
 
-__all__ = ["Statistics"]
+__all__ = ["Statistics", "block_frame"]
 
 #: Columns :meth:`Statistics.test` computes for each (method, k), in table order.
 _TEST_COLUMNS = (
@@ -64,9 +65,21 @@ class Statistics:
         is a prefix of the sorted lists, so no search runs again."""
         blocks = []
         neighbours: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+        for method, k, block, members in self.blocks(plan, lists, ycf):
+            blocks.append(block)
+            if members is not None:
+                neighbours[(method, k)] = members
+        return _table(data, plan, blocks, ycf, self.cf_flag(plan, ycf)), neighbours
+
+    def blocks(
+        self, plan: Plan, lists: Lists, ycf: np.ndarray | None
+    ) -> Iterator[tuple[str, int, dict[str, np.ndarray], Any]]:
+        """``(method, k, columns, members)`` of every (k, method), in table order, one at a
+        time: a caller that writes each block out (:mod:`.partitioned`) never holds the
+        whole table. ``members`` is the group members when ``keep_neighbors``, else None."""
         negc = 1 - plan.y[plan.comp_rows]
         negcf = None if ycf is None else 1 - ycf
-        cf_flag = None if ycf is None else self._cf_flag(plan.y[plan.comp_rows], ycf)
+        cf_flag = self.cf_flag(plan, ycf)
         cache_w: dict[int, dict[str, np.ndarray]] = {}
         for k in plan.ks:
             for method in plan.methods:
@@ -81,10 +94,15 @@ class Statistics:
                 if method == "cf":
                     _cf_verdict(block, cf_flag)
                 self._adjust(block)
-                blocks.append(block)
+                members = None
                 if self.keep_neighbors:
-                    neighbours[(method, k)] = group_members(method, k, plan.legacy, lists)
-        return _table(data, plan, blocks, ycf, cf_flag), neighbours
+                    members = group_members(method, k, plan.legacy, lists)
+                yield method, k, block, members
+
+    def cf_flag(self, plan: Plan, ycf: np.ndarray | None) -> np.ndarray | None:
+        """Counterfactual-fairness case of every complainant (None without counterfactual
+        decisions)."""
+        return None if ycf is None else self._cf_flag(plan.y[plan.comp_rows], ycf)
 
     def _cf_flag(self, y_c: np.ndarray, ycf: np.ndarray) -> np.ndarray:
         """Counterfactual-fairness case: the decision flips with the protected attribute."""
@@ -233,15 +251,18 @@ def _table(
     blocks: list[dict[str, np.ndarray]],
     ycf: np.ndarray | None,
     cf_flag: np.ndarray | None,
+    grid: list[tuple[int, str]] | None = None,
 ) -> pd.DataFrame:
-    """One row per (k, method, complainant), blocks in that order.
+    """One row per (k, method, complainant), blocks in that order (``grid``: the (k, method)
+    of each block, default every one of the plan).
 
     Built column by column, each block's array released as soon as its column is joined,
     and handed to pandas without a copy: at 10^7 rows (6·10^7 table rows) the table is the
     largest thing a run holds. Who was tested (row, id, decisions) repeats per block.
     """
     comp_rows, m, b = plan.comp_rows, len(plan.comp_rows), len(blocks)
-    grid = [(k, method) for k in plan.ks for method in plan.methods]
+    if grid is None:
+        grid = [(k, method) for k in plan.ks for method in plan.methods]
     codes = np.array([plan.methods.index(method) for _, method in grid], dtype=np.int8)
     columns: dict[str, Any] = {
         "method": _labels(np.repeat(codes, m), plan.methods),
@@ -262,3 +283,17 @@ def _table(
     for name in ("p_adjusted", "significant_adjusted"):
         columns[name] = np.concatenate([block.pop(name) for block in blocks])
     return pd.DataFrame(columns, copy=False)
+
+
+def block_frame(
+    data: AuditData,
+    plan: Plan,
+    method: str,
+    k: int,
+    block: dict[str, np.ndarray],
+    ycf: np.ndarray | None,
+    cf_flag: np.ndarray | None,
+) -> pd.DataFrame:
+    """The rows of one (method, k) exactly as they sit in the whole table (same columns,
+    dtypes and values): the table is these frames stacked in (k, method) order."""
+    return _table(data, plan, [block], ycf, cf_flag, grid=[(k, method)])

@@ -1,0 +1,170 @@
+"""Issue 22 item 4: a situation test's large table written as Parquet parts while it runs.
+
+PARQUET_MIN_ROWS is lowered so that small data exercise the partitioned path; every check
+compares it with the in-memory (one CSV) run of the same inputs.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from primafacie.audit import run_audit
+from primafacie.config import load_config
+from primafacie.datasets.credit_world import write_demo_inputs
+from primafacie.io import MANIFEST
+from primafacie.overtime.diff import diff_audits
+from primafacie.overtime.reader import read_results
+from primafacie.situation import partitioned
+
+SITUATION = {"k": [5, 10], "methods": ["st", "cst", "cst_centers", "cf"]}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """The demo's inputs (300 applicants) and an audit.yaml asking for situation testing
+    only (both protected attributes), with the data's id column."""
+    base = tmp_path_factory.mktemp("parts")
+    cfg_path = write_demo_inputs(base, n=300, seed=1)
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["analyses"] = {"alternatives": None, "situation": SITUATION}
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    return cfg_path
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != MANIFEST
+    }
+
+
+@pytest.fixture(scope="module")
+def audits(inputs, tmp_path_factory):
+    """The same audit in memory (CSV tables), partitioned (threshold 100 rows), and
+    partitioned again (for determinism)."""
+    out = tmp_path_factory.mktemp("out")
+    cfg = load_config(inputs)
+    whole = run_audit(cfg, out / "whole", progress=False)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(partitioned, "PARQUET_MIN_ROWS", 100)
+    try:
+        parts = run_audit(cfg, out / "parts", progress=False)
+        run_audit(cfg, out / "again", progress=False)
+    finally:
+        mp.undo()
+    return out, whole, parts
+
+
+def test_parts_are_named_in_table_order_and_rerun_byte_identical(audits):
+    out, _, parts = audits
+    files = _files(out / "parts")
+    for label in ("gender", "race"):
+        names = sorted(f for f in files if f.startswith(f"tables/situation_single_{label}/"))
+        # one part per (k, method): 2 k x 4 methods, zero-padded so the names sort in order
+        assert names == [f"tables/situation_single_{label}/part-{i:05d}.parquet" for i in range(8)]
+        assert f"tables/situation_single_{label}.csv" not in files
+    assert files == _files(out / "again")
+    # the Result read back after the run points at the output folder, not the staging one
+    res = parts.runs["situation"].results["single_gender"]
+    assert isinstance(res, partitioned.PartitionedResult)
+    assert res.folder == out / "parts" / "tables" / "situation_single_gender"
+    assert res.paths[0].is_file()
+    assert res.keys[:4] == (("st", 5), ("cst", 5), ("cst_centers", 5), ("cf", 5))
+
+
+def test_parts_read_back_equal_the_csv_table(audits):
+    out, whole, parts = audits
+    for label in ("gender", "race"):
+        csv = pd.read_csv(out / "whole" / "tables" / f"situation_single_{label}.csv")
+        folder = out / "parts" / "tables" / f"situation_single_{label}"
+        back = partitioned.read_parts(sorted(folder.glob("part-*.parquet")))
+        assert len(back) == len(csv) > 100
+        # written the way the CSV writer writes a frame: the same text, cell for cell
+        buf = io.StringIO()
+        back.to_csv(buf, index=False, lineterminator="\n")
+        again = pd.read_csv(io.StringIO(buf.getvalue()))
+        pd.testing.assert_frame_equal(again, csv)
+        # and the values of the in-memory table, dtypes included
+        table = whole.runs["situation"].results[f"single_{label}"].table
+        pd.testing.assert_frame_equal(back, table.reset_index(drop=True))
+
+
+def test_results_json_equal_but_for_see_files_and_tables(audits):
+    out, _, _ = audits
+    a = json.loads((out / "whole" / "results.json").read_text())
+    b = json.loads((out / "parts" / "results.json").read_text())
+    for label in ("gender", "race"):
+        ra = a["analyses"]["situation"]["results"][f"single_{label}"]
+        rb = b["analyses"]["situation"]["results"][f"single_{label}"]
+        assert ra["complainants"]["see"] == f"tables/situation_single_{label}.csv"
+        assert rb["complainants"] == {
+            "rows": ra["complainants"]["rows"],
+            "see": f"tables/situation_single_{label}/",
+        }
+        ra["complainants"]["see"] = rb["complainants"]["see"]
+    tables_a = a["analyses"]["situation"].pop("tables")
+    tables_b = b["analyses"]["situation"].pop("tables")
+    assert set(tables_a) - set(tables_b) == {
+        "tables/situation_single_gender.csv",
+        "tables/situation_single_race.csv",
+    }
+    files_a, files_b = a.pop("files"), b.pop("files")
+    assert sum(f.endswith(".parquet") for f in files_b) == 16
+    assert [f for f in files_a if not f.startswith("tables/situation_single")] == [
+        f for f in files_b if not f.startswith("tables/situation_single")
+    ]
+    assert a == b
+
+
+def test_report_renders_from_the_parts(audits):
+    """The report's top rows are read from the parts (a page of them): the same report but
+    for where the full table is."""
+    out, _, _ = audits
+    a = (out / "whole" / "report.html").read_text()
+    b = (out / "parts" / "report.html").read_text()
+    for label in ("gender", "race"):
+        a = a.replace(f"tables/situation_single_{label}.csv", f"tables/situation_single_{label}/")
+    assert a == b
+    assert "full table: tables/situation_single_gender/" in b
+
+
+def test_strongest_reads_only_the_row_groups_it_needs(audits, monkeypatch):
+    """Rows spread over several row groups come back in the order of the in-memory sort."""
+    _, whole, parts = audits
+    res = parts.runs["situation"].results["single_gender"]
+    ref = whole.runs["situation"].results["single_gender"]
+    monkeypatch.setattr(partitioned, "PART_ROW_GROUP", 7)
+    folder = res.folder.parent / "regrouped"
+    frames = ((m, k, ref.block(m, k).reset_index(drop=True)) for m, k in res.keys)
+    small = partitioned.write_result(lambda t: ref, frames, folder, "tables/x/", ref.n_protected,
+                                     ref.params)  # fmt: skip
+    for method, k in res.keys:
+        got = small.strongest(method, k, 20, ["delta", "ci_low"])
+        want = ref.strongest(method, k, 20, ["delta", "ci_low"])
+        pd.testing.assert_frame_equal(got.reset_index(drop=True), want.reset_index(drop=True))
+        # the index is the row's position in its part
+        block = ref.block(method, k).reset_index(drop=True)
+        pd.testing.assert_frame_equal(block.iloc[got.index.to_numpy()], got)
+    pd.testing.assert_frame_equal(small.summary(), ref.summary())
+
+
+def test_diff_reads_the_parts(audits):
+    """``primafacie diff`` between a CSV audit and a partitioned one matches every
+    complainant: nothing appeared or disappeared."""
+    out, _, _ = audits
+    res = diff_audits(read_results(out / "whole"), read_results(out / "parts"))
+    flags = res.to_frame()
+    rows = flags[flags["path"] == "situation.flags"]
+    assert len(rows) == 2 * 8  # both tests, every (method, k)
+    same = diff_audits(read_results(out / "whole"), read_results(out / "whole")).to_frame()
+    pd.testing.assert_frame_equal(
+        rows.reset_index(drop=True),
+        same[same["path"] == "situation.flags"].reset_index(drop=True),
+    )
