@@ -1,4 +1,5 @@
-"""Shared fixtures: where the real datasets are, and a skip that says why when one is absent."""
+"""Shared fixtures: where the real datasets are, a skip that says why when one is absent, and
+the folder of the builds shared across modules and xdist workers (tests/shared.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,14 @@ from pathlib import Path
 import pytest
 
 from primafacie.paths import resolve_data_dir
+
+from . import shared
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_builds(tmp_path_factory) -> Path:
+    """This run's folder of shared builds (see tests/shared.py), set before any test runs."""
+    return shared.set_root(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from primafacie.cli import app
 from primafacie.commands import _common
 from primafacie.report import validate_results
+from tests.shared import cli_demo
 
 runner = CliRunner()
 
@@ -25,15 +26,13 @@ def wide_consoles(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("cli") / "demo"
-    result = runner.invoke(
-        app, ["demo", "--out", str(out), "--n", "200", "--seed", "2", "--no-progress"]
-    )
-    assert result.exit_code == 0, result.output
-    assert "primafacie audit" in result.output  # the summary table title
+def demo_dir() -> Path:
+    """``primafacie demo --out ... --n 200 --seed 2 --no-progress``, run in-process once per
+    test run and shared (tests/shared.py; it must exit 0): read it, never write into it."""
+    out, output = cli_demo(n=200, seed=2)
+    assert "primafacie audit" in output  # the summary table title
     for name in ("situation", "recourse", "principal", "certainty"):
-        assert name in result.output
+        assert name in output
     return out
 
 

@@ -24,8 +24,8 @@ def wide_consoles(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_audit(tmp_path_factory.getbasetemp())
+def demo():
+    return demo_audit()
 
 
 def _check(tmp_path, results, text, *extra):
@@ -92,8 +92,8 @@ def test_malformed_gate_file_exits_2(demo, tmp_path, text, words):
     assert not (tmp_path / "x.xml").exists()
 
 
-def test_baseline_gate_catches_a_significant_fall(tmp_path_factory, tmp_path):
-    old, new = biased_audits(tmp_path_factory.getbasetemp() / "worlds")
+def test_baseline_gate_catches_a_significant_fall(tmp_path):
+    old, new = biased_audits()
     text = "groups.selection_ratio: {baseline: no_significant_fall, attribute: gender}\n"
     res = _check(tmp_path, new, text, "--baseline", str(old))
     assert res.exit_code == 1, res.output

@@ -25,13 +25,13 @@ def wide_consoles(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return demo_audit(tmp_path_factory.getbasetemp())
+def demo():
+    return demo_audit()
 
 
 @pytest.fixture(scope="module")
-def worlds(tmp_path_factory):
-    return biased_audits(tmp_path_factory.getbasetemp() / "worlds")
+def worlds():
+    return biased_audits()
 
 
 def test_demo_against_itself_changes_nothing(demo, tmp_path):

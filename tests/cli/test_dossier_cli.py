@@ -23,7 +23,8 @@ def demo(tmp_path_factory):
     cfg = yaml.safe_load(path.read_text())
     cfg["analyses"] = {
         "situation": {"k": [10, 15], "methods": ["st", "cst", "cst_centers"],
-                      "dimensions": ["single"]}
+                      "dimensions": ["single"]},
+        "alternatives": None,  # on by default with the demo's model; it writes no dossier
     }  # fmt: skip
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     res = runner.invoke(app, ["audit", str(path), "--out", str(folder / "audit"), "--no-progress"])

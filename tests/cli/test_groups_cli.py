@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from primafacie.cli import app
+from tests.shared import demo_inputs, private_copy
 
 runner = CliRunner()
 
@@ -193,14 +194,14 @@ def test_typer_defaults_are_the_spec_defaults():
 
 # ---------------------------------------------------------------------------- parity
 def _demo_with(folder, analyses: dict):
-    """Demo inputs (small n) whose audit.yaml holds only the given analyses."""
+    """Demo inputs (small n, a private copy of the run's shared build) whose audit.yaml holds
+    only the given analyses; the alternatives search, on by default with the demo's model and
+    outcome, is off unless given (these tests compare the group metrics)."""
     import yaml
 
-    from primafacie.datasets.credit_world import write_demo_inputs
-
-    path = write_demo_inputs(folder, n=300, seed=0)
+    path = private_copy(demo_inputs(n=300, seed=0), folder) / "audit.yaml"
     cfg = yaml.safe_load(path.read_text())
-    cfg["analyses"] = analyses
+    cfg["analyses"] = {"alternatives": None, **analyses}
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
 

@@ -12,6 +12,7 @@ from sklearn.preprocessing import OneHotEncoder
 from typer.testing import CliRunner
 
 from primafacie.cli import app
+from tests.shared import demo_inputs, private_copy
 
 runner = CliRunner()
 RULE = "(x == 'hi') and ((g == 'a') or (y == 'v'))"
@@ -259,11 +260,15 @@ def test_summary_prints_headline_and_scope(table, tmp_path):
 @pytest.fixture(scope="module")
 def demo_world(tmp_path_factory):
     """The demo world's audit.yaml (small n) run by `primafacie audit` and by
-    `primafacie recourse --config`."""
-    from primafacie.datasets.credit_world import write_demo_inputs
+    `primafacie recourse --config`; the default alternatives search is off (it does not
+    touch the recourse tables compared here)."""
+    import yaml
 
     base = tmp_path_factory.mktemp("parity")
-    config = write_demo_inputs(base, n=300, seed=0)
+    config = private_copy(demo_inputs(n=300, seed=0), base) / "audit.yaml"
+    cfg = yaml.safe_load(config.read_text())
+    cfg["analyses"]["alternatives"] = None
+    config.write_text(yaml.safe_dump(cfg, sort_keys=False))
     audit = runner.invoke(app, ["audit", str(config), "--out", str(base / "audit")])
     assert audit.exit_code == 0, audit.output
     cli = runner.invoke(app, ["recourse", "--config", str(config), "--out", str(base / "cli")])

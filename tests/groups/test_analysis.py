@@ -104,10 +104,10 @@ def test_run_and_section_read_the_result():
 
 def test_audit_results_json_validates_with_the_section(tmp_path):
     from primafacie.audit import run_audit
-    from primafacie.datasets.credit_world import write_demo_inputs
     from primafacie.report import validate_results
+    from tests.shared import demo_inputs, private_copy
 
-    path = write_demo_inputs(tmp_path / "in", n=300, seed=0)
+    path = private_copy(demo_inputs(n=300, seed=0), tmp_path / "in") / "audit.yaml"
     raw = yaml.safe_load(path.read_text())
     assert raw["analyses"]["groups"] == {"min_group": 30, "alpha": 0.05, "intersections": "all"}
     # group metrics alone: quick (the alternatives search runs by default with a model)

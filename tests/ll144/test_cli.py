@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import traceback
+from types import SimpleNamespace
 
 import pandas as pd
 import yaml
+from typer.testing import CliRunner
+
+from primafacie.cli import app
 
 from .test_engine import hiring
 
@@ -32,10 +35,13 @@ def _config(tmp_path, **ll144):
 
 
 def _run(*args):
-    return subprocess.run(
-        [sys.executable, "-c", "from primafacie.cli import main; main()", *args],
-        capture_output=True, text=True, timeout=300,
+    """``primafacie *args`` in-process (``main()`` is ``app()``; a new process costs a second
+    of start-up and is not what these tests check): ``returncode``, ``stdout``, ``stderr``."""
+    res = CliRunner().invoke(app, list(args))
+    crash = "" if res.exception is None or isinstance(res.exception, SystemExit) else (
+        "".join(traceback.format_exception(res.exception))
     )  # fmt: skip
+    return SimpleNamespace(returncode=res.exit_code, stdout=res.stdout, stderr=res.stderr + crash)
 
 
 def test_command_writes_the_summary_and_equals_the_audit(tmp_path):

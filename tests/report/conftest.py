@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from primafacie.audit import run_demo
+from tests.shared import demo_with_result
 
 
 @pytest.fixture(scope="session")
-def demo_audit(tmp_path_factory):
-    """``(folder, AuditResult)`` of ``run_demo`` on 200 people (seed 3), written once."""
-    out = tmp_path_factory.mktemp("demo") / "demo"
-    result = run_demo(out, n=200, seed=3, progress=False)
-    return out, result
+def demo_audit():
+    """``(folder, AuditResult)`` of ``run_demo`` on 200 people (seed 3), written once per run
+    (tests/shared.py: one build for every xdist worker). The folder is shared: read it only."""
+    return demo_with_result(n=200, seed=3)

@@ -238,9 +238,10 @@ def audited(tmp_path_factory):
         update={"dimensions": ["single"], "k": [10, 15],
                 "dossiers": DossierSpec(top=2, redact=["loan_amount"])}
     )  # fmt: skip
-    only = cfg.analyses.model_copy(
-        update={"situation": situation, "recourse": None, "principal": None, "certainty": None}
-    )
+    only = cfg.analyses.model_copy(  # the default alternatives search: off (no dossiers)
+        update={"situation": situation, "recourse": None, "principal": None, "certainty": None,
+                "alternatives": None}
+    )  # fmt: skip
     cfg = cfg.model_copy(update={"analyses": only})
     res = run_audit(cfg, folder / "out", progress=False)
     plain = cfg.model_copy(
