@@ -15,7 +15,10 @@
   ``report/`` except the one that builds its report section (``analysis.py``) and the modules
   of ``REPORT_IMPORTS_ALLOWED``, each with its reason;
 * every engine derives from :class:`primafacie.base.Engine` and every Result from
-  :class:`primafacie.base.BaseResult`.
+  :class:`primafacie.base.BaseResult`;
+* one vocabulary: every engine package keeps its engine class in ``engine.py``, and no engine
+  class name ends in ``Audit`` ("audit" is the orchestration: the ``audit`` command,
+  ``primafacie.audit``, ``AuditConfig``, ``AuditData``).
 """
 
 from __future__ import annotations
@@ -375,6 +378,58 @@ def test_engines_and_results_derive_from_the_bases():
     engines, results = _engine_and_result_classes()
     assert [e.__name__ for e in engines if not issubclass(e, Engine)] == []
     assert [r.__name__ for r in results if not issubclass(r, BaseResult)] == []
+
+
+def _engine_classes(modules: dict[str, Path]) -> dict[str, list[str]]:
+    """``{module: [classes deriving from Engine]}`` in the engine packages, read with ``ast``
+    (a class whose bases spell ``Engine``, as ``Engine`` or ``base.Engine``)."""
+    out: dict[str, list[str]] = {}
+    for name, path in modules.items():
+        if _package(name) not in ENGINE_PACKAGES:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and any(
+                getattr(b, "id", getattr(b, "attr", None)) == "Engine" for b in node.bases
+            ):
+                out.setdefault(name, []).append(node.name)
+    return out
+
+
+def _vocabulary_offenders(found: dict[str, list[str]]) -> list[str]:
+    """Engine classes outside an ``engine`` module, or named ``...Audit``; engine packages
+    without one."""
+    out = [f"{m}.{c}: not in engine.py" for m, cs in sorted(found.items()) for c in cs
+           if m.split(".")[-1] != "engine"]  # fmt: skip
+    out += [f"{m}.{c}: named ...Audit" for m, cs in sorted(found.items()) for c in cs
+            if c.endswith("Audit")]  # fmt: skip
+    homes = {_package(m) for m in found}
+    out += [f"primafacie.{p}: no engine class" for p in ENGINE_PACKAGES if p not in homes]
+    return out
+
+
+def test_every_engine_lives_in_engine_py_and_none_is_named_audit():
+    assert _vocabulary_offenders(_engine_classes(_modules())) == []
+    engines, _ = _engine_and_result_classes()
+    assert [e.__module__ for e in engines if not e.__module__.endswith(".engine")] == []
+    assert [e.__name__ for e in engines if e.__name__.endswith("Audit")] == []
+
+
+def test_planted_vocabulary_offenders_are_found(tmp_path):
+    (tmp_path / "primafacie" / "recourse").mkdir(parents=True)
+    (tmp_path / "primafacie" / "recourse" / "audit.py").write_text(
+        "from ..base import Engine\nclass RecourseAudit(Engine):\n    pass\n"
+        "class Helper:\n    pass\n",
+        encoding="utf-8",
+    )
+    found = _engine_classes({"primafacie.recourse.audit":
+                             tmp_path / "primafacie" / "recourse" / "audit.py"})  # fmt: skip
+    assert found == {"primafacie.recourse.audit": ["RecourseAudit"]}
+    offenders = _vocabulary_offenders(found)
+    assert offenders[:2] == [
+        "primafacie.recourse.audit.RecourseAudit: not in engine.py",
+        "primafacie.recourse.audit.RecourseAudit: named ...Audit",
+    ]
+    assert "primafacie.groups: no engine class" in offenders
 
 
 def test_analyses_never_import_each_other():

@@ -3,7 +3,9 @@
 A package's ``__init__`` lists where each public name lives (``_LAZY``) and sets
 ``__getattr__ = getter(__name__, globals(), _LAZY)``, which imports a name on first use, so
 importing the package (to read its declarations, for ``--help``) loads no engine, numpy or
-pandas. A name that is not listed is an ``AttributeError`` as usual.
+pandas. A name that is not listed is an ``AttributeError`` as usual, unless it was renamed
+(:data:`primafacie._renamed.RENAMED_NAMES`): then it resolves to the new name with a
+``DeprecationWarning`` for one release.
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ def load(package: str, namespace: dict[str, Any], where: Mapping[str, str], name
     """Import ``name`` from the sub-module of ``package`` that ``where`` names, cache it in
     the package's ``namespace`` (later uses are plain look-ups) and return it."""
     if name not in where:
+        from ._renamed import renamed
+
+        new = renamed(package, name, stacklevel=4)  # the caller of the package's __getattr__
+        if new is not None:  # the old name is not cached, so every use of it warns
+            return namespace[new] if new in namespace else load(package, namespace, where, new)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
     # ``from package.sub import name``, without importlib (a plain import statement's hook)
     module = __import__(f"{package}.{where[name]}", fromlist=[name])
