@@ -9,7 +9,7 @@ Cases
   10^6 rows under 10 s on 2 cores), for statistical parity and predictive parity.
 - P(disparity > epsilon): deterministic quadrature (2,000 nodes) for m decision-makers, in
   blocks of 2^18 cells, so memory stays flat as m grows.
-- CertaintyAudit.run end to end (validation of 100 prediction arrays, group coding, counts,
+- CertaintyRanking.run end to end (validation of 100 prediction arrays, group coding, counts,
   posteriors, credible intervals, ranking, selection by accuracy) on the same data.
 
 Run: ``.venv/bin/python benchmarks/certainty.py [--quick]``. Peak memory is measured with
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats  # noqa: F401 - imported up front so its one-off import is not timed
 
-from primafacie.certainty import CertaintyAudit
+from primafacie.certainty import CertaintyRanking
 from primafacie.certainty.counts import count_events, criterion_events
 from primafacie.certainty.posterior import decision_maker_multigroup, prob_disparity_exceeds
 from primafacie.certainty.score import score_pairs
@@ -77,7 +77,7 @@ def main(quick: bool = False) -> None:
         rows.append(("P(disparity > 0.1) quadrature, 2000 nodes", m, sec, mem))
     n_rows = 10**5 if quick else 10**6
     codes = rng.integers(0, 50, n_rows)
-    # decision-maker-major, as CertaintyAudit stores predictions; count_events takes the (N, m) view
+    # decision-maker-major, as CertaintyRanking stores predictions; count_events takes the (N, m) view
     preds = rng.integers(0, 2, (100, n_rows), dtype=np.int8)
     y = rng.integers(0, 2, n_rows, dtype=np.int8)
     for crit in ("statistical_parity", "predictive_parity"):
@@ -86,11 +86,11 @@ def main(quick: bool = False) -> None:
     frame = pd.DataFrame({"g": codes, "y": y})
     dms = {f"m{i}": preds[i] for i in range(100)}
     for crit in ("statistical_parity", "equal_opportunity"):
-        audit = CertaintyAudit(
+        audit = CertaintyRanking(
             crit, protected="g", outcome="y", tie_breaker="accuracy", max_levels=None
         )  # 50 groups on purpose
         sec, mem = measure(audit.run, frame, dms)
-        rows.append((f"CertaintyAudit.run {crit} (100 DMs, 50 gr.)", n_rows, sec, mem))
+        rows.append((f"CertaintyRanking.run {crit} (100 DMs, 50 gr.)", n_rows, sec, mem))
     print(f"{'case':<58} {'n':>9} {'seconds':>9} {'peak MB':>9}")
     for case, n, sec, mem in rows:
         print(f"{case:<58} {n:>9} {sec:>9.3f} {mem:>9.1f}")

@@ -87,7 +87,7 @@ def _german_case(support: float, data_dir: str | None, queue) -> None:
 
     from primafacie.datasets.german import GERMAN_NUMERIC, german_features, load_german_credit
     from primafacie.experiments.facts import OneHotCodes
-    from primafacie.recourse import RecourseAudit
+    from primafacie.recourse import RecourseFairness
 
     df = load_german_credit(data_dir)
     y = df.pop("target")
@@ -98,7 +98,7 @@ def _german_case(support: float, data_dir: str | None, queue) -> None:
     ).fit(X_tr, y_tr)  # fmt: skip
     X_te = X_te.reset_index(drop=True)
     kinds = german_features()
-    audit = RecourseAudit(
+    audit = RecourseFairness(
         model, protected="sex", support=support, features=kinds,
         feature_weights=dict.fromkeys(kinds, 1), immutable=["sex"],
     ).fit(X_te)  # fmt: skip

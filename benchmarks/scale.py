@@ -186,7 +186,7 @@ def _recourse_case(reps: int) -> dict:
     import pandas as pd
 
     from primafacie.experiments.facts import ADULT_WEIGHTS, fit_adult_model
-    from primafacie.recourse import RecourseAudit
+    from primafacie.recourse import RecourseFairness
 
     model, _, X_test, _, _ = fit_adult_model(None, seed=131313, protected="sex")
     big = pd.concat([X_test] * reps, ignore_index=True)
@@ -196,7 +196,7 @@ def _recourse_case(reps: int) -> dict:
                      "hours-per-week": {"ordinal": list(big["hours-per-week"].cat.categories)},
                      "age": {"ordinal": list(big["age"].cat.categories)}})  # fmt: skip
     t0, c0 = time.perf_counter(), time.process_time()
-    audit = RecourseAudit(
+    audit = RecourseFairness(
         model, protected="sex", support=0.01, feature_weights=ADULT_WEIGHTS,
         immutable=["sex", "race"], monotone=["age", "education-num"],
         max_step={"age": 2, "education-num": 2}, binary_cost=["age"], features=features,

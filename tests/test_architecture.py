@@ -355,16 +355,16 @@ def _engine_and_result_classes() -> tuple[list[type], list[type]]:
     import inspect
 
     from primafacie.alternatives import AlternativeSearch, AlternativesResult
-    from primafacie.certainty import CertaintyAudit, CertaintyResult
+    from primafacie.certainty import CertaintyRanking, CertaintyResult
     from primafacie.groups import GroupMetrics, GroupMetricsResult
-    from primafacie.ll144 import LL144Audit, LL144Result
+    from primafacie.ll144 import LL144Result, LL144Tables
     from primafacie.principal import PrincipalFairness, PrincipalResult, RepairResult
-    from primafacie.recourse import CSCResult, FactsResult, RankingResult, RecourseAudit
+    from primafacie.recourse import CSCResult, FactsResult, RankingResult, RecourseFairness
     from primafacie.recourse.stability import RankStabilityResult
     from primafacie.situation import SituationResult, SituationTest
 
-    engines = [GroupMetrics, PrincipalFairness, CertaintyAudit, RecourseAudit,
-               AlternativeSearch, LL144Audit, SituationTest]  # fmt: skip
+    engines = [GroupMetrics, PrincipalFairness, CertaintyRanking, RecourseFairness,
+               AlternativeSearch, LL144Tables, SituationTest]  # fmt: skip
     results = [AlternativesResult, CertaintyResult, GroupMetricsResult, LL144Result,
                PrincipalResult, RepairResult, CSCResult, FactsResult, RankingResult,
                RankStabilityResult, SituationResult]  # fmt: skip
@@ -417,17 +417,17 @@ def test_every_engine_lives_in_engine_py_and_none_is_named_audit():
 def test_planted_vocabulary_offenders_are_found(tmp_path):
     (tmp_path / "primafacie" / "recourse").mkdir(parents=True)
     (tmp_path / "primafacie" / "recourse" / "audit.py").write_text(
-        "from ..base import Engine\nclass RecourseAudit(Engine):\n    pass\n"
+        "from ..base import Engine\nclass RecourseFairness(Engine):\n    pass\n"
         "class Helper:\n    pass\n",
         encoding="utf-8",
     )
-    found = _engine_classes({"primafacie.recourse.audit":
+    found = _engine_classes({"primafacie.recourse.engine":
                              tmp_path / "primafacie" / "recourse" / "audit.py"})  # fmt: skip
-    assert found == {"primafacie.recourse.audit": ["RecourseAudit"]}
+    assert found == {"primafacie.recourse.engine": ["RecourseFairness"]}
     offenders = _vocabulary_offenders(found)
     assert offenders[:2] == [
-        "primafacie.recourse.audit.RecourseAudit: not in engine.py",
-        "primafacie.recourse.audit.RecourseAudit: named ...Audit",
+        "primafacie.recourse.engine.RecourseFairness: not in engine.py",
+        "primafacie.recourse.engine.RecourseFairness: named ...Audit",
     ]
     assert "primafacie.groups: no engine class" in offenders
 

@@ -520,12 +520,12 @@ def test_exactly_equal_recourse_scores_share_a_rank():
 
 
 def test_exact_ties_survive_in_a_recourse_audit_ranking():
-    """Through RecourseAudit.scores(): two subgroups built with exact 1/154 EE gaps share a
+    """Through RecourseFairness.scores(): two subgroups built with exact 1/154 EE gaps share a
     rank under EE micro."""
-    from primafacie.recourse.audit import RecourseAudit
+    from primafacie.recourse.engine import RecourseFairness
     from primafacie.recourse.metrics import RecourseTable
 
-    audit = RecourseAudit.__new__(RecourseAudit)
+    audit = RecourseFairness.__new__(RecourseFairness)
     # subgroup 0: 25 of 28 vs 39 of 44 have recourse; subgroup 1: 41 of 42 vs 32 of 33
     n = np.array([[28, 44], [42, 33], [10, 10]])
     n_rec = np.array([[25, 39], [41, 32], [9, 9]])

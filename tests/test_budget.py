@@ -117,7 +117,7 @@ def test_a_huge_principal_bootstrap_is_refused_before_any_analysis_runs(tmp_path
     _table().to_csv(folder / "t.csv", index=False)
     monkeypatch.setenv("PRIMAFACIE_MEMORY", "1000000")  # 1 MB: 2000 x 3 x 800 B is 4.8 MB
     ran = []
-    import primafacie.principal.fairness as pf
+    import primafacie.principal.engine as pf
 
     monkeypatch.setattr(pf, "bootstrap_counts", lambda *a, **k: ran.append(1))
     out = tmp_path / "out"
@@ -149,7 +149,7 @@ def test_recourse_with_many_levels_is_refused_naming_the_features(tmp_path, monk
 
 
 def test_the_engine_refuses_through_the_api_too(monkeypatch):
-    from primafacie.principal.fairness import PrincipalFairness
+    from primafacie.principal.engine import PrincipalFairness
 
     monkeypatch.setenv("PRIMAFACIE_MEMORY", "1000000")
     engine = PrincipalFairness(
@@ -164,7 +164,7 @@ def test_the_engine_refuses_through_the_api_too(monkeypatch):
 def test_a_memory_error_in_an_analysis_is_exit_2_naming_it(tmp_path, monkeypatch):
     """An allocation that fails anyway (an empty MemoryError) is bad input naming the
     analysis and its setting, even with --keep-going; never an internal error."""
-    import primafacie.principal.fairness as pf
+    import primafacie.principal.engine as pf
 
     folder = _config(tmp_path, "principal: {covariates: [c]}")
     _table().to_csv(folder / "t.csv", index=False)

@@ -130,7 +130,7 @@ def _adult_slice(data_dir: Path, rows: int):
 def test_adult_recourse_identical_on_dask(dask_backend, require_data, data_dir):
     """FACTS on 4,000 Adult test rows: chunks of 20,000 (member, action) rows on Dask give the
     same table, statistics (rows sent to the model included) and rankings as one thread."""
-    from primafacie.recourse import RecourseAudit
+    from primafacie.recourse import RecourseFairness
 
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
@@ -139,7 +139,7 @@ def test_adult_recourse_identical_on_dask(dask_backend, require_data, data_dir):
     features.update({"capital-gain": "numeric", "capital-loss": "numeric"})
 
     def fit(backend):
-        return RecourseAudit(
+        return RecourseFairness(
             model, protected="sex", support=0.05, immutable=["sex", "race"], features=features,
             chunk_rows=20_000, backend=backend,
         ).fit(X)  # fmt: skip
@@ -155,7 +155,7 @@ def test_adult_recourse_identical_on_dask(dask_backend, require_data, data_dir):
 def test_recourse_threads_identical_and_predicted_rows_replayed():
     """Threads (no shared cache between tasks) count the rows sent to the model as one thread
     does: 3 distinct modified rows per action set here, whatever the chunking."""
-    from primafacie.recourse import RecourseAudit
+    from primafacie.recourse import RecourseFairness
 
     rng = np.random.default_rng(0)
     n = 600
@@ -165,8 +165,8 @@ def test_recourse_threads_identical_and_predicted_rows_replayed():
     })  # fmt: skip
     rule = Rule("c == '3'")
     kw = dict(protected="g", support=0.05, chunk_rows=50)
-    one = RecourseAudit(rule, **kw).fit(table)
-    two = RecourseAudit(rule, **kw, backend=Backend(n_jobs=2)).fit(table)
+    one = RecourseFairness(rule, **kw).fit(table)
+    two = RecourseFairness(rule, **kw, backend=Backend(n_jobs=2)).fit(table)
     assert two.stats_ == one.stats_
     assert pickle.dumps(two.table_) == pickle.dumps(one.table_)
 
@@ -190,7 +190,7 @@ def test_principal_bootstrap_identical_on_dask(dask_backend):
 
 
 def test_certainty_partitioned_counts_identical_on_dask(dask_backend):
-    from primafacie.certainty import CertaintyAudit
+    from primafacie.certainty import CertaintyRanking
     from primafacie.certainty.counts import count_events, count_partitioned
 
     rng = np.random.default_rng(5)
@@ -205,8 +205,8 @@ def test_certainty_partitioned_counts_identical_on_dask(dask_backend):
     df = pd.DataFrame({"g": rng.choice(["f", "m", "x"], 2500), "d1": rng.integers(0, 2, 2500),
                        "d2": rng.integers(0, 2, 2500)})  # fmt: skip
     dms = {"one": "d1", "two": "d2"}
-    local = CertaintyAudit(protected="g", favorable=1).run(df, dms)
-    remote = CertaintyAudit(protected="g", favorable=1, backend=dask_backend).run(df, dms)
+    local = CertaintyRanking(protected="g", favorable=1).run(df, dms)
+    remote = CertaintyRanking(protected="g", favorable=1, backend=dask_backend).run(df, dms)
     assert local.to_frame().equals(remote.to_frame())
 
 

@@ -21,7 +21,7 @@ def _blocks() -> list[str]:
 
 def test_readme_has_examples_for_every_analysis():
     code = "\n".join(_blocks())
-    for name in ("SituationTest", "RecourseAudit", "PrincipalFairness", "CertaintyAudit"):
+    for name in ("SituationTest", "RecourseFairness", "PrincipalFairness", "CertaintyRanking"):
         assert name in code, f"README has no Python example for {name}"
 
 

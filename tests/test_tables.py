@@ -18,10 +18,10 @@ import pytest
 from primafacie import (
     SCM,
     AuditData,
-    CertaintyAudit,
+    CertaintyRanking,
     MultipleSituationTest,
     PrincipalFairness,
-    RecourseAudit,
+    RecourseFairness,
     Rule,
     SituationTest,
 )
@@ -159,8 +159,8 @@ def test_recourse_audit_fit_on_a_raw_table(loans, kind):
     rule = Rule("AnnualSalary + 5 * AccountBalance > 225000")
     features = {"AnnualSalary": "numeric", "AccountBalance": "numeric", "region": "categorical"}
     audit = dict(protected="gender", support=0.1, features=features)
-    ref = RecourseAudit(rule, **audit).fit(loans).evaluate(phi=[0.5], metrics=["EE", "ECR"])
-    got = RecourseAudit(rule, **audit).fit(as_kind(loans, kind))
+    ref = RecourseFairness(rule, **audit).fit(loans).evaluate(phi=[0.5], metrics=["EE", "ECR"])
+    got = RecourseFairness(rule, **audit).fit(as_kind(loans, kind))
     got = got.evaluate(phi=[0.5], metrics=["EE", "ECR"])
     for label in ref.rankings:
         pd.testing.assert_frame_equal(
@@ -187,13 +187,13 @@ def test_principal_fairness_run_and_repair(loans, kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_certainty_audit_on_a_raw_table_and_on_audit_data(loans, kind):
     dms = {"clerk": "clerk", "rule": Rule("AnnualSalary > 60000")}
-    audit = CertaintyAudit(protected=["gender", "region"], min_group=1)
+    audit = CertaintyRanking(protected=["gender", "region"], min_group=1)
     ref = audit.run(loans, dms).to_frame()
     pd.testing.assert_frame_equal(audit.run(as_kind(loans, kind), dms).to_frame(), ref)
     data = AuditData(as_kind(loans, kind), **ROLES)
     pd.testing.assert_frame_equal(
-        CertaintyAudit(min_group=1).run(data, dms).to_frame(),
-        CertaintyAudit(min_group=1).run(AuditData(loans, **ROLES), dms).to_frame(),
+        CertaintyRanking(min_group=1).run(data, dms).to_frame(),
+        CertaintyRanking(min_group=1).run(AuditData(loans, **ROLES), dms).to_frame(),
     )
 
 

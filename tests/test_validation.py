@@ -136,9 +136,9 @@ def test_check_binary():
 def _declared() -> list[tuple[str, str, list]]:
     """(owner, parameter, constraints) for every engine that declares constraints."""
     from primafacie.causal import SCM
-    from primafacie.certainty import CertaintyAudit
+    from primafacie.certainty import CertaintyRanking
     from primafacie.principal import PrincipalFairness
-    from primafacie.recourse import RecourseAudit
+    from primafacie.recourse import RecourseFairness
     from primafacie.recourse.params import RUN_CONSTRAINTS
     from primafacie.situation import (
         IntersectionalSituationTest,
@@ -152,13 +152,13 @@ def _declared() -> list[tuple[str, str, list]]:
             SituationTest,
             MultipleSituationTest,
             IntersectionalSituationTest,
-            RecourseAudit,
+            RecourseFairness,
             PrincipalFairness,
-            CertaintyAudit,
+            CertaintyRanking,
             SCM,
         )
     }
-    owners["RecourseAudit.run"] = RUN_CONSTRAINTS
+    owners["RecourseFairness.run"] = RUN_CONSTRAINTS
     return [(o, p, c) for o, cons in owners.items() for p, c in cons.items()]
 
 

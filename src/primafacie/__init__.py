@@ -9,11 +9,11 @@ Data and decisions
 Situation testing
     :class:`SituationTest`, :class:`MultipleSituationTest`, :class:`IntersectionalSituationTest`.
 Recourse fairness (FACTS)
-    :class:`RecourseAudit`.
+    :class:`RecourseFairness`.
 Principal-stratum fairness
     :class:`PrincipalFairness`.
 Certainty of fairness
-    :class:`CertaintyAudit` (and :func:`score_pairs` for counts alone).
+    :class:`CertaintyRanking` (and :func:`score_pairs` for counts alone).
 The whole audit
     :func:`load_config` (``audit.yaml``), :func:`run_audit`, :func:`run_demo`.
 """
@@ -27,12 +27,12 @@ from .errors import AnalysisError, InputError
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
     from .audit import AuditResult, run_audit, run_demo
     from .causal import SCM
-    from .certainty import CertaintyAudit, CertaintyResult, score_pairs
+    from .certainty import CertaintyRanking, CertaintyResult, score_pairs
     from .config import AuditConfig, load_config
     from .data import AuditData
     from .decisions import Rule, load_model
     from .principal import PrincipalFairness, PrincipalResult, RepairResult
-    from .recourse import CSCResult, FactsResult, RankingResult, RecourseAudit
+    from .recourse import CSCResult, FactsResult, RankingResult, RecourseFairness
     from .situation import (
         IntersectionalSituationTest,
         MultipleResult,
@@ -53,14 +53,14 @@ __all__ = [
     "IntersectionalSituationTest",
     "SituationResult",
     "MultipleResult",
-    "RecourseAudit",
+    "RecourseFairness",
     "RankingResult",
     "FactsResult",
     "CSCResult",
     "PrincipalFairness",
     "PrincipalResult",
     "RepairResult",
-    "CertaintyAudit",
+    "CertaintyRanking",
     "CertaintyResult",
     "score_pairs",
     "AuditConfig",
@@ -80,7 +80,7 @@ _LAZY: dict[str, str] = {
     "run_audit": "audit",
     "run_demo": "audit",
     "SCM": "causal",
-    "CertaintyAudit": "certainty",
+    "CertaintyRanking": "certainty",
     "CertaintyResult": "certainty",
     "score_pairs": "certainty",
     "AuditConfig": "config",
@@ -94,7 +94,7 @@ _LAZY: dict[str, str] = {
     "CSCResult": "recourse",
     "FactsResult": "recourse",
     "RankingResult": "recourse",
-    "RecourseAudit": "recourse",
+    "RecourseFairness": "recourse",
     "IntersectionalSituationTest": "situation",
     "MultipleResult": "situation",
     "MultipleSituationTest": "situation",

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from primafacie.certainty import CertaintyAudit
+from primafacie.certainty import CertaintyRanking
 from primafacie.certainty.counts import count_events, weighted_counts
 from primafacie.data import AuditData
 
@@ -32,8 +32,8 @@ def test_equal_weights_give_the_unweighted_counts():
 def test_certainty_with_weights_states_the_method():
     df = pd.DataFrame({"g": list("aaaabbbb"), "d": [1, 1, 0, 0, 1, 0, 0, 0],
                        "w": [1.0, 3, 1, 1, 1, 1, 1, 1]})  # fmt: skip
-    plain = CertaintyAudit(protected="g").run(AuditData(df, features={}, decision="d"))
-    res = CertaintyAudit(protected="g", weights="w").run(AuditData(df, features={}, decision="d"))
+    plain = CertaintyRanking(protected="g").run(AuditData(df, features={}, decision="d"))
+    res = CertaintyRanking(protected="g", weights="w").run(AuditData(df, features={}, decision="d"))
     # a: rate 4/6 over n_eff 36/12 = 3 -> 2 of 3; b: equal weights -> 1 of 4
     assert res.counts["k"].tolist() == [2, 1] and res.counts["n"].tolist() == [3, 4]
     assert res.counts["members"].tolist() == plain.counts["members"].tolist() == [4, 4]
@@ -45,4 +45,4 @@ def test_bad_weights_name_the_column():
 
     df = pd.DataFrame({"g": list("aabb"), "d": [1, 0, 1, 0], "w": [1.0, -1, 1, 1]})
     with pytest.raises(InputError, match="weights column 'w' has 1 negative"):
-        CertaintyAudit(protected="g", weights="w").run(AuditData(df, features={}, decision="d"))
+        CertaintyRanking(protected="g", weights="w").run(AuditData(df, features={}, decision="d"))

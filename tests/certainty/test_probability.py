@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from primafacie.certainty import CertaintyAudit, score_counts
+from primafacie.certainty import CertaintyRanking, score_counts
 from primafacie.certainty.probability import mc_standard_error, prob_most_fair
 from primafacie.errors import InputError
 
@@ -118,6 +118,6 @@ def test_engine_validates_n_draws_and_seed():
 
     df = pd.DataFrame({"g": list("aabb"), "d": [1, 0, 1, 1]})
     with pytest.raises(InputError, match="n_draws"):
-        CertaintyAudit(protected="g", n_draws=0).run(df, {"d": "d"})
+        CertaintyRanking(protected="g", n_draws=0).run(df, {"d": "d"})
     with pytest.raises(InputError, match="seed"):
-        CertaintyAudit(protected="g", seed=-1).run(df, {"d": "d"})
+        CertaintyRanking(protected="g", seed=-1).run(df, {"d": "d"})

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from primafacie.certainty import CertaintyAudit, CertaintyResult, score_counts
+from primafacie.certainty import CertaintyRanking, CertaintyResult, score_counts
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def result() -> CertaintyResult:
             "h2": [1, 0, 1, 0, 1, 0, 1, 0, 1, 0],
         }
     )
-    return CertaintyAudit(protected="z", epsilon=0.2).run(df, {"h1": "h1", "h2": "h2"})
+    return CertaintyRanking(protected="z", epsilon=0.2).run(df, {"h1": "h1", "h2": "h2"})
 
 
 def test_frame_and_summary(result):
@@ -137,7 +137,7 @@ def test_tie_without_tie_breaker_selects_all_and_says_so():
 def test_scope_and_caveats_name_an_empty_group():
     df = pd.DataFrame({"g": ["a", "a", "b", "b", "c"], "y": [1, 0, 1, 0, 0], "d": [1, 0, 1, 1, 0]})
     with pytest.warns(UserWarning, match="skipped"):
-        res = CertaintyAudit(
+        res = CertaintyRanking(
             protected="g", outcome="y", criterion="equal_opportunity", on_empty="skip"
         ).run(df, {"d": "d"})
     # c has no row with y = 1: n = 0 for equal opportunity
@@ -151,7 +151,7 @@ def test_scope_and_caveats_name_an_empty_group():
 def test_scope_names_pooled_small_groups_and_caveats_name_extensions():
     df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4 + ["c"], "d": [1, 0] * 4 + [1]})
     with pytest.warns(UserWarning, match="1 member"):
-        res = CertaintyAudit(
+        res = CertaintyRanking(
             protected="g", min_group=2, disparity="bayesian", prior=(0.5, 0.5)
         ).run(df, {"d": "d"})
     assert res.scope().endswith("small groups pooled as 'merged: c'")

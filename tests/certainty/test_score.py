@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from primafacie.certainty.audit import score_counts
+from primafacie.certainty.engine import score_counts
 from primafacie.certainty.score import score_pairs, synthetic_grid
 from primafacie.errors import InputError
 

@@ -12,9 +12,9 @@ from primafacie.validation import invalid_value
 
 
 def test_defaults_are_the_engines():
-    from primafacie.certainty import CertaintyAudit
+    from primafacie.certainty import CertaintyRanking
 
-    built, engine = CertaintySpec().build(), CertaintyAudit()
+    built, engine = CertaintySpec().build(), CertaintyRanking()
     for key in ("criterion", "protected", "tie_breaker", "max_levels", "utility", "disparity",
                 "epsilon", "on_empty", "min_group"):  # fmt: skip
         assert getattr(built, key) == getattr(engine, key), key

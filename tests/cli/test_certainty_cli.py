@@ -294,7 +294,7 @@ def _two_makers(path, out, *extra):
 
 
 def test_n_draws_and_seed_give_the_api_p_most_fair(tmp_path, table):
-    from primafacie.certainty import CertaintyAudit
+    from primafacie.certainty import CertaintyRanking
     from primafacie.decisions import Rule
 
     path, df = table
@@ -302,7 +302,7 @@ def test_n_draws_and_seed_give_the_api_p_most_fair(tmp_path, table):
     res = runner.invoke(app, _two_makers(path, out, "--n-draws", "2000", "--seed", "5"))
     assert res.exit_code == 0, res.output
     ranking = pd.read_csv(out / "certainty.csv")
-    api = CertaintyAudit(protected=["g"], n_draws=2000, seed=5, favorable=1).run(
+    api = CertaintyRanking(protected=["g"], n_draws=2000, seed=5, favorable=1).run(
         df, {"clerk": "clerk", "strict": Rule("x > 0.5")}
     )
     expected = api.to_frame().set_index("decision_maker")["p_most_fair"]

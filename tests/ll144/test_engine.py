@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from primafacie.errors import InputError
-from primafacie.ll144 import LL144Audit
+from primafacie.ll144 import LL144Tables
 
 
 def hiring() -> pd.DataFrame:
@@ -22,7 +22,7 @@ def hiring() -> pd.DataFrame:
 
 def test_selection_rates_and_impact_ratios_by_hand():
     df = hiring()
-    res = LL144Audit({"sex": "sex", "race/ethnicity": "race"}, unknown=["Unknown"]).run(
+    res = LL144Tables({"sex": "sex", "race/ethnicity": "race"}, unknown=["Unknown"]).run(
         df, df["sel"].to_numpy()
     )
     t = res.table.set_index(["dimension", "category"])
@@ -61,7 +61,7 @@ def test_selection_rates_and_impact_ratios_by_hand():
 
 def test_scoring_rates_use_the_median():
     df = pd.DataFrame({"sex": ["F", "F", "F", "M", "M", "M"], "s": [1, 2, 3, 4, 5, 6]})
-    res = LL144Audit({"sex": "sex"}, exclude_below=0).run(df, score=df["s"].to_numpy())
+    res = LL144Tables({"sex": "sex"}, exclude_below=0).run(df, score=df["s"].to_numpy())
     t = res.table.set_index("category")
     # median 3.5: F has 0 of 3 above, M 3 of 3
     assert res.median == 3.5
@@ -73,12 +73,12 @@ def test_scoring_rates_use_the_median():
 def test_an_unknown_value_that_matches_nothing_stops():
     df = hiring()
     with pytest.raises(InputError, match="occur in no category column"):
-        LL144Audit({"sex": "sex"}, unknown=["N/A"]).run(df, df["sel"].to_numpy())
+        LL144Tables({"sex": "sex"}, unknown=["N/A"]).run(df, df["sel"].to_numpy())
 
 
 def test_headline_names_the_lowest_ratio_with_counts():
     df = hiring()
-    res = LL144Audit({"sex": "sex"}).run(df, df["sel"].to_numpy())
+    res = LL144Tables({"sex": "sex"}).run(df, df["sel"].to_numpy())
     assert (
         res.headline()
         == "Lowest selection-rate impact ratio per category: sex: Female 0.60 (30.0%, 27 of 90)"

@@ -12,7 +12,7 @@ MODULES = [
     "primafacie.principal.bounds",
     "primafacie.principal.estimate",
     "primafacie.principal.evaluate",
-    "primafacie.principal.fairness",
+    "primafacie.principal.engine",
     "primafacie.principal.lp",
     "primafacie.principal.population",
     "primafacie.principal.repair",

@@ -15,7 +15,7 @@ from primafacie.analysis import AnalysisRun, Context, table_stem
 from primafacie.audit.registry import ANALYSES
 from primafacie.data import AuditData
 from primafacie.decisions import Rule
-from primafacie.recourse import CSCResult, FactsResult, RecourseAudit
+from primafacie.recourse import CSCResult, FactsResult, RecourseFairness
 from primafacie.recourse.analysis import ANALYSIS, run, section, shown_subgroups
 from primafacie.recourse.spec import RecourseSpec
 
@@ -105,7 +105,7 @@ def _objects(obj, seen=None):
 
 def test_results_carry_no_engine(done):
     """The report reads Results only: nothing in them leads back to the fitted engine."""
-    assert not any(isinstance(o, RecourseAudit) for o in _objects(dict(done.results)))
+    assert not any(isinstance(o, RecourseFairness) for o in _objects(dict(done.results)))
 
 
 def test_section_reads_only_results(done):

@@ -10,7 +10,7 @@ import pytest
 
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
-from primafacie.recourse import CSCResult, RecourseAudit
+from primafacie.recourse import CSCResult, RecourseFairness
 
 
 def test_no_biased_subgroup_gives_text_columns_and_a_figure():
@@ -36,7 +36,7 @@ def test_headline_and_plot_read_the_carried_curves():
     """The CSC of the package docstring's world: a reaches edu=mid (cost 2), b needs edu=hi (4)."""
     df = pd.DataFrame({"g": ["a", "b"] * 60, "edu": ["lo", "lo", "mid", "mid", "hi", "lo"] * 20,
                        "job": ["x"] * 60 + ["y"] * 60})  # fmt: skip
-    audit = RecourseAudit(Rule("(edu == 'hi') or ((g == 'a') and (edu == 'mid'))"),
+    audit = RecourseFairness(Rule("(edu == 'hi') or ((g == 'a') and (edu == 'mid'))"),
                           protected="g", support=0.1, feature_weights={"edu": 2},
                           features={"edu": {"ordinal": ["lo", "mid", "hi"]}, "job": "categorical"},
                           ).fit(df)  # fmt: skip

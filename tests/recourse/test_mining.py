@@ -6,7 +6,7 @@ import pytest
 
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
-from primafacie.recourse import RecourseAudit
+from primafacie.recourse import RecourseFairness
 from primafacie.recourse.mining import _names
 
 
@@ -24,9 +24,9 @@ def test_kinds_of_a_plain_table_follow_the_dtypes():
         "c": ["x", "y", "x", "y"],
         "b": [True, False] * 2,
     })  # fmt: skip
-    frame, protected, kinds, others = RecourseAudit(Rule("c == 'x'"), protected="g")._resolve_data(
-        df
-    )
+    frame, protected, kinds, others = RecourseFairness(
+        Rule("c == 'x'"), protected="g"
+    )._resolve_data(df)
     assert protected == "g" and others == []
     assert kinds == {
         "num": "numeric",
@@ -37,7 +37,7 @@ def test_kinds_of_a_plain_table_follow_the_dtypes():
 
 
 def test_a_rule_for_an_unknown_column_names_it():
-    audit = RecourseAudit(Rule("x == 'h'"), protected="g", monotone=["edu"])
+    audit = RecourseFairness(Rule("x == 'h'"), protected="g", monotone=["edu"])
     with pytest.raises(
         InputError, match=r"monotone feature given for unknown column\(s\) \['edu'\]"
     ):
@@ -46,7 +46,7 @@ def test_a_rule_for_an_unknown_column_names_it():
 
 def test_split_counts_affected_and_unaffected_per_group():
     df = pd.DataFrame({"g": list("aabbb") + ["?"], "x": list("hlllh") + ["l"]})
-    audit = RecourseAudit(Rule("x == 'h'"), protected="g")
+    audit = RecourseFairness(Rule("x == 'h'"), protected="g")
     frame, group_idx, unaffected = audit._split(df, "g", {"x": "categorical"})
     assert audit.dropped_rows_ == 1  # "?" is a missing value: the row is left out
     assert audit.groups_ == ("a", "b")

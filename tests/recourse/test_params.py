@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from primafacie.errors import InputError
-from primafacie.recourse import RecourseAudit
+from primafacie.recourse import RecourseFairness
 from primafacie.recourse.params import PARAM_WHERE, PARAMETER_CONSTRAINTS, RUN_CONSTRAINTS
 from primafacie.validation import describe, invalid_value
 
@@ -22,9 +22,9 @@ class Never:
 
 
 def test_the_engine_declares_its_constraints():
-    assert RecourseAudit._parameter_constraints is PARAMETER_CONSTRAINTS
-    init = RecourseAudit.__init__.__code__.co_varnames[
-        1 : RecourseAudit.__init__.__code__.co_argcount
+    assert RecourseFairness._parameter_constraints is PARAMETER_CONSTRAINTS
+    init = RecourseFairness.__init__.__code__.co_varnames[
+        1 : RecourseFairness.__init__.__code__.co_argcount
     ]
     # every constructor parameter but the model and the favourable label is declared
     assert set(init) - set(PARAMETER_CONSTRAINTS) == {"model", "favorable"}
@@ -34,11 +34,11 @@ def test_the_engine_declares_its_constraints():
 def test_every_constructor_constraint_rejects_an_invalid_value(name):
     cons = PARAMETER_CONSTRAINTS[name]
     bad = invalid_value(cons)
-    audit = RecourseAudit(Never(), **{"protected": "g", name: bad})
+    audit = RecourseFairness(Never(), **{"protected": "g", name: bad})
     with pytest.raises(InputError) as err:
         audit.fit(DF)
     message = str(err.value)
-    assert message.startswith(f"RecourseAudit: {name} must be {describe(cons)}; got ")
+    assert message.startswith(f"RecourseFairness: {name} must be {describe(cons)}; got ")
     if name in PARAM_WHERE:
         assert message.endswith(f"({PARAM_WHERE[name]})")
 
@@ -47,17 +47,17 @@ def test_every_constructor_constraint_rejects_an_invalid_value(name):
 def test_every_run_constraint_rejects_an_invalid_value_before_fitting(name):
     cons = RUN_CONSTRAINTS[name]
     with pytest.raises(InputError) as err:
-        RecourseAudit(Never(), protected="g").run(DF, **{name: invalid_value(cons)})
-    assert str(err.value).startswith(f"RecourseAudit: {name} must be {describe(cons)}; got ")
+        RecourseFairness(Never(), protected="g").run(DF, **{name: invalid_value(cons)})
+    assert str(err.value).startswith(f"RecourseFairness: {name} must be {describe(cons)}; got ")
 
 
 @pytest.mark.parametrize("name", ["top", "show"])
 def test_csc_arguments_are_checked(name):
     from primafacie.decisions import Rule
 
-    audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(DF)
+    audit = RecourseFairness(Rule("x == 'hi'"), protected="g", support=0.1).fit(DF)
     cons = RUN_CONSTRAINTS[name]
-    with pytest.raises(InputError, match=f"RecourseAudit.csc: {name} must be"):
+    with pytest.raises(InputError, match=f"RecourseFairness.csc: {name} must be"):
         audit.csc("EE", **{name: invalid_value(cons)})
 
 
@@ -77,7 +77,7 @@ def test_csc_arguments_are_checked(name):
     ],
 )
 def test_boundary_values_are_accepted(name, value):
-    RecourseAudit(Never(), protected="g", **{name: value})._validate()
+    RecourseFairness(Never(), protected="g", **{name: value})._validate()
 
 
 @pytest.mark.parametrize(
@@ -93,15 +93,17 @@ def test_boundary_values_are_accepted(name, value):
     ],
 )
 def test_named_bad_values(name, value, shown):
-    with pytest.raises(InputError, match=rf"RecourseAudit: {name} must be .*; {shown}"):
-        RecourseAudit(Never(), protected="g", **{name: value})._validate()
+    with pytest.raises(InputError, match=rf"RecourseFairness: {name} must be .*; {shown}"):
+        RecourseFairness(Never(), protected="g", **{name: value})._validate()
 
 
 def test_score_parameter_of_one_definition():
     from primafacie.decisions import Rule
 
-    audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(DF)
-    with pytest.raises(InputError, match=r"RecourseAudit.scores: phi must be a number in \[0, 1\]"):
+    audit = RecourseFairness(Rule("x == 'hi'"), protected="g", support=0.1).fit(DF)
+    with pytest.raises(
+        InputError, match=r"RecourseFairness.scores: phi must be a number in \[0, 1\]"
+    ):
         audit.rank("ECE", phi=1.5)
     with pytest.raises(InputError, match=r"budget must be a number ≥ 0; got -1"):
         audit.rank("EEWB", budget=-1)

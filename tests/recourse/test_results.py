@@ -27,7 +27,7 @@ import pytest
 from primafacie.data import AuditData
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
-from primafacie.recourse import FactsResult, RankingResult, RecourseAudit
+from primafacie.recourse import FactsResult, RankingResult, RecourseFairness
 from primafacie.recourse.results import EffectivenessCurves, FactsScope
 
 RULE = Rule("(edu == 'hi') or ((g == 'a') and (edu == 'mid'))")
@@ -47,8 +47,8 @@ def world(unknown: int = 3) -> pd.DataFrame:
     return pd.concat([df, extra], ignore_index=True)
 
 
-def audit() -> RecourseAudit:
-    return RecourseAudit(RULE, protected="g", support=0.1, feature_weights={"edu": 2},
+def audit() -> RecourseFairness:
+    return RecourseFairness(RULE, protected="g", support=0.1, feature_weights={"edu": 2},
                          features=KINDS)  # fmt: skip
 
 
@@ -104,7 +104,7 @@ def test_headline_without_and_with_protected_values(result):
     )
     assert result.rankings["Ma.5"].rank1_count() == 3
     data = AuditData(world(0), features=KINDS, protected={"g": "b"})
-    res = RecourseAudit(RULE, support=0.1, feature_weights={"edu": 2}).run(data, phi=0.5)
+    res = RecourseFairness(RULE, support=0.1, feature_weights={"edu": 2}).run(data, phi=0.5)
     assert res.audited.protected_values == ("b",)
     assert res.headline().startswith(
         "6 of 8 recourse definitions rank first a subgroup biased against the protected group "
@@ -117,7 +117,7 @@ def test_headline_says_infinite_scores_are_out_of_reach():
     res = audit().run(world(0), phi=0.5, metrics=["ECMR"])
     # E(C)MR of edu=lo & job=x: both groups have recourse (mean 2 vs 4); job=x: none -> Fair
     assert res.rankings["MR"].to_frame()["score"].tolist()[:3] == [2.0, 2.0, 2.0]
-    one = RecourseAudit(Rule("(edu == 'mid') and (g == 'b')"), protected="g", support=0.1,
+    one = RecourseFairness(Rule("(edu == 'mid') and (g == 'b')"), protected="g", support=0.1,
                         features=KINDS).run(world(0), phi=0.5, metrics=["ECE"])  # fmt: skip
     # ∞ says what it means, from the curves: no action reaches φ of the group (issue 23)
     curve = one.effectiveness_curves("edu=lo")
@@ -145,7 +145,7 @@ def test_caveats_by_hand(result):
 
 
 def test_small_subgroups_are_flagged():
-    res = RecourseAudit(RULE, protected="g", support=0.1, feature_weights={"edu": 2},
+    res = RecourseFairness(RULE, protected="g", support=0.1, feature_weights={"edu": 2},
                         features=KINDS).run(world(0).iloc[:60], phi=0.5, metrics=["EE"])  # fmt: skip
     # 60 rows, all job=x: a's rejected are 10 with edu=lo. Common subgroups edu=lo, job=x and
     # both; job=x has no action (the approved all have job x) and is left out.
@@ -156,7 +156,7 @@ def test_small_subgroups_are_flagged():
         c.startswith("1 frequent subgroup(s) have no feasible action") for c in res.caveats()
     )
     # with 54 rows a has 9
-    res = RecourseAudit(RULE, protected="g", support=0.1, feature_weights={"edu": 2},
+    res = RecourseFairness(RULE, protected="g", support=0.1, feature_weights={"edu": 2},
                         features=KINDS).run(world(0).iloc[:54], phi=0.5, metrics=["EE"])  # fmt: skip
     assert min(res.audited.smallest) == 9
     assert any(
@@ -252,7 +252,7 @@ def test_plot_cumulative_draws_one_step_line_per_group(result):
 
 
 def test_headline_when_every_subgroup_is_fair():
-    res = RecourseAudit(Rule("edu == 'hi'"), protected="g", support=0.1, features=KINDS).run(
+    res = RecourseFairness(Rule("edu == 'hi'"), protected="g", support=0.1, features=KINDS).run(
         world(0), phi=0.5, metrics=["EE"]
     )  # edu := hi flips everyone; job changes flip no one: EE is equal in all 8 subgroups
     assert res.headline() == (

@@ -12,7 +12,7 @@ from primafacie.data import AuditData
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
 from primafacie.params import by_name
-from primafacie.recourse import RecourseAudit
+from primafacie.recourse import RecourseFairness
 from primafacie.recourse.params import PARAMS
 from primafacie.recourse.spec import RecourseSpec
 
@@ -57,12 +57,12 @@ def test_keys_are_refused_with_the_engine_message(key, value):
     # the same constraint refuses the value in the engine (run/evaluate or the constructor)
     with pytest.raises(InputError) as eng_err:
         if key in ("phi", "metrics"):
-            RecourseAudit(Rule("edu == 'hi'"), protected="g").run(frame(), **{key: value})
+            RecourseFairness(Rule("edu == 'hi'"), protected="g").run(frame(), **{key: value})
         elif key == "top":
-            RecourseAudit(Rule("edu == 'hi'"), protected="g")._validate_run(top=value)
+            RecourseFairness(Rule("edu == 'hi'"), protected="g")._validate_run(top=value)
         else:
-            RecourseAudit(Rule("edu == 'hi'"), protected="g", **{key: value})._validate()
-    assert str(eng_err.value).removeprefix("RecourseAudit: ") == text
+            RecourseFairness(Rule("edu == 'hi'"), protected="g", **{key: value})._validate()
+    assert str(eng_err.value).removeprefix("RecourseFairness: ") == text
 
 
 def test_scalar_phi_and_defaults():
@@ -79,7 +79,7 @@ def test_build_maps_every_key():
     spec = RecourseSpec(support=0.2, feature_weights={"edu": 2}, immutable=["n"],
                         monotone=["edu"], bins={"n": [0, 1.5, 3]}, protected="r")  # fmt: skip
     audit = spec.build(data, ctx)
-    assert isinstance(audit, RecourseAudit) and audit.model is ctx.decider
+    assert isinstance(audit, RecourseFairness) and audit.model is ctx.decider
     assert (audit.protected, audit.support, audit.favorable) == ("r", 0.2, 1)
     assert audit.feature_weights == {"edu": 2}
     assert audit.immutable == ["n", "g", "r"]  # every protected attribute never changes

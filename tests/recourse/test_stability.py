@@ -8,7 +8,7 @@ import pytest
 
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
-from primafacie.recourse import RecourseAudit
+from primafacie.recourse import RecourseFairness
 from primafacie.recourse.stability import (
     RankStabilityResult,
     bootstrap_weights,
@@ -36,8 +36,8 @@ def tiny_world(n=960, seed=0) -> pd.DataFrame:
     )
 
 
-def make_audit(legacy: bool = False) -> RecourseAudit:
-    return RecourseAudit(
+def make_audit(legacy: bool = False) -> RecourseFairness:
+    return RecourseFairness(
         RULE,
         protected="g",
         support=0.001,
@@ -84,7 +84,7 @@ def test_hand_example_of_weighted_counts():
     df = pd.DataFrame(
         {"g": ["a", "b", "b", "a", "b"], "x": ["lo", "lo", "lo", "hi", "hi"], "y": ["u"] * 5}
     )
-    audit = RecourseAudit(Rule("x == 'hi'"), protected="g", support=0.1).fit(df)
+    audit = RecourseFairness(Rule("x == 'hi'"), protected="g", support=0.1).fit(df)
     assert audit.subgroup_labels() == ["x=lo", "x=lo; y=u"]
     assert audit.table_.cost.tolist() == [1.0, 1.0]
     (table,) = weighted_tables(audit, np.array([[2, 0, 3, 0, 0]]))

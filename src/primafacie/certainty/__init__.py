@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from .._lazy import getter
 
 if TYPE_CHECKING:
-    from .audit import DEFAULT_DECISION_MAKER, CertaintyAudit, score_counts
     from .counts import (
         CRITERIA,
         GroupCodes,
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
         group_codes,
         group_counts,
     )
+    from .engine import DEFAULT_DECISION_MAKER, CertaintyRanking, score_counts
     from .posterior import (
         UNIFORM_PRIOR,
         as_counts,
@@ -62,7 +62,7 @@ __all__ = [
     "UNIFORM_PRIOR",
     "AxiomCheck",
     "as_counts",
-    "CertaintyAudit",
+    "CertaintyRanking",
     "CertaintyResult",
     "GroupCodes",
     "beta_mean",
@@ -100,9 +100,9 @@ __all__ = [
 #: Where each public name lives: imported on first use, so that the CLI can read this
 #: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
 _LAZY = {
-    "DEFAULT_DECISION_MAKER": "audit",
-    "CertaintyAudit": "audit",
-    "score_counts": "audit",
+    "DEFAULT_DECISION_MAKER": "engine",
+    "CertaintyRanking": "engine",
+    "score_counts": "engine",
     "CRITERIA": "counts",
     "GroupCodes": "counts",
     "count_events": "counts",

@@ -347,7 +347,7 @@ def count_events(
     if n_rows and (codes.min() < 0 or codes.max() >= n_groups):
         raise InputError(f"group codes must lie in [0, {n_groups})")
     # work decision-maker-major, (m, N): a block of rows is then contiguous per decision-maker
-    # when the caller passes the transpose of an (m, N) array, as CertaintyAudit does
+    # when the caller passes the transpose of an (m, N) array, as CertaintyRanking does
     e1 = np.asarray(e1)
     e1 = e1[None, :] if e1.ndim == 1 else e1.T
     if e1.shape[1] != n_rows:

@@ -1,6 +1,6 @@
-"""What the parameters of :class:`~primafacie.certainty.CertaintyAudit` accept, declared once.
+"""What the parameters of :class:`~primafacie.certainty.CertaintyRanking` accept, declared once.
 
-:class:`~primafacie.certainty.CertaintyAudit` validates them at ``run``; the ``audit.yaml``
+:class:`~primafacie.certainty.CertaintyRanking` validates them at ``run``; the ``audit.yaml``
 model :class:`~primafacie.certainty.spec.CertaintySpec` and the ``primafacie certainty`` flags
 check the same constraints (:func:`primafacie.validation.check_value`).
 
@@ -87,7 +87,7 @@ _CRITERION = Predicate(
     bad="fairness",
 )
 
-#: Every parameter of :class:`~primafacie.certainty.CertaintyAudit`, declared once (see
+#: Every parameter of :class:`~primafacie.certainty.CertaintyRanking`, declared once (see
 #: :mod:`primafacie.params`): the engine's constraints, ``analyses.certainty`` of audit.yaml,
 #: the ``primafacie certainty`` options and docs/parameters.md are derived from it.
 PARAMS: tuple[Param, ...] = (
@@ -142,7 +142,7 @@ PARAMS: tuple[Param, ...] = (
           "Model input columns (engine argument).", key=""),
 )  # fmt: skip
 
-#: What each parameter of :class:`CertaintyAudit` accepts (see :mod:`primafacie.validation`).
+#: What each parameter of :class:`CertaintyRanking` accepts (see :mod:`primafacie.validation`).
 PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(PARAMS)
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.

@@ -1,7 +1,7 @@
 """``analyses.certainty`` of audit.yaml: the one place where configuration becomes engine arguments.
 
 The audit (:mod:`primafacie.certainty.analysis`) and ``primafacie certainty`` (with ``--config``
-or with flags) build their :class:`~primafacie.certainty.CertaintyAudit` through
+or with flags) build their :class:`~primafacie.certainty.CertaintyRanking` through
 :meth:`CertaintySpec.build`, and pick the decision-makers through
 :meth:`CertaintySpec.decision_makers_of`; keys are checked with the engine's own constraints.
 """
@@ -96,7 +96,7 @@ class _CertaintyBase(_Strict):
         return out
 
     def build(self, data: Any = None, ctx: Any = None) -> Any:
-        """The :class:`~primafacie.certainty.CertaintyAudit` this section configures.
+        """The :class:`~primafacie.certainty.CertaintyRanking` this section configures.
 
         ``data`` and ``ctx`` are accepted so every spec builds alike; the favourable values
         and the outcome come from the AuditData the engine runs on.
@@ -106,9 +106,9 @@ class _CertaintyBase(_Strict):
         >>> CertaintySpec().build().criterion
         'statistical_parity'
         """
-        from .audit import CertaintyAudit
+        from .engine import CertaintyRanking
 
-        return CertaintyAudit(
+        return CertaintyRanking(
             criterion=self.criterion,
             protected=list(self.protected) if self.protected else None,
             tie_breaker=self.tie_breaker,

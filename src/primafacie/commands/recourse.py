@@ -2,7 +2,7 @@
 
 Module-level steps, each short: :func:`recourse` (the typer command) parses the flags into a
 :class:`FlagInputs`, :func:`build_from_flags` turns them into a table and a
-:class:`~primafacie.recourse.RecourseAudit`, :func:`run_facts` runs it with progress bars,
+:class:`~primafacie.recourse.RecourseFairness`, :func:`run_facts` runs it with progress bars,
 :func:`write_outputs` writes the files all-or-nothing and :func:`print_summary` prints the table.
 Defaults of the flags are those of ``analyses.recourse`` (one source).
 """
@@ -303,7 +303,7 @@ def build_from_flags(
 ) -> tuple[Any, pd.DataFrame]:
     """Read the table (the configuration's reader, :func:`_data.read_frame`) and the model;
     the configured (not yet fitted) audit and the table."""
-    from ..recourse import RecourseAudit
+    from ..recourse import RecourseFairness
     from ..recourse.items import default_bins
 
     # the audited columns of --dropna all: the rule's (a model's are its inputs, below)
@@ -318,7 +318,7 @@ def build_from_flags(
         soft_wrap=True,
         markup=False,
     )
-    audit = RecourseAudit(
+    audit = RecourseFairness(
         decider, protected=args.protected, support=args.support,
         feature_weights=args.weights or None, immutable=args.immutable,
         monotone=args.monotone or None, max_step=args.max_step or None,
@@ -341,7 +341,7 @@ class StageBars:
         self.tasks: dict[str, Any] = {}
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        from ..recourse.audit import STAGES
+        from ..recourse.engine import STAGES
 
         total = max(int(total), 1)
         if stage not in self.tasks:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..certainty import CertaintyAudit, score_counts, synthetic_grid
+from ..certainty import CertaintyRanking, score_counts, synthetic_grid
 from ..errors import InputError
 from .compare import Check, check, comparison_frame, read_run_csv
 
@@ -146,7 +146,7 @@ def compas_experiment(data_dir: Path | None, seed: int = COMPAS_SEED, legacy: bo
             warnings.simplefilter("ignore")
             model.fit(X.iloc[idx_train].to_numpy(), y[idx_train])
         preds[name] = model.predict(X.iloc[idx_test].to_numpy())
-    audit = CertaintyAudit(
+    audit = CertaintyRanking(
         criterion="statistical_parity",
         protected="race",
         favorable=0,

@@ -206,13 +206,13 @@ def run_adult_audit(
 
     ``exact_features=False`` is the paper's looser reading of valid actions (any frequent
     unaffected itemset over a subset of the subgroup's features, spec §4.3); ``progress`` is
-    passed to :meth:`RecourseAudit.run`.
+    passed to :meth:`RecourseFairness.run`.
 
     Returns
     -------
     (audit, model, X_test, y_test, accuracy)
     """
-    from ..recourse import RecourseAudit
+    from ..recourse import RecourseFairness
 
     adult_setting(protected)
     model, _, X_test, _, y_test = fit_adult_model(data_dir, seed=seed, protected=protected)
@@ -225,7 +225,7 @@ def run_adult_audit(
     other = "race" if protected == "sex" else "sex"
     # reference code: sex is hard-coded immutable, race may change (weight 100) in the sex audit
     immutable = sorted({protected, "sex"}) if legacy else [protected, other]
-    audit = RecourseAudit(
+    audit = RecourseFairness(
         model,
         protected=protected,
         support=support,

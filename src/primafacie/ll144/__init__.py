@@ -4,10 +4,10 @@ rate; small categories may be excluded from the ratios, unknown categories are c
 
 from typing import Any
 
-from .engine import LL144Audit
+from .engine import LL144Tables
 from .results import LL144Result
 
-__all__ = ["LL144Audit", "LL144Result"]
+__all__ = ["LL144Tables", "LL144Result"]
 
 
 def __getattr__(name: str) -> Any:

@@ -26,7 +26,7 @@ LEAD = (
 
 
 def inputs(spec: Any, data: Any) -> tuple[Any, Any]:
-    """``(selected, score)`` for :meth:`LL144Audit.run` from the audited data and the spec."""
+    """``(selected, score)`` for :meth:`LL144Tables.run` from the audited data and the spec."""
     if spec.score is False:
         return data.decision_array(), None
     column = data.decision if spec.score is True else spec.score

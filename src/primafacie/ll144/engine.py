@@ -23,10 +23,10 @@ from ..errors import InputError
 from ..groupcodes import SEP, combination_label, cross_codes, value_codes
 from .results import LL144Result
 
-__all__ = ["LL144Audit"]
+__all__ = ["LL144Tables"]
 
 
-class LL144Audit(Engine):
+class LL144Tables(Engine):
     """Selection (or scoring) rates and impact ratios per category, as the rule defines them.
 
     Parameters
@@ -45,7 +45,7 @@ class LL144Audit(Engine):
     Examples
     --------
     >>> df = pd.DataFrame({"sex": ["F"] * 4 + ["M"] * 4, "sel": [1, 0, 0, 0, 1, 1, 0, 1]})
-    >>> res = LL144Audit({"sex": "sex"}).run(df, df["sel"].to_numpy())
+    >>> res = LL144Tables({"sex": "sex"}).run(df, df["sel"].to_numpy())
     >>> res.table[["category", "n", "k", "rate", "impact_ratio"]].to_string(index=False)
     'category  n  k  rate  impact_ratio\\n       F  4  1  0.25      0.333333\\n       M  4  3  0.75      1.000000'
     """
@@ -105,7 +105,7 @@ class LL144Audit(Engine):
         if missing:
             raise InputError(f"ll144.categories: columns {missing} are not in the data")
         if (selected is None) == (score is None):
-            raise InputError("LL144Audit.run: give selected (0/1 per row) or score")
+            raise InputError("LL144Tables.run: give selected (0/1 per row) or score")
         self._check_unknown(frame)
         known = {d: self._known(frame[c]) for d, c in self.categories.items()}
         all_known = np.logical_and.reduce(list(known.values()))

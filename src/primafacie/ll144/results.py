@@ -1,4 +1,4 @@
-"""Result of :class:`~primafacie.ll144.LL144Audit`: the rule's tables and their summary."""
+"""Result of :class:`~primafacie.ll144.LL144Tables`: the rule's tables and their summary."""
 
 from __future__ import annotations
 

@@ -80,7 +80,7 @@ class LL144Spec(_Strict):
         return v
 
     def build(self, data: Any = None, ctx: Any = None) -> Any:
-        """The :class:`~primafacie.ll144.LL144Audit` this section configures."""
-        from .engine import LL144Audit
+        """The :class:`~primafacie.ll144.LL144Tables` this section configures."""
+        from .engine import LL144Tables
 
-        return LL144Audit(self.categories, self.exclude_below, self.unknown)
+        return LL144Tables(self.categories, self.exclude_below, self.unknown)

@@ -14,9 +14,9 @@ from .._lazy import getter
 if TYPE_CHECKING:
     from .approx import alpha_star
     from .bounds import Prop1Bounds, corollary1, def3_gap, def4_bounds, prop1_bounds, stratum_bounds
+    from .engine import PrincipalFairness, principal_arrays
     from .estimate import CellCounts, bootstrap_counts, count_cells, encode_cells
     from .evaluate import evaluate_margins
-    from .fairness import PrincipalFairness, principal_arrays
     from .lp import LPIntervals, lp_intervals
     from .repair import apply_eps, randomised_repair, solve_repair
     from .results import NOTE, PrincipalResult, RepairResult
@@ -62,8 +62,8 @@ _LAZY = {
     "count_cells": "estimate",
     "encode_cells": "estimate",
     "evaluate_margins": "evaluate",
-    "PrincipalFairness": "fairness",
-    "principal_arrays": "fairness",
+    "PrincipalFairness": "engine",
+    "principal_arrays": "engine",
     "LPIntervals": "lp",
     "lp_intervals": "lp",
     "apply_eps": "repair",

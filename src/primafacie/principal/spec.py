@@ -68,7 +68,7 @@ class _PrincipalBase(_Strict):
         'g'
         """
         from ..errors import InputError
-        from .fairness import PrincipalFairness
+        from .engine import PrincipalFairness
 
         if not data.protected:
             raise InputError("analyses.principal: the data declare no protected attribute")

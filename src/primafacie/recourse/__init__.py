@@ -5,12 +5,12 @@ cheapest action that helps half of the low-education subgroup costs 2 for ``a`` 
 
 >>> import pandas as pd
 >>> from primafacie.decisions import Rule
->>> from primafacie.recourse import RecourseAudit
+>>> from primafacie.recourse import RecourseFairness
 >>> df = pd.DataFrame({"g": ["a", "b"] * 60,
 ...                    "edu": ["lo", "lo", "mid", "mid", "hi", "lo"] * 20,
 ...                    "job": ["x"] * 60 + ["y"] * 60})
 >>> rule = Rule("(edu == 'hi') or ((g == 'a') and (edu == 'mid'))")
->>> audit = RecourseAudit(rule, protected="g", support=0.1, feature_weights={"edu": 2},
+>>> audit = RecourseFairness(rule, protected="g", support=0.1, feature_weights={"edu": 2},
 ...                       features={"edu": {"ordinal": ["lo", "mid", "hi"]}, "job": "categorical"})
 >>> res = audit.run(df, phi=0.5, metrics=["ECE"])
 >>> print(audit.csc("ECE", phi=0.5, top=1).text)
@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING
 from .._lazy import getter
 
 if TYPE_CHECKING:
-    from .audit import RecourseAudit
     from .csc import CSCAction, CSCGroup, CSCRecord, CSCResult
+    from .engine import RecourseFairness
     from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets
     from .metrics import METRICS, RecourseTable, auto_budgets, dense_rank, resolve_metric
     from .results import EffectivenessCurves, FactsResult, FactsScope, RankingResult
 
 __all__ = [
-    "RecourseAudit",
+    "RecourseFairness",
     "RankingResult",
     "FactsResult",
     "FactsScope",
@@ -59,7 +59,7 @@ __all__ = [
 #: Where each public name lives: imported on first use, so that the CLI can read this
 #: package's declarations (:mod:`.params`) without loading the engine, numpy or pandas.
 _LAZY = {
-    "RecourseAudit": "audit",
+    "RecourseFairness": "engine",
     "CSCAction": "csc",
     "CSCGroup": "csc",
     "CSCRecord": "csc",

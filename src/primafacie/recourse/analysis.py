@@ -1,7 +1,7 @@
 """FACTS recourse fairness as an audit analysis: definition, run adapter, report section.
 
 :func:`run` builds the engine through :meth:`RecourseSpec.build`, runs it
-(:meth:`RecourseAudit.run`), draws the comparative subgroup counterfactuals and takes the
+(:meth:`RecourseFairness.run`), draws the comparative subgroup counterfactuals and takes the
 headline, scope and caveats from the :class:`~primafacie.recourse.FactsResult`. :func:`section`
 reads only the results (rankings, CSCs, effectiveness curves), never the engine.
 ``primafacie recourse --config`` calls the same :func:`run`.
@@ -20,8 +20,8 @@ from ..analysis import Analysis, AnalysisRun, Context, table_path, table_stem
 from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text, readable_bins
-from .audit import STAGES
 from .csc import CSCResult
+from .engine import STAGES
 from .results import FactsResult
 from .spec import RecourseSpec
 from .stability import STABLE_SHARE, RankStabilityResult, rank_stability

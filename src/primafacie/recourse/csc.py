@@ -238,8 +238,8 @@ def _changes(audit: Any, s: int, then: np.ndarray) -> dict[str, Any]:
 def csc_record(
     audit: Any, s: int, metric_out: dict, label: str, title: str, show: str = "relevant"
 ) -> CSCRecord:
-    """CSC of subgroup ``s`` (index) from :meth:`RecourseAudit.scores` output."""
-    validate_params("RecourseAudit.csc", {"show": RUN_CONSTRAINTS["show"]}, {"show": show})
+    """CSC of subgroup ``s`` (index) from :meth:`RecourseFairness.scores` output."""
+    validate_params("RecourseFairness.csc", {"show": RUN_CONSTRAINTS["show"]}, {"show": show})
     table = audit.table_
     spec = metric_out["spec"]
     vp = metric_out["viewpoint"]
@@ -312,7 +312,7 @@ def make_csc(
 ) -> CSCResult:  # fmt: skip
     """CSCs of the ``top`` ranked subgroups (or of the given subgroups) under one definition."""
     checked = {"show": show} if subgroups is not None else {"top": top, "show": show}
-    validate_params("RecourseAudit.csc", RUN_CONSTRAINTS, checked, PARAM_WHERE)
+    validate_params("RecourseFairness.csc", RUN_CONSTRAINTS, checked, PARAM_WHERE)
     out = audit.scores(metric, viewpoint, phi=phi, budget=budget)
     ranking = make_ranking(audit, out)
     if subgroups is not None:

@@ -1,4 +1,4 @@
-"""FACTS stage 5 for :class:`~primafacie.recourse.audit.RecourseAudit`: test every action on
+"""FACTS stage 5 for :class:`~primafacie.recourse.engine.RecourseFairness`: test every action on
 every member with batched ``predict`` calls and count the flips (macro and micro).
 
 One batched ``predict`` covers all (member, action) pairs of many subgroups at once (chunks of
@@ -90,7 +90,7 @@ class _PredictionCache:
 
 @dataclass(frozen=True)
 class _ChunkContext:
-    """What every predict chunk of :meth:`RecourseAudit._effectiveness` reads (never written)."""
+    """What every predict chunk of :meth:`RecourseFairness._effectiveness` reads (never written)."""
 
     frame: pd.DataFrame
     space: ItemSpace
@@ -106,7 +106,7 @@ class _ChunkContext:
 def _remote_chunk_flips(
     shared: tuple[ActionEffectiveness, _ChunkContext], units: Sequence[tuple[int, int, int]]
 ) -> tuple[np.ndarray, np.ndarray | int]:
-    """One chunk of :meth:`RecourseAudit._effectiveness` as a backend task: the flips and the
+    """One chunk of :meth:`RecourseFairness._effectiveness` as a backend task: the flips and the
     sorted keys of the rows it predicted (or their count when rows are not keyed)."""
     audit, ctx = shared
     ctx = replace(ctx, cache=ctx.cache.empty())
@@ -160,8 +160,8 @@ class _TableBuilder:
 class ActionEffectiveness:
     """Batched model calls over (member, action) pairs and the micro pass into the table.
 
-    A part of :class:`~primafacie.recourse.audit.RecourseAudit` (not used alone): its methods
-    run inside :meth:`RecourseAudit.fit` after :class:`~.mining.SubgroupMining`.
+    A part of :class:`~primafacie.recourse.engine.RecourseFairness` (not used alone): its methods
+    run inside :meth:`RecourseFairness.fit` after :class:`~.mining.SubgroupMining`.
     """
 
     # ------------------------------------------------------------------ model calls

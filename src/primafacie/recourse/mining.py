@@ -1,4 +1,4 @@
-"""FACTS stages 1-4 for :class:`~primafacie.recourse.audit.RecourseAudit`: who is audited,
+"""FACTS stages 1-4 for :class:`~primafacie.recourse.engine.RecourseFairness`: who is audited,
 the item space, the subgroups and their feasible actions.
 
 :class:`SubgroupMining` is one of the three parts the engine is built from (the others are
@@ -28,7 +28,7 @@ from .items import ItemSpace, apply_bins, common_itemsets, frequent_itemsets
 
 __all__ = ["ProgressCallback", "SubgroupMining"]
 
-#: ``progress(stage, done, total)``: called as each stage advances (see :meth:`RecourseAudit.fit`).
+#: ``progress(stage, done, total)``: called as each stage advances (see :meth:`RecourseFairness.fit`).
 ProgressCallback = Callable[[str, int, int], None]
 
 
@@ -47,8 +47,8 @@ def _names(obj: Any) -> list[str]:
 class SubgroupMining:
     """Resolve the data, split affected / unaffected, mine subgroups and their actions.
 
-    A part of :class:`~primafacie.recourse.audit.RecourseAudit` (not used alone): its methods
-    run inside :meth:`RecourseAudit.fit` on the engine's parameters and fitted state.
+    A part of :class:`~primafacie.recourse.engine.RecourseFairness` (not used alone): its methods
+    run inside :meth:`RecourseFairness.fit` on the engine's parameters and fitted state.
     """
 
     # ------------------------------------------------------------------ data
@@ -75,7 +75,9 @@ class SubgroupMining:
         self.protected_values_ = ()  # a plain table does not say which group is protected
         protected = self.protected
         if protected is None:
-            raise InputError("name the protected attribute: RecourseAudit(..., protected='column')")
+            raise InputError(
+                "name the protected attribute: RecourseFairness(..., protected='column')"
+            )
         if protected not in frame.columns:
             raise InputError(
                 f"protected attribute {protected!r} is not in the data; columns are: "

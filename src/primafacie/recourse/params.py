@@ -1,18 +1,18 @@
 """What the parameters of the FACTS engine accept, declared once as data.
 
-:class:`~primafacie.recourse.RecourseAudit` validates its constructor's parameters against
+:class:`~primafacie.recourse.RecourseFairness` validates its constructor's parameters against
 :data:`PARAMETER_CONSTRAINTS` at ``fit``/``run`` and the arguments of ``run``/``evaluate``/``csc``
 against :data:`RUN_CONSTRAINTS`; ``analyses.recourse`` in ``audit.yaml`` and the CLI flags reuse
 the same constraints (:func:`primafacie.validation.check_value`), so a rule is written once and
 every violation reads the same::
 
-    RecourseAudit: support must be a number in (0, 1]; got 1.5 (--support, analyses.recourse.support)
+    RecourseFairness: support must be a number in (0, 1]; got 1.5 (--support, analyses.recourse.support)
 
 >>> from primafacie.validation import validate_params
->>> validate_params("RecourseAudit", RUN_CONSTRAINTS, {"phi": [0.3, 1.2]}, PARAM_WHERE)
+>>> validate_params("RecourseFairness", RUN_CONSTRAINTS, {"phi": [0.3, 1.2]}, PARAM_WHERE)
 Traceback (most recent call last):
 ...
-primafacie.errors.InputError: RecourseAudit: phi must be a number in [0, 1] or a non-empty list of them; got [0.3, 1.2] (--phi, analyses.recourse.phi)
+primafacie.errors.InputError: RecourseFairness: phi must be a number in [0, 1] or a non-empty list of them; got [0.3, 1.2] (--phi, analyses.recourse.phi)
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ DEFAULT_N_BOOT = 50
 #: larger B only multiplies the run time (each resample re-weights every fitted flip).
 MAX_N_BOOT = 100_000
 
-#: The parameters of :class:`RecourseAudit`'s constructor (checked at ``fit``/``run``).
+#: The parameters of :class:`RecourseFairness`'s constructor (checked at ``fit``/``run``).
 _INIT: tuple[Param, ...] = (
     Param("protected", [None, InstanceOf(str, name="a column name")], None,
           "Protected attribute audited (default: the only one).", flag="--protected"),
@@ -139,7 +139,7 @@ _INIT: tuple[Param, ...] = (
           None, "Compute backend.", key="", source="compute"),
 )  # fmt: skip
 
-#: What :meth:`RecourseAudit.run` / ``evaluate`` / ``csc`` accept beyond the constructor's.
+#: What :meth:`RecourseFairness.run` / ``evaluate`` / ``csc`` accept beyond the constructor's.
 _RUN: tuple[Param, ...] = (
     Param("phi", [ListOf(Interval(Real, 0, 1), scalar=True)], [0.3, 0.7],
           "Effectiveness thresholds of ECR and ECE.", flag="--phi", type=list[float]),
@@ -175,17 +175,17 @@ _STABILITY: tuple[Param, ...] = (
 #: options and docs/parameters.md are derived from it.
 PARAMS: tuple[Param, ...] = (*_INIT, *_RUN, *_STABILITY)
 
-#: What each parameter of :class:`RecourseAudit` accepts (checked at ``fit``/``run``).
+#: What each parameter of :class:`RecourseFairness` accepts (checked at ``fit``/``run``).
 PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(_INIT)
 
-#: What :meth:`RecourseAudit.run` / :meth:`~RecourseAudit.evaluate` / :meth:`~RecourseAudit.csc`
+#: What :meth:`RecourseFairness.run` / :meth:`~RecourseFairness.evaluate` / :meth:`~RecourseFairness.csc`
 #: accept beyond the constructor's parameters.
 RUN_CONSTRAINTS: dict[str, list[Any]] = constraints(_RUN)
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter (appended to its error message).
 PARAM_WHERE: dict[str, str] = where(PARAMS, "recourse")
 
-#: The parameter of a single definition in :meth:`RecourseAudit.scores` / ``rank`` / ``csc``.
+#: The parameter of a single definition in :meth:`RecourseFairness.scores` / ``rank`` / ``csc``.
 SCORE_PARAM: dict[str, list[Any]] = {
     "phi": [Interval(Real, 0, 1)],
     "budget": [Interval(Real, 0, None)],

@@ -61,7 +61,7 @@ def plot_cumulative(audit: Any, subgroup: str | int):
     Parameters
     ----------
     audit
-        A fitted :class:`~primafacie.recourse.RecourseAudit`.
+        A fitted :class:`~primafacie.recourse.RecourseFairness`.
     subgroup
         Label (``a=x; b=y``) or index.
 

@@ -1,10 +1,10 @@
-"""The queries of a fitted :class:`~primafacie.recourse.audit.RecourseAudit`: subgroup labels,
+"""The queries of a fitted :class:`~primafacie.recourse.engine.RecourseFairness`: subgroup labels,
 budgets, scores and ranks of one definition, Comparative Subgroup Counterfactuals, the
 effectiveness curves, the audited scope and the cumulative-effectiveness plot.
 
 :class:`RecourseRanking` only reads the fitted state (``table_``, ``groups_``, ``space_``,
 ``sub_items_`` ...); what it computes once (labels, curves) is cached on the engine and
-dropped by the next :meth:`RecourseAudit.fit`.
+dropped by the next :meth:`RecourseFairness.fit`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ __all__ = ["RecourseRanking"]
 class RecourseRanking:
     """Scores, ranks, CSCs, curves and scope over the fitted FACTS table.
 
-    A part of :class:`~primafacie.recourse.audit.RecourseAudit` (not used alone): every
-    method needs :meth:`RecourseAudit.fit` to have run.
+    A part of :class:`~primafacie.recourse.engine.RecourseFairness` (not used alone): every
+    method needs :meth:`RecourseFairness.fit` to have run.
     """
 
     # ------------------------------------------------------------------ what the result carries

@@ -150,7 +150,7 @@ class RankingResult(BaseResult):
 
     def definition(self) -> dict[str, Any]:
         """``metric``, ``viewpoint`` and ``phi``/``budget``: this ranking's definition as
-        :meth:`RecourseAudit.rank` and :meth:`~RecourseAudit.csc` take it.
+        :meth:`RecourseFairness.rank` and :meth:`~RecourseFairness.csc` take it.
 
         >>> t = pd.DataFrame(columns=["rank", "score", "bias_against", "subgroup"])
         >>> RankingResult("ECE", "micro", 0.7, "Mi.7", "ECE", ("a", "b"), t).definition()
@@ -286,7 +286,7 @@ class RankingResult(BaseResult):
 
 
 def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
-    """Build a :class:`RankingResult` from :meth:`RecourseAudit.scores` output."""
+    """Build a :class:`RankingResult` from :meth:`RecourseFairness.scores` output."""
     spec = out["spec"]
     vp = out["viewpoint"]
     param = out["param"]
@@ -327,7 +327,7 @@ def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
 
 @dataclass(frozen=True)
 class FactsScope:
-    """Who a FACTS audit covered, with the denominators (built by :meth:`RecourseAudit.evaluate`).
+    """Who a FACTS audit covered, with the denominators (built by :meth:`RecourseFairness.evaluate`).
 
     Attributes
     ----------

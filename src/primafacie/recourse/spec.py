@@ -2,9 +2,9 @@
 
 The keys reuse the engine's constraints (:mod:`primafacie.recourse.params`) through
 :func:`~primafacie.validation.check_value`, so ``support: 1.5`` in audit.yaml, ``--support 1.5``
-on the command line and ``RecourseAudit(support=1.5)`` are refused with the same words.
+on the command line and ``RecourseFairness(support=1.5)`` are refused with the same words.
 :meth:`RecourseSpec.build` makes the engine and :meth:`RecourseSpec.run_kwargs` the arguments of
-:meth:`~primafacie.recourse.RecourseAudit.run`; the audit and ``primafacie recourse --config``
+:meth:`~primafacie.recourse.RecourseFairness.run`; the audit and ``primafacie recourse --config``
 both go through them.
 """
 
@@ -67,7 +67,7 @@ class _RecourseBase(_Strict):
     }
 
     def build(self, data: Any, ctx: Any) -> Any:
-        """The :class:`~primafacie.recourse.RecourseAudit` this section configures.
+        """The :class:`~primafacie.recourse.RecourseFairness` this section configures.
 
         Parameters
         ----------
@@ -79,7 +79,7 @@ class _RecourseBase(_Strict):
 
         Returns
         -------
-        RecourseAudit
+        RecourseFairness
             Not fitted. Many-valued numeric features get quantile bins
             (:func:`~primafacie.recourse.items.default_bins`) unless ``bins`` says otherwise;
             every protected attribute is immutable.
@@ -91,7 +91,7 @@ class _RecourseBase(_Strict):
             ``protected`` is not a protected attribute of the data.
         """
         from ..errors import InputError
-        from .audit import RecourseAudit
+        from .engine import RecourseFairness
         from .items import default_bins
 
         if ctx.decider is None:
@@ -106,7 +106,7 @@ class _RecourseBase(_Strict):
                 f"protected: {list(data.protected)}"
             )
         features = {name: f.kind for name, f in data.features.items()}
-        return RecourseAudit(
+        return RecourseFairness(
             ctx.decider,
             protected=attr,
             support=self.support,
@@ -119,7 +119,7 @@ class _RecourseBase(_Strict):
         )
 
     def run_kwargs(self) -> dict[str, Any]:
-        """The arguments of :meth:`RecourseAudit.run` this section sets (budgets: automatic)."""
+        """The arguments of :meth:`RecourseFairness.run` this section sets (budgets: automatic)."""
         return {"phi": list(self.phi), "budgets": "auto", "metrics": self.metrics}
 
 

@@ -12,7 +12,7 @@ The expensive part of FACTS is mining and the model calls behind the flip matrix
 flips which member). A bootstrap of rows changes neither who a row is nor what an action does
 to it, only how many times each row counts. Every number of the
 :class:`~.metrics.RecourseTable` is a sum over members, so a resample is a *weighted* sum over
-the flip matrices kept by the fit (bit-packed, ``RecourseAudit.flips_``):
+the flip matrices kept by the fit (bit-packed, ``RecourseFairness.flips_``):
 
 * ``n[s, g]`` = Σ w over the group's members, ``eff[a, g]`` = Σ w · flip(a, x) (one matrix
   product for all resamples of a block);
@@ -20,7 +20,7 @@ the flip matrices kept by the fit (bit-packed, ``RecourseAudit.flips_``):
   the micro ``cum`` are weighted counts of members by recourse cost (a cumulative sum of
   weights in cost order, looked up with ``searchsorted``).
 
-The scores and ranks are then those of :meth:`RecourseAudit.rank`, computed by the same metric
+The scores and ranks are then those of :meth:`RecourseFairness.rank`, computed by the same metric
 functions (a test checks they agree on the fitted table). No model call and no mining is
 repeated; a test compares the result with a slow reference that refits FACTS on each resample.
 
@@ -175,7 +175,7 @@ def weighted_tables(audit: Any, weights: np.ndarray, need_seq: bool = False) -> 
     Parameters
     ----------
     audit
-        A fitted :class:`~.audit.RecourseAudit` (it keeps ``flips_``, ``members_``,
+        A fitted :class:`~.engine.RecourseFairness` (it keeps ``flips_``, ``members_``,
         ``affected_rows_`` and ``affected_groups_``).
     weights
         (B, rows of ``audit.frame_``) integer weights of the audited rows.
@@ -238,7 +238,7 @@ def score_table(
 ) -> np.ndarray:
     """Dense rank (1 = most unfair, 0 = Fair) of every subgroup of ``table`` under a definition.
 
-    The same scores and tie rules as :meth:`RecourseAudit.scores` / ``rank`` (exact fractions
+    The same scores and tie rules as :meth:`RecourseFairness.scores` / ``rank`` (exact fractions
     for shares and counts, a relative tolerance for costs).
 
     Parameters
@@ -428,7 +428,7 @@ def rank_stability(
     Parameters
     ----------
     audit
-        The fitted :class:`~.audit.RecourseAudit` whose rankings are followed.
+        The fitted :class:`~.engine.RecourseFairness` whose rankings are followed.
     rankings
         ``{label: RankingResult}`` or a :class:`~.results.FactsResult` (its rankings).
     n_boot
@@ -448,10 +448,10 @@ def rank_stability(
     --------
     >>> import pandas as pd
     >>> from primafacie.decisions import Rule
-    >>> from primafacie.recourse import RecourseAudit
+    >>> from primafacie.recourse import RecourseFairness
     >>> df = pd.DataFrame({"g": ["a", "b"] * 100, "x": ["lo", "hi", "lo", "lo"] * 50,
     ...                    "y": ["u", "v", "v", "u", "u"] * 40})
-    >>> audit = RecourseAudit(Rule("(x == 'hi') and (g == 'b')"), protected="g", support=0.1)
+    >>> audit = RecourseFairness(Rule("(x == 'hi') and (g == 'b')"), protected="g", support=0.1)
     >>> res = audit.run(df, phi=0.5, metrics=["EE"])
     >>> stab = rank_stability(audit, res, n_boot=20, seed=0)
     >>> stab.to_frame()["subgroup"].tolist(), stab.to_frame()["in_top"].tolist()
@@ -464,7 +464,9 @@ def rank_stability(
     validate_params("rank_stability", _CONSTRAINTS, {"n_boot": n_boot, "seed": seed,
                                                       "top": top}, _WHERE)  # fmt: skip
     if not hasattr(audit, "flips_"):
-        raise InputError("rank_stability needs a RecourseAudit fitted by this version (fit first)")
+        raise InputError(
+            "rank_stability needs a RecourseFairness fitted by this version (fit first)"
+        )
     n_rows = len(audit.frame_)
     if weights is not None and weights.shape[1] != n_rows:
         raise InputError(f"weights must have {n_rows} columns (audited rows); got {weights.shape}")

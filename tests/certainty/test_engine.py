@@ -1,10 +1,10 @@
-"""CertaintyAudit on data: decision-maker kinds, criteria, groups, bad input."""
+"""CertaintyRanking on data: decision-maker kinds, criteria, groups, bad input."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from primafacie.certainty import CertaintyAudit
+from primafacie.certainty import CertaintyRanking
 from primafacie.data import AuditData
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
@@ -23,7 +23,7 @@ def hiring_frame() -> pd.DataFrame:
 
 def test_table1_from_rows_and_selection():
     df = hiring_frame()
-    res = CertaintyAudit(protected="colour").run(df, {"A": "A", "rule": Rule("score > 5")})
+    res = CertaintyRanking(protected="colour").run(df, {"A": "A", "rule": Rule("score > 5")})
     t = res.table.set_index("decision_maker")
     assert t.loc["A", ["n_i", "k_i", "n_j", "k_j"]].tolist() == [3, 3, 3, 0]
     assert t.loc["A", "utility"] == pytest.approx(-0.629234, abs=1e-6)
@@ -39,7 +39,7 @@ def test_dm_kinds_array_estimator_callable_give_same_counts():
     df = pd.DataFrame({"g": rng.choice(["a", "b", "c"], 300), "x": rng.normal(size=300)})
     df["y"] = (df["x"] > 0).astype(int)
     tree = DecisionTreeClassifier(max_depth=1, random_state=0).fit(df[["x"]], df["y"])
-    res = CertaintyAudit(protected="g", outcome="y", tie_breaker="accuracy").run(
+    res = CertaintyRanking(protected="g", outcome="y", tie_breaker="accuracy").run(
         df,
         {
             "col": "y",
@@ -58,8 +58,8 @@ def test_dm_kinds_array_estimator_callable_give_same_counts():
 
 def test_favourable_zero_flips_groups_not_point():
     df = hiring_frame()
-    pos = CertaintyAudit(protected="colour").run(df, {"A": "A"}).table.iloc[0]
-    neg = CertaintyAudit(protected="colour", favorable=0).run(df, {"A": "A"}).table.iloc[0]
+    pos = CertaintyRanking(protected="colour").run(df, {"A": "A"}).table.iloc[0]
+    neg = CertaintyRanking(protected="colour", favorable=0).run(df, {"A": "A"}).table.iloc[0]
     assert (pos["disparity"], pos["uncertainty"]) == (neg["disparity"], neg["uncertainty"])
     assert (pos["most_privileged"], neg["most_privileged"]) == ("yellow", "blue")
 
@@ -72,10 +72,10 @@ def test_equal_opportunity_and_predictive_parity_counts():
             "p": [1, 0, 1, 0, 1, 1, 0, 0],
         }
     )
-    eo = CertaintyAudit("equal_opportunity", protected="z", outcome="y").run(df, {"p": "p"})
+    eo = CertaintyRanking("equal_opportunity", protected="z", outcome="y").run(df, {"p": "p"})
     c = eo.counts.set_index("group")
     assert c.loc["0", ["n", "k"]].tolist() == [2, 1] and c.loc["1", ["n", "k"]].tolist() == [1, 1]
-    pp = CertaintyAudit("predictive_parity", protected="z", outcome="y").run(df, {"p": "p"})
+    pp = CertaintyRanking("predictive_parity", protected="z", outcome="y").run(df, {"p": "p"})
     c = pp.counts.set_index("group")
     assert c.loc["0", ["n", "k"]].tolist() == [2, 1] and c.loc["1", ["n", "k"]].tolist() == [2, 1]
 
@@ -91,7 +91,7 @@ def test_audit_data_input_and_intersectional_groups():
     )
     data = AuditData(df, features={"x": "numeric"}, protected={"sex": "f", "race": "b"},
                      decision="dec", favorable="yes")  # fmt: skip
-    res = CertaintyAudit().run(data)
+    res = CertaintyRanking().run(data)
     assert res.protected == ("sex", "race")
     assert res.groups == ("f × a", "f × b", "m × a", "m × b")
     assert res.table["decision_maker"].tolist() == ["dec"]
@@ -101,7 +101,7 @@ def test_audit_data_input_and_intersectional_groups():
 def test_empty_group_error_or_skip():
     df = pd.DataFrame({"z": ["a", "a", "b", "b", "c", "c"], "y": [1, 0, 1, 1, 0, 0],
                        "p": [1, 1, 0, 1, 1, 0]})  # fmt: skip
-    audit = CertaintyAudit("equal_opportunity", protected="z", outcome="y")
+    audit = CertaintyRanking("equal_opportunity", protected="z", outcome="y")
     with pytest.raises(InputError, match="no rows with a favourable true outcome.*p: c"):
         audit.run(df, {"p": "p"})
     audit.on_empty = "skip"
@@ -120,9 +120,9 @@ def test_group_without_members_is_reported_never_divided():
         colour=lambda d: pd.Categorical(d["colour"], ["yellow", "blue", "green"])
     )
     with pytest.raises(InputError, match="A: green"):
-        CertaintyAudit(protected="colour").run(df, {"A": "A"})
+        CertaintyRanking(protected="colour").run(df, {"A": "A"})
     with pytest.warns(UserWarning):
-        res = CertaintyAudit(protected="colour", on_empty="skip").run(df, {"A": "A"})
+        res = CertaintyRanking(protected="colour", on_empty="skip").run(df, {"A": "A"})
     green = res.counts.set_index("group").loc["green"]
     assert green["members"] == 0 and green["n"] == 0 and np.isnan(green["rate"])
     assert res.table.loc[0, "utility"] == pytest.approx(-0.629234, abs=1e-6)
@@ -149,7 +149,7 @@ def test_group_without_members_is_reported_never_divided():
 def test_bad_input_messages(dms, kwargs, message):
     params = {"protected": "colour", **kwargs}
     with pytest.raises(InputError, match=message):
-        CertaintyAudit(**params).run(hiring_frame(), dms)
+        CertaintyRanking(**params).run(hiring_frame(), dms)
 
 
 def test_estimator_that_cannot_predict_gives_input_error():
@@ -158,27 +158,27 @@ def test_estimator_that_cannot_predict_gives_input_error():
     df = hiring_frame()
     model = LogisticRegression().fit(df[["score"]].to_numpy(), df["A"])  # no feature names
     with pytest.raises(InputError, match="decision-maker 'lr': predict\\(\\) failed"):
-        CertaintyAudit(protected="colour").run(df, {"lr": model})
-    res = CertaintyAudit(protected="colour", features=["score"]).run(df, {"lr": model})
+        CertaintyRanking(protected="colour").run(df, {"lr": model})
+    res = CertaintyRanking(protected="colour", features=["score"]).run(df, {"lr": model})
     assert res.table.loc[0, "k_i"] == 3
 
 
 def test_single_group_is_an_error():
     df = hiring_frame().assign(colour="yellow")
     with pytest.raises(InputError, match="single group"):
-        CertaintyAudit(protected="colour").run(df, {"A": "A"})
+        CertaintyRanking(protected="colour").run(df, {"A": "A"})
 
 
 def test_boolean_predictions_respect_favourable_value():
     # [1,1,1,0,0,0] and [True]*3 + [False]*3 are the same decisions; with favourable 0
     # both must count the blue group (the zeros) as favoured
     df = hiring_frame()
-    res = CertaintyAudit(protected="colour", favorable=0).run(
+    res = CertaintyRanking(protected="colour", favorable=0).run(
         df, {"int": np.array([1, 1, 1, 0, 0, 0]), "bool": np.array([True] * 3 + [False] * 3)}
     )
     k = res.counts.pivot(index="decision_maker", columns="group", values="k")
     assert k.loc["int"].tolist() == k.loc["bool"].tolist() == [3, 0]  # blue, yellow
-    res = CertaintyAudit(protected="colour", favorable=False).run(
+    res = CertaintyRanking(protected="colour", favorable=False).run(
         df, {"bool": np.array([True] * 3 + [False] * 3)}
     )
     assert res.counts.set_index("group")["k"].to_dict() == {"blue": 3, "yellow": 0}
@@ -186,7 +186,7 @@ def test_boolean_predictions_respect_favourable_value():
 
 def test_accuracy_reported_with_count_and_denominator():
     df = hiring_frame().assign(y=[1, 1, 0, 0, 0, 1])
-    res = CertaintyAudit(protected="colour", outcome="y").run(df, {"A": "A"})
+    res = CertaintyRanking(protected="colour", outcome="y").run(df, {"A": "A"})
     row = res.table.iloc[0]
     # A = [1,1,1,0,0,0] vs y = [1,1,0,0,0,1]: rows 0, 1, 3, 4 agree
     assert (row["accuracy_k"], row["accuracy_n"]) == (4, 6)
@@ -198,8 +198,8 @@ def test_many_valued_categorical_protected_column_can_be_allowed():
     countries = [f"c{i:02d}" for i in range(25)]
     df = pd.DataFrame({"country": countries * 4, "A": [1, 0] * 50})
     with pytest.raises(InputError, match="'country' has 25 distinct values"):
-        CertaintyAudit(protected="country").run(df, {"A": "A"})
-    res = CertaintyAudit(protected="country", max_levels=None).run(df, {"A": "A"})
+        CertaintyRanking(protected="country").run(df, {"A": "A"})
+    res = CertaintyRanking(protected="country", max_levels=None).run(df, {"A": "A"})
     assert res.counts_frame()["group"].nunique() == 25
 
 
@@ -207,15 +207,15 @@ def test_many_valued_categorical_protected_column_can_be_allowed():
 def test_every_declared_constraint_rejects_an_invalid_value():
     from primafacie.validation import invalid_value
 
-    constraints = CertaintyAudit._parameter_constraints
+    constraints = CertaintyRanking._parameter_constraints
     assert {"criterion", "on_empty", "ties", "ci_level", "epsilon", "max_levels"} <= set(
         constraints
     )
     for name, cons in constraints.items():
         bad = invalid_value(cons)
         params = {"protected": "colour", name: bad}
-        with pytest.raises(InputError, match=rf"^CertaintyAudit: {name} must be .*; got "):
-            CertaintyAudit(**params).run(hiring_frame(), {"A": "A"})
+        with pytest.raises(InputError, match=rf"^CertaintyRanking: {name} must be .*; got "):
+            CertaintyRanking(**params).run(hiring_frame(), {"A": "A"})
 
 
 @pytest.mark.parametrize(
@@ -242,11 +242,11 @@ def test_every_declared_constraint_rejects_an_invalid_value():
 )
 def test_constraint_messages_name_value_and_flag(kwargs, message):
     with pytest.raises(InputError, match=message):
-        CertaintyAudit(protected="colour", **kwargs).run(hiring_frame(), {"A": "A"})
+        CertaintyRanking(protected="colour", **kwargs).run(hiring_frame(), {"A": "A"})
 
 
 def test_criterion_aliases_pass_the_constraint():
-    res = CertaintyAudit(protected="colour", criterion="sp").run(hiring_frame(), {"A": "A"})
+    res = CertaintyRanking(protected="colour", criterion="sp").run(hiring_frame(), {"A": "A"})
     assert res.criterion == "statistical_parity"
 
 
@@ -276,7 +276,7 @@ def test_criterion_aliases_pass_the_constraint():
 )
 def test_binary_check_is_the_shared_one(values, message):
     with pytest.raises(InputError, match=message):
-        CertaintyAudit(protected="colour").run(hiring_frame(), {"h": values})
+        CertaintyRanking(protected="colour").run(hiring_frame(), {"h": values})
 
 
 def test_default_decision_maker_name_is_one_constant():
@@ -290,13 +290,13 @@ def test_min_group_size_is_a_deprecated_name_of_min_group():
 
     import pandas as pd
 
-    from primafacie.certainty import CertaintyAudit
+    from primafacie.certainty import CertaintyRanking
 
     df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4 + ["c", "e"], "d": [1, 0] * 5})
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)  # the new name warns nothing
-        new = CertaintyAudit(protected="g", min_group=2, n_draws=None).run(df, {"d": "d"})
+        new = CertaintyRanking(protected="g", min_group=2, n_draws=None).run(df, {"d": "d"})
     with pytest.warns(DeprecationWarning, match="use min_group="):
-        old = CertaintyAudit(protected="g", min_group_size=2, n_draws=None).run(df, {"d": "d"})
+        old = CertaintyRanking(protected="g", min_group_size=2, n_draws=None).run(df, {"d": "d"})
     pd.testing.assert_frame_equal(new.to_frame(), old.to_frame())
     assert len(new.groups) == 3  # c and e (one member each) pooled into one group of 2

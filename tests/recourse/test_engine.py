@@ -1,4 +1,4 @@
-"""RecourseAudit end to end on small synthetic data, checked against a brute-force reference."""
+"""RecourseFairness end to end on small synthetic data, checked against a brute-force reference."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from primafacie.data import AuditData
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
-from primafacie.recourse import RecourseAudit
+from primafacie.recourse import RecourseFairness
 from primafacie.recourse.items import common_itemsets, frequent_itemsets
 
 
@@ -65,7 +65,7 @@ def brute_force(audit, df):
 def fitted():
     df = synthetic()
     model = Counting(RULE)
-    audit = RecourseAudit(model, protected="g", support=0.05, features=KINDS,
+    audit = RecourseFairness(model, protected="g", support=0.05, features=KINDS,
                           feature_weights={"x": 2, "y": 3}).fit(df)  # fmt: skip
     return audit, df, model
 
@@ -114,7 +114,7 @@ def test_small_chunks_split_subgroups_and_give_identical_tables(fitted, chunk_ro
     every count, cumulative sequence and micro statistic equals the single-chunk run."""
     audit, df, _ = fitted
     model = Counting(RULE)
-    small = RecourseAudit(model, protected="g", support=0.05, features=KINDS,
+    small = RecourseFairness(model, protected="g", support=0.05, features=KINDS,
                           feature_weights={"x": 2, "y": 3}, chunk_rows=chunk_rows).fit(df)  # fmt: skip
     largest = max(len(m) * len(t) for m, t in zip(audit.members_, audit.sub_then_, strict=True))
     assert largest > chunk_rows  # the split path is exercised
@@ -202,7 +202,7 @@ def test_binned_numeric_actions_move_values_linearly():
     df = pd.DataFrame({"g": rng.choice(["a", "b"], 400), "z": rng.uniform(1, 100, 400),
                        "k": rng.choice(["p", "q", "r", "s", "t"], 400)})  # fmt: skip
     rule = Rule("z > 60")
-    audit = RecourseAudit(rule, protected="g", support=0.05, bins={"z": [0, 50, 100]},
+    audit = RecourseFairness(rule, protected="g", support=0.05, bins={"z": [0, 50, 100]},
                           max_len=1).fit(df)  # fmt: skip
     s = audit.subgroup_index("z=(0, 50]")
     # (0, 50] -> (50, 100]: x -> x + 50 > 60 exactly when x > 10
@@ -220,7 +220,7 @@ def test_auditdata_input_and_multivalued_groups():
     df = synthetic(900, seed=4)
     df["g"] = np.random.default_rng(5).choice(["a", "b", "c"], len(df))
     data = AuditData(df, features=KINDS, protected={"g": "a"})
-    audit = RecourseAudit(RULE, support=0.05).fit(data)
+    audit = RecourseFairness(RULE, support=0.05).fit(data)
     assert audit.groups_ == ("a", "b", "c")
     out = audit.scores("EE")
     d = out["d"]
@@ -236,7 +236,7 @@ def test_linear_model_micro_equals_macro_ece():
                        "v": rng.choice(["0", "1"], n), "s": rng.normal(size=n)})  # fmt: skip
     rule = Rule("s + 1.0 * (u == '2') + 0.5 * (u == '1') + 0.7 * (v == '1') > 1.2")
     kinds = {"u": "categorical", "v": "categorical"}
-    audit = RecourseAudit(rule, protected="g", support=0.05, features=kinds).fit(df)
+    audit = RecourseFairness(rule, protected="g", support=0.05, features=kinds).fit(df)
     for phi in (0.3, 0.7):
         a = audit.scores("ECE", "macro", phi=phi)["d"]
         b = audit.scores("ECE", "micro", phi=phi)["d"]
@@ -246,49 +246,49 @@ def test_linear_model_micro_equals_macro_ece():
 # ------------------------------------------------------------------------------ bad input
 def test_model_without_predict():
     with pytest.raises(InputError, match="cannot use object"):
-        RecourseAudit(object(), protected="g").fit(synthetic())
+        RecourseFairness(object(), protected="g").fit(synthetic())
 
 
 def test_predictions_not_binary():
     with pytest.raises(InputError, match="0/1"):
-        RecourseAudit(lambda d: np.full(len(d), 2), protected="g").fit(synthetic())
+        RecourseFairness(lambda d: np.full(len(d), 2), protected="g").fit(synthetic())
 
 
 def test_protected_with_one_group():
     df = synthetic()
     df["g"] = "a"
     with pytest.raises(InputError, match="only one group"):
-        RecourseAudit(RULE, protected="g").fit(df)
+        RecourseFairness(RULE, protected="g").fit(df)
 
 
 @pytest.mark.parametrize("support", [0, -0.1, 1.5, True, "0.1"])
 def test_support_outside_range(support):
     with pytest.raises(InputError, match=r"support must be a number in \(0, 1\]"):
-        RecourseAudit(RULE, protected="g", support=support).fit(synthetic())
+        RecourseFairness(RULE, protected="g", support=support).fit(synthetic())
 
 
 def test_no_affected_rows():
     with pytest.raises(InputError, match="no affected"):
-        RecourseAudit(Rule("x == x"), protected="g").fit(synthetic())
+        RecourseFairness(Rule("x == x"), protected="g").fit(synthetic())
 
 
 def test_unknown_feature_weight_names_the_column():
     with pytest.raises(InputError, match="unknown column.*'salary'"):
-        RecourseAudit(RULE, protected="g", feature_weights={"salary": 2}).fit(synthetic())
+        RecourseFairness(RULE, protected="g", feature_weights={"salary": 2}).fit(synthetic())
     with pytest.raises(InputError, match="'nope'"):
-        RecourseAudit(RULE, protected="g", immutable=["nope"]).fit(synthetic())
+        RecourseFairness(RULE, protected="g", immutable=["nope"]).fit(synthetic())
 
 
 def test_protected_column_missing_and_rank_before_fit():
     with pytest.raises(InputError, match="'sex' is not in the data"):
-        RecourseAudit(RULE, protected="sex").fit(synthetic())
+        RecourseFairness(RULE, protected="sex").fit(synthetic())
     with pytest.raises(InputError, match="call run"):
-        RecourseAudit(RULE, protected="g").rank("EE")
+        RecourseFairness(RULE, protected="g").rank("EE")
 
 
 def test_progress_callback_reports_every_stage_to_completion():
     calls = []
-    audit = RecourseAudit(RULE, protected="g", support=0.05, features=KINDS).fit(
+    audit = RecourseFairness(RULE, protected="g", support=0.05, features=KINDS).fit(
         synthetic(), progress=lambda stage, done, total: calls.append((stage, done, total))
     )
     stages = [c[0] for c in calls]
@@ -319,7 +319,7 @@ def test_nonlinear_model_micro_differs_from_macro():
         "((u == '1') and (v == '0') and (s > 0)) or ((v == '1') and (u == '0') and (s <= 0))"
     )
     kinds = {"u": "categorical", "v": "categorical"}
-    audit = RecourseAudit(rule, protected="g", support=0.05, features=kinds,
+    audit = RecourseFairness(rule, protected="g", support=0.05, features=kinds,
                           feature_weights={"u": 1, "v": 2}, exact_features=False).fit(df)  # fmt: skip
     k = audit.subgroup_index("u=0; v=0")
     ma = audit.scores("ECE", "macro", phi=0.7)["d"][k]
@@ -353,14 +353,14 @@ def test_run_is_fit_then_evaluate(fitted):
     """One verb: run(data) gives the same tables as fit(data) + evaluate() (table or AuditData)."""
     _, df, _ = fitted
     kw = {"protected": "g", "support": 0.05, "features": KINDS, "feature_weights": {"x": 2}}
-    two = RecourseAudit(RULE, **kw).fit(df).evaluate(phi=(0.5,), budgets=[1.0])
-    one = RecourseAudit(RULE, **kw).run(df, phi=0.5, budgets=1.0)
+    two = RecourseFairness(RULE, **kw).fit(df).evaluate(phi=(0.5,), budgets=[1.0])
+    one = RecourseFairness(RULE, **kw).run(df, phi=0.5, budgets=1.0)
     assert list(one.rankings) == list(two.rankings)
     for label in one.rankings:
         pd.testing.assert_frame_equal(one.rankings[label].table, two.rankings[label].table)
     assert one.stats == two.stats and one.budgets == two.budgets == (1.0,)
     data = AuditData(df, features=KINDS, protected={"g": "b"})
-    three = RecourseAudit(RULE, support=0.05, feature_weights={"x": 2}).run(
+    three = RecourseFairness(RULE, support=0.05, feature_weights={"x": 2}).run(
         data, phi=[0.5], budgets=[1.0]
     )
     pd.testing.assert_frame_equal(three.to_frame(), one.to_frame())
@@ -368,7 +368,7 @@ def test_run_is_fit_then_evaluate(fitted):
 
 
 def test_refit_forgets_the_previous_subgroups():
-    audit = RecourseAudit(RULE, protected="g", support=0.05, features=KINDS)
+    audit = RecourseFairness(RULE, protected="g", support=0.05, features=KINDS)
     first = audit.fit(synthetic()).subgroup_labels()
     audit.support = 0.3
     second = audit.fit(synthetic()).subgroup_labels()
@@ -385,7 +385,7 @@ def test_fit_stages_are_short_functions():
     import ast
     import inspect
 
-    from primafacie.recourse import audit as module
+    from primafacie.recourse import engine as module
 
     tree = ast.parse(inspect.getsource(module))
     long = [
@@ -402,14 +402,14 @@ def test_fit_and_evaluate_are_deprecated_names_of_run_and_score():
     df = synthetic(200)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)  # the one verb warns nothing
-        engine = RecourseAudit(RULE, protected="g", support=0.1)
+        engine = RecourseFairness(RULE, protected="g", support=0.1)
         ran = engine.run(df, phi=0.5, budgets=[1.0])
         scored = engine.score(phi=0.5, budgets=[1.0])
-    with pytest.warns(DeprecationWarning, match=r"RecourseAudit\.fit is deprecated.*use "
-                                                r"RecourseAudit\.run"):  # fmt: skip
-        old = RecourseAudit(RULE, protected="g", support=0.1).fit(df)
-    with pytest.warns(DeprecationWarning, match=r"RecourseAudit\.evaluate is deprecated.*use "
-                                                r"RecourseAudit\.score"):  # fmt: skip
+    with pytest.warns(DeprecationWarning, match=r"RecourseFairness\.fit is deprecated.*use "
+                                                r"RecourseFairness\.run"):  # fmt: skip
+        old = RecourseFairness(RULE, protected="g", support=0.1).fit(df)
+    with pytest.warns(DeprecationWarning, match=r"RecourseFairness\.evaluate is deprecated.*use "
+                                                r"RecourseFairness\.score"):  # fmt: skip
         evaluated = old.evaluate(phi=0.5, budgets=[1.0])
     for res in (scored, evaluated):
         pd.testing.assert_frame_equal(res.to_frame(), ran.to_frame())
