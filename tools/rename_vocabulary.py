@@ -124,9 +124,31 @@ def _text_rules(module: str | None) -> list[tuple[re.Pattern[str], str]]:
     return rules
 
 
+def _literals() -> tuple[str, ...]:
+    """Substrings that every match of a text rule contains (a fast test before the rules)."""
+    out = list(CLASSES)
+    for old in MODULES:
+        short, old_last = _last(old.rpartition(".")[0]), _last(old)
+        out += [f"{short}.{old_last}", f"{short}/{old_last}.py", f"~.{old_last}."]
+    for old in TEST_MOVES:
+        out += [old.removeprefix("tests/"), old.removesuffix(".py").replace("/", ".")]
+    return tuple(out)
+
+
+_LITERALS = _literals()
+
+
 def _regex_edit(text: str, module: str | None) -> tuple[str, int]:
     """Apply the text rules line by line, skipping kept lines and Markdown regions."""
+    if not any(literal in text for literal in _LITERALS):
+        return text, 0
     rules = _text_rules(module)
+    if KEEP_LINE not in text and REGION_OFF not in text:  # the whole text at once (fast)
+        count = 0
+        for pattern, repl in rules:
+            text, n = pattern.subn(repl, text)
+            count += n
+        return text, count
     out, count, off = [], 0, False
     for line in text.splitlines(keepends=True):
         if REGION_OFF in line:
@@ -221,8 +243,22 @@ def _lazy_edits(tree: ast.Module, text: str, at: _Offsets,
     return edits
 
 
+_OLD_LAST = "|".join(sorted({_last(m) for m in MODULES}))
+#: A file can import a moved module only if it spells one of these (parsing every file with
+#: ``ast`` costs seconds): ``from ...audit import``, ``from x import audit`` (also inside
+#: parentheses), or, in a package ``__init__``, the string ``"audit"`` (a ``_LAZY`` value).
+_MAY_IMPORT = re.compile(
+    rf"^\s*from\s+[\w.]*\b(?:{_OLD_LAST})\s+import\b"
+    rf"|^\s*from\s+[\w.]+\s+import\s+(?:[^#\n(]*|\([^)]*)\b(?:{_OLD_LAST})\b",
+    re.M,
+)
+_MAY_LAZY = re.compile(rf"[\"'](?:{_OLD_LAST})[\"']")
+
+
 def _ast_edit(text: str, rel: Path) -> tuple[str, int]:
     """Rewrite the imports (and ``_LAZY`` values) that name a moved module."""
+    if not (_MAY_IMPORT.search(text) or rel.name == "__init__.py" and _MAY_LAZY.search(text)):
+        return text, 0
     try:
         tree = ast.parse(text)
     except SyntaxError:
