@@ -56,6 +56,7 @@ TREE = {
         """Follows a fitted :class:`~.audit.RecourseAudit` (élan: a multibyte character)."""
         from . import audit
         from .audit import STAGES, RecourseAudit as Engine
+        _é = 1; from .audit import STAGES as S2  # ast counts columns in UTF-8 bytes
         def f(x):
             from .audit import RecourseAudit
             return x.audit, audit.STAGES, RecourseAudit
@@ -130,6 +131,7 @@ EXPECTED = {
         """Follows a fitted :class:`~.engine.RecourseFairness` (élan: a multibyte character)."""
         from . import engine as audit
         from .engine import STAGES, RecourseFairness as Engine
+        _é = 1; from .engine import STAGES as S2  # ast counts columns in UTF-8 bytes
         def f(x):
             from .engine import RecourseFairness
             return x.audit, audit.STAGES, RecourseFairness
