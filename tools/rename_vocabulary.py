@@ -350,9 +350,9 @@ def _ruff(root: Path, files: list[Path]) -> None:
     if ruff is None or not files:
         return
     names = [str(p.relative_to(root)) for p in files]
-    subprocess.run([ruff, "check", "--quiet", "--select", "I", "--fix", *names], cwd=root,
-                   check=False)  # fmt: skip
-    subprocess.run([ruff, "format", "--quiet", *names], cwd=root, check=False)
+    quiet = ["--no-cache", "--quiet"]  # and no .ruff_cache left in the tree
+    subprocess.run([ruff, "check", *quiet, "--select", "I", "--fix", *names], cwd=root, check=False)
+    subprocess.run([ruff, "format", *quiet, *names], cwd=root, check=False)
 
 
 def apply(root: Path, todo: Plan, ruff: bool = True) -> None:
