@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InputError
 from .gower import GowerMatrix, as_gower_matrix, canonical_sums
+from .levels import by_levels, level_column
 
 __all__ = ["knn", "KnnResult", "TIE_RULES", "ALGORITHMS", "choose_algorithm", "AutoRule"]
 
@@ -391,6 +392,8 @@ def _strata(
 ) -> list[_Stratum]:
     """One stratum per subset of the keyed columns, fewest mismatches first."""
     keyed, onehot = _plan(base.levels, rule)
+    # A few-valued numeric column (an ordinal) splits each index by its levels (exact).
+    make_index = by_levels(make_index, level_column(base.num))
     both = np.vstack([query.num, base.num])
     span = float((both.max(axis=0) - both.min(axis=0)).sum()) if both.size else 0.0
     weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
