@@ -65,12 +65,15 @@ def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> d
     b = X[men]
     acc: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
-    stats = {"radius_queries": 0, "radius_rows": 0, "tree_queries": 0}
+    stats = {"radius_queries": 0, "radius_rows": 0, "tree_queries": 0, "trees": 0}
     # the tree's own calls: k + 8 nearest and the radius search, counted and timed
     real_index = S._tree_index
 
     def tree_index(emb, maxabs):
+        c0 = time.process_time()
         idx = real_index(emb, maxabs)
+        acc["tree build"] += time.process_time() - c0
+        stats["trees"] += 1
 
         def search(e, kq):
             c0 = time.process_time()
