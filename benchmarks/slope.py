@@ -15,6 +15,7 @@ Usage::
 
     python benchmarks/slope.py --n 2e5 1e6 2e6 --queries 20000
     python benchmarks/slope.py --n 2e5 1e6 --share 0.2 [--no-z]   # queries grow with n
+    python benchmarks/slope.py --n 2e5 1e6 --share 0.2 --off levels zbase   # causes, one by one
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _timed(module, name: str, acc: dict, counts: dict) -> None:
     setattr(module, name, wrapper)
 
 
-def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> dict:
+def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True, off=()) -> dict:
     from primafacie import compute
     from primafacie.data import AuditData
     from primafacie.datasets.credit_world import CREDIT_FEATURES, generate_credit_world
@@ -93,6 +94,10 @@ def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> d
         return S._Index(search=search, tol=idx.tol, radius=radius)
 
     S._tree_index = tree_index
+    from primafacie.neighbors import layout, levels
+
+    for name in off:  # switch one cause off: its threshold beyond any index
+        {"levels": levels, "zbase": layout}[name].MIN_ROWS = 10**18
     if not z:  # the queries in data order, as before the Z order
         S._z_order = lambda e: np.arange(len(e))
     _timed(S, "_strata", acc, counts)
@@ -100,6 +105,8 @@ def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> d
     _timed(S, "_gather", acc, counts)
     _timed(S, "_brute", acc, counts)
     S.canonical_sums = _wrap(gower.canonical_sums, acc, "canonical distances")
+    if hasattr(S, "canonical_pair_sums"):  # the row-gathering kernel of the candidate pairs
+        S.canonical_pair_sums = _wrap(gower.canonical_pair_sums, acc, "canonical distances")
     c0 = time.process_time()
     knn(q, b, k, divisor=tf.divisor, decimals=12, backend=compute.Backend("local", n_jobs=1),
         algorithm="tree")  # fmt: skip
@@ -130,11 +137,14 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.0,
                         help="queries: this share of the women (overrides --queries)")  # fmt: skip
     parser.add_argument("--no-z", action="store_true", help="tree queries in data order")
+    parser.add_argument("--off", nargs="*", default=[], choices=["levels", "zbase"],
+                        help="no split by levels / tree rows in data order")  # fmt: skip
     args = parser.parse_args()
     one(2_000, 100, args.k)  # pay the imports (scikit-learn's trees) before any clock
     for n in args.n:
         m = int(args.share * n / 2) if args.share else args.queries
-        print(json.dumps(one(int(n), m, args.k, args.zblock, not args.no_z)), flush=True)
+        out = one(int(n), m, args.k, args.zblock, not args.no_z, tuple(args.off))
+        print(json.dumps({**out, "off": args.off}), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-"""Indexes split by the levels of a few-valued numeric column (src/primafacie/neighbors/levels.py).
+"""Indexes split by the levels of a few-valued numeric column (src/primafacie/neighbors/levels.py)
+and trees over rows in Z order (layout.py).
 
-The split must never change an answer: hypothesis compares the tree and faiss backends, with
-every index split (thresholds lowered), against the brute-force reference of
-``test_properties`` on integer-valued data full of exact ties.
+Neither may change an answer: hypothesis compares the tree and faiss backends, with every index
+split and every tree's rows in Z order (thresholds lowered), against the brute-force reference
+of ``test_properties`` on integer-valued data full of exact ties.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from primafacie.neighbors import GowerMatrix, knn, levels, search
+from primafacie.neighbors import GowerMatrix, knn, layout, levels, search
 
 from .test_properties import LAYOUTS, reference, tables
 
@@ -57,6 +58,7 @@ def _split_everything() -> ExitStack:
     """Every group searched in an index (none gathered whole), every index split."""
     stack = ExitStack()
     stack.enter_context(patch.object(levels, "MIN_ROWS", 1))
+    stack.enter_context(patch.object(layout, "MIN_ROWS", 1))
     stack.enter_context(patch.object(search, "_GATHER", 0))
     return stack
 
@@ -98,21 +100,28 @@ def test_a_far_level_is_not_searched():
     assert np.array_equal(got.distances, ref.distances)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=tables(),
     ties=st.sampled_from(["first", "last"]),
     decimals=st.sampled_from([None, 12, 1, 0]),
     divisor=st.sampled_from([1.0, 3.0, 7.0]),
 )
-@pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("algorithm", ["tree", "faiss"])
-def test_split_indexes_are_brute_force(algorithm, layout, data, ties, decimals, divisor):
-    # Every index split: the numeric columns of `tables` take at most 5 values.
+@pytest.mark.parametrize("strata", LAYOUTS)
+@pytest.mark.parametrize(
+    "algorithm, split",
+    [("tree", "levels"), ("tree", "zbase"), ("tree", "both"), ("faiss", "levels")],
+)
+def test_split_indexes_are_brute_force(algorithm, split, strata, data, ties, decimals, divisor):
+    # Every index split (the numeric columns of `tables` take at most 5 values), or every
+    # tree's rows in Z order (faiss scans: its rows' order is not changed), or both.
     q, b, k = data
     with ExitStack() as stack:
-        stack.enter_context(patch.object(levels, "MIN_ROWS", 1))
-        for name, value in LAYOUTS[layout].items():
+        if split != "zbase":
+            stack.enter_context(patch.object(levels, "MIN_ROWS", 1))
+        if split != "levels":
+            stack.enter_context(patch.object(layout, "MIN_ROWS", 1))
+        for name, value in LAYOUTS[strata].items():
             stack.enter_context(patch.object(search, name, value))
         got = knn(q, b, k, algorithm=algorithm, ties=ties, decimals=decimals, divisor=divisor)
     kk = min(k, len(b))
