@@ -105,8 +105,6 @@ def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True, off=
     _timed(S, "_gather", acc, counts)
     _timed(S, "_brute", acc, counts)
     S.canonical_sums = _wrap(gower.canonical_sums, acc, "canonical distances")
-    if hasattr(S, "canonical_pair_sums"):  # the row-gathering kernel of the candidate pairs
-        S.canonical_pair_sums = _wrap(gower.canonical_pair_sums, acc, "canonical distances")
     c0 = time.process_time()
     knn(q, b, k, divisor=tf.divisor, decimals=12, backend=compute.Backend("local", n_jobs=1),
         algorithm="tree")  # fmt: skip

@@ -106,28 +106,3 @@ def test_mismatched_columns_are_an_input_error():
         knn(a, b, 1)
     with pytest.raises(InputError, match="equal rows"):
         GowerMatrix(np.zeros((2, 1)), np.zeros((3, 1), dtype=int))
-
-
-@pytest.mark.parametrize("block", [1, 7, 65_536])
-def test_pair_sums_gathered_by_block_are_the_canonical_bits(monkeypatch, block):
-    from primafacie.neighbors import gower
-
-    rng = np.random.default_rng(4)
-    # thirds and sevenths: sums whose float rounding depends on the order of the additions
-    num = rng.integers(0, 7, (300, 4)) / rng.choice([3.0, 7.0], 4)
-    X = GowerMatrix(num, rng.integers(0, 5, (300, 2)), (5, 5))
-    qi, bi = rng.integers(0, 300, 1_000), rng.integers(0, 300, 1_000)
-    monkeypatch.setattr(gower, "PAIR_BLOCK", block)
-    got = gower.canonical_pair_sums(X, X, qi, bi)
-    assert got.tobytes() == gower.canonical_sums(X, X, qi, bi).tobytes()
-    # and by hand: codes first, then |x - x'| column by column
-    t = 3
-    want = float((X.codes[qi[t]] != X.codes[bi[t]]).sum())
-    for j in range(4):
-        want += abs(num[qi[t], j] - num[bi[t], j])
-    assert got[t] == want
-    codes_only = GowerMatrix(np.zeros((300, 0)), X.codes, (5, 5))
-    assert np.array_equal(
-        gower.canonical_pair_sums(codes_only, codes_only, qi, bi),
-        (X.codes[qi] != X.codes[bi]).sum(axis=1),
-    )

@@ -351,44 +351,6 @@ def canonical_sums(q: GowerMatrix, b: GowerMatrix, qi: Any, bi: Any) -> np.ndarr
     return out
 
 
-#: Pairs of one block of :func:`canonical_pair_sums`: their gathered rows (~40 bytes a row
-#: each side on the credit world, ~5 MB) stay in the cache while the columns are summed.
-PAIR_BLOCK = 65_536
-
-
-def canonical_pair_sums(
-    q: GowerMatrix, b: GowerMatrix, qi: np.ndarray, bi: np.ndarray
-) -> np.ndarray:
-    """:func:`canonical_sums` of the pairs ``(q[qi[t]], b[bi[t]])`` (flat index arrays), bit
-    for bit, with each pair's rows gathered once per block of :data:`PAIR_BLOCK` pairs.
-
-    Column by column over the whole pair list, every column re-reads a base row at a random
-    position (the candidates' rows), and by the next column its cache line is long gone: one
-    miss per pair and column. Gathered once (``b.num[bi]`` reads the row's cache line once),
-    the columns are then summed over a block that fits the cache, in the same order and the
-    same float operations, so the sums are the same bits.
-
-    Examples
-    --------
-    >>> X = GowerMatrix(np.array([[0.0, 0.5], [1.0, 0.0]]), np.array([[0], [1]]), (2,))
-    >>> canonical_pair_sums(X, X, np.array([0, 0, 1]), np.array([0, 1, 0])).tolist()
-    [0.0, 2.5, 2.5]
-    """
-    qi, bi = np.asarray(qi).reshape(-1), np.asarray(bi).reshape(-1)
-    out = np.zeros(len(qi))
-    for a in range(0, len(qi), PAIR_BLOCK):  # a loop over blocks of pairs, never over rows
-        qs, bs = qi[a : a + PAIR_BLOCK], bi[a : a + PAIR_BLOCK]
-        o = out[a : a + PAIR_BLOCK]
-        if q.codes.shape[1]:
-            qc, bc = q.codes[qs], b.codes[bs]
-            for j in range(q.codes.shape[1]):
-                o += qc[:, j] != bc[:, j]
-        qn, bn = q.num[qs], b.num[bs]
-        for j in range(q.num.shape[1]):
-            o += np.abs(qn[:, j] - bn[:, j])
-    return out
-
-
 def gower_distances(query: Any, base: Any, divisor: float = 1.0) -> np.ndarray:
     """Exact Gower distances between every query row and every base row, ``(m, n)``.
 

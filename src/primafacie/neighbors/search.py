@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .gower import GowerMatrix, as_gower_matrix, canonical_pair_sums, canonical_sums
+from .gower import GowerMatrix, as_gower_matrix, canonical_sums
 from .layout import z_sorted
 from .levels import by_levels, level_column
 from .ondemand import OnDemand
@@ -660,7 +660,7 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
             fallback[unsure - sl.start] = True
         if not len(qi):
             continue
-        d = _finish(canonical_pair_sums(query, base, qi, bi), divisor, decimals)
+        d = _finish(canonical_sums(query, base, qi, bi), divisor, decimals)
         # Merge with the best so far of the searched rows only (row r -> slot where[r]).
         where = np.full(m, -1, dtype=np.int64)
         where[need] = np.arange(len(need))
