@@ -23,15 +23,17 @@ __all__ = ["MIN_ROWS", "z_sorted"]
 MIN_ROWS = 10_000
 
 
-def z_sorted(make_index: Callable[[np.ndarray, float], Any]) -> Callable:
-    """``make_index`` over the rows of ``emb`` in Z order, answering in ``emb``'s positions."""
+def z_sorted(
+    make_index: Callable[[np.ndarray, float], Any], z_order: Callable[[np.ndarray], np.ndarray]
+) -> Callable:
+    """``make_index`` over the rows of ``emb`` in the order ``z_order(emb)`` gives (the search's
+    Z order, passed in so this module does not import the search), answering in ``emb``'s
+    positions."""
 
     def make(emb: np.ndarray, maxabs: float) -> Any:
         if len(emb) < MIN_ROWS:
             return make_index(emb, maxabs)
-        from .search import _Index, _z_order
-
-        order = _z_order(emb)
+        order = z_order(emb)
         inner = make_index(np.ascontiguousarray(emb[order]), maxabs)
 
         def search(e: np.ndarray, kq: int) -> tuple[np.ndarray, np.ndarray]:
@@ -45,6 +47,9 @@ def z_sorted(make_index: Callable[[np.ndarray, float], Any]) -> Callable:
             flat = order[np.concatenate([*lists, np.zeros(0, np.int64)]).astype(np.int64)]
             return np.split(flat, np.cumsum(lens)[:-1])
 
-        return _Index(search=search, radius=None if inner.radius is None else radius, tol=inner.tol)
+        # the index's own class (search._Index): no import of the search module
+        return type(inner)(
+            search=search, radius=None if inner.radius is None else radius, tol=inner.tol
+        )
 
     return make

@@ -97,9 +97,6 @@ class _Levels:
         make_index: Callable,
         maxabs: float,
     ) -> None:
-        from .search import _Index
-
-        self._Index = _Index
         self.col, self.values = col, values
         rest = np.delete(emb, col, axis=1)
         # rows of each level in their original order: ties among equal distances then come
@@ -114,7 +111,8 @@ class _Levels:
 
     def index(self) -> Any:
         """This split as an :class:`~primafacie.neighbors.search._Index`."""
-        return self._Index(
+        # the parts' own class (search._Index): no import of the search module
+        return type(self.parts[0])(
             search=self.search, radius=self.radius if self.radius_ok else None, tol=self.tol
         )
 

@@ -688,7 +688,15 @@ def _knn_tree(
     """scikit-learn KD-trees (Manhattan, float64) per stratum of keyed columns; exact."""
     # rows stored in Z order: a leaf's rows sit together in memory (neighbors.layout)
     return _stratified(
-        query, base, k, chunk_size, divisor, z_sorted(_tree_index), backend, decimals, post=post
+        query,
+        base,
+        k,
+        chunk_size,
+        divisor,
+        z_sorted(_tree_index, _z_order),
+        backend,
+        decimals,
+        post=post,
     )
 
 
