@@ -15,6 +15,7 @@ Usage::
 
     python benchmarks/slope.py --n 2e5 1e6 2e6 --queries 20000
     python benchmarks/slope.py --n 2e5 1e6 --share 0.2 [--no-z]   # queries grow with n
+    python benchmarks/slope.py --n 2e5 1e6 --share 0.2 --off levels zbase   # causes, one by one
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def _timed(module, name: str, acc: dict, counts: dict) -> None:
     setattr(module, name, wrapper)
 
 
-def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> dict:
+def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True, off=()) -> dict:
     from primafacie import compute
     from primafacie.data import AuditData
     from primafacie.datasets.credit_world import CREDIT_FEATURES, generate_credit_world
@@ -65,12 +66,15 @@ def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> d
     b = X[men]
     acc: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
-    stats = {"radius_queries": 0, "radius_rows": 0, "tree_queries": 0}
+    stats = {"radius_queries": 0, "radius_rows": 0, "tree_queries": 0, "trees": 0}
     # the tree's own calls: k + 8 nearest and the radius search, counted and timed
     real_index = S._tree_index
 
     def tree_index(emb, maxabs):
+        c0 = time.process_time()
         idx = real_index(emb, maxabs)
+        acc["tree build"] += time.process_time() - c0
+        stats["trees"] += 1
 
         def search(e, kq):
             c0 = time.process_time()
@@ -90,6 +94,10 @@ def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True) -> d
         return S._Index(search=search, tol=idx.tol, radius=radius)
 
     S._tree_index = tree_index
+    from primafacie.neighbors import layout, levels
+
+    for name in off:  # switch one cause off: its threshold beyond any index
+        {"levels": levels, "zbase": layout}[name].MIN_ROWS = 10**18
     if not z:  # the queries in data order, as before the Z order
         S._z_order = lambda e: np.arange(len(e))
     _timed(S, "_strata", acc, counts)
@@ -127,11 +135,14 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.0,
                         help="queries: this share of the women (overrides --queries)")  # fmt: skip
     parser.add_argument("--no-z", action="store_true", help="tree queries in data order")
+    parser.add_argument("--off", nargs="*", default=[], choices=["levels", "zbase"],
+                        help="no split by levels / tree rows in data order")  # fmt: skip
     args = parser.parse_args()
     one(2_000, 100, args.k)  # pay the imports (scikit-learn's trees) before any clock
     for n in args.n:
         m = int(args.share * n / 2) if args.share else args.queries
-        print(json.dumps(one(int(n), m, args.k, args.zblock, not args.no_z)), flush=True)
+        out = one(int(n), m, args.k, args.zblock, not args.no_z, tuple(args.off))
+        print(json.dumps({**out, "off": args.off}), flush=True)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@ import numpy as np
 
 from ..errors import InputError
 from .gower import GowerMatrix, as_gower_matrix, canonical_sums
+from .layout import z_sorted
+from .levels import by_levels, level_column
+from .ondemand import OnDemand
 
 __all__ = ["knn", "KnnResult", "TIE_RULES", "ALGORITHMS", "choose_algorithm", "AutoRule"]
 
@@ -383,7 +386,8 @@ class _Stratum:
     exactly the subset is at least that far. Groups of at most ``limit`` rows are fetched
     whole; a larger group is searched in its own index (``groups``: key -> (index, base rows),
     over :func:`_embed` without the key) or, when there are too many large groups, in one
-    index over all rows with the key as a column (``index``).
+    index over all rows with the key as a column (``index``). Indexes are
+    :class:`~primafacie.neighbors.ondemand.OnDemand`: built by the first query that reaches them.
     """
 
     mismatch: int
@@ -392,8 +396,8 @@ class _Stratum:
     sorted_keys: np.ndarray
     embed: Callable[[np.ndarray, bool], np.ndarray]
     limit: int
-    groups: dict[int, tuple[_Index, np.ndarray]] | None = None
-    index: _Index | None = None
+    groups: dict[int, tuple[OnDemand, np.ndarray]] | None = None
+    index: OnDemand | None = None
 
 
 #: Up to this many large groups of a stratum get an index each (a smaller, lower-dimensional
@@ -406,6 +410,8 @@ def _strata(
 ) -> list[_Stratum]:
     """One stratum per subset of the keyed columns, fewest mismatches first."""
     keyed, onehot = _plan(base.levels, rule)
+    # A few-valued numeric column (an ordinal) splits each index by its levels (exact).
+    make_index = by_levels(make_index, level_column(base.num))
     both = np.vstack([query.num, base.num])
     span = float((both.max(axis=0) - both.min(axis=0)).sum()) if both.size else 0.0
     weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
@@ -430,11 +436,13 @@ def _strata(
                 for g in bigs:  # a loop over large groups (at most 256), never over rows
                     rows_g = order[bounds[g] : bounds[g + 1]]
                     st.groups[int(sorted_keys[bounds[g]])] = (
-                        make_index(plain[rows_g], maxabs),
+                        OnDemand(make_index, lambda r=rows_g: plain[r], maxabs),
                         rows_g,
                     )
             elif len(bigs):
-                st.index = make_index(_embed(base, onehot, bkey, weight), maxabs)
+                st.index = OnDemand(
+                    make_index, lambda bk=bkey: _embed(base, onehot, bk, weight), maxabs
+                )
             out.append(st)
     return out
 
@@ -552,7 +560,7 @@ def _searched(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Candidates of query ``rows`` whose group is too large to gather, from the indexes."""
     if st.groups is None:
-        return _index_pairs(st.index, st.embed(rows, True), rows, None, k, kq, slack)
+        return _index_pairs(st.index.get(), st.embed(rows, True), rows, None, k, kq, slack)
     keys = st.qkey[rows]
     o = np.argsort(keys, kind="stable")
     rows, keys = rows[o], keys[o]
@@ -561,7 +569,7 @@ def _searched(
     for a, b in zip(cuts[:-1], cuts[1:], strict=True):  # one call per large group present
         index, rows_g = st.groups[int(keys[a])]
         r = rows[a:b]
-        parts.append(_index_pairs(index, st.embed(r, False), r, rows_g, k, kq, slack))
+        parts.append(_index_pairs(index.get(), st.embed(r, False), r, rows_g, k, kq, slack))
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
 
 
@@ -693,8 +701,17 @@ def _knn_tree(
     post: _Post | None = None,
 ) -> tuple[np.ndarray, ...]:
     """SciPy KD-trees (Manhattan, float64) per stratum of keyed columns; exact."""
+    # rows stored in Z order: a leaf's rows sit together in memory (neighbors.layout)
     return _stratified(
-        query, base, k, chunk_size, divisor, _tree_index, backend, decimals, post=post
+        query,
+        base,
+        k,
+        chunk_size,
+        divisor,
+        z_sorted(_tree_index, _z_order),
+        backend,
+        decimals,
+        post=post,
     )
 
 
