@@ -135,7 +135,7 @@ def _from_flags(data: Path | None, model: Path | None, protected: list[str], out
     from ..alternatives.spec import AlternativesSpec
     from ..data import AuditData
     from ..decisions import ModelDecider
-    from .groups import parse_protected
+    from ._data import protected_values
 
     if isinstance(settings.get("estimators"), str):
         settings["estimators"] = [v.strip() for v in settings["estimators"].split(",") if v.strip()]
@@ -145,7 +145,7 @@ def _from_flags(data: Path | None, model: Path | None, protected: list[str], out
     if names is None:
         raise InputError(f"--model {model}: the model has no feature names; fit it on a table "
                          "with named columns, or use --config with features:")  # fmt: skip
-    prot = parse_protected(protected)
+    prot = protected_values(protected)
     features = [str(c) for c in names if str(c) not in prot]
     decider = ModelDecider(est, features=[str(c) for c in names])
     roles = [*features, *prot, outcome]
