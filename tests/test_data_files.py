@@ -268,6 +268,9 @@ def test_repeated_headers_identical_merged_different_noted_or_refused(tmp_path):
     assert "appears 2 times in the header with identical values" in report
     frame = read_table(tmp_path / "t.csv")
     assert list(frame.columns) == ["income", "region", "gender", "approved"]
+    asked = read_table(tmp_path / "t.csv", columns=["region", "approved"])
+    assert list(asked.columns) == ["region", "approved"]
+    assert asked.attrs["merged_columns"] == [{"column": "income", "copies": 2}]
     cfg = _config(tmp_path, "t.csv", features="{income: numeric, notes: numeric}")
     code, out, _ = _audit(cfg, tmp_path / "o2")
     assert code == 2 and "column 'notes' appears 2 times in the header" in out
@@ -292,6 +295,10 @@ def test_compas_published_file_reads_with_its_repeated_headers_merged():
     assert {m["column"] for m in frame.attrs["merged_columns"]} == {"decile_score", "priors_count"}
     assert list(frame.columns) == ["race", "decile_score", "priors_count", "two_year_recid"]
     assert len(frame) == 7214
+    # the repeated columns are read to be checked (and noted), returned only when asked for
+    frame = read_table(path, columns=["race", "two_year_recid"])
+    assert list(frame.columns) == ["race", "two_year_recid"]
+    assert {m["column"] for m in frame.attrs["merged_columns"]} == {"decile_score", "priors_count"}
 
 
 # ---------------------------------------------------------------------- Excel

@@ -172,7 +172,9 @@ def merge_repeated(
     Returns
     -------
     pandas.DataFrame
-        One column per name, in the order of first appearance; ``attrs["merged_columns"]``
+        One column per name (per wanted name when ``wanted`` is given: the copies of a
+        repeated name are read to be checked, and returned only when wanted), in the order of
+        first appearance; ``attrs["merged_columns"]``
         lists ``{"column", "copies"}`` of each merged name and ``attrs["ambiguous_columns"]``
         ``{"column", "copies", "differing_rows"}`` of each dropped one.
     """
@@ -203,7 +205,8 @@ def merge_repeated(
                     "remove all but one"
                 )
             merged.append({"column": name, "copies": len(pos)})
-        out[name] = first
+        if wanted is None or name in wanted:  # unwanted copies were read only to be checked
+            out[name] = first
     result = pd.DataFrame(out, index=frame.index)
     if merged:
         result.attrs["merged_columns"] = merged
