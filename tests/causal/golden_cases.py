@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,15 @@ GOLDEN = Path(__file__).parent / "golden"
 N = 300
 
 
+# The worlds and the plain fits are cached: several cases read the same fitted SCM (a fit is
+# deterministic, and counterfactual / abduct / to_dict do not change it), and refitting it per
+# case was most of this module's time. Cases whose SCM has clip / round settings fit their own.
+@cache
 def _loan() -> AuditData:
     return loan_world_data(n=N, seed=0)
 
 
+@cache
 def _credit() -> AuditData:
     return AuditData(
         generate_credit_world(N, seed=0),
@@ -43,6 +49,14 @@ def _credit() -> AuditData:
         protected=CREDIT_PROTECTED,
         decision="human",
     )
+
+
+@cache
+def _fitted(world: str, name: str) -> SCM:
+    """``SCM(<world>_EDGES, mechanism=<the mechanism called name>)`` fitted on the world."""
+    if world == "loan":
+        return SCM(LOAN_EDGES, mechanism=_loan_mechanisms()[name]).fit(_loan())
+    return SCM(CREDIT_EDGES, mechanism=_credit_mechanisms()[name]).fit(_credit())
 
 
 def _loan_mechanisms() -> dict[str, Any]:
@@ -73,20 +87,16 @@ def cases() -> dict[str, Callable[[], pd.DataFrame]]:
     out: dict[str, Callable[[], pd.DataFrame]] = {}
     for name, mech in _loan_mechanisms().items():
 
-        def loan_cf(mech: Any = mech) -> pd.DataFrame:
+        def loan_cf(name: str = name) -> pd.DataFrame:
             data = _loan()
             women = data.protected_mask("Gender")
-            scm = SCM(LOAN_EDGES, mechanism=mech).fit(data)
-            return scm.counterfactual(data, {"Gender": 0}, rows=women)
+            return _fitted("loan", name).counterfactual(data, {"Gender": 0}, rows=women)
 
-        def loan_mid(mech: Any = mech) -> pd.DataFrame:
-            data = _loan()
-            scm = SCM(LOAN_EDGES, mechanism=mech).fit(data)
-            return scm.counterfactual(data, {"AnnualSalary": 50000.0})
+        def loan_mid(name: str = name) -> pd.DataFrame:
+            return _fitted("loan", name).counterfactual(_loan(), {"AnnualSalary": 50000.0})
 
-        def loan_abduct(mech: Any = mech) -> pd.DataFrame:
-            data = _loan()
-            return SCM(LOAN_EDGES, mechanism=mech).fit(data).abduct(data)
+        def loan_abduct(name: str = name) -> pd.DataFrame:
+            return _fitted("loan", name).abduct(_loan())
 
         def loan_noise(mech: Any = mech) -> pd.DataFrame:
             data = _loan()
@@ -110,9 +120,9 @@ def cases() -> dict[str, Callable[[], pd.DataFrame]]:
         out[f"loan/{name}/clip"] = loan_clip
     for name, mech in _credit_mechanisms().items():
 
-        def credit_gender(mech: Any = mech) -> pd.DataFrame:
+        def credit_gender(name: str = name) -> pd.DataFrame:
             data = _credit()
-            scm = SCM(CREDIT_EDGES, mechanism=mech).fit(data)
+            scm = _fitted("credit", name)
             return scm.counterfactual(data, {"gender": "male"}, rows=data.protected_mask("gender"))
 
         def credit_race(mech: Any = mech) -> pd.DataFrame:
@@ -125,18 +135,16 @@ def cases() -> dict[str, Callable[[], pd.DataFrame]]:
             ).fit(data)
             return scm.counterfactual(data, {"race": "white"}, rows=data.protected_mask("race"))
 
-        def credit_all(mech: Any = mech) -> pd.DataFrame:
-            data = _credit()
-            scm = SCM(CREDIT_EDGES, mechanism=mech).fit(data)
-            return scm.counterfactual(data.frame, {"race": "black", "education": "tertiary"})
+        def credit_all(name: str = name) -> pd.DataFrame:
+            scm = _fitted("credit", name)
+            return scm.counterfactual(_credit().frame, {"race": "black", "education": "tertiary"})
 
-        def credit_abduct(mech: Any = mech) -> pd.DataFrame:
-            data = _credit()
-            return SCM(CREDIT_EDGES, mechanism=mech).fit(data).abduct(data)
+        def credit_abduct(name: str = name) -> pd.DataFrame:
+            return _fitted("credit", name).abduct(_credit())
 
-        def credit_noise(mech: Any = mech) -> pd.DataFrame:
+        def credit_noise(name: str = name) -> pd.DataFrame:
             data = _credit()
-            scm = SCM(CREDIT_EDGES, mechanism=mech).fit(data)
+            scm = _fitted("credit", name)
             noise = scm.abduct(data).round(3)
             return scm.counterfactual(data, {"race": "white"}, noise=noise)
 
@@ -160,7 +168,7 @@ def cases() -> dict[str, Callable[[], pd.DataFrame]]:
 
 def to_dicts() -> dict[str, Any]:
     """``SCM.to_dict()`` of fitted loan and credit SCMs (all finite numbers)."""
-    loan, credit = _loan(), _credit()
+    loan = _loan()
     out = {}
     for name, mech in _loan_mechanisms().items():
         if name in ("linreg", "tree"):
@@ -169,7 +177,7 @@ def to_dicts() -> dict[str, Any]:
         out[f"loan/{name}/unfitted"] = scm.to_dict()
         out[f"loan/{name}"] = scm.fit(loan).to_dict()
     for name in ("linear", "gradient_boosting"):
-        out[f"credit/{name}"] = SCM(CREDIT_EDGES, mechanism=name).fit(credit).to_dict()
+        out[f"credit/{name}"] = _fitted("credit", name).to_dict()
     return out
 
 

@@ -40,13 +40,13 @@ def _audit(cfg: dict, folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The demo as `primafacie demo` writes it (n = 3000, every analysis)."""
-    from primafacie.audit import run_demo
+def demo():
+    """The demo as `primafacie demo` writes it (n = 3000, every analysis), built once per
+    test run (tests/shared.py); the tests only read it. The default n is kept: the sentences
+    checked here (8 of 8 groups, the principal checks) are the demo's own."""
+    from tests.shared import demo_with_result
 
-    out = tmp_path_factory.mktemp("sentences") / "demo"
-    run_demo(out, progress=False)
-    return out
+    return demo_with_result(n=3000, seed=0)[0]
 
 
 @pytest.fixture(scope="module")
