@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 from .decisions import Rule
 from .errors import InputError
 
-__all__ = ["Strict", "DecisionSpec", "Scalar", "spec_model"]
+__all__ = ["Strict", "Redacting", "DecisionSpec", "Scalar", "spec_model"]
 
 Scalar = Union[bool, int, float, str]
 
@@ -24,6 +24,17 @@ class Strict(BaseModel):
     """Strict keys (an unknown key is an error naming it), frozen values."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Redacting(Strict):
+    """A dossier spec: its subclass declares ``redact`` (the columns hidden from its pages,
+    described in its own words); listed names are kept once each, in order, as text."""
+
+    # check_fields=False: the field is declared by each subclass, not here.
+    @field_validator("redact", check_fields=False)
+    @classmethod
+    def _distinct(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(map(str, v)))
 
 
 class DecisionSpec(Strict):

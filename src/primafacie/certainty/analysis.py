@@ -149,17 +149,16 @@ def _trend_blocks(run: AnalysisRun) -> list[Any]:
         return []
     cols = ["window", "window_n", "window_small", "status", "decision_maker", "rank", "selected",
             "disparity", "disparity_low", "disparity_high", "uncertainty"]  # fmt: skip
-    return [
-        rb.heading(f"Trend over {len(tr.windows)} time windows"),
-        rb.figure(tr.plot(), tr.title,
-                  "Each point is a decision-maker's disparity in one window, each bar its 95% "
-                  "Newcombe interval; hollow points and '(small)' mark windows with fewer "
-                  "decisions than the minimum."),
-        rb.table(tr.to_frame()[cols], "Ranking per time window",
-                 "Every window is shown; small windows are flagged and windows where the ranking "
-                 "could not be made keep their status.", csv=table_path("certainty", "trend"),
-                 max_rows=200),
-    ]  # fmt: skip
+    return rb.trend(
+        tr, tr.to_frame()[cols],
+        "Each point is a decision-maker's disparity in one window, each bar its 95% Newcombe "
+        "interval; hollow points and '(small)' mark windows with fewer decisions than the "
+        "minimum.",
+        "Ranking per time window",
+        "Every window is shown; small windows are flagged and windows where the ranking could "
+        "not be made keep their status.",
+        table_path("certainty", "trend"),
+    )  # fmt: skip
 
 
 def headline_number(run: AnalysisRun) -> str:

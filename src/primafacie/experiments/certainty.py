@@ -363,7 +363,7 @@ def compare_synthetic(out_dir: Path, data_dir: Path | None = None, **options: An
     rows = [check("§6.1 text", "number of decision-makers", len(t), PAPER_N_SYNTHETIC)]
     for rank, (ni, ki, nj, kj, *dm) in PAPER_TABLE2.items():
         key = f"({ni},{ki},{nj},{kj})"
-        hit = t[(t.n_i == ni) & (t.k_i == ki) & (t.n_j == nj) & (t.k_j == kj)]
+        hit = _counts_row(t, ni, ki, nj, kj)
         if hit.empty:
             rows.append(check("Table 2", f"{key} rank", "missing", rank))
             continue
@@ -383,13 +383,19 @@ def compare_synthetic(out_dir: Path, data_dir: Path | None = None, **options: An
     return comparison_frame(rows)
 
 
+def _counts_row(t: pd.DataFrame, ni: int, ki: int, nj: int, kj: int) -> pd.DataFrame:
+    """The rows of ``t`` with these counts (a printed row is found by its counts, not its
+    rank, since tied ranks may be printed in either order)."""
+    return t[(t.n_i == ni) & (t.k_i == ki) & (t.n_j == nj) & (t.k_j == kj)]
+
+
 def _synthetic_derived(t: pd.DataFrame) -> list[Check]:
     """Spec §5.2/§7 [derived]: Table 2's values to 6 decimals, the ties and grid summaries."""
     rows: list[Check] = []
     tag = "spec §5.2 [derived]"
     for key, (unc, util) in SPEC_TABLE2_EXACT.items():
         ni, ki, nj, kj = key
-        hit = t[(t.n_i == ni) & (t.k_i == ki) & (t.n_j == nj) & (t.k_j == kj)]
+        hit = _counts_row(t, ni, ki, nj, kj)
         ours_u = float(hit["uncertainty"].iloc[0]) if len(hit) else float("nan")
         ours_v = float(hit["utility"].iloc[0]) if len(hit) else float("nan")
         name = f"({ni},{ki},{nj},{kj})"
@@ -397,7 +403,7 @@ def _synthetic_derived(t: pd.DataFrame) -> list[Check]:
         rows.append(check(tag, f"{name} utility (6 decimals)", ours_v, util, tol=_TOL6))
     for key, size in SPEC_TABLE2_TIES.items():
         ni, ki, nj, kj = key
-        hit = t[(t.n_i == ni) & (t.k_i == ki) & (t.n_j == nj) & (t.k_j == kj)]
+        hit = _counts_row(t, ni, ki, nj, kj)
         ours = int(hit["tie_size"].iloc[0]) if len(hit) else 0
         rows.append(
             check(

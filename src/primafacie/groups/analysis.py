@@ -242,7 +242,6 @@ def _trend_blocks(run: AnalysisRun) -> list[Any]:
     tr = run.results.get("trend")
     if tr is None:
         return []
-    w = tr.windows
     table = tr.to_frame()[["window", "window_n", "window_small", "status", "attribute", "group",
                            "selection_k", "selection_n", "reference_k", "reference_n"]].copy()  # fmt: skip
     table["selection ratio [CI]"] = _interval(
@@ -251,16 +250,16 @@ def _trend_blocks(run: AnalysisRun) -> list[Any]:
         tr.frame["selection_ratio_high"],
         2,
     )
-    return [
-        rb.heading(f"Trend over {len(w)} time windows"),
-        rb.figure(tr.plot(), tr.title,
-                  "Each point is a protected group's selection ratio to its reference group in one "
-                  "window, each bar its Katz log interval; hollow points and '(small)' mark windows "
-                  "with fewer decisions than the minimum; the dashed line is four-fifths."),
-        rb.table(table, "Group metrics per time window",
-                 "Every window is shown; small windows are flagged and windows that could not be "
-                 "measured keep their status.", csv=table_path("groups", "trend"), max_rows=200),
-    ]  # fmt: skip
+    return rb.trend(
+        tr, table,
+        "Each point is a protected group's selection ratio to its reference group in one "
+        "window, each bar its Katz log interval; hollow points and '(small)' mark windows "
+        "with fewer decisions than the minimum; the dashed line is four-fifths.",
+        "Group metrics per time window",
+        "Every window is shown; small windows are flagged and windows that could not be "
+        "measured keep their status.",
+        table_path("groups", "trend"),
+    )  # fmt: skip
 
 
 def check(spec: Any, config: Any) -> None:

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
+from ..configbase import Redacting, spec_model
 from ..configbase import Strict as _Strict
-from ..configbase import spec_model
 from ..params import Param
 from .params import DEFAULT_N_BOOT, PARAMS
 
 __all__ = ["RecourseSpec", "SubgroupDossierSpec", "DEFAULT_N_BOOT"]
 
 
-class SubgroupDossierSpec(_Strict):
+class SubgroupDossierSpec(Redacting):
     """``analyses.recourse.dossiers``: a page per top subgroup.
 
     Examples
@@ -37,11 +37,6 @@ class SubgroupDossierSpec(_Strict):
         description="Columns whose names and values are hidden from every subgroup page and "
         "its file name.",
     )
-
-    @field_validator("redact")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return list(dict.fromkeys(map(str, v)))
 
 
 class _RecourseBase(_Strict):

@@ -16,7 +16,7 @@ import pandas as pd
 from . import plots
 from .html import rate_text, table_from_frame
 
-__all__ = ["figure", "table", "rate_cell", "heading", "text", "group", "section"]
+__all__ = ["figure", "table", "rate_cell", "heading", "text", "group", "section", "trend"]
 
 
 def figure(fig: Any, title: str, caption: str) -> dict[str, Any] | None:
@@ -38,6 +38,21 @@ def table(
 ) -> dict[str, Any]:
     """A sortable table block; ``csv`` links the full table (use ``analysis.table_path``)."""
     return {"kind": "table", **table_from_frame(frame, title, caption, max_rows, csv)}
+
+
+def trend(
+    result: Any, frame: pd.DataFrame, caption: str, title: str, table_caption: str, csv: str
+) -> list[Any]:
+    """The blocks of a trend over time windows (``time:`` in audit.yaml): a heading, the
+    trend Result's figure (``caption``) and ``frame``, every window shown (up to 200).
+
+    One layout for every analysis with a trend, so only the words differ between them.
+    """
+    return [
+        heading(f"Trend over {len(result.windows)} time windows"),
+        figure(result.plot(), result.title, caption),
+        table(frame, title, table_caption, csv=csv, max_rows=200),
+    ]
 
 
 def heading(text_: str) -> dict[str, Any]:

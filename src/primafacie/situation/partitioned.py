@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..jsonsafe import json_safe
 from .results import SituationResult, _summary_row, summary_frame
 
 __all__ = ["PARQUET_MIN_ROWS", "PART_ROW_GROUP", "PartitionedResult", "part_name", "read_parts"]
@@ -162,18 +161,7 @@ class PartitionedResult(SituationResult):
     ) -> dict:
         """As :meth:`SituationResult.to_dict`; ``complainants`` is always ``{"rows": n,
         "see": folder}`` (the parts' folder, whatever ``see`` is given)."""
-        return json_safe(
-            {
-                "params": self.params,
-                "n_protected": self.n_protected,
-                "n_complainants": self.n_complainants,
-                "headline": self.headline(),
-                "scope": self.scope(),
-                "caveats": self.caveats(),
-                "summary": self.summary().to_dict(orient="records"),
-                "complainants": {"rows": self.n_rows, "see": self.see},
-            }
-        )
+        return self._dict_with({"rows": self.n_rows, "see": self.see})
 
 
 def run_parts(

@@ -274,6 +274,11 @@ class _SituationResultBase(BaseResult):
             rows: Any = {"rows": len(self.table), "see": see}
         else:
             rows = self.to_frame(neighbors=neighbors).astype(object).to_dict(orient="records")
+        return self._dict_with(rows)
+
+    def _dict_with(self, complainants: Any) -> dict:
+        """The JSON-safe dict of :meth:`to_dict` around ``complainants`` (records, or where
+        they are), so a result whose rows live elsewhere writes the same keys."""
         return json_safe(
             {
                 "params": self.params,
@@ -283,7 +288,7 @@ class _SituationResultBase(BaseResult):
                 "scope": self.scope(),
                 "caveats": self.caveats(),
                 "summary": self.summary().to_dict(orient="records"),
-                "complainants": rows,
+                "complainants": complainants,
             }
         )
 

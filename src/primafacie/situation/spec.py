@@ -26,8 +26,8 @@ from typing import Any, ClassVar, Optional
 
 from pydantic import Field, field_validator
 
+from ..configbase import Redacting, spec_model
 from ..configbase import Strict as _Strict
-from ..configbase import spec_model
 from ..params import Param
 from .engine import SituationTest
 from .multi import IntersectionalSituationTest, MultipleSituationTest
@@ -37,7 +37,7 @@ from .sensitivity import SensitivitySpec
 __all__ = ["SituationSpec", "DossierSpec", "DIMENSIONS"]
 
 
-class DossierSpec(_Strict):
+class DossierSpec(Redacting):
     """``analyses.situation.dossiers``: write a page per top complainant.
 
     Examples
@@ -52,11 +52,6 @@ class DossierSpec(_Strict):
         description="Columns hidden from every page (and its source), and ids replaced by a "
         "stable pseudonym (redacted-<8 hex>) everywhere, file names included.",
     )
-
-    @field_validator("redact")
-    @classmethod
-    def _distinct(cls, v: list[str]) -> list[str]:
-        return list(dict.fromkeys(map(str, v)))
 
 
 _MULTI = {"multiple": MultipleSituationTest, "intersectional": IntersectionalSituationTest}
