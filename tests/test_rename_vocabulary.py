@@ -223,6 +223,21 @@ def test_the_rename_on_a_tiny_tree(tmp_path, capsys):
     assert not (root / "tests/recourse/test_audit.py").exists()
 
 
+def test_an_installs_egg_info_and_hidden_folders_are_left_alone(tmp_path, capsys):
+    # pip install -e writes src/<pkg>.egg-info/SOURCES.txt listing the old module paths
+    root = _tree(tmp_path)
+    written = {"src/primafacie.egg-info/SOURCES.txt": "src/primafacie/recourse/audit.py\n",
+               "src/.cache/notes.md": "RecourseAudit\n"}  # fmt: skip
+    for rel, text in written.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    assert rv.main(["--root", str(root), "--no-ruff"]) == 0
+    for rel, text in written.items():
+        assert (root / rel).read_text(encoding="utf-8") == text, rel
+    capsys.readouterr()
+    assert rv.main(["--root", str(root), "--check"]) == 0
+
+
 def test_a_second_run_changes_nothing(tmp_path, capsys):
     root = _tree(tmp_path)
     assert rv.main(["--root", str(root), "--no-ruff"]) == 0

@@ -316,6 +316,12 @@ def _moves(root: Path) -> list[tuple[Path, Path, bool]]:
     return moves
 
 
+def _generated(part: str) -> bool:
+    """A folder that tools write, not people: an install's ``*.egg-info`` (its SOURCES.txt
+    lists the old module paths), caches and hidden folders."""
+    return part == "__pycache__" or part.endswith(".egg-info") or part.startswith(".")
+
+
 def _files(root: Path) -> list[Path]:
     out = []
     for name in SCOPE:
@@ -324,7 +330,7 @@ def _files(root: Path) -> list[Path]:
             out.append(top)
         elif top.is_dir():
             out += [p for p in top.rglob("*") if p.is_file() and p.suffix in SUFFIXES
-                    and "__pycache__" not in p.parts]  # fmt: skip
+                    and not any(_generated(part) for part in p.relative_to(root).parts)]  # fmt: skip
     return sorted(out)
 
 

@@ -159,3 +159,22 @@ def test_default_thresholds_on_a_credit_like_table():
     assert c.splits >= 1
     assert np.array_equal(got.indices, ref.indices)
     assert np.array_equal(got.distances, ref.distances)
+
+
+def test_a_radius_search_with_an_empty_level_keeps_integer_rows():
+    # Found by the hypothesis test above once the trees were SciPy's cKDTree: its radius
+    # search answers with plain lists, and a level with no hit gave a float array of rows.
+    q = GowerMatrix(num=np.array([[1.0, 0.0], [0.0, 0.0], [0.5, 1.0], [0.5, 0.0]]),
+                    codes=np.zeros((4, 0), np.int64), levels=(), layout=("n", "n"))  # fmt: skip
+    b_num = np.array([[0.5, 0.5], [1, 1], [1, 0], [1, 0], [0.5, 0], [0, 0.5], [0, 0.5], [0, 0],
+                      [1, 0.5], [1, 1], [1, 0.5], [0, 0.5], [1, 1], [1, 1], [0.5, 0.5], [0, 0],
+                      [0, 0.5], [0.5, 0.5], [1, 1], [1, 1]], dtype=float)  # fmt: skip
+    b = GowerMatrix(num=b_num, codes=np.zeros((20, 0), np.int64), levels=(), layout=("n", "n"))
+    with ExitStack() as stack:
+        stack.enter_context(patch.object(levels, "MIN_ROWS", 1))
+        for name, value in LAYOUTS["group-indexes"].items():
+            stack.enter_context(patch.object(search, name, value))
+        got = knn(q, b, 1, algorithm="tree", ties="first")
+    idx, dist = reference(q, b, 1, "first", 1.0, None)
+    assert np.array_equal(got.indices, idx)
+    assert np.array_equal(got.distances, dist)

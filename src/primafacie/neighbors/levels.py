@@ -159,7 +159,10 @@ class _Levels:
             lists = self.parts[v].radius(rest[rows], np.maximum(r[rows] - off[rows, v], 0.0))
             lens = np.fromiter((len(a) for a in lists), dtype=np.int64, count=len(lists))
             qs.append(np.repeat(rows, lens))
-            found.append(self.members[v][np.concatenate([*lists, np.zeros(0, np.int64)])])
+            # an index may answer with plain lists (SciPy's cKDTree), whose empty ones make
+            # a float array: the row numbers are cast back to integers
+            hits = np.concatenate([*lists, np.zeros(0, np.int64)]).astype(np.int64)
+            found.append(self.members[v][hits])
         q = np.concatenate([*qs, np.zeros(0, np.int64)])
         i = np.concatenate([*found, np.zeros(0, np.int64)])
         order = np.argsort(q, kind="stable")
