@@ -137,19 +137,23 @@ def test_no_engine_imports_mlxtend():
 
 def test_situation_and_intervals_import_no_scipy():
     """issue 22: importing the situation engine (what ``reproduce cst-*`` and ``situation``
-    load first) reads no SciPy, scikit-learn or matplotlib; the normal functions are imported
-    from scipy.special only when a statistic is computed."""
+    load first) reads no SciPy, scikit-learn or matplotlib, and neither does computing the
+    normal quantile of an interval or a p-value (primafacie.normal, SciPy's bits)."""
     code = (
         "import primafacie.intervals, primafacie.situation\n"
+        "from primafacie.situation.stats import wald_p_value, newcombe_p_value\n"
         "out = {'loaded': sorted({m.split('.')[0] for m in sys.modules} "
         "& {'scipy', 'sklearn', 'matplotlib'})}\n"
         "out['z'] = primafacie.intervals.z_value(0.05)\n"
-        "out['after'] = sorted(m for m in sys.modules if m in ('scipy.special', 'scipy.stats'))\n"
+        "out['p'] = [float(wald_p_value(10, 15, 3, 15)), float(newcombe_p_value(10, 15, 3, 15))]\n"
+        "out['after'] = sorted({m.split('.')[0] for m in sys.modules} & {'scipy'})\n"
     )
     out = loaded_after(code)
     assert out["loaded"] == []
     assert out["z"] == 1.6448536269514722  # Φ⁻¹(0.95) correctly rounded (scipy.special.ndtri)
-    assert out["after"] == ["scipy.special"]
+    assert 0.0017 < out["p"][0] < 0.0018  # the hand example of wald_p_value's docstring
+    assert 0 < out["p"][1] < 0.05
+    assert out["after"] == []
 
 
 def test_a_command_loads_its_own_module_only():

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import intervals as _intervals
 from ..intervals import ALPHA, newcombe_bounds, wilson_interval, z_value
+from ..normal import ndtr
 from ..validation import Interval, validate_params
 
 __all__ = [
@@ -167,10 +168,8 @@ def bonferroni(alpha: float, q: int) -> float:
 def _side_p(zstat: np.ndarray, sided: str, direction: str) -> np.ndarray:
     """p-value of a standardised statistic: upper tail (negative direction), lower tail
     (positive direction) or both (two-sided)."""
-    # scipy.special, imported here: importing the package loads no SciPy (start-up);
-    # ndtr(-z) and ndtr(z) are what scipy.stats.norm.sf and .cdf compute, bit for bit.
-    from scipy.special import ndtr
-
+    # ndtr(-z) and ndtr(z) are what scipy.stats.norm.sf and .cdf compute, bit for bit;
+    # primafacie.normal's is SciPy's without importing it (start-up).
     if sided == "two":
         return np.minimum(1.0, 2 * ndtr(-np.abs(zstat)))
     return ndtr(-zstat) if direction == "negative" else ndtr(zstat)
