@@ -41,3 +41,13 @@ def pytest_collection_modifyitems(config, items):
             if missing:
                 reason = f"dataset file absent: {missing[0]} (set PRIMAFACIE_DATA)"
                 item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(autouse=True)
+def _pandas_in_doctests(doctest_namespace):
+    """``pd`` in every docstring example: the modules on the engines' import path import
+    pandas inside their functions (issue 22, start-up), so their examples no longer find it
+    among the module's names."""
+    import pandas as pd
+
+    doctest_namespace["pd"] = pd

@@ -9,10 +9,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .data_files import (
     ReadOptions,
@@ -32,6 +31,11 @@ from .data_files import (
 )
 from .errors import InputError
 from .reference import ReferenceMixin, parse_reference, split_protected
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "AuditData",
@@ -115,6 +119,8 @@ def to_pandas(table: Any) -> pd.DataFrame:
     ...
     primafacie.errors.InputError: data must be a pandas/polars/pyarrow table or a mapping of columns, got list
     """
+    import pandas as pd
+
     if isinstance(table, pd.DataFrame):
         return table
     package = _module_of(table)
@@ -465,6 +471,8 @@ def _read_positional(
     """A CSV or Excel file read with positional column names, then named by its header (or
     ``names``) with repeated names merged (:func:`~primafacie.data_files.merge_repeated`);
     ``duck``: the CSV file is read by DuckDB (:func:`~primafacie.data_files.duckdb_csv`)."""
+    import pandas as pd
+
     sep = ""
     if kind == "csv":
         sep = opts.sep or sniff_delimiter(path, opts.encoding)
@@ -557,6 +565,8 @@ def _check_decimal_comma(name: str, col: pd.Series) -> None:
 def _check_thousands(frame: pd.DataFrame, path: Path | str) -> None:
     """A text column whose every value is a number, some with thousands separators, is an
     error: read as text, it would become a categorical feature with one level per amount."""
+    import pandas as pd
+
     for col in frame.columns:
         values = frame[col]
         if not _is_text_column(values) or isinstance(values.dtype, pd.CategoricalDtype):
@@ -640,6 +650,8 @@ def _counts(col: pd.Series) -> dict[str, int]:
 
 def _is_text_column(col: pd.Series) -> bool:
     """Object, string (pandas 3's default for text) or categorical columns."""
+    import pandas as pd
+
     return (
         col.dtype == object
         or pd.api.types.is_string_dtype(col.dtype)
@@ -650,6 +662,8 @@ def _is_text_column(col: pd.Series) -> bool:
 def check_spellings(col: pd.Series, name: str, role: str) -> None:
     """A text column holding two spellings of one value (``female`` and ``Female ``) is an
     error naming both spellings and their row counts: they would form two groups."""
+    import pandas as pd
+
     if not _is_text_column(col):
         return
     counts = col.value_counts(dropna=True)
@@ -914,6 +928,8 @@ class AuditData(ReferenceMixin):
         reference: Mapping[str, Any] | None = None,
         weights: str | None = None,
     ) -> None:
+        import pandas as pd
+
         frame = to_pandas(data)
         if frame.columns.duplicated().any():
             dup = frame.columns[frame.columns.duplicated()].tolist()
@@ -989,6 +1005,8 @@ class AuditData(ReferenceMixin):
             )
 
     def _validate(self) -> None:
+        import pandas as pd
+
         for name, spec in self.features.items():
             self._require_column(name, "feature")
             col = self.frame[name]
@@ -1092,6 +1110,8 @@ class AuditData(ReferenceMixin):
 
         Raises :class:`InputError` when the column is not binary or has missing values.
         """
+        import pandas as pd
+
         col = self.frame[column]
         if col.isna().any():
             first = int(np.flatnonzero(col.isna().to_numpy())[0])

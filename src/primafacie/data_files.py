@@ -30,12 +30,16 @@ import codecs
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "EXCEL_SUFFIXES",
@@ -178,6 +182,8 @@ def merge_repeated(
         lists ``{"column", "copies"}`` of each merged name and ``attrs["ambiguous_columns"]``
         ``{"column", "copies", "differing_rows"}`` of each dropped one.
     """
+    import pandas as pd
+
     positions: dict[str, list[int]] = {}
     for i, name in enumerate(header):
         positions.setdefault(str(name), []).append(i)
@@ -351,6 +357,8 @@ def read_excel(
     path: Path, options: ReadOptions, header: list[str], positions: list[int] | None
 ) -> pd.DataFrame:
     """The sheet's rows with positional column names (:func:`placeholder_names`)."""
+    import pandas as pd
+
     _calamine()
     sheet, _ = excel_sheet(path, options.sheet)
     return pd.read_excel(
@@ -582,6 +590,8 @@ def _as_pandas_text(frame: pd.DataFrame, nulls: set[str]) -> pd.DataFrame:
     true/false words is bool (DuckDB is not given BOOLEAN as a candidate type: it would also
     read ``t``/``f``). Only text columns are visited, each with vectorised string methods.
     """
+    import pandas as pd
+
     words = set(_PANDAS_TRUE) | set(_PANDAS_FALSE)
     for name in frame.columns:
         col = frame[name]

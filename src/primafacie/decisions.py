@@ -12,12 +12,16 @@ import math
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Rule",
@@ -397,6 +401,8 @@ class Rule:
 
     def evaluate(self, data: pd.DataFrame | dict[str, Any]) -> np.ndarray:
         """Value of the expression on every row (numeric or boolean array)."""
+        import pandas as pd
+
         data = _table(data)
         missing = [c for c in self.columns if c not in data]
         if missing:
@@ -619,6 +625,8 @@ def as_decider(obj: Any, features: Sequence[str] | None = None, favorable: Any =
 
 def _table(data: Any) -> Any:
     """A pandas frame or a mapping of columns as given; a polars/pyarrow table as pandas."""
+    import pandas as pd
+
     if isinstance(data, (pd.DataFrame, Mapping)):
         return data
     from .data import to_pandas
@@ -662,6 +670,8 @@ def score_decisions(
     >>> score_decisions(df, "decile", 5, "below").tolist()
     [1, 1, 0, 0]
     """
+    import pandas as pd
+
     if column not in frame.columns:
         raise InputError(f"decision.score: column {column!r} is not in the data")
     values = frame[column]

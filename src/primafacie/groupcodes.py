@@ -18,10 +18,14 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SEP", "combination_label", "cross_codes", "value_codes"]
 
@@ -43,6 +47,8 @@ def value_codes(col: pd.Series) -> tuple[np.ndarray, list[Any]]:
         ``codes``: int64 code of each row (0..V-1); ``values``: the distinct values in sorted
         order, compared as text when values of several types do not sort together.
     """
+    import pandas as pd
+
     try:
         codes, uniques = pd.factorize(col, sort=True)
     except TypeError:  # values of several types do not sort together: order by their text

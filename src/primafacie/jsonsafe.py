@@ -13,7 +13,6 @@ from pathlib import PurePath
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 __all__ = ["json_safe"]
 
@@ -26,6 +25,8 @@ def json_safe(value: Any) -> Any:
     >>> json_safe({"a": np.float64("nan"), "b": [np.int64(2), float("-inf")], 3: np.bool_(True)})
     {'a': None, 'b': [2, '-inf'], '3': True}
     """
+    import pandas as pd
+
     if isinstance(value, Mapping):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):

@@ -24,14 +24,18 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
 from .groupcodes import value_codes
 from .weights import check_weights
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "HIGHEST",
@@ -244,6 +248,8 @@ class ReferenceMixin:
     def comparisons(self) -> list[dict[str, Any]]:
         """Each protected attribute's comparison: protected and reference values, the rule
         (``rest``, ``listed`` or ``highest``), and the rows left out (count, share, values)."""
+        import pandas as pd
+
         out = []
         for attr, values in self.protected.items():
             ref = self.reference_values(attr)

@@ -14,12 +14,16 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["METHOD", "check_weights", "effective_counts", "kish_n_eff"]
 
@@ -48,6 +52,8 @@ def check_weights(col: pd.Series, name: str) -> np.ndarray:
     ...
     primafacie.errors.InputError: weights column 'w' has 2 negative value(s) (first at row 1, -2.0); weights must be ≥ 0
     """
+    import pandas as pd
+
     if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
         raise InputError(
             f"weights column {name!r} must be numeric; it holds values such as {col.iloc[0]!r}"

@@ -156,6 +156,20 @@ def test_situation_and_intervals_import_no_scipy():
     assert out["after"] == []
 
 
+def test_situation_engine_imports_no_pandas():
+    """issue 22: ``from primafacie.situation import SituationTest`` (the engine, its planning,
+    search, statistics and result modules, AuditData, the k-NN package) loads no pandas,
+    pyarrow, SciPy or scikit-learn: each is imported inside the functions that use it, so
+    the import stays a fraction of a second; running the engine loads pandas as before."""
+    code = (
+        "from primafacie.situation import SituationTest\n"
+        "from primafacie.data import AuditData\n"
+        "out = {'loaded': sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'pandas', 'pyarrow', 'scipy', 'sklearn', 'matplotlib'})}\n"
+    )
+    assert loaded_after(code)["loaded"] == []
+
+
 def test_a_command_loads_its_own_module_only():
     """The CLI imports a command's module when that command is looked up (issue 22.3):
     ``schema --help`` and an argument error of ``reproduce`` load no other command module."""

@@ -24,14 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..data import FeatureSpec
 from ..errors import InputError
 from ..standardize import standard_scale
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["GowerTransformer", "GowerMatrix", "gower_distances", "as_gower_matrix"]
 
@@ -223,6 +227,8 @@ class GowerTransformer:
         GowerTransformer
             ``self``, fitted.
         """
+        import pandas as pd
+
         if self.scale not in ("range", "zscore", "none"):
             raise InputError(f"scale must be 'range', 'zscore' or 'none', got {self.scale!r}")
         self.specs_ = [_spec(str(n), k) for n, k in self.features.items()]
@@ -303,6 +309,8 @@ class GowerTransformer:
             is Gower's distance. The division comes last (as in the authors' code) so sums
             that tie before it still tie after it.
         """
+        import pandas as pd
+
         if not self.specs_:
             raise InputError("GowerTransformer.transform called before fit")
         nums, codes, levels, layout = [], [], [], []

@@ -47,10 +47,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from ..base import Engine, as_audit_data
 from ..data import AuditData
@@ -63,6 +62,11 @@ from .planning import Plan, Planner
 from .results import SituationResult
 from .search import GroupSearch, Lists, Space, group_distances
 from .statistics import Statistics
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "SituationTest",

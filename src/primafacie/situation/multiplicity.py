@@ -19,10 +19,16 @@ complainants, are left out and stay NaN). Everything is vectorised (one sort per
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from ..validation import Options, validate_params
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["MULTIPLICITY", "MULTIPLICITY_NAMES", "adjust_p", "adjust_table"]
 

@@ -24,12 +24,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .results import SituationResult, _summary_row, summary_frame
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["PARQUET_MIN_ROWS", "PART_ROW_GROUP", "PartitionedResult", "part_name", "read_parts"]
 
@@ -41,6 +45,13 @@ PARQUET_MIN_ROWS = 10**6
 
 #: Rows per Parquet row group: the report reads only the groups holding its top rows.
 PART_ROW_GROUP = 65_536
+
+
+def _empty_frame() -> pd.DataFrame:
+    """An empty table (the default summary; pandas is loaded when one is made)."""
+    import pandas as pd
+
+    return pd.DataFrame()
 
 
 def part_name(index: int) -> str:
@@ -60,6 +71,7 @@ def write_part(path: Path, frame: pd.DataFrame) -> None:
 
 def read_parts(paths: list[Path], columns: list[str] | None = None) -> pd.DataFrame:
     """The parts read back in order and stacked (``columns``: only these)."""
+    import pandas as pd
     import pyarrow.parquet as pq
 
     frames = [pq.read_table(p, columns=columns).to_pandas() for p in paths]
@@ -95,7 +107,7 @@ class PartitionedResult(SituationResult):
     see: str = ""
     keys: tuple[tuple[str, int], ...] = ()
     part_rows: tuple[int, ...] = ()
-    summary_table: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    summary_table: pd.DataFrame = field(default_factory=_empty_frame, repr=False)
 
     @property
     def n_rows(self) -> int:
@@ -137,6 +149,7 @@ class PartitionedResult(SituationResult):
     def strongest(self, method: str, k: int, n: int, keys: list[str]) -> pd.DataFrame:
         """The ``n`` rows of one (method, k) first by ``keys`` descending (stable), reading
         the keys of its part and then only the row groups that hold those rows."""
+        import pandas as pd
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -246,6 +259,8 @@ def write_result(
     -------
     PartitionedResult
     """
+    import pandas as pd
+
     folder.mkdir(parents=True, exist_ok=True)
     keys, rows, summary, empty = [], [], [], None
     for index, (method, k, frame) in enumerate(frames):

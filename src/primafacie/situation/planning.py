@@ -9,16 +9,20 @@ decisions ŷ^CF. Nothing here searches neighbours or computes a statistic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..data import AuditData, to_pandas
 from ..decisions import predict_binary
 from ..errors import InputError
 from .params import _method_name
 from .reference import reference_value
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Plan", "Planner", "cf_decisions"]
 

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..data import AuditData
 from ..errors import InputError
@@ -70,6 +69,8 @@ def reference_value(
     ...
     primafacie.errors.InputError: reference value 'x' of 'g' never occurs in the data
     """
+    import pandas as pd
+
     ref = reference.get(attribute) if isinstance(reference, Mapping) else reference
     if ref is not None:
         col = data.frame[attribute]

@@ -11,15 +11,19 @@ never counted as tested negatives.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from ..base import BaseResult
 from ..jsonsafe import json_safe
 from .labels import METHOD_NAMES, method_name
 from .multiplicity import MULTIPLICITY_NAMES
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SituationResult", "summarize", "json_safe"]
 
@@ -104,6 +108,8 @@ def _group_rows(table: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
     keys change (a slice per group, nothing copied); any other table goes through
     ``groupby``, whose hashing and index arrays cost ~45 bytes per row (2.7 GB at 6·10^7).
     """
+    import pandas as pd
+
     if not len(table):
         return {}
     codes, uniques = pd.factorize(table["method"], sort=False)
@@ -195,6 +201,8 @@ def summarize(
 
 def summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The summary table of some rows of :func:`_summary_row`, in method then k order."""
+    import pandas as pd
+
     out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
     if len(out):
         out = out.sort_values(
@@ -644,6 +652,8 @@ class SituationResult(_SituationResultBase):
         --------
         >>> # res.to_frame().query("method == 'cst' and significant")
         """
+        import pandas as pd
+
         # A shallow copy: under pandas' copy-on-write a change to the returned frame copies
         # the column it touches, never reaching self.table; a deep copy would double the
         # largest object of a run (~140 bytes per row, 6·10^7 rows at 10^7 decisions).

@@ -10,15 +10,19 @@ counts every k of the grid reads (:class:`Lists`), so nothing searches again per
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..data import AuditData
 from ..neighbors import GowerTransformer, knn
 from .lists import ListReducer, PrefixCounts, prefix_lengths
 from .planning import Plan, cf_decisions
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["GroupSearch", "Lists", "Space", "group_distances", "group_members"]
 

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..data import AuditData
 from .multiplicity import adjust_p
 from .planning import Plan
 from .search import Lists, group_members
 from .stats import distinct_counts, newcombe_interval, test_p_values, z_value
+
+# pandas is imported in the functions that use it: importing the situation engine must not
+# load it (issue 22, start-up); the annotations name it only for type checkers.
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Statistics", "block_frame"]
 
@@ -35,6 +39,7 @@ _TEST_COLUMNS = (
 def _labels(codes: np.ndarray, labels: list[str]) -> Any:
     """``labels[codes]`` as a string column of pandas' default string dtype, built through
     Arrow: no Python string per row (6·10^7 of them in a 10^7-row run)."""
+    import pandas as pd
     import pyarrow as pa
 
     arr = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(labels))
@@ -260,6 +265,8 @@ def _table(
     and handed to pandas without a copy: at 10^7 rows (6·10^7 table rows) the table is the
     largest thing a run holds. Who was tested (row, id, decisions) repeats per block.
     """
+    import pandas as pd
+
     comp_rows, m, b = plan.comp_rows, len(plan.comp_rows), len(blocks)
     if grid is None:
         grid = [(k, method) for k in plan.ks for method in plan.methods]
