@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import typer
+from rich.console import Console
 
 from ..errors import DataMissingError, InputError
 from ..experiments import EXPERIMENTS, get_comparison, get_experiment  # names only: light
 from ..paths import resolve_data_dir
-from ._common import console, err_console, guarded
+
+if TYPE_CHECKING:
+    import typer
 
 # pandas (experiments.compare, io) is imported inside the functions: the CLI loads this
-# module to render --help, which must not wait for pandas.
+# module to render --help, which must not wait for pandas. Neither typer nor commands._common
+# (which imports typer) is imported at module level: launch.main runs the plain forms of
+# this command through run_plain, without typer (~0.3 s of a ~1 s reproduction).
+
+#: stdout for results, stderr for progress: commands._common's consoles, same settings.
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
 
 #: rows printed on the terminal; the CSV has all of them
 SHOWN_ROWS = 30
@@ -43,6 +53,10 @@ verdict counts per reproduction:
 
 
 def register(app: typer.Typer) -> None:
+    import typer
+
+    from ._common import guarded
+
     @app.command("reproduce", help=HELP)
     @guarded
     def reproduce(
@@ -65,38 +79,108 @@ def register(app: typer.Typer) -> None:
             None, "--seed", help="Random seed where the run has one."
         ),
     ) -> None:
-        from ..io import atomic_output_dir, atomic_write_csv
+        run_command(name, data_dir, out, legacy, positive, tau, protected, seed)
 
-        options = {"legacy": legacy}
-        if positive:
-            options["positive"] = True
-        for key, value in (("tau", tau), ("protected", protected), ("seed", seed)):
-            if value is not None:
-                options[key] = value
-        data_root = resolve_data_dir(data_dir)
-        if name == "all":
-            if len(options) > 1:
-                raise InputError(
-                    f"reproduce all takes only --legacy; {sorted(set(options) - {'legacy'})} "
-                    "apply to single reproductions"
-                )
-            _reproduce_all(data_root, out, legacy)
-            return
-        run = get_experiment(name)
-        compare = get_comparison(name)
-        table = None
-        with (
-            err_console.status(f"reproducing {name} ..."),
-            atomic_output_dir(out, owner=f"reproduce {name}") as stage,
-        ):
-            written = list(run(data_root, stage, **options))
-            if compare is not None:
-                table = compare(stage, data_root, **options)
-                written.append(atomic_write_csv(stage / f"{name}-vs-paper.csv", table, index=False))
-        for path in written:
-            console.print(f"wrote {out / Path(path).name}", soft_wrap=True)
-        if table is not None:
-            _print_comparison(name, table)
+
+def run_command(
+    name: str,
+    data_dir: Path | None = None,
+    out: Path = Path("out/reproduce"),
+    legacy: bool = False,
+    positive: bool = False,
+    tau: float | None = None,
+    protected: str | None = None,
+    seed: int | None = None,
+) -> None:
+    """The body of ``primafacie reproduce`` (its errors are mapped to exit codes by
+    ``commands._common.guarded``, through typer or :func:`run_plain`)."""
+    from ..io import atomic_output_dir, atomic_write_csv
+
+    options: dict[str, Any] = {"legacy": legacy}
+    if positive:
+        options["positive"] = True
+    for key, value in (("tau", tau), ("protected", protected), ("seed", seed)):
+        if value is not None:
+            options[key] = value
+    data_root = resolve_data_dir(data_dir)
+    if name == "all":
+        if len(options) > 1:
+            raise InputError(
+                f"reproduce all takes only --legacy; {sorted(set(options) - {'legacy'})} "
+                "apply to single reproductions"
+            )
+        _reproduce_all(data_root, out, legacy)
+        return
+    run = get_experiment(name)
+    compare = get_comparison(name)
+    table = None
+    with (
+        err_console.status(f"reproducing {name} ..."),
+        atomic_output_dir(out, owner=f"reproduce {name}") as stage,
+    ):
+        written = list(run(data_root, stage, **options))
+        if compare is not None:
+            table = compare(stage, data_root, **options)
+            written.append(atomic_write_csv(stage / f"{name}-vs-paper.csv", table, index=False))
+    for path in written:
+        console.print(f"wrote {out / Path(path).name}", soft_wrap=True)
+    if table is not None:
+        _print_comparison(name, table)
+
+
+def run_plain(
+    name: str, out: Path, data_dir: Path | None = None, legacy: bool = False,
+    positive: bool = False,
+) -> int:  # fmt: skip
+    """``primafacie reproduce NAME`` with ``--out``, ``--data-dir``, ``--legacy`` and
+    ``--positive`` only, run without typer (``launch.main`` parses these forms); the exit code.
+
+    Exactly what the typer command does: the same body, and any exception it raises is
+    re-raised inside ``commands._common.guarded`` (imported then, with typer), which prints
+    its message and gives its exit code. SIGTERM is turned into guarded's ``Terminated`` as
+    guarded would, so an interrupted run leaves its output folder as it was and exits 143.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if main else None
+    try:
+        run_command(name, data_dir, out, legacy, positive)
+        return 0
+    except BaseException as exc:  # noqa: BLE001 - guarded decides, as for the typer command
+        return _guarded_exit(exc)
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM during :func:`run_plain`: guarded's own handler (it marks the termination)."""
+    from ._common import _raise_terminated
+
+    _raise_terminated(signum, frame)
+
+
+def _guarded_exit(exc: BaseException) -> int:
+    """The exit code (and message) ``commands._common.guarded`` gives ``exc`` raised by the
+    command body; what the run had committed and whether SIGTERM arrived are kept (guarded
+    resets both when it starts)."""
+    import typer
+
+    from . import _common
+
+    committed = list(_common._committed_outputs())
+    terminated = _common._TERMINATED.is_set()
+
+    def again() -> None:
+        _common._committed_outputs().extend(committed)
+        if terminated:
+            _common._TERMINATED.set()
+        raise exc
+
+    try:
+        _common.guarded(again)()
+    except typer.Exit as stop:
+        return stop.exit_code
+    return 0
 
 
 def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:
