@@ -218,12 +218,37 @@ def _map_chunks(
     chunk order. ``shared`` (queries, base matrix, search index) and ``post`` are sent once per
     Dask worker; a chunk task carries only its slice. ``post(indices, distances, chunk)`` runs
     on the worker, so only what it returns travels back."""
-    from ..compute import chunk_slices, get_backend
+    from ..compute import get_backend
 
-    parts = get_backend(backend).map(_post_chunk, chunk_slices(m, rows), shared=(fn, shared, post))
+    b = get_backend(backend)
+    parts = b.map(_post_chunk, _even_chunks(m, rows, b), shared=(fn, shared, post))
     if not parts:
         return ()
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
+
+
+def _even_chunks(m: int, rows: int, backend: Any) -> list[slice]:
+    """Contiguous query chunks of at most ``rows``; on local threads their number is a
+    multiple of the threads and their sizes even, so no thread idles while another finishes
+    (the CST loan's 1,712 queries in chunks of 609 kept one of two threads busy for 1,103 of
+    them). Results do not depend on the chunking.
+
+    Examples
+    --------
+    >>> from primafacie.compute import Backend
+    >>> [(s.start, s.stop) for s in _even_chunks(1712, 609, Backend(n_jobs=2))]
+    [(0, 428), (428, 856), (856, 1284), (1284, 1712)]
+    >>> [(s.start, s.stop) for s in _even_chunks(1712, 609, Backend(n_jobs=1))]
+    [(0, 571), (571, 1142), (1142, 1712)]
+    """
+    from ..compute import chunk_slices
+
+    if m <= 0:
+        return []
+    n = -(-m // max(rows, 1))
+    if backend.kind == "local" and backend.n_jobs > 1:
+        n = min(m, -(-n // backend.n_jobs) * backend.n_jobs)
+    return chunk_slices(m, -(-m // n))
 
 
 def _post_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, ...]:
