@@ -143,10 +143,7 @@ def finding(run: AnalysisRun) -> dict[str, Any]:
     """Refuted (a concern) or not, the definition-cell checks as the denominator."""
     n = run.numbers
     text = f"{n['violations']} of {n['checks']} principal-stratum checks refute fairness"
-    if n["violations"]:
-        return {"level": "concern", "badge": "refuted", "sentence": text,
-                "strength": n["violations"] / n["checks"]}  # fmt: skip
-    return {"level": "clear", "badge": "not refuted", "sentence": text, "strength": 0.0}
+    return rb.verdict(n["violations"], n["checks"], text, "refuted", "not refuted")
 
 
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
