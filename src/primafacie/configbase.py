@@ -48,7 +48,9 @@ class Strict(BaseModel):
         configuration → engine mapping, derived from the declarations."""
         # the class' declarations (spec_model sets them): a section may have a key "params"
         declared = getattr(type(self), "params", ())
-        return {p.name: getattr(self, p.config_key) for p in declared if p.config_key}
+        args = {p.name: getattr(self, p.config_key) for p in declared if p.config_key}
+        # each engine gets its own lists (several engines are built from one section)
+        return {name: list(v) if isinstance(v, list) else v for name, v in args.items()}
 
 
 class Redacting(Strict):

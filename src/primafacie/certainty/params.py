@@ -35,16 +35,9 @@ DEFAULT_DECISION_MAKER = "audited decision"
 
 #: The fairness criteria whose disparity is ranked.
 CRITERIA = ("statistical_parity", "equal_opportunity", "predictive_parity")
-_ALIASES = {
-    "sp": "statistical_parity",
-    "statistical_parity": "statistical_parity",
-    "demographic_parity": "statistical_parity",
-    "eo": "equal_opportunity",
-    "equal_opportunity": "equal_opportunity",
-    "equality_of_opportunity": "equal_opportunity",
-    "pp": "predictive_parity",
-    "predictive_parity": "predictive_parity",
-}
+_ALIASES = {**{c: c for c in CRITERIA}, "sp": "statistical_parity",
+            "demographic_parity": "statistical_parity", "eo": "equal_opportunity",
+            "equality_of_opportunity": "equal_opportunity", "pp": "predictive_parity"}  # fmt: skip
 
 
 def canonical_criterion(criterion: str) -> str:

@@ -13,7 +13,8 @@ from pydantic import Field, model_validator
 
 from ..configbase import DecisionSpec, spec_model
 from ..configbase import Strict as _Strict
-from .params import _ALIASES, DEFAULT_DECISION_MAKER, PARAMS, RENAMED
+from ..errors import InputError
+from .params import DEFAULT_DECISION_MAKER, PARAMS, RENAMED, canonical_criterion
 
 __all__ = ["CertaintySpec", "DecisionMakerSpec"]
 
@@ -122,8 +123,10 @@ class _CertaintyBase(_Strict):
 
 def _criterion(v: Any) -> Any:
     # an alias (sp, eo, pp) becomes the full name; an unknown name is left for the check
-    key = str(v).lower().replace("-", "_").replace(" ", "_")
-    return _ALIASES.get(key, v) if isinstance(v, str) else v
+    try:
+        return canonical_criterion(v) if isinstance(v, str) else v
+    except InputError:
+        return v
 
 
 CertaintySpec = spec_model(

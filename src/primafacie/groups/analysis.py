@@ -128,15 +128,8 @@ def _rates_table(res: Any) -> pd.DataFrame:
     """One row per group: members, role and each metric as ``rate (k of n) [interval]``."""
     frame = res.to_frame()
     first = frame[frame["metric"] == "selection_rate"]
-    table = pd.DataFrame(
-        {
-            "attribute": first["attribute"].to_numpy(),
-            "group": first["group"].to_numpy(),
-            "role": first["role"].to_numpy(),
-            "members": first["members"].to_numpy(),
-            "small": first["small"].to_numpy(),
-        }
-    )
+    cols = ("attribute", "group", "role", "members", "small")
+    table = pd.DataFrame({c: first[c].to_numpy() for c in cols})
     for metric, rows in frame.groupby("metric", sort=False):
         if res.weights is None:
             table[METRIC_LABELS[metric]] = _rate_cells(

@@ -551,48 +551,34 @@ def _complaint_blocks(
     ]
     if isinstance(res, MultipleResult):  # one set of columns per attribute's run
         cols = [c for c in top.columns if c == "id" or c.startswith(("delta", "significant"))]
+        shown = top[["method", "k", *cols]]
+        note = ("A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q for "
+                "significance); delta is the mean of the per-attribute deltas.")  # fmt: skip
+    else:
+        comp = _composition(data, res, method, k, top[top[_verdict_column(top)].astype(bool)])
         blocks.append(
-            rb.table(
-                top[["method", "k", *cols]],
-                f"Top complainants ({name})",
-                "A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q "
-                "for significance); delta is the mean of the per-attribute deltas.",
-                csv=table_path(ANALYSIS_NAME, label, among),
-                max_rows=20,
+            rb.figure(
+                plots.group_composition(comp),
+                f"Control vs test group composition ({name})",
+                "Average profile of the control groups (similar protected people) and test "
+                "groups (similar non-protected people) of the significant complainants above, "
+                "in standard deviations from the population mean; a categorical feature shows "
+                "one bar per frequent level (feature=level, the share holding it, standardised) "
+                "and 'rejected' is the rejection indicator, standardised the same way. Similar "
+                "profiles with different rejection rates are the signature of discrimination.",
             )
         )
-        return blocks
-    comp = _composition(data, res, method, k, top[top[_verdict_column(top)].astype(bool)])
-    blocks.append(
-        rb.figure(
-            plots.group_composition(comp),
-            f"Control vs test group composition ({name})",
-            "Average profile of the control groups (similar protected people) and test "
-            "groups (similar non-protected people) of the significant complainants above, in "
-            "standard deviations from the population mean; a categorical feature shows one "
-            "bar per frequent level (feature=level, the share holding it, standardised) and "
-            "'rejected' is the rejection indicator, standardised the same way. Similar "
-            "profiles with different rejection rates are the signature of discrimination.",
-        )
-    )
-    cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
-                        "delta", "ci_low", "p_value", "p_adjusted", "significant_adjusted",
-                        "significant") if c in top.columns]  # fmt: skip
-    shown = top[cols].rename(columns=_GROUP_COLUMNS)
-    shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
-    if links:  # a link column only when dossiers were written (the report is unchanged else)
-        shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
-    blocks.append(
-        rb.table(
-            shown,
-            f"Top complainants ({name})",
-            "p_c = control rejected / control size; p_t = test rejected / test size.",
-            # a partitioned table is a folder of Parquet parts
-            csv=getattr(res, "see", None) or table_path(ANALYSIS_NAME, label, among),
-            max_rows=20,
-        )
-    )
-    return blocks
+        cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
+                            "delta", "ci_low", "p_value", "p_adjusted", "significant_adjusted",
+                            "significant") if c in top.columns]  # fmt: skip
+        shown = top[cols].rename(columns=_GROUP_COLUMNS)
+        shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
+        if links:  # a link column only when dossiers were written (the report is unchanged else)
+            shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
+        note = "p_c = control rejected / control size; p_t = test rejected / test size."
+    # a partitioned table is a folder of Parquet parts
+    csv = getattr(res, "see", None) or table_path(ANALYSIS_NAME, label, among)
+    return [*blocks, rb.table(shown, f"Top complainants ({name})", note, csv=csv, max_rows=20)]
 
 
 def _rows(res: Any) -> int:
