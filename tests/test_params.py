@@ -8,7 +8,7 @@ model and JSON Schema, the command's options and the docs table.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 import pytest
 import typer
@@ -132,3 +132,46 @@ def test_the_model_of_a_spec_is_strict():
     model = spec_model("Demo", Strict, (NEW,), "demo")
     with pytest.raises(ValueError, match="Extra inputs"):
         model(nope=1)
+
+
+def test_annotation_leaves_out_what_audit_yaml_cannot_write_and_reads_predicate_values():
+    from primafacie.validation import Predicate
+
+    anyone = Predicate(callable, "a callable", bad=1)
+    named = Predicate(lambda v: v in ("a", "b", "x"), "a or b (alias x)", values=("a", "b"))
+    assert annotation(Param("u", [Options("t", "n"), anyone], "t", "U.")) == Literal["t", "n"]
+    assert annotation(Param("c", [named], "a", "C.")) == Literal["a", "b"]
+    assert (
+        annotation(Param("m", [ListOf(named, scalar=True)], ["a"], "M.")) == list[Literal["a", "b"]]
+    )
+    assert annotation(Param("f", [anyone], None, "F.")) is Any  # nothing audit.yaml can write
+
+
+def test_a_lone_item_of_a_list_key_is_a_list_when_its_constraint_accepts_it():
+    from primafacie.groups.spec import GroupsSpec
+    from primafacie.principal.spec import PrincipalSpec
+    from primafacie.recourse.spec import RecourseSpec
+    from primafacie.situation.spec import SituationSpec
+
+    assert SituationSpec(k=30).k == [30]
+    assert SituationSpec(methods="cst_wo").methods == ["cst"]  # alias read after wrapping
+    assert RecourseSpec(immutable="age").immutable == ["age"]  # was refused by the list type
+    assert RecourseSpec(metrics="all").metrics == "all"  # the other type takes it as is
+    assert RecourseSpec(metrics="EE").metrics == ["EE"]
+    assert PrincipalSpec(definitions=2).definitions == [2]
+    assert GroupsSpec(thresholds=5).thresholds == [5.0]
+    # a value the constraint refuses is shown as written, not wrapped
+    with pytest.raises(ValueError, match=r"got True \(--thresholds"):
+        GroupsSpec(thresholds=True)
+    with pytest.raises(ValueError, match=r"got True \(--k"):
+        SituationSpec(k=True)
+    with pytest.raises(ValueError, match="got 'single'"):
+        SituationSpec(dimensions="single")  # a list only: no lone item
+
+
+def test_engine_args_are_the_declared_keys_under_their_engine_names():
+    from primafacie.situation.spec import SituationSpec
+
+    args = SituationSpec(methods=["st"], k=[5], interval="wilson").engine_kwargs()
+    assert args["method"] == ["st"] and "methods" not in args and "dimensions" not in args
+    assert args["interval"] == "newcombe" and args["k"] == [5]

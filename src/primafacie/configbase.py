@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
@@ -24,6 +24,33 @@ class Strict(BaseModel):
     """Strict keys (an unknown key is an error naming it), frozen values."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    #: What each key means, shown by editors through the schema (:func:`spec_model` adds the
+    #: declared ones; a section's base lists its keys that are not parameters).
+    key_descriptions: ClassVar[dict[str, str]] = {}
+
+    def protected_of(self, data: Any, analysis: str) -> str:
+        """The section's ``protected`` attribute (default: the data's first), or an
+        :class:`InputError` naming ``analyses.<analysis>.protected`` when the data do not
+        declare it."""
+        if not data.protected:
+            raise InputError(f"analyses.{analysis}: the data declare no protected attribute")
+        attr = getattr(self, "protected", None) or next(iter(data.protected))
+        if attr not in data.protected:
+            raise InputError(
+                f"analyses.{analysis}.protected: {attr!r} is not a protected attribute; "
+                f"protected: {list(data.protected)}"
+            )
+        return attr
+
+    def engine_args(self) -> dict[str, Any]:
+        """``{engine argument: value}`` of every declared key of the section (its
+        :class:`~primafacie.params.Param` ``name`` is the engine's argument): the one
+        configuration → engine mapping, derived from the declarations."""
+        # the class' declarations (spec_model sets them): a section may have a key "params"
+        declared = getattr(type(self), "params", ())
+        args = {p.name: getattr(self, p.config_key) for p in declared if p.config_key}
+        # each engine gets its own lists (several engines are built from one section)
+        return {name: list(v) if isinstance(v, list) else v for name, v in args.items()}
 
 
 class Redacting(Strict):
@@ -97,6 +124,28 @@ def _field(param: Any) -> Any:
     return Field(default, description=param.help)
 
 
+def _lone_item(param: Any, value: Any) -> bool:
+    """Whether ``value`` is one item of a list-typed key, given alone (``k: 30`` for ``[30]``):
+    no other type of the key takes it and the declared constraints accept it."""
+    from typing import get_args, get_origin
+
+    from .params import annotation
+    from .validation import is_satisfied
+
+    if value is None or isinstance(value, (list, tuple, set, frozenset, dict)):
+        return False
+    kind = annotation(param)
+    members = get_args(kind) if get_origin(kind) is Union else (kind,)
+    if not any(get_origin(m) is list for m in members):
+        return False
+    for m in members:
+        if (get_origin(m) is Literal and value in get_args(m)) or (
+            isinstance(m, type) and isinstance(value, m)
+        ):
+            return False
+    return is_satisfied(param.constraints, value)
+
+
 def spec_model(
     name: str,
     base: type[Strict],
@@ -128,7 +177,8 @@ def spec_model(
     doc
         The class docstring (default: the base's).
     normalize
-        ``{key: function}`` applied before the check (``k: 30`` -> ``[30]``).
+        ``{key: function}`` applied before the check (aliases -> names); one item given
+        alone for a list-typed key is made a list first (``k: 30`` -> ``[30]``).
     nested
         Keys that are sub-models rather than engine parameters: ``{key: (type, default or
         Field, key it follows)}``, placed after that key so the order of the keys (in the
@@ -143,6 +193,8 @@ def spec_model(
 
     def _declared(cls: Any, v: Any, info: Any) -> Any:
         p = by_key[info.field_name]
+        if _lone_item(p, v):
+            v = [v]
         if info.field_name in normalize:
             v = normalize[info.field_name](v)
         return check_value(p.config_key, v, p.constraints, where=p.where(analysis))

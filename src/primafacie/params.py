@@ -148,7 +148,7 @@ def with_param(params: Sequence[Param], param: Param) -> tuple[Param, ...]:
 
 def _scalar_type(c: Any) -> Any:
     """The Python type a single constraint stands for (None when it cannot say)."""
-    if isinstance(c, Options):
+    if isinstance(c, Options) or getattr(c, "values", ()):
         return Literal[c.values]  # type: ignore[valid-type]
     if isinstance(c, Interval):
         return int if c.kind is Integral else float
@@ -159,8 +159,9 @@ def _scalar_type(c: Any) -> Any:
 
 def annotation(param: Param) -> Any:
     """The field type of ``param`` in the ``audit.yaml`` model: ``param.type`` when given,
-    else derived from its constraints (Options -> Literal, Interval -> int/float, ListOf ->
-    list[...], None -> Optional), else ``Any``.
+    else derived from its constraints (Options or a Predicate's ``values`` -> Literal,
+    Interval -> int/float, ListOf -> list[...], None -> Optional; a constraint audit.yaml
+    cannot write, such as a callable, is left out), else ``Any``.
 
     >>> from primafacie.validation import ListOf, Options
     >>> annotation(Param("m", [ListOf(Options("st", "cf"))], ["st"], "M."))
@@ -171,14 +172,10 @@ def annotation(param: Param) -> Any:
     optional = any(c is None for c in param.constraints)
     types = []
     for c in param.constraints:
-        if c is None:
-            continue
-        t = list[_scalar_type(c.item)] if isinstance(c, ListOf) else _scalar_type(c)
-        if isinstance(c, ListOf) and _scalar_type(c.item) is None:
-            t = None
-        if t is None:
-            return Any
-        types.append(t)
+        item = _scalar_type(c.item) if isinstance(c, ListOf) else None
+        t = list[item] if item is not None else (None if c is None else _scalar_type(c))
+        if t is not None:
+            types.append(t)
     if not types:
         return Any
     kind = types[0] if len(types) == 1 else Union[tuple(types)]  # type: ignore[valid-type]

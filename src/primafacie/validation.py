@@ -245,11 +245,14 @@ class ListOf(Constraint):
 
 @dataclass(frozen=True)
 class Predicate(Constraint):
-    """Any test written as a function, with its description (for what an interval cannot say)."""
+    """Any test written as a function, with its description (for what an interval cannot say);
+    ``values``: the names it accepts as written in audit.yaml (the schema's choices), when it
+    also accepts aliases of them."""
 
     test: Callable[[Any], bool]
     text: str
     bad: Any = None
+    values: tuple[Any, ...] = ()
 
     def satisfied(self, value: Any) -> bool:
         try:
@@ -262,6 +265,21 @@ class Predicate(Constraint):
 
     def invalid(self) -> Any:
         return self.bad
+
+
+#: A column name (many parameters name one).
+COLUMN = InstanceOf(str, name="a column name")
+#: A boolean (``True``/``False``, never 1/0).
+BOOL = InstanceOf(bool, name="a boolean")
+
+
+def is_names(value: Any) -> bool:
+    """A column name, or a list (tuple, set) of them, possibly empty."""
+    if isinstance(value, str):
+        return True
+    return isinstance(value, (list, tuple, set, frozenset)) and all(
+        isinstance(v, str) for v in value
+    )
 
 
 #: What a significance level accepts: the one definition, used by the engines' constraints,

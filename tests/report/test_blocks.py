@@ -39,3 +39,24 @@ def test_readable_bins_by_hand():
     assert readable_bins("x=(1e+03, 2e+03]") == "x=1000–2000"
     assert readable_bins("(0.12345, 0.5]") == "0.12–0.5"
     assert readable_bins("[1, 2) and (a, b] stay") == "[1, 2) and (a, b] stay"
+
+
+def test_columns_copy_name_rate_pairs_and_take_values_as_given():
+    import pandas as pd
+
+    from primafacie.report.blocks import columns
+
+    f = pd.DataFrame({"g": ["a", "b"], "k": [1, 3], "n": [4, 0]}, index=[7, 9])
+    shown = columns(f, {"group": "g", "rate": ("k", "n"), "note": ["x", "y"]})
+    assert list(shown.columns) == ["group", "rate", "note"] and list(shown.index) == [7, 9]
+    assert shown["rate"].iloc[0] == ("25.0% (1 of 4)", 0.25)  # 1/4 by hand
+    assert shown["rate"].iloc[1][0] == "— (3 of 0)"  # no rate without a denominator
+
+
+def test_verdict_is_a_concern_with_the_share_or_clear():
+    from primafacie.report.blocks import verdict
+
+    assert verdict(3, 12, "3 of 12", "bad", "fine") == {
+        "level": "concern", "badge": "bad", "sentence": "3 of 12", "strength": 0.25}  # fmt: skip
+    assert verdict(0, 12, "0 of 12", "bad", "fine")["level"] == "clear"
+    assert verdict(0, 12, "0 of 12", "bad", "fine")["strength"] == 0.0

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..report import blocks as rb
@@ -66,6 +65,16 @@ _P_MOST_FAIR_NOTE = (
 )
 
 
+#: The ranking table as shown: ``{heading: column}``, a pair of columns is ``k of n``.
+_RANKING_COLUMNS = {
+    "rank": "rank", "decision-maker": "decision_maker",
+    "most privileged": "most_privileged", "rate (most privileged)": ("k_i", "n_i"),
+    "least privileged": "least_privileged", "rate (least privileged)": ("k_j", "n_j"),
+    "disparity": "disparity", "uncertainty": "uncertainty", "utility": "utility",
+    "accuracy": "accuracy", "selected": "selected", "P(most fair)": "p_most_fair",
+}  # fmt: skip
+
+
 def seeds(spec: CertaintySpec) -> dict[str, int]:
     """The seed of the posterior draws behind ``p_most_fair``."""
     return {} if spec.n_draws is None else {"certainty_posterior_draws": int(spec.seed)}
@@ -104,26 +113,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "dashed line δ = 0.5 separates fair-leaning from unfair-leaning decision-makers.",
         ),
         rb.table(
-            pd.DataFrame(
-                {
-                    "rank": table["rank"],
-                    "decision-maker": table["decision_maker"],
-                    "most privileged": table["most_privileged"],
-                    "rate (most privileged)": [
-                        rb.rate_cell(k, n) for k, n in zip(table["k_i"], table["n_i"], strict=True)
-                    ],
-                    "least privileged": table["least_privileged"],
-                    "rate (least privileged)": [
-                        rb.rate_cell(k, n) for k, n in zip(table["k_j"], table["n_j"], strict=True)
-                    ],
-                    "disparity": table["disparity"],
-                    "uncertainty": table["uncertainty"],
-                    "utility": table["utility"],
-                    "accuracy": table["accuracy"],
-                    "selected": table["selected"],
-                    "P(most fair)": table["p_most_fair"],
-                }
-            ),
+            rb.columns(table, _RANKING_COLUMNS),
             "Ranking of the decision-makers",
             _P_MOST_FAIR_NOTE.format(n=res.n_draws or 0, seed=res.seed)
             if res.n_draws is not None
@@ -144,13 +134,10 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
 
 def _trend_blocks(run: AnalysisRun) -> list[Any]:
     """The ranking over time windows (``time:`` in audit.yaml): figure and table, or nothing."""
-    tr = run.results.get("trend")
-    if tr is None:
-        return []
     cols = ["window", "window_n", "window_small", "status", "decision_maker", "rank", "selected",
             "disparity", "disparity_low", "disparity_high", "uncertainty"]  # fmt: skip
     return rb.trend(
-        tr, tr.to_frame()[cols],
+        run.results.get("trend"), lambda tr: tr.to_frame()[cols],
         "Each point is a decision-maker's disparity in one window, each bar its 95% Newcombe "
         "interval; hollow points and '(small)' mark windows with fewer decisions than the "
         "minimum.",

@@ -1,8 +1,5 @@
-"""What the parameters of :class:`~primafacie.certainty.CertaintyRanking` accept, declared once.
-
-:class:`~primafacie.certainty.CertaintyRanking` validates them at ``run``; the ``audit.yaml``
-model :class:`~primafacie.certainty.spec.CertaintySpec` and the ``primafacie certainty`` flags
-check the same constraints (:func:`primafacie.validation.check_value`).
+"""Every parameter of :class:`~primafacie.certainty.CertaintyRanking`, declared once;
+:mod:`primafacie.params` lists what is derived from the declarations.
 
 >>> from primafacie.validation import check_value
 >>> check_value("on_empty", "drop", PARAMETER_CONSTRAINTS["on_empty"])
@@ -15,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from numbers import Integral, Real
-from typing import Any, Literal, Optional
+from typing import Any, Optional
 
 from ..errors import InputError
 from ..params import Param, constraints, where
-from ..validation import InstanceOf, Interval, ListOf, Options, Predicate
+from ..validation import COLUMN, InstanceOf, Interval, ListOf, Options, Predicate
 
 __all__ = [
     "DEFAULT_DECISION_MAKER",
@@ -38,16 +35,9 @@ DEFAULT_DECISION_MAKER = "audited decision"
 
 #: The fairness criteria whose disparity is ranked.
 CRITERIA = ("statistical_parity", "equal_opportunity", "predictive_parity")
-_ALIASES = {
-    "sp": "statistical_parity",
-    "statistical_parity": "statistical_parity",
-    "demographic_parity": "statistical_parity",
-    "eo": "equal_opportunity",
-    "equal_opportunity": "equal_opportunity",
-    "equality_of_opportunity": "equal_opportunity",
-    "pp": "predictive_parity",
-    "predictive_parity": "predictive_parity",
-}
+_ALIASES = {**{c: c for c in CRITERIA}, "sp": "statistical_parity",
+            "demographic_parity": "statistical_parity", "eo": "equal_opportunity",
+            "equality_of_opportunity": "equal_opportunity", "pp": "predictive_parity"}  # fmt: skip
 
 
 def canonical_criterion(criterion: str) -> str:
@@ -80,38 +70,34 @@ MAX_DRAWS = 10_000_000
 #: categorical column (primafacie.data.MAX_LEVELS); past it a column is an identifier.
 MAX_LEVELS_BOUND = 1000
 
-_COLUMN = InstanceOf(str, name="a column name")
 _CRITERION = Predicate(
     canonical_criterion,  # raises for an unknown name: "not satisfied"
     "one of " + ", ".join(repr(c) for c in CRITERIA) + " (or sp, eo, pp)",
     bad="fairness",
+    values=CRITERIA,
 )
 
-#: Every parameter of :class:`~primafacie.certainty.CertaintyRanking`, declared once (see
-#: :mod:`primafacie.params`): the engine's constraints, ``analyses.certainty`` of audit.yaml,
-#: the ``primafacie certainty`` options and docs/parameters.md are derived from it.
+#: Every parameter, in the order of ``analyses.certainty`` in audit.yaml.
 PARAMS: tuple[Param, ...] = (
     Param("criterion", [_CRITERION], "statistical_parity",
           "Fairness criterion whose disparity is ranked: statistical_parity, "
           "equal_opportunity or predictive_parity (or sp, eo, pp).",
-          flag="--criterion", type=Literal[CRITERIA]),  # type: ignore[valid-type]
-    Param("protected", [None, _COLUMN, ListOf(_COLUMN)], None,
+          flag="--criterion"),
+    Param("protected", [None, COLUMN, ListOf(COLUMN)], None,
           "Protected columns (default: all, crossed into groups).", flag="--protected",
           type=Optional[list[str]]),
-    Param("outcome", [None, _COLUMN], None, "True-outcome column.", flag="--outcome", key="",
+    Param("outcome", [None, COLUMN], None, "True-outcome column.", flag="--outcome", key="",
           source="outcome"),
     Param("tie_breaker",
           [None, Options("accuracy"), InstanceOf(Mapping, name="a mapping {name: score}")],
-          None, "accuracy, to break ties in utility (needs outcome).", flag="--tie-breaker",
-          type=Optional[Literal["accuracy"]]),
+          None, "accuracy, to break ties in utility (needs outcome).", flag="--tie-breaker"),
     Param("max_levels", [None, Interval(Integral, 1, MAX_LEVELS_BOUND)], MAX_PROTECTED_LEVELS,
           "Largest number of values of a protected column (each value is a group; at most "
           "1,000, the data's own limit of a categorical column); null allows any.",
           flag="--max-levels"),
     Param("utility",
           [Options("topsis", "norm"), Predicate(callable, "a callable u(delta, s)", bad=1)],
-          "topsis", "topsis (the paper) or norm.", flag="--utility",
-          type=Literal["topsis", "norm"]),
+          "topsis", "topsis (the paper) or norm.", flag="--utility"),
     Param("disparity", [Options("frequentist", "bayesian")], "frequentist",
           "frequentist (the paper: gap of the rates) or bayesian (gap of the posterior means).",
           flag="--disparity"),
@@ -138,7 +124,7 @@ PARAMS: tuple[Param, ...] = (
           "How equal utilities are ordered (engine argument).", key=""),
     Param("ci_level", [Interval(Real, 0, 1, closed="neither")], 0.95,
           "Level of the credible intervals (engine argument).", key=""),
-    Param("features", [None, ListOf(_COLUMN)], None,
+    Param("features", [None, ListOf(COLUMN)], None,
           "Model input columns (engine argument).", key=""),
 )  # fmt: skip
 

@@ -1,9 +1,7 @@
 """``analyses.certainty`` of audit.yaml: the one place where configuration becomes engine arguments.
 
-The audit (:mod:`primafacie.certainty.analysis`) and ``primafacie certainty`` (with ``--config``
-or with flags) build their :class:`~primafacie.certainty.CertaintyRanking` through
-:meth:`CertaintySpec.build`, and pick the decision-makers through
-:meth:`CertaintySpec.decision_makers_of`; keys are checked with the engine's own constraints.
+:meth:`CertaintySpec.decision_makers_of` picks the decision-makers (the audit and ``primafacie
+certainty`` alike).
 """
 
 from __future__ import annotations
@@ -15,8 +13,8 @@ from pydantic import Field, model_validator
 
 from ..configbase import DecisionSpec, spec_model
 from ..configbase import Strict as _Strict
-from ..params import Param
-from .params import _ALIASES, DEFAULT_DECISION_MAKER, PARAMS, RENAMED
+from ..errors import InputError
+from .params import DEFAULT_DECISION_MAKER, PARAMS, RENAMED, canonical_criterion
 
 __all__ = ["CertaintySpec", "DecisionMakerSpec"]
 
@@ -66,7 +64,6 @@ class _CertaintyBase(_Strict):
     #: Models nested in this section (their keys are described in the schema too).
     nested_specs: ClassVar[tuple[type, ...]] = (DecisionMakerSpec,)
 
-    params: ClassVar[tuple[Param, ...]] = ()
     #: Keys that are not parameters of the engine (the declared ones are added to these).
     key_descriptions: ClassVar[dict[str, str]] = {
         "decision_makers": "Decision-makers to rank: {name: {column|model|rule}} "
@@ -108,20 +105,7 @@ class _CertaintyBase(_Strict):
         """
         from .engine import CertaintyRanking
 
-        return CertaintyRanking(
-            criterion=self.criterion,
-            protected=list(self.protected) if self.protected else None,
-            tie_breaker=self.tie_breaker,
-            max_levels=self.max_levels,
-            utility=self.utility,
-            disparity=self.disparity,
-            epsilon=self.epsilon,
-            on_empty=self.on_empty,
-            min_group=self.min_group,
-            n_draws=self.n_draws,
-            seed=self.seed,
-            backend=getattr(ctx, "backend", None),
-        )
+        return CertaintyRanking(**self.engine_args(), backend=getattr(ctx, "backend", None))
 
     def decision_makers_of(self, config: Any, data: Any) -> dict[str, Any]:
         """The decision-makers to rank: the section's list (models loaded, rules parsed), or
@@ -137,19 +121,17 @@ class _CertaintyBase(_Strict):
         return config.decision_makers() or {DEFAULT_DECISION_MAKER: data.decision}
 
 
-def _one_column(v: Any) -> Any:
-    return [v] if isinstance(v, str) else v
-
-
 def _criterion(v: Any) -> Any:
     # an alias (sp, eo, pp) becomes the full name; an unknown name is left for the check
-    key = str(v).lower().replace("-", "_").replace(" ", "_")
-    return _ALIASES.get(key, v) if isinstance(v, str) else v
+    try:
+        return canonical_criterion(v) if isinstance(v, str) else v
+    except InputError:
+        return v
 
 
 CertaintySpec = spec_model(
     "CertaintySpec", _CertaintyBase, PARAMS, "certainty",
-    normalize={"protected": _one_column, "criterion": _criterion},
+    normalize={"criterion": _criterion},
     nested={"decision_makers": (dict[str, DecisionMakerSpec], Field(default_factory=dict),
                                 "criterion")},
 )  # fmt: skip

@@ -73,48 +73,39 @@ def _interval(est: Any, low: Any, high: Any, digits: int = 3) -> list[tuple[str,
     return out
 
 
+def _ci(s: pd.DataFrame, est: str, stem: str | None = None, digits: int = 3) -> list[Any]:
+    """:func:`_interval` of column ``est`` with ``<stem>_low`` / ``<stem>_high`` (stem: est)."""
+    stem = stem or est
+    return _interval(s[est], s[f"{stem}_low"], s[f"{stem}_high"], digits)
+
+
 def _comparison_table(res: Any) -> pd.DataFrame:
     """One row per protected group: rates, difference, ratio, four-fifths, error gaps."""
     s = res.summary()
-    table = pd.DataFrame(
-        {
-            "attribute": s["attribute"],
-            "group": s["group"] + np.where(s["small"], " (small)", ""),
-            "selection rate": _summary_rates(res, s, "selection"),
-            "reference": s["reference"],
-            "reference rate": _summary_rates(res, s, "reference"),
-            "difference [CI]": _interval(
-                s["selection_diff"], s["selection_diff_low"], s["selection_diff_high"]
-            ),
-            "ratio [CI]": _interval(
-                s["selection_ratio"], s["selection_ratio_low"], s["selection_ratio_high"], 2
-            ),
-            f"below {FOUR_FIFTHS:g}": s["four_fifths"]
-            .astype(object)
-            .where(s["four_fifths"].notna(), "undefined"),
-        }
-    )
-    table["adverse impact (UGESP)"] = [
-        _adverse_cell(c, p, sf) for c, p, sf in zip(
-            s["adverse_impact"], s["fisher_p"], s["shortfall"], strict=True)
-    ]  # fmt: skip
+    fifths = s["four_fifths"].astype(object).where(s["four_fifths"].notna(), "undefined")
+    adverse = [_adverse_cell(c, p, sf)
+               for c, p, sf in zip(s["adverse_impact"], s["fisher_p"], s["shortfall"], strict=True)]  # fmt: skip
+    columns = {
+        "attribute": "attribute", "group": s["group"] + np.where(s["small"], " (small)", ""),
+        "selection rate": _summary_rates(res, s, "selection"), "reference": "reference",
+        "reference rate": _summary_rates(res, s, "reference"),
+        "difference [CI]": _ci(s, "selection_diff"), "ratio [CI]": _ci(s, "selection_ratio", digits=2),
+        f"below {FOUR_FIFTHS:g}": fifths, "adverse impact (UGESP)": adverse,
+    }  # fmt: skip
     if res.has_outcome:
-        table["equal opportunity (TPR gap) [CI]"] = _interval(
-            s["equal_opportunity_diff"], s["equal_opportunity_diff_low"],
-            s["equal_opportunity_diff_high"],
-        )  # fmt: skip
-        table["FPR gap [CI]"] = _interval(s["fpr_diff"], s["fpr_diff_low"], s["fpr_diff_high"])
-        table["equalized odds [CI]"] = _interval(
-            s["equalized_odds_diff"], s["equalized_odds_low"], s["equalized_odds_high"]
-        )
-    return table
+        columns |= {
+            "equal opportunity (TPR gap) [CI]": _ci(s, "equal_opportunity_diff"),
+            "FPR gap [CI]": _ci(s, "fpr_diff"),
+            "equalized odds [CI]": _ci(s, "equalized_odds_diff", "equalized_odds"),
+        }
+    return rb.columns(s, columns)
 
 
 def _summary_rates(res: Any, s: pd.DataFrame, prefix: str) -> list[tuple[str, float]]:
     """The selection or reference rate cells of the comparison table: ``k of n``, or the
     weighted rate with its rows and Kish effective size."""
     if res.weights is None:
-        return [rb.rate_cell(k, n) for k, n in zip(s[f"{prefix}_k"], s[f"{prefix}_n"], strict=True)]
+        return rb.rates(s[f"{prefix}_k"], s[f"{prefix}_n"])
     rate = s["selection_rate" if prefix == "selection" else "reference_rate"]
     return [(res.rate_words(row, prefix), float(r)) for (_, row), r in zip(s.iterrows(), rate,
                                                                            strict=True)]  # fmt: skip
@@ -137,15 +128,8 @@ def _rates_table(res: Any) -> pd.DataFrame:
     """One row per group: members, role and each metric as ``rate (k of n) [interval]``."""
     frame = res.to_frame()
     first = frame[frame["metric"] == "selection_rate"]
-    table = pd.DataFrame(
-        {
-            "attribute": first["attribute"].to_numpy(),
-            "group": first["group"].to_numpy(),
-            "role": first["role"].to_numpy(),
-            "members": first["members"].to_numpy(),
-            "small": first["small"].to_numpy(),
-        }
-    )
+    cols = ("attribute", "group", "role", "members", "small")
+    table = pd.DataFrame({c: first[c].to_numpy() for c in cols})
     for metric, rows in frame.groupby("metric", sort=False):
         if res.weights is None:
             table[METRIC_LABELS[metric]] = _rate_cells(
@@ -239,19 +223,8 @@ def _reference_sentences(res: Any) -> list[str]:
 
 def _trend_blocks(run: AnalysisRun) -> list[Any]:
     """The trend over time windows (``time:`` in audit.yaml): figure and table, or nothing."""
-    tr = run.results.get("trend")
-    if tr is None:
-        return []
-    table = tr.to_frame()[["window", "window_n", "window_small", "status", "attribute", "group",
-                           "selection_k", "selection_n", "reference_k", "reference_n"]].copy()  # fmt: skip
-    table["selection ratio [CI]"] = _interval(
-        tr.frame["selection_ratio"],
-        tr.frame["selection_ratio_low"],
-        tr.frame["selection_ratio_high"],
-        2,
-    )
     return rb.trend(
-        tr, table,
+        run.results.get("trend"), _trend_table,
         "Each point is a protected group's selection ratio to its reference group in one "
         "window, each bar its Katz log interval; hollow points and '(small)' mark windows "
         "with fewer decisions than the minimum; the dashed line is four-fifths.",
@@ -260,6 +233,13 @@ def _trend_blocks(run: AnalysisRun) -> list[Any]:
         "measured keep their status.",
         table_path("groups", "trend"),
     )  # fmt: skip
+
+
+def _trend_table(tr: Any) -> pd.DataFrame:
+    """Every window's counts and the selection ratio with its interval."""
+    table = tr.to_frame()[["window", "window_n", "window_small", "status", "attribute", "group",
+                           "selection_k", "selection_n", "reference_k", "reference_n"]].copy()  # fmt: skip
+    return table.assign(**{"selection ratio [CI]": _ci(tr.frame, "selection_ratio", digits=2)})
 
 
 def check(spec: Any, config: Any) -> None:
@@ -288,11 +268,7 @@ def finding(run: AnalysisRun) -> dict[str, Any]:
         f"{below} of {groups} protected groups have a selection rate below four-fifths of "
         "their reference group's"
     )
-    if below:
-        return {"level": "concern", "badge": "below four-fifths", "sentence": text,
-                "strength": below / groups}  # fmt: skip
-    return {"level": "clear", "badge": "none below four-fifths", "sentence": text,
-            "strength": 0.0}  # fmt: skip
+    return rb.verdict(below, groups, text, "below four-fifths", "none below four-fifths")
 
 
 def overview(run: AnalysisRun) -> Any:

@@ -1,8 +1,5 @@
-"""What the parameters of :class:`~primafacie.groups.GroupMetrics` accept, declared once.
-
-:class:`~primafacie.groups.GroupMetrics` validates them at ``run``; the ``audit.yaml`` model
-:class:`~primafacie.groups.spec.GroupsSpec` and the ``primafacie groups`` flags check the same
-constraints (:func:`primafacie.validation.check_value`).
+"""Every parameter of :class:`~primafacie.groups.GroupMetrics`, declared once;
+:mod:`primafacie.params` lists what is derived from the declarations.
 
 >>> from primafacie.validation import check_value
 >>> check_value("min_group", 0, PARAMETER_CONSTRAINTS["min_group"])
@@ -19,7 +16,7 @@ from numbers import Integral, Real
 from typing import Any, Optional
 
 from ..params import Param, constraints, where
-from ..validation import InstanceOf, Interval, ListOf, Options, Predicate
+from ..validation import BOOL, COLUMN, InstanceOf, Interval, ListOf, Options, Predicate
 
 __all__ = [
     "DEFAULT_MIN_GROUP",
@@ -54,8 +51,6 @@ MAX_THRESHOLDS = 1000
 #: are no more, else the distinct quantiles 0, 0.01, …, 1 of the scores (observed values).
 SWEEP_POINTS = 101
 
-_COLUMN = InstanceOf(str, name="a column name")
-
 
 def _finite_numbers(value: Any) -> bool:
     """A non-empty list of at most MAX_THRESHOLDS finite numbers (booleans are not numbers)."""
@@ -71,9 +66,7 @@ _THRESHOLDS = Predicate(
     bad=["five"],
 )
 
-#: Every parameter of :class:`~primafacie.groups.GroupMetrics`, declared once (see
-#: :mod:`primafacie.params`): the engine's constraints, ``analyses.groups`` of audit.yaml,
-#: the ``primafacie groups`` options and docs/parameters.md are derived from it.
+#: Every parameter, in the order of ``analyses.groups`` in audit.yaml.
 PARAMS: tuple[Param, ...] = (
     Param(
         "min_group", [Interval(Integral, 1, None)], DEFAULT_MIN_GROUP,
@@ -93,13 +86,13 @@ PARAMS: tuple[Param, ...] = (
     ),
     Param(
         "protected",
-        [None, _COLUMN, ListOf(_COLUMN),
+        [None, COLUMN, ListOf(COLUMN),
          InstanceOf(Mapping, name="a mapping {column: protected value(s)}")],
         None, "Protected attributes to measure (default: all).",
         type=Optional[list[str]],
     ),
-    Param("decision", [None, _COLUMN], None, "Decision column (default: the data's).", key=""),
-    Param("outcome", [None, _COLUMN], None, "True-outcome column (default: the data's).",
+    Param("decision", [None, COLUMN], None, "Decision column (default: the data's).", key=""),
+    Param("outcome", [None, COLUMN], None, "True-outcome column (default: the data's).",
           key="", source="outcome"),
     Param(
         "thresholds", [None, _THRESHOLDS], None,
@@ -108,12 +101,12 @@ PARAMS: tuple[Param, ...] = (
         flag="--thresholds", type=Optional[list[float]], cli="list",
     ),
     Param(
-        "sweep", [InstanceOf(bool, name="a boolean")], False,
+        "sweep", [BOOL], False,
         f"Measure at every distinct score value, or at the distinct percentiles when there are "
         f"more than {SWEEP_POINTS} (needs decision.score).",
         flag="--sweep",
     ),
-    Param("score", [None, _COLUMN], None, "Score column (default: decision.score).",
+    Param("score", [None, COLUMN], None, "Score column (default: decision.score).",
           key="", source="decision.score"),
     Param("score_favorable", [Options("above", "below")], "above",
           "Which side of a threshold is favourable (default: decision.favorable).",
@@ -126,6 +119,5 @@ PARAMS: tuple[Param, ...] = (
 #: What each parameter of :class:`GroupMetrics` accepts (see :mod:`primafacie.validation`).
 PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(PARAMS)
 
-#: The ``primafacie groups`` flag and ``audit.yaml`` key that set a parameter, quoted in
-#: error messages.
+#: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.
 WHERE: dict[str, str] = where(PARAMS, "groups")

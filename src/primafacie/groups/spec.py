@@ -1,18 +1,15 @@
 """``analyses.groups`` of audit.yaml: the one place where configuration becomes engine arguments.
 
-The audit (:mod:`primafacie.groups.analysis`) builds its :class:`~primafacie.groups.GroupMetrics`
-through :meth:`GroupsSpec.build`; keys are checked with the engine's own constraints. The
-section is on by default: an ``audit.yaml`` without it measures the groups with these
-defaults, and ``groups: null`` turns it off.
+On by default: an ``audit.yaml`` without it measures the groups with these defaults, and
+``groups: null`` turns it off.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ..configbase import Strict as _Strict
 from ..configbase import spec_model
-from ..params import Param
 from .params import PARAMS
 
 __all__ = ["GroupsSpec"]
@@ -35,9 +32,6 @@ class _GroupsBase(_Strict):
       Value error, min_group must be an integer ≥ 1; got 0 (--min-group, analyses.groups.min_group) ...
     """
 
-    params: ClassVar[tuple[Param, ...]] = ()
-    key_descriptions: ClassVar[dict[str, str]] = {}
-
     def build(self, data: Any = None, ctx: Any = None) -> Any:
         """The :class:`~primafacie.groups.GroupMetrics` this section configures.
 
@@ -55,31 +49,11 @@ class _GroupsBase(_Strict):
         decision = getattr(getattr(ctx, "config", None), "decision", None)
         score = getattr(decision, "score", None)
         return GroupMetrics(
-            min_group=self.min_group,
-            alpha=self.alpha,
-            intersections=self.intersections,
-            protected=list(self.protected) if self.protected else None,
-            thresholds=list(self.thresholds) if self.thresholds is not None else None,
-            sweep=self.sweep,
+            **self.engine_args(),
             score=score,
             score_favorable=(decision.favorable or "above") if score else "above",
             score_threshold=decision.threshold if score else None,
         )
 
 
-def _one_column(v: Any) -> Any:
-    return [v] if isinstance(v, str) else v
-
-
-def _one_number(v: Any) -> Any:
-    """``thresholds: 5`` is ``[5]``."""
-    return v if v is None or isinstance(v, (list, tuple, str)) else [v]
-
-
-GroupsSpec = spec_model(
-    "GroupsSpec",
-    _GroupsBase,
-    PARAMS,
-    "groups",
-    normalize={"protected": _one_column, "thresholds": _one_number},
-)
+GroupsSpec = spec_model("GroupsSpec", _GroupsBase, PARAMS, "groups")

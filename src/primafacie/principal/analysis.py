@@ -77,7 +77,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "be 0; Definition 2 pools the two strata.",
         ),
         rb.table(
-            summary.drop(columns=[c for c in ("note",) if c in summary.columns]),
+            summary.drop(columns="note", errors="ignore"),
             "Verdict per cell and definition",
             f"n_a1 / n_a0 = people with A=1 ({res.a1}) / A=0 ({res.a0}) in the cell; a direction "
             "names the group a violation favours; Definitions 3 and 4 are shown for comparison "
@@ -103,7 +103,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         ).rename(columns={"n_changed": "decisions changed", "eps_sum": "ε"})
         blocks.append(
             rb.table(
-                rep.drop(columns=[c for c in ("note",) if c in rep.columns]),
+                rep.drop(columns="note", errors="ignore"),
                 f"The minimal randomised repair (Definition {repair.definition})",
                 "Flip decisions with the listed probabilities to make the decision fair in "
                 "distribution; 'decisions changed' counts the flips drawn with the audit seed.",
@@ -143,10 +143,7 @@ def finding(run: AnalysisRun) -> dict[str, Any]:
     """Refuted (a concern) or not, the definition-cell checks as the denominator."""
     n = run.numbers
     text = f"{n['violations']} of {n['checks']} principal-stratum checks refute fairness"
-    if n["violations"]:
-        return {"level": "concern", "badge": "refuted", "sentence": text,
-                "strength": n["violations"] / n["checks"]}  # fmt: skip
-    return {"level": "clear", "badge": "not refuted", "sentence": text, "strength": 0.0}
+    return rb.verdict(n["violations"], n["checks"], text, "refuted", "not refuted")
 
 
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:

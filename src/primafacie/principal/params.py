@@ -1,9 +1,5 @@
-"""What the parameters of :class:`~primafacie.principal.PrincipalFairness` accept, declared once.
-
-:class:`~primafacie.principal.PrincipalFairness` validates them at ``run``; the ``audit.yaml``
-model :class:`~primafacie.principal.spec.PrincipalSpec` and the ``primafacie principal`` flags
-check the same constraints (:func:`primafacie.validation.check_value`), so the three give one
-message. Light on purpose (no solver import): the configuration loads it.
+"""Every parameter of :class:`~primafacie.principal.PrincipalFairness`, declared once;
+:mod:`primafacie.params` lists what is derived from the declarations.
 
 >>> from primafacie.validation import check_value
 >>> check_value("n_boot", -1, PARAMETER_CONSTRAINTS["n_boot"])
@@ -16,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from numbers import Integral, Real
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from ..params import Param, constraints, where
-from ..validation import InstanceOf, Interval, Options, Predicate, _is_bool
+from ..validation import COLUMN, InstanceOf, Interval, Options, Predicate, _is_bool, is_names
 
 __all__ = ["PARAMS", "PARAMETER_CONSTRAINTS", "WHERE", "MAX_N_BOOT"]
 
@@ -35,13 +31,6 @@ def _is_definitions(value: Any) -> bool:
     return _is_definition(value)
 
 
-def _is_names(value: Any) -> bool:
-    """A column name, or a list or tuple of them (possibly empty: no covariate cells)."""
-    if isinstance(value, str):
-        return True
-    return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
-
-
 def _names(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value or ())
 
@@ -53,11 +42,7 @@ _DEFINITIONS = Predicate(_is_definitions, "1 or 2 (or a list of both)", bad=3)
 #: LPs, so a larger B only multiplies the run time.
 MAX_N_BOOT = 100_000
 
-_COLUMN = InstanceOf(str, name="a column name")
-
-#: Every parameter of :class:`~primafacie.principal.PrincipalFairness`, declared once (see
-#: :mod:`primafacie.params`): the engine's constraints, ``analyses.principal`` of audit.yaml,
-#: the ``primafacie principal`` options and docs/parameters.md are derived from it.
+#: Every parameter, in the order of ``analyses.principal`` in audit.yaml.
 PARAMS: tuple[Param, ...] = (
     Param("definitions", [_DEFINITIONS], [1, 2],
           "1 (both strata) and/or 2 (pooled) counterfactual fairness on principal strata.",
@@ -65,13 +50,12 @@ PARAMS: tuple[Param, ...] = (
     Param("definition", [None, _DEFINITIONS], None,
           "Former name of definitions (engine argument, read with a DeprecationWarning).",
           key="", source="--definitions, analyses.principal.definitions"),
-    Param("covariates", [Predicate(_is_names, "a column name or a list of them", bad=[1])],
+    Param("covariates", [Predicate(is_names, "a column name or a list of them", bad=[1])],
           [], "Columns defining the cells evaluated separately.", flag="--covariates",
           type=list[str], cli="list"),
     Param("protected",
-          [None, _COLUMN, InstanceOf(Mapping, name="a mapping {column: protected value}")],
-          None, "Protected attribute (default: the first one).", flag="--protected",
-          type=Optional[str]),
+          [None, COLUMN, InstanceOf(Mapping, name="a mapping {column: protected value}")],
+          None, "Protected attribute (default: the first one).", flag="--protected"),
     Param("n_boot", [Interval(Integral, 0, MAX_N_BOOT)], 0,
           "Bootstrap replicates for intervals (0 = none; at most 100,000, whose Monte Carlo "
           "error, about 0.5/sqrt(n_boot), is below 0.002).", flag="--n-boot"),
@@ -90,12 +74,11 @@ PARAMS: tuple[Param, ...] = (
           "Numerical tolerance of the fairness checks (engine argument).", key=""),
     Param("level", [Interval(Real, 0, 1, closed="neither")], 0.95,
           "Level of the bootstrap intervals.", key=""),
-    Param("decision", [None, _COLUMN], None, "Decision column (default: the data's).", key=""),
-    Param("outcome", [None, _COLUMN], None, "Outcome column (default: the data's).", key=""),
+    Param("decision", [None, COLUMN], None, "Decision column (default: the data's).", key=""),
+    Param("outcome", [None, COLUMN], None, "Outcome column (default: the data's).", key=""),
 )  # fmt: skip
 
-#: What each parameter of :class:`PrincipalFairness` accepts (see :mod:`primafacie.validation`);
-#: ``audit.yaml``'s ``analyses.principal`` and the CLI check the same constraints.
+#: What each parameter of :class:`PrincipalFairness` accepts (see :mod:`primafacie.validation`).
 PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(PARAMS)
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.

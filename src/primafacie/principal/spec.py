@@ -1,19 +1,11 @@
-"""``analyses.principal`` of audit.yaml: the one place where configuration becomes engine arguments.
-
-The audit (:mod:`primafacie.principal.analysis`) and ``primafacie principal`` (with ``--config``
-or with flags) all build their :class:`~primafacie.principal.PrincipalFairness` through
-:meth:`PrincipalSpec.build`; the keys are checked with the engine's own constraints
-(:data:`~primafacie.principal.params.PARAMS`, from which the keys are derived), so a bad value
-gives the same message wherever it comes from.
-"""
+"""``analyses.principal`` of audit.yaml: the one place where configuration becomes engine arguments."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ..configbase import Strict as _Strict
 from ..configbase import spec_model
-from ..params import Param
 from .params import PARAMS
 
 __all__ = ["PrincipalSpec"]
@@ -33,9 +25,6 @@ class _PrincipalBase(_Strict):
     n_boot
       Value error, n_boot must be an integer in [0, 100000]; got -1 (--n-boot, analyses.principal.n_boot) ...
     """
-
-    params: ClassVar[tuple[Param, ...]] = ()
-    key_descriptions: ClassVar[dict[str, str]] = {}
 
     def build(self, data: Any, ctx: Any = None) -> Any:
         """The :class:`~primafacie.principal.PrincipalFairness` this section configures.
@@ -67,34 +56,10 @@ class _PrincipalBase(_Strict):
         >>> PrincipalSpec(definitions=[2]).build(data).protected
         'g'
         """
-        from ..errors import InputError
         from .engine import PrincipalFairness
 
-        if not data.protected:
-            raise InputError("analyses.principal: the data declare no protected attribute")
-        attr = self.protected or next(iter(data.protected))
-        if attr not in data.protected:
-            raise InputError(
-                f"analyses.principal.protected: {attr!r} is not a protected attribute; "
-                f"protected: {list(data.protected)}"
-            )
-        return PrincipalFairness(
-            definitions=list(self.definitions),
-            covariates=list(self.covariates),
-            protected=attr,
-            n_boot=self.n_boot,
-            seed=self.seed,
-            joint=self.joint,
-            min_group=self.min_group,
-            empty_cells=self.empty_cells,
-            backend=getattr(ctx, "backend", None),
-        )
+        args = {**self.engine_args(), "protected": self.protected_of(data, "principal")}
+        return PrincipalFairness(**args, backend=getattr(ctx, "backend", None))
 
 
-def _one_definition(v: Any) -> Any:
-    return [v] if isinstance(v, int) and not isinstance(v, bool) else v
-
-
-PrincipalSpec = spec_model(
-    "PrincipalSpec", _PrincipalBase, PARAMS, "principal", normalize={"definitions": _one_definition}
-)
+PrincipalSpec = spec_model("PrincipalSpec", _PrincipalBase, PARAMS, "principal")

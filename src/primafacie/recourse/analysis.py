@@ -81,16 +81,22 @@ def definition_name(title: str, label: str) -> str:
     return ", ".join([words, *quals]) + f" ({label})"
 
 
+def _against(run: AnalysisRun) -> tuple[int, int, list[str]]:
+    """The definitions whose first-ranked subgroup is biased against the protected values,
+    the definitions, and those values (none known: 0 against)."""
+    facts = run.results["definitions"]
+    pv = [str(v) for v in facts.audited.protected_values] if facts.audited else []
+    against = int(facts.top_subgroups()["bias_against"].astype(str).isin(pv).sum()) if pv else 0
+    return against, len(facts.rankings), pv
+
+
 def headline_number(run: AnalysisRun) -> str:
     """``6 of 12 definitions against female``: the definitions whose first-ranked subgroup
     is biased against the protected group."""
-    facts = run.results["definitions"]
-    top = facts.top_subgroups()
-    n_def = len(facts.rankings)
-    pv = [str(v) for v in facts.audited.protected_values] if facts.audited else []
+    against, n_def, pv = _against(run)
     if not pv:
+        top = run.results["definitions"].top_subgroups()
         return f"{len(top)} of {n_def} definitions rank a biased subgroup first"
-    against = int(top["bias_against"].astype(str).isin(pv).sum())
     return f"{against} of {n_def} definitions against {', '.join(pv)}"
 
 
@@ -112,18 +118,12 @@ GLOSSARY = (
 def finding(run: AnalysisRun) -> dict[str, Any]:
     """Definitions whose first-ranked subgroup is against the protected group (a concern
     when any is), the definitions as the denominator."""
-    facts = run.results["definitions"]
-    top = facts.top_subgroups()
-    n_def = len(facts.rankings)
-    pv = [str(v) for v in facts.audited.protected_values] if facts.audited else []
-    against = int(top["bias_against"].astype(str).isin(pv).sum()) if pv else 0
+    against, n_def, pv = _against(run)
     text = (
         f"{against} of {n_def} recourse definitions rank first a subgroup where recourse is "
         f"harder for {', '.join(pv) or 'the protected group'}"
     )
-    level, badge = ("concern", "recourse harder") if against else ("clear", "no evidence")
-    return {"level": level, "badge": badge, "sentence": text,
-            "strength": against / n_def if n_def else 0.0}  # fmt: skip
+    return rb.verdict(against, n_def, text, "recourse harder", "no evidence")
 
 
 def curves_frame(facts: FactsResult, subgroups: list[str]) -> pd.DataFrame:
@@ -288,21 +288,14 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
 def _stability_blocks(stab: RankStabilityResult) -> list[Any]:
     """How often each top subgroup stays in the top 10 over the bootstrap resamples."""
     frame = stab.to_frame()
-    shown = pd.DataFrame(
-        {
-            "definition": frame["definition"],
-            "rank": frame["competition_rank"],
-            "subgroup": frame["subgroup"].astype(str).map(readable_bins),
-            "against": frame["bias_against"],
-            f"in top {stab.top}": frame["in_top"],
-            "median rank": frame["median_rank"],
-            "rank 5–95%": [
-                "" if np.isnan(lo) else f"{lo:.0f}–{hi:.0f}"
-                for lo, hi in zip(frame["rank_q05"], frame["rank_q95"], strict=True)
-            ],
-            "fair": frame["fair_share"],
-        }
-    )
+    ranks = ["" if np.isnan(lo) else f"{lo:.0f}–{hi:.0f}"
+             for lo, hi in zip(frame["rank_q05"], frame["rank_q95"], strict=True)]  # fmt: skip
+    shown = rb.columns(frame, {
+        "definition": "definition", "rank": "competition_rank",
+        "subgroup": frame["subgroup"].astype(str).map(readable_bins), "against": "bias_against",
+        f"in top {stab.top}": "in_top", "median rank": "median_rank", "rank 5–95%": ranks,
+        "fair": "fair_share",
+    })  # fmt: skip
     return [
         rb.heading("Rank stability"),
         rb.text(readable_bins(stab.headline() + ". " + stab.scope() + ".")),

@@ -1,12 +1,6 @@
-"""What the parameters of the FACTS engine accept, declared once as data.
-
-:class:`~primafacie.recourse.RecourseFairness` validates its constructor's parameters against
-:data:`PARAMETER_CONSTRAINTS` at ``fit``/``run`` and the arguments of ``run``/``evaluate``/``csc``
-against :data:`RUN_CONSTRAINTS`; ``analyses.recourse`` in ``audit.yaml`` and the CLI flags reuse
-the same constraints (:func:`primafacie.validation.check_value`), so a rule is written once and
-every violation reads the same::
-
-    RecourseFairness: support must be a number in (0, 1]; got 1.5 (--support, analyses.recourse.support)
+"""Every parameter of FACTS, declared once (:mod:`primafacie.params` lists what is derived):
+the constructor's (:data:`PARAMETER_CONSTRAINTS`), those of ``run``/``evaluate``/``csc``
+(:data:`RUN_CONSTRAINTS`) and the rank-stability bootstrap's.
 
 >>> from primafacie.validation import validate_params
 >>> validate_params("RecourseFairness", RUN_CONSTRAINTS, {"phi": [0.3, 1.2]}, PARAM_WHERE)
@@ -23,7 +17,7 @@ from numbers import Integral, Real
 from typing import Any, Literal, Union
 
 from ..params import Param, constraints, where
-from ..validation import InstanceOf, Interval, ListOf, Options, Predicate, _is_bool
+from ..validation import BOOL, InstanceOf, Interval, ListOf, Options, Predicate, _is_bool, is_names
 
 __all__ = [
     "PARAMS",
@@ -31,19 +25,9 @@ __all__ = [
     "RUN_CONSTRAINTS",
     "SCORE_PARAM",
     "PARAM_WHERE",
-    "STABILITY_CONSTRAINTS",
     "DEFAULT_N_BOOT",
     "MAX_N_BOOT",
 ]
-
-
-def _is_names(value: Any) -> bool:
-    """A column name, or a list/tuple/set of them (what ``immutable=`` and friends accept)."""
-    if isinstance(value, str):
-        return True
-    return isinstance(value, (list, tuple, set, frozenset)) and all(
-        isinstance(v, str) for v in value
-    )
 
 
 def _is_number_map(value: Any, low: float, finite: bool) -> bool:
@@ -83,8 +67,7 @@ def _number_map(finite: bool) -> Predicate:
     )
 
 
-_NAMES = Predicate(_is_names, "a column name or a list of column names", bad=3.5)
-_BOOL = InstanceOf(bool, name="a boolean")
+_NAMES = Predicate(is_names, "a column name or a list of column names", bad=3.5)
 
 #: Rank-stability resamples in the audit (the engine function has no default: it is asked for).
 #: 50 resamples give each share to about ±7 points at a cost of a few seconds on the demo;
@@ -119,16 +102,16 @@ _INIT: tuple[Param, ...] = (
           "Feature kinds (engine argument).", key=""),
     Param("missing_values", [InstanceOf(list, tuple, set, frozenset, name="a list of values")],
           None, "Values read as missing (engine argument).", key=""),
-    Param("exact_features", [_BOOL], True,
+    Param("exact_features", [BOOL], True,
           "Actions change only the features of the subgroup (--loose: any).", flag="--loose",
           key=""),
     Param("normalize",
-          [_BOOL, Predicate(lambda v: not isinstance(v, str) and _is_names(v),
+          [BOOL, Predicate(lambda v: not isinstance(v, str) and is_names(v),
                             "a list of feature names", bad=3.5)],
           True, "Normalise numeric costs by their range (engine argument).", key=""),
     Param("max_len", [None, Interval(Integral, 1, None)], None,
           "Longest itemset mined (engine argument).", key=""),
-    Param("legacy", [_BOOL], False, "Reproduce the authors' code conventions.",
+    Param("legacy", [BOOL], False, "Reproduce the authors' code conventions.",
           flag="--legacy", key=""),
     Param("method", [Options("bitset", "mlxtend")], "bitset",
           "Frequent-itemset miner (engine argument).", key=""),
@@ -142,7 +125,7 @@ _INIT: tuple[Param, ...] = (
 #: What :meth:`RecourseFairness.run` / ``evaluate`` / ``csc`` accept beyond the constructor's.
 _RUN: tuple[Param, ...] = (
     Param("phi", [ListOf(Interval(Real, 0, 1), scalar=True)], [0.3, 0.7],
-          "Effectiveness thresholds of ECR and ECE.", flag="--phi", type=list[float]),
+          "Effectiveness thresholds of ECR and ECE.", flag="--phi"),
     Param("budgets", [Options("auto"), ListOf(Interval(Real, 0, None), scalar=True)], "auto",
           "Cost budgets of EE and EEWB (auto: from the costs).", flag="--budget", key=""),
     Param("metrics",
@@ -170,9 +153,7 @@ _STABILITY: tuple[Param, ...] = (
           flag="--seed"),
 )  # fmt: skip
 
-#: Every parameter of the FACTS analysis, declared once (see :mod:`primafacie.params`): the
-#: engine's constraints, ``analyses.recourse`` of audit.yaml, the ``primafacie recourse``
-#: options and docs/parameters.md are derived from it.
+#: Every parameter of the FACTS analysis.
 PARAMS: tuple[Param, ...] = (*_INIT, *_RUN, *_STABILITY)
 
 #: What each parameter of :class:`RecourseFairness` accepts (checked at ``fit``/``run``).
@@ -190,6 +171,3 @@ SCORE_PARAM: dict[str, list[Any]] = {
     "phi": [Interval(Real, 0, 1)],
     "budget": [Interval(Real, 0, None)],
 }
-
-#: The rank-stability bootstrap's constraints.
-STABILITY_CONSTRAINTS: dict[str, list[Any]] = constraints(_STABILITY)

@@ -1,11 +1,7 @@
 """``analyses.recourse`` of audit.yaml: the one place where configuration becomes FACTS arguments.
 
-The keys reuse the engine's constraints (:mod:`primafacie.recourse.params`) through
-:func:`~primafacie.validation.check_value`, so ``support: 1.5`` in audit.yaml, ``--support 1.5``
-on the command line and ``RecourseFairness(support=1.5)`` are refused with the same words.
 :meth:`RecourseSpec.build` makes the engine and :meth:`RecourseSpec.run_kwargs` the arguments of
-:meth:`~primafacie.recourse.RecourseFairness.run`; the audit and ``primafacie recourse --config``
-both go through them.
+:meth:`~primafacie.recourse.RecourseFairness.run`, for the audit and ``primafacie recourse``.
 """
 
 from __future__ import annotations
@@ -16,7 +12,6 @@ from pydantic import Field
 
 from ..configbase import Redacting, spec_model
 from ..configbase import Strict as _Strict
-from ..params import Param
 from .params import DEFAULT_N_BOOT, PARAMS
 
 __all__ = ["RecourseSpec", "SubgroupDossierSpec", "DEFAULT_N_BOOT"]
@@ -55,7 +50,6 @@ class _RecourseBase(_Strict):
       Value error, support must be a number in (0, 1]; got 1.5 ...
     """
 
-    params: ClassVar[tuple[Param, ...]] = ()
     #: Keys that are not parameters of the engine (the declared ones are added to these).
     key_descriptions: ClassVar[dict[str, str]] = {
         "dossiers": "A printable page per top subgroup: {top: 5}.",
@@ -94,12 +88,7 @@ class _RecourseBase(_Strict):
                 "analyses.recourse needs the decision model or rule (decision: {model: ...} or "
                 "{rule: ...}) to test the effect of actions; a recorded column cannot be re-run"
             )
-        attr = self.protected or next(iter(data.protected))
-        if attr not in data.protected:
-            raise InputError(
-                f"analyses.recourse.protected: {attr!r} is not a protected attribute; "
-                f"protected: {list(data.protected)}"
-            )
+        attr = self.protected_of(data, "recourse")
         features = {name: f.kind for name, f in data.features.items()}
         return RecourseFairness(
             ctx.decider,
@@ -118,10 +107,6 @@ class _RecourseBase(_Strict):
         return {"phi": list(self.phi), "budgets": "auto", "metrics": self.metrics}
 
 
-def _phi_list(v: Any) -> Any:
-    return [v] if isinstance(v, (int, float)) and not isinstance(v, bool) else v
-
-
 #: The order of the keys as audit.yaml and the report show them (the engine's declarations
 #: are grouped by constructor, run and bootstrap).
 _ORDER = ("support", "phi", "metrics", "feature_weights", "immutable", "monotone", "bins",
@@ -130,7 +115,7 @@ _ORDER = ("support", "phi", "metrics", "feature_weights", "immutable", "monotone
 RecourseSpec = spec_model(
     "RecourseSpec", _RecourseBase,
     sorted((p for p in PARAMS if p.config_key), key=lambda p: _ORDER.index(p.config_key)),
-    "recourse", normalize={"phi": _phi_list},
+    "recourse",
     nested={"dossiers": (Optional[SubgroupDossierSpec], None, "top")},
 )  # fmt: skip
 RecourseSpec.params = PARAMS  # every declaration, flag-only ones included (docs/parameters.md)

@@ -63,6 +63,7 @@ from .metrics import (
     resolve_metric,
     unfairness,
 )
+from .params import PARAM_WHERE
 
 __all__ = [
     "DEFAULT_TOP",
@@ -89,7 +90,6 @@ _CONSTRAINTS: dict[str, list[Any]] = {
     "seed": [Interval(Integral, 0, None)],
     "top": [Interval(Integral, 1, None)],
 }
-_WHERE = {"n_boot": "--n-boot, analyses.recourse.n_boot", "seed": "--seed, analyses.recourse.seed"}
 
 
 # ---------------------------------------------------------------------------- resampling
@@ -462,7 +462,7 @@ def rank_stability(
         weights = np.asarray(weights)
         n_boot = int(weights.shape[0])
     validate_params("rank_stability", _CONSTRAINTS, {"n_boot": n_boot, "seed": seed,
-                                                      "top": top}, _WHERE)  # fmt: skip
+                                                      "top": top}, PARAM_WHERE)  # fmt: skip
     if not hasattr(audit, "flips_"):
         raise InputError(
             "rank_stability needs a RecourseFairness fitted by this version (fit first)"

@@ -16,7 +16,8 @@ import pandas as pd
 from . import plots
 from .html import rate_text, table_from_frame
 
-__all__ = ["figure", "table", "rate_cell", "heading", "text", "group", "section", "trend"]
+__all__ = ["figure", "table", "columns", "rate_cell", "rates", "verdict", "heading", "text", "group",
+           "section", "trend"]  # fmt: skip
 
 
 def figure(fig: Any, title: str, caption: str) -> dict[str, Any] | None:
@@ -40,14 +41,41 @@ def table(
     return {"kind": "table", **table_from_frame(frame, title, caption, max_rows, csv)}
 
 
+def columns(frame: pd.DataFrame, spec: dict[str, Any]) -> pd.DataFrame:
+    """A table's shown columns, declared ``{heading: source}``: a column name is copied, a
+    pair of count columns ``(k, n)`` becomes :func:`rates`, anything else is the values.
+
+    >>> f = pd.DataFrame({"g": ["a"], "k": [1], "n": [4]})
+    >>> columns(f, {"group": "g", "rate": ("k", "n"), "note": ["x"]}).iloc[0].tolist()
+    ['a', ('25.0% (1 of 4)', 0.25), 'x']
+    """
+
+    def shown(source: Any) -> Any:
+        if isinstance(source, str):
+            return frame[source]
+        if (
+            isinstance(source, tuple)
+            and len(source) == 2
+            and all(isinstance(c, str) for c in source)
+        ):
+            return rates(frame[source[0]], frame[source[1]])
+        return source
+
+    return pd.DataFrame({heading: shown(source) for heading, source in spec.items()})
+
+
 def trend(
-    result: Any, frame: pd.DataFrame, caption: str, title: str, table_caption: str, csv: str
+    result: Any, frame: Any, caption: str, title: str, table_caption: str, csv: str
 ) -> list[Any]:
     """The blocks of a trend over time windows (``time:`` in audit.yaml): a heading, the
-    trend Result's figure (``caption``) and ``frame``, every window shown (up to 200).
+    trend Result's figure (``caption``) and ``frame`` (or ``frame(result)``), every window
+    shown (up to 200); nothing when there is no trend Result.
 
     One layout for every analysis with a trend, so only the words differ between them.
     """
+    if result is None:
+        return []
+    frame = frame(result) if callable(frame) else frame
     return [
         heading(f"Trend over {len(result.windows)} time windows"),
         figure(result.plot(), result.title, caption),
@@ -69,6 +97,27 @@ def rate_cell(k: Any, n: Any) -> tuple[str, float]:
     """A table cell showing ``k of n`` as a rate, sorted by the rate (NaN when n = 0)."""
     k, n = int(k), int(n)
     return rate_text(k, n), (k / n if n else float("nan"))
+
+
+def rates(ks: Any, ns: Any) -> list[tuple[str, float]]:
+    """A column of :func:`rate_cell`: ``k of n`` for each pair of counts.
+
+    >>> rates([1, 0], [4, 0])
+    [('25.0% (1 of 4)', 0.25), ('— (0 of 0)', nan)]
+    """
+    return [rate_cell(k, n) for k, n in zip(ks, ns, strict=True)]
+
+
+def verdict(k: int, n: int, sentence: str, concern: str, clear: str) -> dict[str, Any]:
+    """A section's badge: a concern when ``k`` of the ``n`` checks found something (its
+    strength the share ``k / n``), else clear; ``sentence`` states the numbers.
+
+    >>> verdict(1, 4, "1 of 4 groups", "below", "none below")["strength"]
+    0.25
+    """
+    if k:
+        return {"level": "concern", "badge": concern, "sentence": sentence, "strength": k / n}
+    return {"level": "clear", "badge": clear, "sentence": sentence, "strength": 0.0}
 
 
 def group(

@@ -46,7 +46,7 @@ def methods_text(results: Mapping[str, Any]) -> str:
     """One sentence per method that ran (issue 23: method text only for the methods run;
     the causal model is named only when a counterfactual method used it)."""
     ran: list[str] = []
-    for res in _tests(results).values():
+    for res in tests_of(results).values():
         ran += [m for m in res.params.get("methods", []) if m not in ran]
     parts = [f"{METHOD_NAMES[m]} ({m}): {METHOD_GLOSSARY[m]}" for m in METHODS if m in ran]
     text = "Methods run: " + " ".join(parts)
@@ -92,7 +92,7 @@ def check(spec: SituationSpec, cfg: Any) -> None:
 def summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     """Every test's ``summary()`` stacked, with a first column ``test`` (its label)."""
     summaries = []
-    for label, res in _tests(results).items():
+    for label, res in tests_of(results).items():
         summ = res.summary().copy()
         summ.insert(0, "test", label)
         summaries.append(summ)
@@ -190,9 +190,6 @@ def tests_of(results: Mapping[str, Any]) -> dict[str, Any]:
     return {label: res for label, res in results.items() if label not in _NOT_TESTS}
 
 
-_tests = tests_of
-
-
 def _name(label: str) -> str:
     """How a test is called in prose: the attribute of a single test, else its dimension."""
     return label.removeprefix("single_")
@@ -218,11 +215,10 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
     """The :class:`AnalysisRun` of some situation tests: tables, numbers and the words the
     Results give about themselves (headline, scope and caveats, each test named when there
     are several)."""
-    tests = _tests(results)
-    several = len(tests) > 1
+    tests = tests_of(results)
 
     def named(label: str, text: str) -> str:
-        return f"{_name(label)}: {text}" if several else text
+        return _named(label, text, len(tests))
 
     summary = summary_frame(tests)
     tables = {} if summary.empty else {table_stem(ANALYSIS_NAME, "summary"): summary}
@@ -244,7 +240,7 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
 
 def overview(run: AnalysisRun) -> Any:
     """Cases and significant cases by test, method and k (None when nothing was tested)."""
-    summary = summary_frame(_tests(run.results))
+    summary = summary_frame(tests_of(run.results))
     if summary.empty:
         return None
     return plots.situation_counts(summary.rename(columns={"test": "dimension"}))
@@ -313,7 +309,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The report section: each test's headline and caveats, counts by test, method and k,
     and the strongest complaints. Reads only ``run.results`` (and ``data`` for the group
     composition), never the configuration."""
-    results = _tests(run.results)
+    results = tests_of(run.results)
     links = run.results["dossiers"].links() if "dossiers" in run.results else {}
     findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
     # the run's caveats are rendered by the report under the findings of every section
@@ -354,16 +350,19 @@ def _power_blocks(results: Mapping[str, Any]) -> list[dict[str, Any] | None]:
     return [rb.text(text)]
 
 
+def _main(res: Any) -> tuple[str, int, Any]:
+    """A test's main (method, k) and its summary row (None when it has none)."""
+    method, k = res.main_test()
+    return method, k, res._row(method, k)
+
+
 def _main_number(res: Any) -> str:
     """``21 of 95 significant (22.1%; 95% CI 15.0–31.4%), CST w/o k=10``: one test's headline
     number, the significant cases of its main method and k among the tested, with the Wilson
     interval of the share."""
-    summ = res.summary()
-    method, k = res.main_test()
-    row = summ[(summ["method"] == method) & (summ["k"] == k)]
-    if row.empty:
+    method, k, r = _main(res)
+    if r is None:
         return ""
-    r = row.iloc[0]
     rate = rate_text(_significant(r), int(r["denominator"]), ci=True)
     return f"{rate} significant{_after(r)}, {METHOD_NAMES.get(method, method)} k={k}"
 
@@ -392,14 +391,10 @@ def headline_number(run: AnalysisRun) -> str:
     """Significant cases of each single-attribute test (of the tested), after the correction
     in force, e.g. ``significant after BH: gender 360 of 1526 · race 747 of 1197``; every test
     when there is no single-attribute one."""
-    tests = {k: v for k, v in run.results.items() if k.startswith("single_")} or run.results
     parts, after = [], set()
-    for label, res in tests.items():
-        summ = res.summary()
-        method, k = res.main_test()
-        row = summ[(summ["method"] == method) & (summ["k"] == k)]
-        if len(row):
-            r = row.iloc[0]
+    for label, res in _single(run.results).items():
+        r = _main(res)[2]
+        if r is not None:
             parts.append(f"{_name(label)} {_significant(r)} of {int(r['denominator'])}")
             after.add(_after(r))
     if not parts:
@@ -410,40 +405,34 @@ def headline_number(run: AnalysisRun) -> str:
 def finding(run: AnalysisRun) -> dict[str, Any]:
     """The test with the largest share of significant cases (after the correction in
     force): a concern when any complainant is significant, else no evidence."""
-    tests = {k: v for k, v in run.results.items() if k.startswith("single_")} or run.results
-    best: tuple[float, str] | None = None
-    tested = 0
-    for label, res in _tests(tests).items():
-        summ = res.summary()
-        method, k = res.main_test()
-        row = summ[(summ["method"] == method) & (summ["k"] == k)]
-        if not len(row) or int(row.iloc[0]["denominator"]) == 0:
+    best: tuple[int, int, str] | None = None
+    for label, res in _single(run.results).items():
+        method, k, r = _main(res)
+        if r is None or int(r["denominator"]) == 0:
             continue
-        r = row.iloc[0]
         sig, den = _significant(r), int(r["denominator"])
-        tested += den
         text = (
             f"{rate_text(sig, den)} of the tested complainants protected on {_name(label)} "
             f"are significant cases{_after(r)} ({METHOD_NAMES.get(method, method)}, k={k})"
         )
-        if best is None or sig / den > best[0]:
-            best = (sig / den, text)
+        if best is None or sig / den > best[0] / best[1]:
+            best = (sig, den, text)
     if best is None:
         return {"level": "neutral", "badge": "not tested", "sentence": "no complainant "
                 "could be tested", "strength": 0.0}  # fmt: skip
-    level, badge = ("concern", "significant cases") if best[0] > 0 else ("clear", "no evidence")
-    return {"level": level, "badge": badge, "sentence": best[1], "strength": best[0]}
+    return rb.verdict(*best, "significant cases", "no evidence")
+
+
+def _single(results: Mapping[str, Any]) -> dict[str, Any]:
+    """The single-attribute tests of a run, or every test when there is none."""
+    tests = tests_of(results)
+    return {k: v for k, v in tests.items() if k.startswith("single_")} or tests
 
 
 def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
     """ "How robust is this?": robust cases, variants × significant cases, single-edge cases."""
     summ = sens.summary()
-    disp = summ.assign(
-        significant=[
-            rb.rate_cell(a, b)
-            for a, b in zip(summ["significant"], summ["denominator"], strict=True)
-        ]
-    )
+    disp = summ.assign(significant=rb.rates(summ["significant"], summ["denominator"]))
     single = sens.single_edge()
     return [
         rb.heading("How robust is this?"),
@@ -500,35 +489,18 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         + "; both as a share of the tested protected individuals of the test (counts, "
         "denominators and the untested in the table below).",
     )
-    disp = pd.DataFrame(
-        {
-            "test": counts["dimension"],
-            "method": summary["method"].map(METHOD_NAMES),
-            "k": summary["k"],
-            "denominator": summary["denominator"],
-            "untested": summary["untested"],
-            "cases": [
-                rb.rate_cell(a, b)
-                for a, b in zip(summary["cases"], summary["denominator"], strict=True)
-            ],
-            "significant": [
-                _named_cell(rb.rate_cell(a, b), m)
-                for a, b, m in zip(
-                    verdict, summary["denominator"], summary["multiplicity"], strict=True
-                )
-            ],
-            "significant before adjustment": [
-                rb.rate_cell(a, b)
-                for a, b in zip(summary["n_significant"], summary["denominator"], strict=True)
-            ],
-            "mean Δp (cases)": summary["mean_delta_cases"],
-            "expected by chance": [
-                (expected_text(float(v)), float(v)) for v in summary["expected_by_chance"]
-            ],
-        }
-    )
+    # "significant" names the adjustment that produced it, e.g. "3.1% (12 of 388) (bh)"
+    named = [(f"{text} ({m})", rate) for (text, rate), m in zip(
+        rb.rates(verdict, summary["denominator"]), summary["multiplicity"], strict=True)]  # fmt: skip
+    chance = [(expected_text(float(v)), float(v)) for v in summary["expected_by_chance"]]
+    shown = rb.columns(counts, {
+        "test": "dimension", "method": summary["method"].map(METHOD_NAMES), "k": "k",
+        "denominator": "denominator", "untested": "untested", "cases": ("cases", "denominator"),
+        "significant": named, "significant before adjustment": ("n_significant", "denominator"),
+        "mean Δp (cases)": "mean_delta_cases", "expected by chance": chance,
+    })  # fmt: skip
     table = rb.table(
-        disp,
+        shown,
         "Counts by test, method and k",
         "denominator: the protected individuals of the test minus the untested complainants "
         "(no control or test neighbour), who are left out of every share. significant: after "
@@ -547,11 +519,6 @@ def _after_text(summary: pd.DataFrame) -> str:
     if len(methods) == 1:
         return f" after the {MULTIPLICITY_NAMES[methods.pop()]} adjustment"
     return " after the adjustment named in the table" if methods else ""
-
-
-def _named_cell(cell: tuple[str, float], method: str) -> tuple[str, float]:
-    """A rate cell followed by the adjustment that produced it, e.g. "3.1% (12 of 388) (bh)"."""
-    return f"{cell[0]} ({method})", cell[1]
 
 
 def _complaint_blocks(
@@ -584,48 +551,34 @@ def _complaint_blocks(
     ]
     if isinstance(res, MultipleResult):  # one set of columns per attribute's run
         cols = [c for c in top.columns if c == "id" or c.startswith(("delta", "significant"))]
+        shown = top[["method", "k", *cols]]
+        note = ("A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q for "
+                "significance); delta is the mean of the per-attribute deltas.")  # fmt: skip
+    else:
+        comp = _composition(data, res, method, k, top[top[_verdict_column(top)].astype(bool)])
         blocks.append(
-            rb.table(
-                top[["method", "k", *cols]],
-                f"Top complainants ({name})",
-                "A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q "
-                "for significance); delta is the mean of the per-attribute deltas.",
-                csv=table_path(ANALYSIS_NAME, label, among),
-                max_rows=20,
+            rb.figure(
+                plots.group_composition(comp),
+                f"Control vs test group composition ({name})",
+                "Average profile of the control groups (similar protected people) and test "
+                "groups (similar non-protected people) of the significant complainants above, "
+                "in standard deviations from the population mean; a categorical feature shows "
+                "one bar per frequent level (feature=level, the share holding it, standardised) "
+                "and 'rejected' is the rejection indicator, standardised the same way. Similar "
+                "profiles with different rejection rates are the signature of discrimination.",
             )
         )
-        return blocks
-    comp = _composition(data, res, method, k, top[top[_verdict_column(top)].astype(bool)])
-    blocks.append(
-        rb.figure(
-            plots.group_composition(comp),
-            f"Control vs test group composition ({name})",
-            "Average profile of the control groups (similar protected people) and test "
-            "groups (similar non-protected people) of the significant complainants above, in "
-            "standard deviations from the population mean; a categorical feature shows one "
-            "bar per frequent level (feature=level, the share holding it, standardised) and "
-            "'rejected' is the rejection indicator, standardised the same way. Similar "
-            "profiles with different rejection rates are the signature of discrimination.",
-        )
-    )
-    cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
-                        "delta", "ci_low", "p_value", "p_adjusted", "significant_adjusted",
-                        "significant") if c in top.columns]  # fmt: skip
-    shown = top[cols].rename(columns=_GROUP_COLUMNS)
-    shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
-    if links:  # a link column only when dossiers were written (the report is unchanged else)
-        shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
-    blocks.append(
-        rb.table(
-            shown,
-            f"Top complainants ({name})",
-            "p_c = control rejected / control size; p_t = test rejected / test size.",
-            # a partitioned table is a folder of Parquet parts
-            csv=getattr(res, "see", None) or table_path(ANALYSIS_NAME, label, among),
-            max_rows=20,
-        )
-    )
-    return blocks
+        cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
+                            "delta", "ci_low", "p_value", "p_adjusted", "significant_adjusted",
+                            "significant") if c in top.columns]  # fmt: skip
+        shown = top[cols].rename(columns=_GROUP_COLUMNS)
+        shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
+        if links:  # a link column only when dossiers were written (the report is unchanged else)
+            shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
+        note = "p_c = control rejected / control size; p_t = test rejected / test size."
+    # a partitioned table is a folder of Parquet parts
+    csv = getattr(res, "see", None) or table_path(ANALYSIS_NAME, label, among)
+    return [*blocks, rb.table(shown, f"Top complainants ({name})", note, csv=csv, max_rows=20)]
 
 
 def _rows(res: Any) -> int:

@@ -1,11 +1,5 @@
-"""Every parameter of situation testing, declared once (see :mod:`primafacie.params`).
-
-:class:`~primafacie.situation.SituationTest` validates its parameters against the constraints
-derived from :data:`PARAMS` (``_parameter_constraints``) and names the flag and key that set a
-bad value (:data:`WHERE`); ``analyses.situation`` of audit.yaml
-(:class:`~primafacie.situation.spec.SituationSpec`), the ``primafacie situation`` options and
-docs/parameters.md are derived from the same declarations. No numpy, pandas or engine import:
-the CLI reads this module to render ``--help``.
+"""Every parameter of situation testing, declared once; what is derived from the
+declarations is listed in :mod:`primafacie.params`.
 
 >>> WHERE["method"]
 '--method, analyses.situation.methods'
@@ -14,10 +8,10 @@ the CLI reads this module to render ``--help``.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any, Literal
+from typing import Any
 
 from ..params import Param, constraints, where
-from ..validation import ALPHA, InstanceOf, Interval, ListOf, Options, Predicate
+from ..validation import ALPHA, BOOL, Interval, ListOf, Options, Predicate
 
 __all__ = ["PARAMS", "ENGINE_PARAMS", "WHERE", "METHODS", "DEFAULT_K", "DIMENSIONS"]
 
@@ -50,14 +44,13 @@ _METHOD = Predicate(
     lambda v: isinstance(v, str) and _method_name(v) in METHODS,
     "one of " + ", ".join(map(repr, METHODS)) + " (aliases 'cst_wo', 'cst_w')",
     bad="foo",
+    values=METHODS,
 )
-_BOOL = InstanceOf(bool, name="a boolean")
 
 #: Every parameter, in the order of ``analyses.situation`` in audit.yaml.
 PARAMS: tuple[Param, ...] = (
     Param("k", [ListOf(Interval(Integral, 1, None), scalar=True)], list(DEFAULT_K),
-          "Neighbourhood sizes (one search at the largest serves all).", flag="--k",
-          type=list[int], cli="list"),
+          "Neighbourhood sizes (one search at the largest serves all).", flag="--k", cli="list"),
     Param("alpha", ALPHA, 0.05,
           "Significance level of the one-sided interval.", flag="--alpha"),
     Param("tau", [Interval(Real, -1, 1)], 0.0,
@@ -65,7 +58,7 @@ PARAMS: tuple[Param, ...] = (
     Param("method", [ListOf(_METHOD, scalar=True)], list(METHODS),
           "st (situation testing), cst (counterfactual ST without centres), cst_centers "
           "(with centres), cf (counterfactual fairness).", flag="--method", key="methods",
-          type=list[Literal[METHODS]], cli="list"),  # type: ignore[valid-type]
+          cli="list"),
     Param("dimensions", [ListOf(Options(*DIMENSIONS))], ["single"],
           "single (per attribute), multiple (Bonferroni over attributes), intersectional "
           "(protected on every attribute).", flag="--dimension", cli="list"),
@@ -77,7 +70,7 @@ PARAMS: tuple[Param, ...] = (
           "legacy).", flag="--interval"),
     Param("max_distance", [Interval(Real, 0, None, closed="neither"), None], None,
           "Optional largest Gower distance of a neighbour.", flag="--max-distance"),
-    Param("legacy", [_BOOL], False,
+    Param("legacy", [BOOL], False,
           "Reproduce the authors' code conventions (published tables).", flag="--legacy"),
     Param("multiplicity", [Options(*MULTIPLICITY)], "bh",
           "Adjustment across complainants of each (method, k): none, bonferroni, holm, bh "
@@ -90,9 +83,9 @@ PARAMS: tuple[Param, ...] = (
           "Who is tested (engine argument).", key=""),
     Param("n_attributes", [None, Interval(Integral, 1, None)], None,
           "Protected attributes of the multiple test (engine argument).", key=""),
-    Param("strict_k", [_BOOL], True, "Refuse a k above a group's size (engine argument).",
+    Param("strict_k", [BOOL], True, "Refuse a k above a group's size (engine argument).",
           key=""),
-    Param("keep_neighbors", [_BOOL], True, "Keep the neighbour lists (engine argument).",
+    Param("keep_neighbors", [BOOL], True, "Keep the neighbour lists (engine argument).",
           key=""),
     Param("chunk_size", [None, Interval(Integral, 1, None)], None,
           "Complainants per chunk (engine argument).", key=""),

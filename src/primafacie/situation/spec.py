@@ -1,10 +1,7 @@
 """``analyses.situation`` of audit.yaml: the one place where configuration becomes engines.
 
-The audit (:mod:`primafacie.situation.analysis`), ``primafacie situation --config`` and
-``primafacie situation`` with flags all build their engines through :meth:`SituationSpec.tests`
-(or :meth:`SituationSpec.build` for one test), and the CLI's option defaults are this model's
-defaults. Its keys are derived from the declarations (:data:`primafacie.situation.params.PARAMS`,
-also the engine's ``_parameter_constraints``), so a constraint is written once.
+The audit and ``primafacie situation`` build their engines through :meth:`SituationSpec.tests`
+(or :meth:`SituationSpec.build` for one test).
 
 Examples
 --------
@@ -28,7 +25,6 @@ from pydantic import Field, field_validator
 
 from ..configbase import Redacting, spec_model
 from ..configbase import Strict as _Strict
-from ..params import Param
 from .engine import SituationTest
 from .multi import IntersectionalSituationTest, MultipleSituationTest
 from .params import DIMENSIONS, PARAMS, _method_name
@@ -63,7 +59,6 @@ class _SituationBase(_Strict):
     The keys are derived from :data:`primafacie.situation.params.PARAMS`.
     """
 
-    params: ClassVar[tuple[Param, ...]] = ()
     #: Keys that are not parameters of the engine (the declared ones are added to these).
     key_descriptions: ClassVar[dict[str, str]] = {
         "dossiers": "A printable page per top complainant: {top: 20, redact: [column, ...]}.",
@@ -108,17 +103,12 @@ class _SituationBase(_Strict):
 
     def engine_kwargs(self) -> dict[str, Any]:
         """The engine arguments this section sets (the one config → engine mapping)."""
-        return dict(
-            method=list(self.methods),
-            k=list(self.k),
-            alpha=self.alpha,
-            tau=self.tau,
-            direction=self.direction,
-            interval={"wilson": "newcombe"}.get(self.interval, self.interval),
-            legacy=self.legacy,
-            max_distance=self.max_distance,
-            multiplicity=self.multiplicity,
-        )
+        args = {
+            **self.engine_args(),
+            "interval": {"wilson": "newcombe"}.get(self.interval, self.interval),
+        }
+        del args["dimensions"]  # chooses the tests, not an engine argument
+        return args
 
     def build(
         self, attribute: str | None = None, dimension: str = "single", backend: Any = None
@@ -172,13 +162,9 @@ def _method_aliases(v: Any) -> Any:
     return [_method_name(m) if isinstance(m, str) else m for m in v] if isinstance(v, list) else v
 
 
-def _k_list(v: Any) -> Any:
-    return [v] if isinstance(v, int) and not isinstance(v, bool) else v
-
-
 SituationSpec = spec_model(
     "SituationSpec", _SituationBase, PARAMS, "situation",
-    normalize={"methods": _method_aliases, "k": _k_list},
+    normalize={"methods": _method_aliases},
     nested={"dossiers": (Optional[DossierSpec], None, "legacy"),
             "sensitivity": (Optional[SensitivitySpec], None, "multiplicity")},
 )  # fmt: skip
