@@ -7,7 +7,7 @@ bad value (:data:`WHERE`); ``analyses.situation`` of audit.yaml
 docs/parameters.md are derived from the same declarations. No numpy, pandas or engine import:
 the CLI reads this module to render ``--help``.
 
->>> WHERE["method"]
+>>> WHERE["methods"]
 '--method, analyses.situation.methods'
 """
 
@@ -62,9 +62,9 @@ PARAMS: tuple[Param, ...] = (
           "Significance level of the one-sided interval.", flag="--alpha"),
     Param("tau", [Interval(Real, -1, 1)], 0.0,
           "Tolerated difference in rejection rates before a case is flagged.", flag="--tau"),
-    Param("method", [ListOf(_METHOD, scalar=True)], list(METHODS),
+    Param("methods", [ListOf(_METHOD, scalar=True)], list(METHODS),
           "st (situation testing), cst (counterfactual ST without centres), cst_centers "
-          "(with centres), cf (counterfactual fairness).", flag="--method", key="methods",
+          "(with centres), cf (counterfactual fairness).", flag="--method",
           type=list[Literal[METHODS]], cli="list"),  # type: ignore[valid-type]
     Param("dimensions", [ListOf(Options(*DIMENSIONS))], ["single"],
           "single (per attribute), multiple (Bonferroni over attributes), intersectional "

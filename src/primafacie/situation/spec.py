@@ -109,7 +109,7 @@ class _SituationBase(_Strict):
     def engine_kwargs(self) -> dict[str, Any]:
         """The engine arguments this section sets (the one config → engine mapping)."""
         return dict(
-            method=list(self.methods),
+            methods=list(self.methods),
             k=list(self.k),
             alpha=self.alpha,
             tau=self.tau,
