@@ -369,16 +369,7 @@ class IntersectionalSituationTest:
         if name in data.frame.columns:
             raise InputError(f"the merged attribute name {name!r} is already a column")
         frame = data.frame.assign(**{name: data.protected_mask(attrs).astype(np.int64)})
-        return AuditData(
-            frame,
-            features=data.features,
-            protected={name: 1},
-            decision=data.decision,
-            favorable=data.favorable,
-            outcome=data.outcome,
-            outcome_favorable=data.outcome_favorable,
-            id_column=data.id_column,
-        )
+        return data.replace(frame, protected={name: 1})  # every other role kept
 
     def run(
         self,
