@@ -61,7 +61,7 @@ def run_world(
 ) -> pd.DataFrame:
     """Per-(method, k) counts of one run: tested, significant before/after BH and BY."""
     res = SituationTest(
-        method=methods, k=ks, alpha=alpha, multiplicity="none", interval=interval
+        methods=methods, k=ks, alpha=alpha, multiplicity="none", interval=interval
     ).run(world.data, counterfactuals=world.counterfactuals)
     rows = []
     for (method, k), g in res.table.groupby(["method", "k"], sort=False):

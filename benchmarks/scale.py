@@ -149,14 +149,14 @@ def _situation_case(n: int, postcode: bool, algorithm: str, workers: int = 0) ->
     # Pay the lazy imports (scipy.stats, scikit-learn trees) before the clock starts.
     small, _ = _credit_data(300, postcode)
     warm = SituationTest(
-        method=METHODS, k=[5], keep_neighbors=False, algorithm=algorithm, backend=backend
+        methods=METHODS, k=[5], keep_neighbors=False, algorithm=algorithm, backend=backend
     )
     warm.run(small, scm=SCM(edges=CREDIT_EDGES).fit(small), decider=rule)
     tree = _TreeMemory()
     t0, c0 = time.perf_counter(), time.process_time()
     scm = SCM(edges=CREDIT_EDGES).fit(data)
     test = SituationTest(
-        method=METHODS, k=KS, keep_neighbors=False, algorithm=algorithm, backend=backend
+        methods=METHODS, k=KS, keep_neighbors=False, algorithm=algorithm, backend=backend
     )
     test.run(data, scm=scm, decider=rule).summary()
     seconds = time.perf_counter() - t0

@@ -53,8 +53,9 @@ def _case(n: int) -> list[dict]:
     for attribute in CREDIT_PROTECTED:
         t0 = time.perf_counter()
         scm = SCM(CREDIT_EDGES).fit(data)
-        engine = SituationTest(method=["st", "cst", "cst_centers", "cf"], k=k, attribute=attribute)
-        res, state = engine.run_with_state(data, scm=scm, decider=model)
+        engine = SituationTest(methods=["st", "cst", "cst_centers", "cf"], k=k, attribute=attribute)
+        res = engine.run(data, scm=scm, decider=model, keep_state=True)
+        state = engine.state_
         main = time.perf_counter() - t0
         found = variants(CREDIT_EDGES, attribute, "linear", mechanisms=[])
         t0 = time.perf_counter()

@@ -39,7 +39,7 @@ def _warm_up() -> None:
     for legacy in (False, True):
         # legacy reproduces the authors' Wald interval and must be asked for it by name
         SituationTest(
-            method=["st", "cst", "cst_centers", "cf"],
+            methods=["st", "cst", "cst_centers", "cf"],
             k=[5, 10],
             legacy=legacy,
             interval="wald" if legacy else "newcombe",
@@ -64,7 +64,7 @@ def _timed(name: str) -> tuple[int, float]:
         data = loan_world_data(n=int(float(name.split("-")[1])), seed=0)
         t0 = time.perf_counter()
         scm = SCM(edges=LOAN_EDGES).fit(data)
-        res = SituationTest(method="cst", k=50, keep_neighbors=False).run(data, scm=scm)
+        res = SituationTest(methods="cst", k=50, keep_neighbors=False).run(data, scm=scm)
         res.summary()
         n = data.n
     else:

@@ -81,7 +81,7 @@ def test_situation_test_identical_on_dask(dask_backend):
     data = loan_world_data(n=1500, seed=3)
     scm = SCM(edges=LOAN_EDGES).fit(data)
     rule = Rule("AnnualSalary + 5 * AccountBalance > 225000")
-    settings = dict(method=METHODS, k=[5, 15], chunk_size=97)
+    settings = dict(methods=METHODS, k=[5, 15], chunk_size=97)
     local = SituationTest(**settings).run(data, scm=scm, decider=rule)
     remote = SituationTest(**settings, backend=dask_backend).run(data, scm=scm, decider=rule)
     a, b = local.to_frame(), remote.to_frame()
@@ -113,7 +113,7 @@ def test_credit_world_situation_identical_on_dask(dask_backend, algorithm):
     """The credit world (7 mixed features, 11 Gower columns): stratified tree and blocked
     brute force, neighbour lists kept, identical on Dask."""
     data, rule, scm = _credit(1200)
-    settings = dict(method=METHODS, k=[5, 15], chunk_size=150, algorithm=algorithm)
+    settings = dict(methods=METHODS, k=[5, 15], chunk_size=150, algorithm=algorithm)
     local = SituationTest(**settings).run(data, scm=scm, decider=rule)
     remote = SituationTest(**settings, backend=dask_backend).run(data, scm=scm, decider=rule)
     assert local.to_frame().equals(remote.to_frame())
@@ -234,7 +234,7 @@ def test_killed_worker_changes_nothing():
     tasks on the other worker (and the restarted one), the scattered index survives on the
     other replica, and the output equals the local one."""
     data, rule, scm = _credit(2000)
-    settings = dict(method=METHODS, k=[5, 15], chunk_size=10, algorithm="brute")
+    settings = dict(methods=METHODS, k=[5, 15], chunk_size=10, algorithm="brute")
     local = SituationTest(**settings).run(data, scm=scm, decider=rule)
     cluster = LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"

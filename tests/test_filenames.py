@@ -85,7 +85,7 @@ def test_dossier_files_are_distinct_and_the_index_links_the_right_page():
     df.loc[:3, "y"] = [0, 1, 0, 1]
     data = AuditData(df, features={"x": "numeric"}, protected={"g": 1}, decision="y",
                      id_column="pid")  # fmt: skip
-    res = SituationTest(method="st", k=3).run(data)
+    res = SituationTest(methods="st", k=3).run(data)
     book = build_dossiers({"single_g": res}, data, ids=ids[:4])
     files = list(book.pages())
     assert len(files) == 4 and _distinct_without_case(files)

@@ -28,7 +28,7 @@ def test_design_example_runs():
             ("AnnualSalary", "AccountBalance"),
         ]
     ).fit(data)
-    res = SituationTest(method="cst", k=15, alpha=0.05, tau=0.0).run(data, scm=scm)
+    res = SituationTest(methods="cst", k=15, alpha=0.05, tau=0.0).run(data, scm=scm)
     frame = res.to_frame()
     assert len(frame) == int(data.protected_mask().sum())
     summary = res.summary()

@@ -124,7 +124,7 @@ def counterfactuals(loans) -> pd.DataFrame:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_situation_test_data_and_counterfactual_table(loans, counterfactuals, kind):
-    test = SituationTest(method=["st", "cst", "cf"], k=5)
+    test = SituationTest(methods=["st", "cst", "cf"], k=5)
     decider = Rule("AnnualSalary + 5 * AccountBalance > 225000")
     ref = test.run(AuditData(loans, **ROLES), counterfactuals=counterfactuals, decider=decider)
     got = test.run(
@@ -145,7 +145,7 @@ def test_multiple_situation_test_counterfactual_tables(loans, kind):
         attr: scm.counterfactual(frame, {attr: ref}, rows=(frame[attr] == value).to_numpy())
         for attr, value, ref in (("gender", "female", "male"), ("older", "yes", "no"))
     }
-    test = MultipleSituationTest(method="cst", k=5)
+    test = MultipleSituationTest(methods="cst", k=5)
     ref = test.run(AuditData(frame, **roles), counterfactuals=cfs)
     got = test.run(
         AuditData(as_kind(frame, kind), **roles),

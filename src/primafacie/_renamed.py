@@ -9,7 +9,9 @@ module of every engine package is ``engine.py``. Two mechanisms keep old code ru
 * an old module (``recourse/audit.py``, ``certainty/audit.py``, ``principal/fairness.py``) is a
   thin shim whose import warns and which re-exports the engine module (:func:`moved_module`).
 
-Both emit a :class:`DeprecationWarning` naming the new name. This module is hand-written and
+Both emit a :class:`DeprecationWarning` naming the new name; so does an engine argument given
+under its former name (:func:`renamed_argument`: ``SituationTest(method=...)`` is now
+``methods=...``, the ``analyses.situation`` key). This module is hand-written and
 ``tools/rename_vocabulary.py`` never edits it (it must keep spelling the old names).
 
 >>> import warnings
@@ -29,7 +31,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RENAMED_NAMES", "MOVED_MODULES", "renamed", "moved_module"]
+__all__ = ["RENAMED_NAMES", "MOVED_MODULES", "renamed", "moved_module", "renamed_argument"]
 
 #: ``{package: {old public name: new name}}``; the packages whose ``__getattr__`` resolves them.
 RENAMED_NAMES: dict[str, dict[str, str]] = {
@@ -95,3 +97,37 @@ def moved_module(old: str) -> tuple[Callable[[str], Any], list[str]]:
             raise AttributeError(f"module {old!r} has no attribute {name!r}") from None
 
     return __getattr__, list(getattr(module, "__all__", ()))
+
+
+def renamed_argument(owner: str, old: str, new: str, stacklevel: int = 3) -> None:
+    """Warn that the argument ``owner(old=...)`` is now ``new=...`` (kept one release).
+
+    Called by the constructor that still takes ``old``, so that the warning points at the
+    line that built the engine (``stacklevel``: the caller of that constructor); the engine
+    then refuses ``old`` and ``new`` given together (:func:`both_given`).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     renamed_argument("SituationTest", "method", "methods")
+    >>> str(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    'SituationTest(method=...) is deprecated and will be removed in the next release; use
+    methods=... (renamed in 0.2; the old name goes in 0.3)'
+    """
+    warnings.warn(
+        f"{owner}({old}=...) is deprecated and will be removed in the next release; use "
+        f"{new}=... {_GOES}",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def both_given(owner: str, old: str, new: str, old_value: Any, new_value: Any) -> str:
+    """The message refusing an argument given under its new and its former name at once.
+
+    >>> both_given("SituationTest", "method", "methods", "st", ["cst"])
+    "SituationTest: give methods only (got methods=['cst'] and the deprecated method='st')"
+    """
+    return (
+        f"{owner}: give {new} only (got {new}={new_value!r} and the deprecated {old}={old_value!r})"
+    )

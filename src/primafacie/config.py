@@ -128,22 +128,9 @@ class DataSpec(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> DataSpec:
-        import codecs
+        from .data_files import DUCKDB_SUFFIXES, EXCEL_SUFFIXES, check_text_options
 
-        from .data_files import DUCKDB_SUFFIXES, EXCEL_SUFFIXES
-
-        try:
-            codecs.lookup(self.encoding)
-        except LookupError:
-            raise ValueError(
-                f"[data.encoding] {self.encoding!r} is not a known text encoding; use e.g. "
-                "utf-8, latin-1, cp1252, utf-16"
-            ) from None
-        if not self.header and self.names is None:
-            raise ValueError("[data.names] header: false needs names: [...], one per column")
-        if self.names is not None and len(set(self.names)) != len(self.names):
-            dup = sorted({n for n in self.names if self.names.count(n) > 1})
-            raise ValueError(f"[data.names] {dup} listed more than once")
+        check_text_options(self.encoding, self.header, self.names)  # as ReadOptions does
         suffix = self.path.suffix.lower() if self.path is not None else ""
         duck, excel = suffix in DUCKDB_SUFFIXES, suffix in EXCEL_SUFFIXES
         if self.path is None and self.sql is None:

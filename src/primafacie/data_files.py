@@ -50,6 +50,7 @@ __all__ = [
     "duckdb_parquet",
     "ReadOptions",
     "check_field_counts",
+    "check_text_options",
     "check_sql",
     "excel_sheet",
     "merge_repeated",
@@ -107,20 +108,35 @@ class ReadOptions:
             raise InputError(
                 f"data.reader {self.reader!r} is not a reader; expected one of {', '.join(READERS)}"
             )
-        try:
-            codecs.lookup(self.encoding)
-        except LookupError:
-            raise InputError(
-                f"encoding {self.encoding!r} is not a known text encoding; use e.g. utf-8, "
-                "latin-1, cp1252, utf-16"
-            ) from None
-        if not self.header and self.names is None:
-            raise InputError(
-                "header: false needs names: [...], one column name per field of the first row"
-            )
-        if self.names is not None and len(set(self.names)) != len(self.names):
-            dup = sorted({n for n in self.names if self.names.count(n) > 1})
-            raise InputError(f"names lists {dup} more than once; each column needs its own name")
+        check_text_options(self.encoding, self.header, self.names)
+
+
+def check_text_options(encoding: str, header: bool, names: Sequence[str] | None) -> None:
+    """Refuse an unknown text encoding, ``header: false`` without ``names``, or a name given
+    twice: the one check of :class:`ReadOptions` and of ``data:`` in audit.yaml (``DataSpec``).
+
+    >>> check_text_options("utf-8", False, ["a", "b", "a"])
+    Traceback (most recent call last):
+    ...
+    primafacie.errors.InputError: [data.names] ['a'] listed more than once; each column needs its own name
+    """
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise InputError(
+            f"[data.encoding] {encoding!r} is not a known text encoding; use e.g. utf-8, "
+            "latin-1, cp1252, utf-16"
+        ) from None
+    if not header and names is None:
+        raise InputError(
+            "[data.names] header: false needs names: [...], one column name per field of the "
+            "first row"
+        )
+    if names is not None and len(set(names)) != len(names):
+        dup = sorted({n for n in names if list(names).count(n) > 1})
+        raise InputError(
+            f"[data.names] {dup} listed more than once; each column needs its own name"
+        )
 
 
 def source_kind(path: Path | None, options: ReadOptions) -> str:

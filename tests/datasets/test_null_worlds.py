@@ -21,7 +21,7 @@ def _upper_band(tests: int, alpha: float = ALPHA) -> float:
 
 
 def _shares(world, **settings):
-    res = SituationTest(method=["st", "cst", "cst_centers", "cf"], k=[15, 30], **settings).run(
+    res = SituationTest(methods=["st", "cst", "cst_centers", "cf"], k=[15, 30], **settings).run(
         world.data, counterfactuals=world.counterfactuals
     )
     s = res.summary().set_index(["method", "k"])

@@ -77,7 +77,7 @@ def test_csc_arguments_are_checked(name):
     ],
 )
 def test_boundary_values_are_accepted(name, value):
-    RecourseFairness(Never(), protected="g", **{name: value})._validate()
+    RecourseFairness(Never(), protected="g", **{name: value})._validate_params()
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_boundary_values_are_accepted(name, value):
 )
 def test_named_bad_values(name, value, shown):
     with pytest.raises(InputError, match=rf"RecourseFairness: {name} must be .*; {shown}"):
-        RecourseFairness(Never(), protected="g", **{name: value})._validate()
+        RecourseFairness(Never(), protected="g", **{name: value})._validate_params()
 
 
 def test_score_parameter_of_one_definition():

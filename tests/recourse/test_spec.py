@@ -61,7 +61,7 @@ def test_keys_are_refused_with_the_engine_message(key, value):
         elif key == "top":
             RecourseFairness(Rule("edu == 'hi'"), protected="g")._validate_run(top=value)
         else:
-            RecourseFairness(Rule("edu == 'hi'"), protected="g", **{key: value})._validate()
+            RecourseFairness(Rule("edu == 'hi'"), protected="g", **{key: value})._validate_params()
     assert str(eng_err.value).removeprefix("RecourseFairness: ") == text
 
 

@@ -89,7 +89,7 @@ def world():
         id_column="pid",
     )
     scm = SCM([("g", "income"), ("income", "savings")]).fit(data)
-    res = SituationTest(method=["st", "cst"], k=[5, 10], alpha=0.05).run(data, scm=scm)
+    res = SituationTest(methods=["st", "cst"], k=[5, 10], alpha=0.05).run(data, scm=scm)
     return data, scm, res
 
 
@@ -192,7 +192,7 @@ def test_redaction_removes_the_column_from_the_source(world):
 def test_identical_pages_on_rerun(world):
     data, scm, res = world
     a = build_dossiers({"single_g": res}, data, scm=scm, top=4)
-    again = SituationTest(method=["st", "cst"], k=[5, 10]).run(data, scm=scm)
+    again = SituationTest(methods=["st", "cst"], k=[5, 10]).run(data, scm=scm)
     b = build_dossiers({"single_g": again}, data, scm=scm, top=4)
     assert a.pages() == b.pages()
 

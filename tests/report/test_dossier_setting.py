@@ -22,7 +22,7 @@ def _world():
         }
     )
     data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-    return data, SituationTest(method="st", k=2).run(data)
+    return data, SituationTest(methods="st", k=2).run(data)
 
 
 def test_the_record_shows_the_complainants_time_window():

@@ -145,7 +145,7 @@ def test_corrected_loan_matches_spec_section_9(loan_corrected_out):
 def test_tables_4_and_5_complainants(loan_dir):
     case = load_cst_loan(loan_dir)
     res = SituationTest(
-        method=["cst_centers", "cf"], k=15, legacy=True, interval="wald", n_attributes=3
+        methods=["cst_centers", "cf"], k=15, legacy=True, interval="wald", n_attributes=3
     ).run(case.data, counterfactuals=case.counterfactuals)
     t = res.to_frame().set_index(["method", "id"])
     table = {  # id: (p_c, p_t, significant, CF case)
@@ -337,7 +337,7 @@ def test_compare_law_perturbed_cell_differs_with_corrected_note(law_legacy_out, 
 def test_loan_k500_and_subset_claims_on_paper_data(loan_dir):
     case = load_cst_loan(loan_dir)
     res = SituationTest(
-        method=["st", "cst", "cst_centers", "cf"],
+        methods=["st", "cst", "cst_centers", "cf"],
         k=[15, 500],
         legacy=True,
         interval="wald",
@@ -365,7 +365,7 @@ def test_law_multiple_cases_are_intersectional_cases(law_dir):
 
     inter = load_cst_law("intersectional", law_dir)
     r_int = (
-        SituationTest(method="cst", k=15, legacy=True, interval="wald", n_attributes=3)
+        SituationTest(methods="cst", k=15, legacy=True, interval="wald", n_attributes=3)
         .run(inter.data, counterfactuals=inter.counterfactuals)
         .to_frame()
     )
@@ -375,7 +375,7 @@ def test_law_multiple_cases_are_intersectional_cases(law_dir):
     for sc in ("race", "gender"):
         case = load_cst_law(sc, law_dir, gender_feature=sc == "race")
         runs[sc] = SituationTest(
-            method="cst", k=15, alpha=0.025, legacy=True, interval="wald", n_attributes=3
+            methods="cst", k=15, alpha=0.025, legacy=True, interval="wald", n_attributes=3
         ).run(case.data, counterfactuals=case.counterfactuals, complainant_mask=mask)
     multi = combine_multiple(runs).to_frame()
     m_ids = set(multi.row[multi.discriminated])

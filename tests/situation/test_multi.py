@@ -40,13 +40,13 @@ def world():
 def test_multiple_is_the_conjunction_of_runs_at_bonferroni_level(world):
     data, scm, rule = world
     methods = ["st", "cst", "cst_centers", "cf"]
-    res = MultipleSituationTest(method=methods, k=[5, 10]).run(data, scm=scm, decider=rule)
+    res = MultipleSituationTest(methods=methods, k=[5, 10]).run(data, scm=scm, decider=rule)
     both = data.protected_mask(["g", "r"])
     assert res.n_protected == int(both.sum())
     t = res.to_frame()
     for attr in ("g", "r"):
         single = (
-            SituationTest(method=methods, k=[5, 10], alpha=0.025, attribute=attr)
+            SituationTest(methods=methods, k=[5, 10], alpha=0.025, attribute=attr)
             .run(data, scm=scm, decider=rule, complainant_mask=both)
             .to_frame()
         )
@@ -61,7 +61,7 @@ def test_multiple_is_the_conjunction_of_runs_at_bonferroni_level(world):
 
 def test_intersectional_uses_merged_node(world):
     data, scm, rule = world
-    res = IntersectionalSituationTest(method=["cst", "cf"], k=5).run(data, scm=scm, decider=rule)
+    res = IntersectionalSituationTest(methods=["cst", "cf"], k=5).run(data, scm=scm, decider=rule)
     both = data.protected_mask(["g", "r"])
     assert res.n_protected == int(both.sum())
     assert res.params["dimension"] == "intersectional"
@@ -69,14 +69,14 @@ def test_intersectional_uses_merged_node(world):
     merged = IntersectionalSituationTest().merged_data(data)
     scm2 = scm.merge_nodes(["g", "r"], "g*r").fit(merged)
     cf = scm2.counterfactual(merged.frame, {"g*r": 0}, rows=both)
-    ref = SituationTest(method=["cst", "cf"], k=5).run(merged, counterfactuals=cf, decider=rule)
+    ref = SituationTest(methods=["cst", "cf"], k=5).run(merged, counterfactuals=cf, decider=rule)
     pd.testing.assert_frame_equal(res.to_frame(), ref.to_frame())
 
 
 def test_multi_needs_two_attributes(world):
     data, scm, rule = world
     with pytest.raises(InputError, match="at least two"):
-        MultipleSituationTest(attributes=["g"], method="st", k=5).run(data)
+        MultipleSituationTest(attributes=["g"], methods="st", k=5).run(data)
     with pytest.raises(InputError, match="'zz' is not a protected attribute"):
         IntersectionalSituationTest(attributes=["g", "zz"]).run(data, scm=scm)
 
@@ -84,7 +84,7 @@ def test_multi_needs_two_attributes(world):
 def test_single_run_requires_attribute_when_several(world):
     data, scm, rule = world
     with pytest.raises(InputError, match="pass attribute"):
-        SituationTest(method="st", k=5).run(data)
+        SituationTest(methods="st", k=5).run(data)
 
 
 def test_multiple_denominator_is_everyone_protected_on_every_attribute(world):
@@ -94,7 +94,7 @@ def test_multiple_denominator_is_everyone_protected_on_every_attribute(world):
     both = data.protected_mask(["g", "r"])
     rejected = both & (data.decision_array() == 0)
     assert 0 < rejected.sum() < both.sum()
-    res = MultipleSituationTest(method="cst", k=5, complainants="rejected").run(
+    res = MultipleSituationTest(methods="cst", k=5, complainants="rejected").run(
         data, scm=scm, decider=rule
     )
     assert res.n_complainants == int(rejected.sum())
@@ -106,12 +106,12 @@ def test_multiple_denominator_is_everyone_protected_on_every_attribute(world):
 def test_multiple_rows_carry_each_runs_groups_intervals_and_decisions(world):
     data, scm, rule = world
     methods = ["st", "cst_centers", "cf"]
-    res = MultipleSituationTest(method=methods, k=5).run(data, scm=scm, decider=rule)
+    res = MultipleSituationTest(methods=methods, k=5).run(data, scm=scm, decider=rule)
     t = res.to_frame(neighbors=True)
     both = data.protected_mask(["g", "r"])
     for attr in ("g", "r"):
         single = (
-            SituationTest(method=methods, k=5, alpha=0.025, attribute=attr)
+            SituationTest(methods=methods, k=5, alpha=0.025, attribute=attr)
             .run(data, scm=scm, decider=rule, complainant_mask=both)
             .to_frame(neighbors=True)
         )
@@ -128,32 +128,32 @@ def test_multiple_rows_carry_each_runs_groups_intervals_and_decisions(world):
     json.dumps(d, allow_nan=False)
     assert "control_ids_g" in d["complainants"][0]
     # ST runs carry no counterfactual decision; the CF flag column is still there (NA)
-    st_only = MultipleSituationTest(method="st", k=5).run(data, scm=scm, decider=rule)
+    st_only = MultipleSituationTest(methods="st", k=5).run(data, scm=scm, decider=rule)
     assert "cf_flag" in st_only.to_frame().columns
 
 
 def test_settings_passed_on_are_checked_with_the_engines_constraints(world):
     data, scm, rule = world
     with pytest.raises(InputError) as err:
-        MultipleSituationTest(method="st", k=5, alpha=0).run(data)
+        MultipleSituationTest(methods="st", k=5, alpha=0).run(data)
     assert str(err.value) == (
         "MultipleSituationTest: alpha must be a number in (0, 1); got 0 "
         "(--alpha, analyses.situation.alpha)"
     )
     with pytest.raises(InputError, match=r"MultipleSituationTest: correction must be one of "
                        r"'bonferroni' or None; got 'holm'"):  # fmt: skip
-        MultipleSituationTest(method="st", k=5, correction="holm").run(data)
+        MultipleSituationTest(methods="st", k=5, correction="holm").run(data)
     with pytest.raises(InputError, match=r"unknown setting\(s\) \['kk'\]"):
-        MultipleSituationTest(method="st", kk=5).run(data)
+        MultipleSituationTest(methods="st", kk=5).run(data)
     with pytest.raises(InputError, match="IntersectionalSituationTest: k must be an integer ≥ 1"):
-        IntersectionalSituationTest(method="st", k=0).run(data)
+        IntersectionalSituationTest(methods="st", k=0).run(data)
     with pytest.raises(InputError, match="IntersectionalSituationTest: name must be None or a"):
-        IntersectionalSituationTest(method="st", k=5, name=3).run(data)
+        IntersectionalSituationTest(methods="st", k=5, name=3).run(data)
 
 
 def test_multiple_complainant_untested_on_one_attribute_is_untested(world):
     data, scm, rule = world
-    res = MultipleSituationTest(method="st", k=5, max_distance=0.02).run(data)
+    res = MultipleSituationTest(methods="st", k=5, max_distance=0.02).run(data)
     t = res.to_frame()
     one_missing = t.delta_g.isna() ^ t.delta_r.isna()
     assert one_missing.any()  # ε = 0.02 empties some groups of one attribute only

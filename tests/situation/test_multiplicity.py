@@ -88,10 +88,10 @@ def data():
 
 
 def test_engine_adjusts_per_family_and_keeps_the_unadjusted_columns(data):
-    base = SituationTest(method="st", k=[10, 30], multiplicity="none").run(data).to_frame()
+    base = SituationTest(methods="st", k=[10, 30], multiplicity="none").run(data).to_frame()
     assert (base.significant_adjusted == base.significant).all()
     for method in ("bonferroni", "holm", "bh", "by"):
-        res = SituationTest(method="st", k=[10, 30], multiplicity=method).run(data)
+        res = SituationTest(methods="st", k=[10, 30], multiplicity=method).run(data)
         t = res.to_frame()
         assert t.significant.equals(base.significant) and t.p_value.equals(base.p_value)
         for k in (10, 30):
@@ -101,16 +101,16 @@ def test_engine_adjusts_per_family_and_keeps_the_unadjusted_columns(data):
         assert (s.n_significant_adjusted <= s.n_significant).all()
         assert (s.multiplicity == method).all()
         assert s.expected_by_chance.tolist() == pytest.approx((0.05 * s.tested).tolist())
-    default = SituationTest(method="st", k=30).run(data).summary().iloc[0]  # BH, Newcombe
+    default = SituationTest(methods="st", k=30).run(data).summary().iloc[0]  # BH, Newcombe
     assert default.multiplicity == "bh"
     assert default.n_significant_adjusted <= default.n_significant
     # with Wald p-values this world's 12-point gap leaves some but not all after BH
-    bh = SituationTest(method="st", k=30, interval="wald").run(data).summary().iloc[0]
+    bh = SituationTest(methods="st", k=30, interval="wald").run(data).summary().iloc[0]
     assert bh.multiplicity == "bh" and 0 < bh.n_significant_adjusted < bh.n_significant
 
 
 def test_headline_names_tests_chance_and_both_counts(data):
-    res = SituationTest(method="st", k=30, multiplicity="by").run(data)
+    res = SituationTest(methods="st", k=30, multiplicity="by").run(data)
     s = res.summary().iloc[0]
     head = res.headline()
     # one verdict per test: the adjusted count is "significant", the unadjusted one follows
@@ -127,5 +127,5 @@ def test_headline_names_tests_chance_and_both_counts(data):
         f"Of {s.tested} tests at α = 0.05, about {about} would be significant by "
         "chance alone if no one were discriminated against."
     )
-    none = SituationTest(method="st", k=30, multiplicity="none").run(data).headline()
+    none = SituationTest(methods="st", k=30, multiplicity="none").run(data).headline()
     assert none.endswith(f"; {s.n_significant} are, with no adjustment across complainants.")

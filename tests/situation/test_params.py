@@ -22,7 +22,10 @@ def test_option_lists_equal_the_engine_modules_own():
 
 
 def test_engine_constraints_and_spec_defaults_come_from_the_declarations():
-    assert SituationTest._parameter_constraints == params.PARAMETER_CONSTRAINTS
+    # the deprecated method= (read for one release) is checked as methods is, None allowed
+    own = dict(SituationTest._parameter_constraints)
+    assert own.pop("method") == [None, *params.PARAMETER_CONSTRAINTS["methods"]]
+    assert own == params.PARAMETER_CONSTRAINTS
     assert "dimensions" not in SituationTest._parameter_constraints
     spec = SituationSpec()
     for p in params.PARAMS:

@@ -13,7 +13,7 @@ from primafacie.situation.planning import Planner, cf_decisions
 
 
 def _planner(**kw) -> Planner:
-    base = dict(method="st", k=2, attribute=None, legacy=False, ties=None,
+    base = dict(methods="st", k=2, attribute=None, legacy=False, ties=None,
                 complainants="all", strict_k=True, reference=None)  # fmt: skip
     return Planner(**{**base, **kw})
 
@@ -26,7 +26,7 @@ def data():
 
 
 def test_plan_rows_and_resolved_settings(data):
-    plan = _planner(method=["cst_w", "st", "cst"], k=[3, 1, 3]).plan(data, None)
+    plan = _planner(methods=["cst_w", "st", "cst"], k=[3, 1, 3]).plan(data, None)
     assert plan.methods == ["cst_centers", "st", "cst"] and plan.ks == [1, 3] and plan.kmax == 3
     assert plan.attribute == "a" and plan.ties == "first" and not plan.legacy
     assert plan.comp_rows.tolist() == [0, 1, 2, 3] == plan.ctrl_rows.tolist()
@@ -55,7 +55,7 @@ def test_counterfactual_stage(data):
         None,
         None,
     )
-    planner = _planner(method="cst_centers")
+    planner = _planner(methods="cst_centers")
     plan = planner.plan(data, None)
     cf = data.frame.assign(x=data.frame.x + 3.0 * data.frame.a)
     table, ycf = planner.counterfactual_stage(data, plan, None, cf, Rule("x < 2.9"))

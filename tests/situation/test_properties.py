@@ -48,7 +48,7 @@ def test_ranges_subsets_and_shared_control(seed, discrete, legacy):
     data, cf = _world(seed, discrete)
     # legacy reproduces the authors' Wald interval; the corrected runs use the default
     extra = {"interval": "wald"} if legacy else {}
-    res = SituationTest(method=ALL, k=KS, legacy=legacy, **extra).run(
+    res = SituationTest(methods=ALL, k=KS, legacy=legacy, **extra).run(
         data, counterfactuals=cf, decider=RULE
     )
     t = res.to_frame(neighbors=True)
@@ -68,7 +68,7 @@ def test_ranges_subsets_and_shared_control(seed, discrete, legacy):
 @given(seed=st.integers(0, 10_000), discrete=st.booleans())
 def test_identity_counterfactuals_make_cst_equal_st(seed, discrete):
     data, _ = _world(seed, discrete)
-    t = SituationTest(method=["st", "cst"], k=KS).run(data, counterfactuals=data.frame).to_frame()
+    t = SituationTest(methods=["st", "cst"], k=KS).run(data, counterfactuals=data.frame).to_frame()
     a = t[t.method == "st"].drop(columns="method").reset_index(drop=True)
     b = t[t.method == "cst"].drop(columns="method").reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
@@ -78,8 +78,8 @@ def test_identity_counterfactuals_make_cst_equal_st(seed, discrete):
 @given(seed=st.integers(0, 10_000), tau=st.floats(0, 0.5))
 def test_raising_tau_never_adds_cases(seed, tau):
     data, cf = _world(seed, True)
-    lo = SituationTest(method=ALL, k=KS, tau=0.0).run(data, counterfactuals=cf, decider=RULE)
-    hi = SituationTest(method=ALL, k=KS, tau=tau).run(data, counterfactuals=cf, decider=RULE)
+    lo = SituationTest(methods=ALL, k=KS, tau=0.0).run(data, counterfactuals=cf, decider=RULE)
+    hi = SituationTest(methods=ALL, k=KS, tau=tau).run(data, counterfactuals=cf, decider=RULE)
     t0, t1 = lo.to_frame(), hi.to_frame()
     assert not (t1.discriminated & ~t0.discriminated).any()
     assert not (t1.significant & ~t0.significant).any()
@@ -93,8 +93,8 @@ def test_row_order_does_not_matter_without_ties(seed):
     data2 = data.replace(frame=data.frame.iloc[perm].reset_index(drop=True))
     cf2 = cf.iloc[perm].reset_index(drop=True)
     cols = ["method", "k", "id", "p_c", "p_t", "delta", "discriminated", "significant"]
-    r1 = SituationTest(method=ALL, k=KS).run(data, counterfactuals=cf, decider=RULE).to_frame()
-    r2 = SituationTest(method=ALL, k=KS).run(data2, counterfactuals=cf2, decider=RULE).to_frame()
+    r1 = SituationTest(methods=ALL, k=KS).run(data, counterfactuals=cf, decider=RULE).to_frame()
+    r2 = SituationTest(methods=ALL, k=KS).run(data2, counterfactuals=cf2, decider=RULE).to_frame()
     a = r1[cols].sort_values(["method", "k", "id"]).reset_index(drop=True)
     b = r2[cols].sort_values(["method", "k", "id"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
@@ -104,11 +104,11 @@ def test_row_order_does_not_matter_without_ties(seed):
 @given(seed=st.integers(0, 10_000), chunk=st.integers(1, 9))
 def test_local_and_chunked_runs_agree(seed, chunk):
     data, cf = _world(seed, True)
-    r1 = SituationTest(method=ALL, k=KS).run(data, counterfactuals=cf, decider=RULE)
-    r2 = SituationTest(method=ALL, k=KS, chunk_size=chunk).run(
+    r1 = SituationTest(methods=ALL, k=KS).run(data, counterfactuals=cf, decider=RULE)
+    r2 = SituationTest(methods=ALL, k=KS, chunk_size=chunk).run(
         data, counterfactuals=cf, decider=RULE
     )
-    r3 = SituationTest(method=ALL, k=KS, algorithm="tree").run(
+    r3 = SituationTest(methods=ALL, k=KS, algorithm="tree").run(
         data, counterfactuals=cf, decider=RULE
     )
     pd.testing.assert_frame_equal(r1.to_frame(neighbors=True), r2.to_frame(neighbors=True))
@@ -117,9 +117,9 @@ def test_local_and_chunked_runs_agree(seed, chunk):
 
 def test_k_grid_equals_separate_runs():
     data, cf = _world(3, True)
-    grid = SituationTest(method=ALL, k=KS).run(data, counterfactuals=cf, decider=RULE).to_frame()
+    grid = SituationTest(methods=ALL, k=KS).run(data, counterfactuals=cf, decider=RULE).to_frame()
     for k in KS:
-        one = SituationTest(method=ALL, k=k).run(data, counterfactuals=cf, decider=RULE).to_frame()
+        one = SituationTest(methods=ALL, k=k).run(data, counterfactuals=cf, decider=RULE).to_frame()
         pd.testing.assert_frame_equal(grid[grid.k == k].reset_index(drop=True), one)
 
 
@@ -130,11 +130,11 @@ def test_threaded_backend_agrees_with_local():
     # and the default give the same table bit for bit
     data, cf = _world(5, True)
     one = Backend(n_jobs=1)
-    r1 = SituationTest(method=ALL, k=KS, backend=one).run(data, counterfactuals=cf, decider=RULE)
-    r2 = SituationTest(method=ALL, k=KS, chunk_size=4, backend=Backend(n_jobs=2)).run(
+    r1 = SituationTest(methods=ALL, k=KS, backend=one).run(data, counterfactuals=cf, decider=RULE)
+    r2 = SituationTest(methods=ALL, k=KS, chunk_size=4, backend=Backend(n_jobs=2)).run(
         data, counterfactuals=cf, decider=RULE
     )
-    r3 = SituationTest(method=ALL, k=KS, chunk_size=7).run(data, counterfactuals=cf, decider=RULE)
+    r3 = SituationTest(methods=ALL, k=KS, chunk_size=7).run(data, counterfactuals=cf, decider=RULE)
     for r in (r2, r3):
         pd.testing.assert_frame_equal(
             r1.to_frame(neighbors=True), r.to_frame(neighbors=True), check_exact=True
@@ -143,6 +143,6 @@ def test_threaded_backend_agrees_with_local():
 
 def test_rejected_complainants_filter():
     data, cf = _world(9, True)
-    t = SituationTest(method="st", k=3, complainants="rejected").run(data).to_frame()
+    t = SituationTest(methods="st", k=3, complainants="rejected").run(data).to_frame()
     assert (t.decision == 0).all()
     assert len(t) == int(((data.decision_array() == 0) & data.protected_mask()).sum())

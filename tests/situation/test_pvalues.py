@@ -140,7 +140,7 @@ def world():
 def test_engine_p_value_is_at_most_alpha_exactly_when_significant(world, settings):
     data, cf = world
     methods = ["st", "cst", "cst_centers", "cf"]
-    res = SituationTest(method=methods, k=[5, 15], **settings).run(data, counterfactuals=cf)
+    res = SituationTest(methods=methods, k=[5, 15], **settings).run(data, counterfactuals=cf)
     t = res.to_frame()
     alpha = settings.get("alpha", 0.05)
     tested = t.delta.notna()
@@ -160,7 +160,7 @@ def test_engine_p_value_is_at_most_alpha_exactly_when_significant(world, setting
 
 def test_engine_wald_p_values_match_the_z_test_of_their_counts(world):
     data, _ = world
-    t = SituationTest(method="st", k=15, interval="wald").run(data).to_frame()
+    t = SituationTest(methods="st", k=15, interval="wald").run(data).to_frame()
     z = (t.p_c - t.p_t) / np.sqrt(t.p_c * (1 - t.p_c) / t.k_c + t.p_t * (1 - t.p_t) / t.k_t)
     ok = np.isfinite(z).to_numpy()
     expect = norm.sf(z[ok])
@@ -178,7 +178,7 @@ def test_multiple_p_value_is_q_times_the_largest_run_p_value():
     y = (rng.random(n) < 0.7 - 0.3 * g * r).astype(int)
     df = pd.DataFrame({"g": g, "r": r, "x": x, "y": y})
     data = AuditData(df, features={"x": "numeric"}, protected={"g": 1, "r": 1}, decision="y")
-    res = MultipleSituationTest(method="st", k=[10, 20], multiplicity="none").run(data)
+    res = MultipleSituationTest(methods="st", k=[10, 20], multiplicity="none").run(data)
     t = res.to_frame()
     expect = np.minimum(1, 2 * np.maximum(t.p_value_g, t.p_value_r))
     assert ((t.p_value <= 0.05) == t.significant).all()
@@ -303,7 +303,7 @@ def test_engine_columns_per_distinct_counts_equal_row_by_row(interval, legacy):
     x_c, n_c, x_t, n_t = _random_counts(11, 20_000, top=40)
     counts = {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
     st = SituationTest(
-        method="st", k=15, interval=interval if not legacy else "wald", tau=0.05, legacy=legacy
+        methods="st", k=15, interval=interval if not legacy else "wald", tau=0.05, legacy=legacy
     )._stage(Statistics)
     fast = st.test(counts, legacy)
     rows = st.test_rows(counts, legacy)

@@ -22,7 +22,7 @@ def _result():
         }
     )
     data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-    return SituationTest(method="st", k=[1, 2], max_distance=0.2).run(data)
+    return SituationTest(methods="st", k=[1, 2], max_distance=0.2).run(data)
 
 
 def test_summary_counts_shares_and_denominators():
@@ -55,7 +55,7 @@ def isolated():
 
 
 def test_untested_complainants_leave_numerators_and_denominators_by_hand(isolated):
-    res = SituationTest(method="st", k=[1, 2], max_distance=0.12, interval="wald").run(isolated)
+    res = SituationTest(methods="st", k=[1, 2], max_distance=0.12, interval="wald").run(isolated)
     t = res.to_frame().query("k == 2").set_index("row")
     # row 0: control {x=1: neg}, test {0.5: pos} -> Δp = 1 (groups of 1)
     # row 1: control {0: neg, 2: pos}, test {0.5, 1.5: pos} -> Δp = 0.5
@@ -76,7 +76,7 @@ def test_untested_complainants_leave_numerators_and_denominators_by_hand(isolate
 
 def test_headline_scope_and_caveats_by_hand(isolated):
     # by hand with Wald intervals (the zero-width and tail caveats are Wald's)
-    res = SituationTest(method="st", k=[1, 2], max_distance=0.12, interval="wald").run(isolated)
+    res = SituationTest(methods="st", k=[1, 2], max_distance=0.12, interval="wald").run(isolated)
     assert res.main_test() == ("st", 2)
     assert res.headline() == (
         "ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are "
@@ -101,20 +101,20 @@ def test_headline_scope_and_caveats_by_hand(isolated):
     # Wald with an adjustment (the default bh): the measured calibration of its tails
     assert caveats[3].startswith("Wald p-values of small groups are too small in the far tail")
     unadjusted = SituationTest(
-        method="st", k=[1, 2], max_distance=0.12, multiplicity="none", interval="wald"
+        methods="st", k=[1, 2], max_distance=0.12, multiplicity="none", interval="wald"
     )
     assert len(unadjusted.run(isolated).caveats()) == 3
     d = res.to_dict()
     assert (d["headline"], d["scope"], d["caveats"]) == (res.headline(), res.scope(), caveats)
     # Newcombe intervals (the default) are never zero-width, and without ε nothing is left out
-    plain = SituationTest(method="st", k=2).run(isolated)
+    plain = SituationTest(methods="st", k=2).run(isolated)
     assert plain.caveats() == []
     assert plain.summary()[["tested", "untested", "denominator"]].values.tolist() == [[4, 0, 4]]
     assert "could not be tested" not in plain.headline() + plain.scope()
 
 
 def test_rejected_complainants_keep_the_protected_denominator(isolated):
-    res = SituationTest(method="st", k=1, complainants="rejected", max_distance=0.12).run(isolated)
+    res = SituationTest(methods="st", k=1, complainants="rejected", max_distance=0.12).run(isolated)
     # rejected protected rows 0, 1, 3; row 3 untested; row 2 (accepted) needs no test
     s = res.summary().iloc[0]
     assert (s.complainants, s.tested, s.untested, s.denominator) == (3, 2, 1, 3)
@@ -124,7 +124,7 @@ def test_rejected_complainants_keep_the_protected_denominator(isolated):
 
 
 def test_summary_and_frame_columns_have_the_same_type(isolated):
-    res = SituationTest(method="st", k=[1, 2], max_distance=0.12).run(isolated)
+    res = SituationTest(methods="st", k=[1, 2], max_distance=0.12).run(isolated)
     s, t = res.summary(), res.to_frame()
     shared = sorted(set(s.columns) & set(t.columns))
     assert shared == ["k", "method"]  # significant (a flag) is n_significant (a count) here
@@ -168,7 +168,7 @@ def test_summary_with_no_complainants_lists_every_method_and_k_with_zero_counts(
         {"x": [0.0, 1, 2, 3, 0.5, 1.5], "a": [1] * 4 + [0] * 2, "y": [1, 1, 1, 1, 0, 1]}
     )
     data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-    res = SituationTest(method="st", k=[1, 2], complainants="rejected").run(data)
+    res = SituationTest(methods="st", k=[1, 2], complainants="rejected").run(data)
     assert res.n_complainants == 0 and len(res.to_frame()) == 0
     s = res.summary()
     assert s[["method", "k", "complainants", "cases", "n_significant"]].values.tolist() == [

@@ -14,7 +14,7 @@ def _run(method, k, legacy=False, cf=None):
     df = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0, 0.5, 1.5, 2.5, 3.5],
                        "a": [1, 1, 1, 1, 0, 0, 0, 0], "y": [0, 0, 1, 1, 1, 1, 1, 0]})  # fmt: skip
     data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-    plan = Planner(method=method, k=k, attribute=None, legacy=legacy, ties=None,
+    plan = Planner(methods=method, k=k, attribute=None, legacy=legacy, ties=None,
                    complainants="all", strict_k=True, reference=None).plan(data, None)  # fmt: skip
     search = GroupSearch(keep_neighbors=True, n_attributes=None, max_distance=None,
                          chunk_size=None, algorithm="auto", backend=None)  # fmt: skip

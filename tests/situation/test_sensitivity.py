@@ -39,8 +39,9 @@ def loan():
     """The loan world (5000 draws, seed 0), its fitted Figure 1 SCM and a CST run with state."""
     data = loan_world_data(n=5000, seed=0)
     scm = SCM(LOAN_EDGES).fit(data)
-    engine = SituationTest(method=["st", "cst"], k=K)
-    res, state = engine.run_with_state(data, scm=scm)
+    engine = SituationTest(methods=["st", "cst"], k=K)
+    res = engine.run(data, scm=scm, keep_state=True)
+    state = engine.state_
     return data, scm, engine, res, state
 
 
@@ -88,7 +89,7 @@ def test_removing_gender_to_salary_shrinks_cst_cases_as_the_scm_predicts(loan):
         assert removed.loc[k, "gained"] == 0
         assert removed.loc[k, "lost"] == cst[k] - removed.loc[k, "significant"]
     # the shared search spaces give exactly what a fresh run with that SCM gives
-    fresh = SituationTest(method="cst", k=K).run(data, scm=SCM(list(variant.edges)).fit(data))
+    fresh = SituationTest(methods="cst", k=K).run(data, scm=SCM(list(variant.edges)).fit(data))
     assert removed["significant"].to_dict() == _significant(fresh, "cst")
 
 
@@ -106,8 +107,9 @@ def test_without_the_only_edge_from_the_protected_attribute_cst_equals_st():
     data = loan_world_data(n=1500, seed=3)
     edges = [("Gender", "AnnualSalary"), ("AnnualSalary", "AccountBalance")]
     scm = SCM(edges).fit(data)
-    engine = SituationTest(method=["st", "cst"], k=[10, 20])
-    res, state = engine.run_with_state(data, scm=scm)
+    engine = SituationTest(methods=["st", "cst"], k=[10, 20])
+    res = engine.run(data, scm=scm, keep_state=True)
+    state = engine.state_
     variant = variants(edges, "Gender", mechanisms=[])[0]
     assert variant.name == REMOVE_SALARY and variant_scm(scm, variant, "Gender") is None
     frame = data.frame.drop(columns=["LoanApproval"])
@@ -176,8 +178,9 @@ def test_determinism_on_rerun():
     spec = SensitivitySpec(mechanisms=["random_forest"])
     out = []
     for _ in range(2):
-        engine = SituationTest(method=["st", "cst"], k=[10, 20])
-        res, state = engine.run_with_state(data, scm=scm)
+        engine = SituationTest(methods=["st", "cst"], k=[10, 20])
+        res = engine.run(data, scm=scm, keep_state=True)
+        state = engine.state_
         out.append(run_sensitivity(spec, {"single_Gender": (engine, res, state)}, scm))
     one, two = out
     pd.testing.assert_frame_equal(one.to_frame(), two.to_frame())

@@ -96,7 +96,7 @@ def test_tests_builds_every_engine_the_section_asks_for():
     assert list(engines) == ["single_gender", "single_race", "multiple", "intersectional"]
     single = engines["single_race"]
     assert isinstance(single, SituationTest) and single.attribute == "race"
-    assert (single.k, single.method, single.interval, single.max_distance) == (
+    assert (single.k, single.methods, single.interval, single.max_distance) == (
         [5, 10],
         ["st"],
         "newcombe",  # wilson is the Newcombe interval built from two Wilson intervals

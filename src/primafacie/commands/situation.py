@@ -411,7 +411,7 @@ def situation(
         None, "--counterfactuals", help="Precomputed counterfactual table."
     ),
     k: str = option(_P["k"], help="Comma-separated neighbourhood sizes."),
-    method: str = option(_P["method"]),
+    method: str = option(_P["methods"]),
     dimension: str = option(_P["dimensions"]),
     alpha: float = option(_P["alpha"]),
     tau: float = option(_P["tau"]),

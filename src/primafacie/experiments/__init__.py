@@ -31,15 +31,11 @@ EXPERIMENTS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Each reproduction's comparison sits beside its run, named after it (``run_loan`` ->
+#: ``compare_loan``): derived, so a new reproduction cannot lose its comparison.
 COMPARISONS: dict[str, tuple[str, str]] = {
-    "cst-loan": ("cst", "compare_loan"),
-    "cst-law": ("cst", "compare_law"),
-    "facts-adult": ("facts", "compare_adult"),
-    "principal-examples": ("principal", "compare_examples"),
-    "principal-student": ("principal", "compare_student"),
-    "certainty-hiring": ("certainty", "compare_hiring"),
-    "certainty-synthetic": ("certainty", "compare_synthetic"),
-    "certainty-compas": ("certainty", "compare_compas"),
+    name: (module, "compare_" + func.removeprefix("run_"))
+    for name, (module, func) in EXPERIMENTS.items()
 }
 
 

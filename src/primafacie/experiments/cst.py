@@ -56,7 +56,7 @@ def _settings(options: dict[str, Any]) -> dict[str, Any]:
     tau = float(options.get("tau") or 0.0)
     ks = list(options.get("k") or PAPER_K)
     direction = "positive" if options.get("positive") else "negative"
-    settings = dict(method=_METHODS, k=ks, tau=tau, direction=direction, legacy=legacy)
+    settings = dict(methods=_METHODS, k=ks, tau=tau, direction=direction, legacy=legacy)
     settings["multiplicity"] = "none"  # the papers report unadjusted counts
     settings["interval"] = "wald"  # the papers' interval (the engine's default is Newcombe)
     if legacy:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._renamed import renamed_argument
 from ..base import Engine, as_audit_data
 from ..errors import InputError
 from ..groupcodes import SEP, combination_label, cross_codes, value_codes
@@ -80,14 +81,13 @@ class LL144Tables(Engine):
                 f"({', '.join(self.categories.values())}); their values: {sorted(present)[:12]}"
             )
 
-    def run(
-        self, frame: pd.DataFrame, selected: np.ndarray | None = None, score: Any = None
-    ) -> LL144Result:
-        """The rule's tables for ``frame``.
+    def run(self, data: pd.DataFrame | Any = None, selected: np.ndarray | None = None,
+            score: Any = None, *, frame: Any = None) -> LL144Result:  # fmt: skip
+        """The rule's tables for ``data``.
 
         Parameters
         ----------
-        frame
+        data
             One row per individual assessed, with the category columns: a pandas, polars or
             pyarrow table, or an :class:`~primafacie.data.AuditData` (its table is used).
         selected
@@ -95,12 +95,21 @@ class LL144Tables(Engine):
         score
             A score per row: the rates become scoring rates (score above the median of the
             individuals of known category on every dimension).
+        frame
+            Former name of ``data`` (every engine's ``run`` takes ``data``): read for one
+            release with a DeprecationWarning; giving both is an error naming both.
 
         Returns
         -------
         LL144Result
         """
-        frame = as_audit_data(frame, owner=type(self).__name__).frame
+        if frame is not None:
+            renamed_argument(f"{type(self).__name__}.run", "frame", "data")
+            if data is not None:
+                raise InputError(f"{type(self).__name__}.run: give data only (got both data and "
+                                 "the deprecated frame)")  # fmt: skip
+            data = frame
+        frame = as_audit_data(data, owner=type(self).__name__).frame
         missing = [c for c in self.categories.values() if c not in frame.columns]
         if missing:
             raise InputError(f"ll144.categories: columns {missing} are not in the data")

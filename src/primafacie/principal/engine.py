@@ -423,9 +423,6 @@ class PrincipalFairness(Engine):
         self.outcome_favorable = outcome_favorable
 
     # ------------------------------------------------------------------ helpers
-    def _validate(self) -> None:
-        self._validate_params()
-
     def _defs(self) -> tuple[int, ...]:
         return _as_definitions(self.definitions, self.definition)
 
@@ -444,7 +441,7 @@ class PrincipalFairness(Engine):
             No protected attribute, a protected attribute that is not binary (the message
             names the binary ones to choose instead), or a covariate that is also a role.
         """
-        self._validate()
+        self._validate_params()
         data = self._audit_data(data)
         if not data.protected:
             raise InputError("the data has no protected attribute (protected={column: value})")
@@ -460,7 +457,7 @@ class PrincipalFairness(Engine):
         return attr
 
     def _arrays(self, data: Any) -> dict[str, Any]:
-        self._validate()
+        self._validate_params()
         data = self._audit_data(data)
         attr = self.check(data)
         mask = data.protected_mask(attr)

@@ -178,11 +178,6 @@ class RecourseFairness(SubgroupMining, ActionEffectiveness, RecourseRanking, Eng
         self.chunk_rows = chunk_rows
         self.backend = backend
 
-    # ------------------------------------------------------------------ validation
-    def _validate(self) -> None:
-        """Check the constructor's parameters against :attr:`_parameter_constraints`."""
-        self._validate_params()
-
     # ------------------------------------------------------------------ fit
     def fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseFairness:
         """Deprecated: :meth:`run` fits and scores (the fitted state stays on the engine for
@@ -222,7 +217,7 @@ class RecourseFairness(SubgroupMining, ActionEffectiveness, RecourseRanking, Eng
         >>> audit.subgroup_labels(), audit.n_affected_.tolist(), list(dict.fromkeys(stages))
         (['x=l'], [50, 25], ['mining', 'actions', 'effectiveness'])
         """
-        self._validate()
+        self._validate_params()
         for cache in ("_labels", "_curves_cache"):  # from an earlier fit
             self.__dict__.pop(cache, None)
         tick = progress or _noop

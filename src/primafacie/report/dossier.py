@@ -26,7 +26,7 @@ Examples
 >>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
 ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
 >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
->>> res = SituationTest(method="st", k=2).run(data)
+>>> res = SituationTest(methods="st", k=2).run(data)
 >>> book = dossier_pages({"single_a": res}, data, ids=[0])
 >>> book.to_frame()[["id", "file", "p_c", "p_t"]].values.tolist()
 [[0, 'dossiers/0.html', 0.5, 0.0]]

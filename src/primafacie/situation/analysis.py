@@ -121,7 +121,8 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
         ctx.tick(done, len(engines), _name(label))
         if spec.sensitivity is not None and isinstance(engine, SituationTest):
             # keep the factual search spaces: the variants re-run only the CF stages
-            res, state = engine.run_with_state(ctx.data, scm=ctx.scm, decider=ctx.decider)
+            res = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider, keep_state=True)
+            state = engine.state_
             results[label], states[label] = res, (engine, res, state)
         elif _to_parts(spec, ctx, label):
             stem = table_stem(ANALYSIS_NAME, label, among=engines)

@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from ..base import Engine, as_audit_data
+from .._renamed import both_given, renamed_argument
+from ..base import Engine, as_audit_data, deprecated_verb
 from ..data import AuditData
 from ..errors import InputError
 from . import partitioned
@@ -134,8 +135,8 @@ class RunState:
     The complainants, the search spaces (Gower coordinates of the factual rows), the control
     groups and the factual test groups do not depend on the SCM, so
     :meth:`SituationTest.rerun_counterfactual` reuses them and redoes only the counterfactual
-    generation and the counterfactual test-group search. Obtained from
-    :meth:`SituationTest.run_with_state`.
+    generation and the counterfactual test-group search. Kept as ``SituationTest.state_`` by
+    ``run(..., keep_state=True)``.
     """
 
     data: AuditData
@@ -149,10 +150,10 @@ class SituationTest(Engine):
 
     Parameters
     ----------
-    method
+    methods
         ``"st"``, ``"cst"`` (CST without centres), ``"cst_centers"`` (CST with centres),
-        ``"cf"`` (counterfactual fairness with CST w/ intervals), or a list of them.
-        ``"cst_wo"``/``"cst_w"`` are accepted aliases.
+        ``"cf"`` (counterfactual fairness with CST w/ intervals), or a list of them (the
+        ``analyses.situation.methods`` key). ``"cst_wo"``/``"cst_w"`` are accepted aliases.
     k
         Neighbourhood size, or a list (one search at the largest k serves them all);
         default :data:`DEFAULT_K` = (15, 30, 50), as in ``audit.yaml`` and on the CLI.
@@ -209,6 +210,9 @@ class SituationTest(Engine):
         (then ``protected={column: protected value(s)}``, ``decision`` and ``features`` are
         required; ``favorable`` defaults to 1); with an :class:`~primafacie.data.AuditData`
         the roles given replace its own.
+    method
+        Former name of ``methods``, keyword only: read for one release with a
+        DeprecationWarning; giving both is an error naming both.
 
     Examples
     --------
@@ -216,19 +220,23 @@ class SituationTest(Engine):
     >>> df = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 1.1, 2.1, 3.1, 4.1],
     ...                    "a": [1, 1, 1, 1, 0, 0, 0, 0], "y": [0, 0, 1, 1, 1, 1, 1, 1]})
     >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-    >>> res = SituationTest(method="st", k=2).run(data)
+    >>> res = SituationTest(methods="st", k=2).run(data)
     >>> res.summary()[["method", "k", "cases", "denominator"]].values.tolist()
     [['st', 2, 4, 4]]
     """
 
     #: What every parameter accepts (checked at :meth:`run` by
     #: :func:`primafacie.validation.validate_params`; ``audit.yaml`` reuses the same entries).
-    _parameter_constraints: dict[str, list] = _CONSTRAINTS
-    _where = PARAMETER_SOURCES
+    _parameter_constraints: dict[str, list] = {
+        **_CONSTRAINTS,
+        # the deprecated method= is checked as methods is, until it goes
+        "method": [None, *_CONSTRAINTS["methods"]],
+    }
+    _where = {**PARAMETER_SOURCES, "method": f"deprecated: {PARAMETER_SOURCES['methods']}"}
 
     def __init__(
         self,
-        method: str | Sequence[str] = "cst",
+        methods: str | Sequence[str] = "cst",
         k: int | Sequence[int] = DEFAULT_K,
         alpha: float = 0.05,
         tau: float = 0.0,
@@ -253,9 +261,10 @@ class SituationTest(Engine):
         favorable: Any = None,
         features: Mapping[str, Any] | Sequence[str] | None = None,
         id_column: str | None = None,
+        method: str | Sequence[str] | None = None,
     ) -> None:
         self.multiplicity = multiplicity
-        self.method = method
+        self.methods = methods
         self.k = k
         self.alpha = alpha
         self.tau = tau
@@ -278,13 +287,19 @@ class SituationTest(Engine):
         self.favorable = favorable
         self.features = features
         self.id_column = id_column
+        self.method = method
+        if method is not None:
+            renamed_argument(type(self).__name__, "method", "methods")
 
     # ------------------------------------------------------------------ the three stages
     def _stage(self, stage: type[_S]) -> _S:
         """One stage of the run (:class:`~.planning.Planner`, :class:`~.search.GroupSearch`
         or :class:`~.statistics.Statistics`), given this engine's parameters of its fields'
         names: each stage sees only the settings it uses."""
-        return stage(**{f.name: getattr(self, f.name) for f in fields(stage)})
+        settings = {f.name: getattr(self, f.name) for f in fields(stage)}
+        if "methods" in settings and self.method is not None:
+            settings["methods"] = self.method  # the deprecated name (_check_params: not both)
+        return stage(**settings)
 
     # ------------------------------------------------------------------ validation
     def _audit_data(self, data: Any) -> AuditData:
@@ -316,6 +331,11 @@ class SituationTest(Engine):
     def _check_params(self) -> None:
         """Validate every declared parameter (one message format), then the combinations."""
         self._validate_params({name: getattr(self, name) for name in self._parameter_constraints})
+        if self.method is not None and not (
+            isinstance(self.methods, str) and self.methods == "cst"
+        ):
+            raise InputError(both_given(type(self).__name__, "method", "methods", self.method,
+                                        self.methods))  # fmt: skip
         if self.legacy and self.interval != "wald":
             # the default interval is Newcombe, so legacy users must ask for Wald by name
             raise InputError(
@@ -332,6 +352,7 @@ class SituationTest(Engine):
         counterfactuals: Any = None,
         decider: Any = None,
         complainant_mask: np.ndarray | None = None,
+        keep_state: bool = False,
     ) -> SituationResult:
         """Test every complainant with every requested method and k.
 
@@ -363,13 +384,31 @@ class SituationTest(Engine):
         complainant_mask
             Optional boolean mask restricting the complainants (a subset of the protected
             rows); the search spaces are unchanged.
+        keep_state
+            Keep on the engine, as ``state_`` (a :class:`RunState`), what
+            :meth:`rerun_counterfactual` reuses: the factual plan, search spaces and lists.
+            Off by default: the Gower coordinates then stay in memory (~1.5 GB at 10^7 rows).
 
         Returns
         -------
         SituationResult
             Per-complainant rows for every (method, k) and a summary.
+
+        Examples
+        --------
+        >>> from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
+        >>> from primafacie.causal import SCM
+        >>> data = loan_world_data(n=400, seed=1)
+        >>> engine = SituationTest(methods="cst", k=10)
+        >>> res = engine.run(data, scm=SCM(LOAN_EDGES).fit(data), keep_state=True)
+        >>> again = engine.rerun_counterfactual(scm=SCM(LOAN_EDGES).fit(data))
+        >>> again.table.equals(res.table)
+        True
         """
-        return self._run(data, scm, counterfactuals, decider, complainant_mask, False)[0]
+        result, state = self._run(data, scm, counterfactuals, decider, complainant_mask, keep_state)
+        if keep_state:
+            self.state_ = state
+        return result
 
     def run_to_parts(self, data: Any, folder: str | Path, see: str, scm: Any = None,
                      decider: Any = None) -> SituationResult:  # fmt: skip
@@ -379,37 +418,13 @@ class SituationTest(Engine):
         return self._run(data, scm, None, decider, None, False, (Path(folder), see))[0]
 
     def run_with_state(
-        self,
-        data: AuditData | Any,
-        scm: Any = None,
-        counterfactuals: Any = None,
-        decider: Any = None,
-        complainant_mask: np.ndarray | None = None,
+        self, data: Any, *args: Any, **kwargs: Any
     ) -> tuple[SituationResult, RunState]:
-        """:meth:`run`, and the state that :meth:`rerun_counterfactual` reuses.
-
-        Parameters
-        ----------
-        data, scm, counterfactuals, decider, complainant_mask
-            As for :meth:`run`.
-
-        Returns
-        -------
-        (SituationResult, RunState)
-            The result of :meth:`run` and the factual plan, search spaces and lists.
-
-        Examples
-        --------
-        >>> from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
-        >>> from primafacie.causal import SCM
-        >>> data = loan_world_data(n=400, seed=1)
-        >>> engine = SituationTest(method="cst", k=10)
-        >>> res, state = engine.run_with_state(data, scm=SCM(LOAN_EDGES).fit(data))
-        >>> again = engine.rerun_counterfactual(state, scm=SCM(LOAN_EDGES).fit(data))
-        >>> again.table.equals(res.table)
-        True
-        """
-        return self._run(data, scm, counterfactuals, decider, complainant_mask, True)
+        """Deprecated (one verb, ``run``): ``run(..., keep_state=True)``, then ``state_``;
+        works for one release with a DeprecationWarning."""
+        deprecated_verb(type(self).__name__, "run_with_state", "run(..., keep_state=True)")
+        result = self.run(data, *args, **kwargs, keep_state=True)  # run's arguments
+        return result, self.state_
 
     def _run(
         self,
@@ -448,7 +463,7 @@ class SituationTest(Engine):
 
     def rerun_counterfactual(
         self,
-        state: RunState,
+        state: RunState | None = None,
         scm: Any = None,
         counterfactuals: Any = None,
         decider: Any = None,
@@ -461,7 +476,8 @@ class SituationTest(Engine):
         Parameters
         ----------
         state
-            From :meth:`run_with_state` of this engine (same settings).
+            A :class:`RunState` of this engine (same settings); default ``state_``, kept by
+            the last ``run(..., keep_state=True)``.
         scm, counterfactuals, decider
             As for :meth:`run`: the other SCM (fitted or not) or counterfactual table.
         methods
@@ -472,6 +488,7 @@ class SituationTest(Engine):
         SituationResult
             Rows for every (method, k), as :meth:`run` gives for that SCM.
         """
+        state = self._state(state)
         plan = state.plan
         if methods is not None:
             chosen = [m for m in plan.methods if m in {_method_name(x) for x in methods}]
@@ -495,45 +512,58 @@ class SituationTest(Engine):
         table, neighbours = self._stage(Statistics).run(data, plan, lists, ycf)
         return self._result(data, plan, space, table, neighbours, lists)
 
-    def _result(
-        self,
-        data: AuditData,
-        plan: Plan,
-        space: Space,
-        table: pd.DataFrame,
-        neighbours: dict,
-        lists: Lists,
-    ) -> SituationResult:
-        """The Result of a run: the table, the resolved parameters, the neighbours and their
-        distances."""
-        distances = {
-            key: group_distances(groups, key[0], lists) for key, groups in neighbours.items()
-        }
-        params = {
-            "methods": plan.methods,
-            "k": plan.ks,
-            "alpha": float(self.alpha),
-            "tau": float(self.tau),
-            "direction": self.direction,
-            "interval": self.interval,
-            "legacy": plan.legacy,
-            "ties": plan.ties,
-            "max_distance": self.max_distance,
-            "complainants": self.complainants,
-            "attribute": plan.attribute,
-            "n_attributes": space.divisor,
-            "features": space.features,
-            "multiplicity": self.multiplicity,
-            # the value do() set, as asked (the dossier draws the same twin); absent when not
-            # given, so the records of runs without it keep their bytes
-            **({"reference": self.reference} if self.reference is not None else {}),
-        }
-        return SituationResult(
-            table=table,
-            params=params,
-            n_protected=int(plan.prot.sum()),
-            n_complainants=len(plan.comp_rows),
-            ids=np.asarray(data.ids),
-            neighbors=neighbours if self.keep_neighbors else {},
-            neighbor_distances=distances if self.keep_neighbors else {},
-        )
+    def _state(self, state: RunState | None) -> RunState:
+        if state is not None:
+            return state
+        if not isinstance(getattr(self, "state_", None), RunState):
+            raise InputError(
+                "rerun_counterfactual reuses a run's state: run(data, ..., keep_state=True) first"
+            )
+        return self.state_
+
+    def _result(self, *stages: Any) -> SituationResult:
+        """The Result of a run (:func:`run_result`)."""
+        return run_result(self, *stages)
+
+
+def run_result(
+    engine: SituationTest,
+    data: AuditData,
+    plan: Plan,
+    space: Space,
+    table: pd.DataFrame,
+    neighbours: dict,
+    lists: Lists,
+) -> SituationResult:
+    """The Result of a run of ``engine``: the table, the resolved parameters, the neighbours
+    and their distances."""
+    distances = {key: group_distances(groups, key[0], lists) for key, groups in neighbours.items()}
+    params = {
+        "methods": plan.methods,
+        "k": plan.ks,
+        "alpha": float(engine.alpha),
+        "tau": float(engine.tau),
+        "direction": engine.direction,
+        "interval": engine.interval,
+        "legacy": plan.legacy,
+        "ties": plan.ties,
+        "max_distance": engine.max_distance,
+        "complainants": engine.complainants,
+        "attribute": plan.attribute,
+        "n_attributes": space.divisor,
+        "features": space.features,
+        "multiplicity": engine.multiplicity,
+        # the value do() set, as asked (the dossier draws the same twin); absent when not
+        # given, so the records of runs without it keep their bytes
+        **({"reference": engine.reference} if engine.reference is not None else {}),
+    }
+    keep = engine.keep_neighbors
+    return SituationResult(
+        table=table,
+        params=params,
+        n_protected=int(plan.prot.sum()),
+        n_complainants=len(plan.comp_rows),
+        ids=np.asarray(data.ids),
+        neighbors=neighbours if keep else {},
+        neighbor_distances=distances if keep else {},
+    )

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._renamed import renamed_argument
 from ..data import AuditData
 from ..errors import InputError
 from ..validation import InstanceOf, Options, validate_params
-from .engine import PARAMETER_SOURCES, SituationTest
+from .engine import SituationTest
 from .multiplicity import adjust_table
 from .results import SituationResult, _SituationResultBase
 from .stats import bonferroni, consistent_p
@@ -216,7 +217,19 @@ def _check_settings(
             f"{owner}: unknown setting(s) {unknown}; SituationTest accepts "
             f"{', '.join(sorted(set(SituationTest._parameter_constraints) | _PASSED_ON))}"
         )
-    validate_params(owner, constraints, {**settings, **own}, where=PARAMETER_SOURCES)
+    validate_params(owner, constraints, {**settings, **own}, where=SituationTest._where)
+
+
+def _settings(owner: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The SituationTest settings of a multidimensional test, the deprecated ``method``
+    renamed ``methods`` (with its warning, pointing at the caller of the constructor); given
+    with ``methods`` both are kept, and each SituationTest refuses them."""
+    if "method" not in settings:
+        return settings
+    renamed_argument(owner, "method", "methods", stacklevel=4)
+    if "methods" in settings:
+        return settings
+    return {("methods" if key == "method" else key): v for key, v in settings.items()}
 
 
 #: SituationTest settings without a constraint (any value is passed on as it is).
@@ -250,11 +263,11 @@ class MultipleSituationTest:
     correction
         ``"bonferroni"`` (α/q per run, the paper) or ``None`` (α per run).
     **settings
-        Any :class:`SituationTest` setting (method, k, alpha, tau, direction, legacy, ...).
+        Any :class:`SituationTest` setting (methods, k, alpha, tau, direction, legacy, ...).
 
     Examples
     --------
-    >>> # MultipleSituationTest(method="cst", k=[15, 30]).run(data, scm=scm, decider=rule)
+    >>> # MultipleSituationTest(methods="cst", k=[15, 30]).run(data, scm=scm, decider=rule)
     """
 
     def __init__(
@@ -265,7 +278,7 @@ class MultipleSituationTest:
     ) -> None:
         self.attributes = attributes
         self.correction = correction
-        self.settings = settings
+        self.settings = _settings(type(self).__name__, settings)
 
     #: What every parameter accepts: SituationTest's settings plus ``correction``.
     _parameter_constraints = {
@@ -341,7 +354,7 @@ class IntersectionalSituationTest:
     ) -> None:
         self.attributes = attributes
         self.name = name
-        self.settings = settings
+        self.settings = _settings(type(self).__name__, settings)
 
     #: What every parameter accepts: SituationTest's settings plus ``name``.
     _parameter_constraints = {
@@ -356,16 +369,7 @@ class IntersectionalSituationTest:
         if name in data.frame.columns:
             raise InputError(f"the merged attribute name {name!r} is already a column")
         frame = data.frame.assign(**{name: data.protected_mask(attrs).astype(np.int64)})
-        return AuditData(
-            frame,
-            features=data.features,
-            protected={name: 1},
-            decision=data.decision,
-            favorable=data.favorable,
-            outcome=data.outcome,
-            outcome_favorable=data.outcome_favorable,
-            id_column=data.id_column,
-        )
+        return data.replace(frame, protected={name: 1})  # every other role kept
 
     def run(
         self,

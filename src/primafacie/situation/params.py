@@ -1,7 +1,7 @@
 """Every parameter of situation testing, declared once; what is derived from the
 declarations is listed in :mod:`primafacie.params`.
 
->>> WHERE["method"]
+>>> WHERE["methods"]
 '--method, analyses.situation.methods'
 """
 
@@ -55,9 +55,9 @@ PARAMS: tuple[Param, ...] = (
           "Significance level of the one-sided interval.", flag="--alpha"),
     Param("tau", [Interval(Real, -1, 1)], 0.0,
           "Tolerated difference in rejection rates before a case is flagged.", flag="--tau"),
-    Param("method", [ListOf(_METHOD, scalar=True)], list(METHODS),
+    Param("methods", [ListOf(_METHOD, scalar=True)], list(METHODS),
           "st (situation testing), cst (counterfactual ST without centres), cst_centers "
-          "(with centres), cf (counterfactual fairness).", flag="--method", key="methods",
+          "(with centres), cf (counterfactual fairness).", flag="--method",
           cli="list"),
     Param("dimensions", [ListOf(Options(*DIMENSIONS))], ["single"],
           "single (per attribute), multiple (Bonferroni over attributes), intersectional "

@@ -67,11 +67,11 @@ class Planner:
 
     Parameters
     ----------
-    method, k, attribute, legacy, ties, complainants, strict_k, reference
+    methods, k, attribute, legacy, ties, complainants, strict_k, reference
         As given to :class:`~primafacie.situation.engine.SituationTest` (validated there).
     """
 
-    method: Any
+    methods: Any
     k: Any
     attribute: str | None
     legacy: bool
@@ -80,9 +80,9 @@ class Planner:
     strict_k: bool
     reference: Any
 
-    def methods(self) -> list[str]:
+    def method_names(self) -> list[str]:
         """The requested methods, aliases resolved, in the order given, without repeats."""
-        return list(dict.fromkeys(_method_name(m) for m in _as_list(self.method)))
+        return list(dict.fromkeys(_method_name(m) for m in _as_list(self.methods)))
 
     def ks(self) -> list[int]:
         """The requested k, ascending, without repeats."""
@@ -95,7 +95,7 @@ class Planner:
     # ---- stage 1: complainants and search spaces' rows
     def plan(self, data: AuditData, complainant_mask: np.ndarray | None) -> Plan:
         """Resolve the settings and the complainant, control and test rows."""
-        methods, ks = self.methods(), self.ks()
+        methods, ks = self.method_names(), self.ks()
         attribute = data.protected_attribute(
             self.attribute,
             how="pass attribute=... (or use MultipleSituationTest / IntersectionalSituationTest)",

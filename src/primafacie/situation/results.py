@@ -391,7 +391,7 @@ class _SituationResultBase(BaseResult):
         >>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
         ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
         >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
-        >>> res = SituationTest(method="st", k=2, max_distance=0.12, interval="wald").run(data)
+        >>> res = SituationTest(methods="st", k=2, max_distance=0.12, interval="wald").run(data)
         >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
         ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
         significant cases of potential discrimination after the Benjamini–Hochberg

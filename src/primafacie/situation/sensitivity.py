@@ -596,7 +596,7 @@ def run_sensitivity(
         Which variants (:class:`SensitivitySpec`).
     runs
         ``{test label: (engine, result, state)}`` from
-        :meth:`~primafacie.situation.engine.SituationTest.run_with_state`.
+        ``SituationTest.run(..., keep_state=True)`` (the state is the engine's ``state_``).
     scm
         The audited SCM (its edges, mechanism, clip, round and kinds seed the variants).
     decider
