@@ -405,9 +405,13 @@ class BaseResult(HTMLReprMixin, ABC):
         -------
         dict
         """
+        return self._record(self.dict_keys)
+
+    def _record(self, keys: tuple[str, ...]) -> dict[str, Any]:
+        """The JSON-safe dict of ``keys`` (entries as in :attr:`dict_keys`)."""
         from .jsonsafe import json_safe  # pandas: loaded when a Result is written
 
-        pairs = (_entry(self, spec) + (spec.endswith("?"),) for spec in self.dict_keys)
+        pairs = (_entry(self, spec) + (spec.endswith("?"),) for spec in keys)
         return json_safe({k: v for k, v, optional in pairs if v is not None or not optional})
 
     @abstractmethod

@@ -228,14 +228,15 @@ class GroupMetricsResult(BaseResult):
         return out.reset_index(drop=True)
 
     # ------------------------------------------------------------------ words
-    def _worst(self) -> pd.Series | None:
-        """The protected group with the lowest selection ratio (groups of ≥ min_group first)."""
-        s = self.summary().dropna(subset=["selection_ratio"])
-        if s.empty:
-            return None
+    def _extreme(self, column: str, lowest: bool = True) -> pd.Series | None:
+        """The protected group with the lowest (or largest) ``column`` (groups of at least
+        min_group first; the first in table order among ties), None when none is defined."""
+        s = self.summary().dropna(subset=[column])
         big = s[~s["small"].astype(bool)]
         s = big if len(big) else s
-        return s.sort_values("selection_ratio", kind="stable").iloc[0]
+        if s.empty:
+            return None
+        return s.sort_values(column, kind="stable").iloc[0] if lowest else s.loc[s[column].idxmax()]
 
     def rate_words(self, row: Any, prefix: str) -> str:
         """A summary row's selection (``prefix="selection"``) or reference rate in words:
@@ -261,7 +262,7 @@ class GroupMetricsResult(BaseResult):
         """
         s = self.summary()
         below = int(s["four_fifths"].fillna(False).sum())
-        worst = self._worst()
+        worst = self._extreme("selection_ratio")
         text = f"Four-fifths rule: {below} of {len(s)} protected group(s) below {FOUR_FIFTHS:g}"
         if worst is None:
             return text + "; no selection-rate ratio is defined"
@@ -271,11 +272,8 @@ class GroupMetricsResult(BaseResult):
             f"{self.rate_words(worst, 'selection')} vs "
             f"{self.rate_words(worst, 'reference')} for {worst['reference']}"
         )
-        eo = s.dropna(subset=["equalized_odds_diff"]) if self.has_outcome else s.iloc[:0]
-        if len(eo):
-            big = eo[~eo["small"].astype(bool)]  # groups of at least min_group first
-            eo = big if len(big) else eo
-            e = eo.loc[eo["equalized_odds_diff"].idxmax()]
+        e = self._extreme("equalized_odds_diff", lowest=False) if self.has_outcome else None
+        if e is not None:
             text += (
                 f"; largest equalized-odds difference {e['equalized_odds_diff']:.3f} "
                 f"({e['attribute']} = {e['group']})"

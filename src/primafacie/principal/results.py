@@ -204,8 +204,7 @@ class PrincipalResult(BaseResult):
             people = int(self.counts[skipped].sum())
             names = listing((self.labels[c] for c in skipped), 5)
             text += (
-                f"; left out: {skipped.size} cell(s) lacking one group ({people} people: "
-                f"{names})"
+                f"; left out: {skipped.size} cell(s) lacking one group ({people} people: {names})"
             )
         return text
 

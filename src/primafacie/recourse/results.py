@@ -766,26 +766,21 @@ class FactsResult(BaseResult):
             "top_by_definition": json_safe(self.top_subgroups().to_dict(orient="records")),
         }
 
+    #: :meth:`to_dict`'s keys (``timings`` goes after ``stats`` when asked for).
+    dict_keys: ClassVar[tuple[str, ...]] = (
+        "protected", "groups", "budgets", "stats", "scope=audited?", "ranking_analysis",
+        "aggregated_rankings=_aggregated",
+    )  # fmt: skip
+
+    def _aggregated(self) -> dict[str, dict[str, Any]]:
+        return self.aggregated_rankings().to_dict(orient="index")
+
     def to_dict(self, timings: bool = False) -> dict[str, Any]:
         """JSON-safe dict: statistics, budgets, ranking analysis and aggregated rankings.
 
         ``timings=True`` adds the stage seconds (left out by default: they vary run to run).
         """
-        agg = self.aggregated_rankings()
-        return json_safe(
-            {
-                "protected": self.protected,
-                "groups": list(self.groups),
-                "budgets": list(self.budgets),
-                "stats": self.stats,
-                **({"timings": self.timings} if timings else {}),
-                **({"scope": self.audited.to_dict()} if self.audited is not None else {}),
-                "ranking_analysis": self.ranking_analysis().to_dict(orient="records"),
-                "aggregated_rankings": {
-                    i: {j: agg.loc[i, j] for j in agg.columns} for i in agg.index
-                },
-            }
-        )
+        return self._record((*self.dict_keys[:4], *("timings",) * timings, *self.dict_keys[4:]))
 
     def plot(self):
         """Heat map of the aggregated rankings (0 = agree, 1 = top subgroups look fair)."""

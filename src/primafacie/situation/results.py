@@ -224,9 +224,6 @@ class _SituationResultBase(BaseResult):
     method_names: ClassVar[dict[str, str]] = METHOD_NAMES
     multiplicity_names: ClassVar[dict[str, str]] = MULTIPLICITY_NAMES
 
-    def to_frame(self, neighbors: bool = False) -> pd.DataFrame:  # pragma: no cover
-        raise NotImplementedError  # each result joins its own neighbour ids
-
     def summary(self) -> pd.DataFrame:
         """Counts, shares and mean Δp by method and k (see :func:`summarize`).
 
@@ -283,7 +280,7 @@ class _SituationResultBase(BaseResult):
     def _dict_with(self, complainants: Any) -> dict:
         """The JSON-safe dict of :meth:`to_dict` around ``complainants`` (records, or where
         they are), so a result whose rows live elsewhere writes the same keys."""
-        return {**BaseResult.to_dict(self), "complainants": json_safe(complainants)}
+        return {**self._record(self.dict_keys), "complainants": json_safe(complainants)}
 
     def block(self, method: str, k: int, columns: list[str] | None = None) -> pd.DataFrame:
         """The rows of one (method, k) (``columns``: only these), in table order.
