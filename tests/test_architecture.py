@@ -275,19 +275,14 @@ REPORT_IMPORTS_ALLOWED: dict[str, str] = {
     "each twin and hands it to report.dossier.dossier_pages",
     "primafacie.ll144.page": "the LL144 section's own printable page (report.html's template "
     "environment)",
-    "primafacie.recourse.plots": "the FACTS figures, drawn with report.plots' helpers",
-    "primafacie.recourse.stability": "plot() lays out with report.plots.tight_layout; its "
-    "sentences show bins readably with report.html.readable_bins",
+    "primafacie.recourse.stability": "its sentences show bins readably with "
+    "report.html.readable_bins",
     "primafacie.groups.trend": "the trend Result's plot() draws with report.plots",
     "primafacie.certainty.trend": "the trend Result's plot() draws with report.plots",
     "primafacie.groups.results": "plot() draws with report.plots (group_rates, tight_layout)",
     "primafacie.groups.score_results": "the score sweep's plot() lays out with report.plots",
     "primafacie.groups.score_section": "builds the score part of the groups section "
     "(report.blocks), called from groups/analysis.py",
-    "primafacie.principal.results": "plot() lays out with report.plots.tight_layout",
-    "primafacie.recourse.results": "plot() draws with report.plots",
-    "primafacie.alternatives.results": "plot() lays out with report.plots.tight_layout",
-    "primafacie.ll144.results": "plot() lays out with report.plots.tight_layout",
 }
 
 

@@ -181,3 +181,43 @@ def test_to_frame_is_a_copy_of_the_table_and_numbers_and_extra_tables_default_to
 
     with pytest.raises(NotImplementedError, match="Untabled has no table"):
         Untabled().to_frame()
+
+
+def test_to_dict_is_derived_from_the_declared_keys():
+    class Inner:  # a nested record (a scope, another Result) writes its own dict
+        def to_dict(self):
+            return {"groups": ("f", "m")}
+
+    class Declared(_Res):
+        dict_keys = ("analysis", "rows=table", "inner", "note?", "kept=note", "n=count", "opt?")
+        to_dict = BaseResult.to_dict
+        analysis = "toy"
+        table = pd.DataFrame({"k": [1.0, np.nan], "ratio": [np.inf, 0.5]})
+        inner = Inner()
+        note = None
+        opt = 0  # not None: kept although optional
+
+        def count(self):
+            return np.int64(2)
+
+    assert Declared().to_dict() == {
+        "analysis": "toy",
+        "rows": [{"k": 1.0, "ratio": "inf"}, {"k": None, "ratio": 0.5}],
+        "inner": {"groups": ["f", "m"]},
+        "kept": None,
+        "n": 2,
+        "opt": 0,
+    }
+    # the order of the declaration is the order of the keys (results.json stays byte-identical)
+    assert list(Declared().to_dict()) == ["analysis", "rows", "inner", "kept", "n", "opt"]
+
+
+def test_figure_axes_uses_the_given_axes_or_makes_a_figure_and_laid_out_returns_it():
+    from primafacie.base import figure_axes, laid_out
+
+    fig, (left, right) = figure_axes(figsize=(4, 2), ncols=2)
+    assert tuple(fig.get_size_inches()) == (4.0, 2.0)
+    again, ax = figure_axes(right)
+    assert again is fig and ax is right
+    right.set_title("$x_1$ from the data")  # laid out as plain text, never mathtext
+    assert laid_out(fig) is fig

@@ -50,7 +50,16 @@ from typing import Any, ClassVar
 from .errors import InputError
 from .validation import validate_params
 
-__all__ = ["Engine", "BaseResult", "HTMLReprMixin", "as_audit_data", "ROLES", "deprecated_verb"]
+__all__ = [
+    "Engine",
+    "BaseResult",
+    "HTMLReprMixin",
+    "as_audit_data",
+    "ROLES",
+    "deprecated_verb",
+    "figure_axes",
+    "laid_out",
+]
 
 #: The data roles an engine may take in its constructor and apply to its input.
 ROLES = ("protected", "decision", "outcome", "favorable", "outcome_favorable")
@@ -242,16 +251,63 @@ class HTMLReprMixin:
         return result_html(self)
 
 
+def figure_axes(ax: Any = None, figsize: tuple[float, float] = (6, 4), **subplots: Any) -> Any:
+    """``(figure, axes)`` for a Result's ``plot()``: ``ax``'s own figure when one is given,
+    else a new figure (matplotlib's non-interactive Agg backend, imported on first use).
+
+    Parameters
+    ----------
+    ax
+        Axes to draw on, or None for a new figure.
+    figsize, **subplots
+        Passed to ``matplotlib.pyplot.subplots`` (e.g. ``ncols=2``) for a new figure.
+
+    Returns
+    -------
+    tuple
+        The matplotlib Figure and its Axes (an array of them with ``nrows``/``ncols``).
+    """
+    if ax is not None:
+        return ax.figure, ax
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=figsize, **subplots)
+
+
+def laid_out(fig: Any) -> Any:
+    """``fig`` after :func:`primafacie.report.plots.tight_layout` (every text plain), for
+    the ``return`` of a ``plot()``."""
+    from .report.plots import tight_layout
+
+    tight_layout(fig)
+    return fig
+
+
+def _entry(result: Any, spec: str) -> tuple[str, Any]:
+    """``(key, value)`` of one :attr:`BaseResult.dict_keys` entry (see there)."""
+    key, _, source = spec.rstrip("?").partition("=")
+    value = getattr(result, source or key)
+    value = value() if callable(value) else value
+    # a nested record (another Result, a scope) writes its own dict; a table is json_safe's
+    nested = hasattr(value, "to_dict") and not hasattr(value, "to_numpy")
+    return key, value.to_dict() if nested else value
+
+
 class BaseResult(HTMLReprMixin, ABC):
     """Base of every Result: a cached :meth:`summary`, :meth:`to_frame` (a copy of
     ``table``), the numbers and extra tables of ``results.json`` (:meth:`numbers`,
-    :meth:`extra_tables`), the abstract :meth:`to_dict`, :meth:`headline`, :meth:`scope` and
-    :meth:`caveats` (the :class:`~primafacie.analysis.Result` protocol), and ``_repr_html_``.
+    :meth:`extra_tables`), :meth:`to_dict` derived from :attr:`dict_keys`, the abstract
+    :meth:`headline`, :meth:`scope` and :meth:`caveats` (the
+    :class:`~primafacie.analysis.Result` protocol), and ``_repr_html_``.
 
-    A subclass (usually a frozen dataclass) implements the four abstract methods, either
-    holds a ``table`` or defines :meth:`to_frame`, and either defines :meth:`_summary` (built
-    on the first :meth:`summary` call, then kept; each call returns a copy, so a caller's
-    edits never reach the cache) or its own :meth:`summary`.
+    A subclass (usually a frozen dataclass) declares :attr:`dict_keys` (or defines
+    :meth:`to_dict`), implements the three abstract methods, either holds a ``table`` or
+    defines :meth:`to_frame`, and either defines :meth:`_summary` (built on the first
+    :meth:`summary` call, then kept; each call returns a copy, so a caller's edits never
+    reach the cache) or its own :meth:`summary`.
 
     Examples
     --------
@@ -262,7 +318,8 @@ class BaseResult(HTMLReprMixin, ABC):
     ...         Toy.built += 1
     ...         return pd.DataFrame({"k": [3], "n": [10]})
     ...     def to_frame(self): return self.summary()
-    ...     def to_dict(self): return {}
+    ...     dict_keys = ("headline", "rows=summary", "note?")
+    ...     note = None
     ...     def headline(self): return "3 of 10"
     ...     def scope(self): return "10 people"
     ...     def caveats(self): return []
@@ -271,7 +328,15 @@ class BaseResult(HTMLReprMixin, ABC):
     >>> edited.loc[0, "k"] = 99  # a copy: the cached table keeps 3
     >>> int(toy.summary().loc[0, "k"]), Toy.built
     (3, 1)
+    >>> toy.to_dict()  # "note" is None: left out
+    {'headline': '3 of 10', 'rows': [{'k': 3, 'n': 10}]}
     """
+
+    #: The keys of :meth:`to_dict`, in order: ``"key"`` (the attribute or method of that
+    #: name), ``"key=name"`` (another attribute or method), a trailing ``?`` leaves the key
+    #: out when its value is None. A method is called, a nested record gives its
+    #: ``to_dict()``, a table its records.
+    dict_keys: ClassVar[tuple[str, ...]] = ()
 
     def _summary(self) -> Any:
         """The summary table, computed once by :meth:`summary`."""
@@ -332,9 +397,22 @@ class BaseResult(HTMLReprMixin, ABC):
         """
         return {}
 
-    @abstractmethod
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe record of the Result (NaN as null, ±inf as ``"inf"``/``"-inf"``)."""
+        """JSON-safe record of the Result (NaN as null, ±inf as ``"inf"``/``"-inf"``): the
+        entries of :attr:`dict_keys`.
+
+        Returns
+        -------
+        dict
+        """
+        return self._record(self.dict_keys)
+
+    def _record(self, keys: tuple[str, ...]) -> dict[str, Any]:
+        """The JSON-safe dict of ``keys`` (entries as in :attr:`dict_keys`)."""
+        from .jsonsafe import json_safe  # pandas: loaded when a Result is written
+
+        pairs = (_entry(self, spec) + (spec.endswith("?"),) for spec in keys)
+        return json_safe({k: v for k, v, optional in pairs if v is not None or not optional})
 
     @abstractmethod
     def headline(self) -> str:

@@ -9,9 +9,11 @@ results.json keep full precision: these functions only write the words.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from itertools import islice
 from typing import Any
 
-__all__ = ["rate_text", "column_decimals", "fixed", "no_negative_zero"]
+__all__ = ["rate_text", "listing", "column_decimals", "fixed", "no_negative_zero"]
 
 
 def rate_text(
@@ -47,6 +49,19 @@ def rate_text(
         return f"{pct}% ({k:,} of {n:,})" if n >= 10_000 else f"{pct}% ({k} of {n})"
     lo, hi = (no_negative_zero(f"{100 * float(v):.{digits}f}") for v in ci)
     return f"{pct}% ({k} of {n}; {level} CI {lo}–{hi}%)"
+
+
+def listing(items: Iterable[Any], most: int, sep: str = ", ") -> str:
+    """The first ``most`` items joined by ``sep``, then ``" …"`` when there are more (only
+    ``most + 1`` items are read, so ``items`` may be a lazy walk over a large table).
+
+    Examples
+    --------
+    >>> listing(["a", "b", "c"], 2), listing(["a", "b"], 2), listing(iter(range(9)), 3, "; ")
+    ('a, b …', 'a, b', '0; 1; 2 …')
+    """
+    first = list(islice(items, most + 1))
+    return sep.join(map(str, first[:most])) + (" …" if len(first) > most else "")
 
 
 def column_decimals(values: Any, significant: int = 3) -> int:

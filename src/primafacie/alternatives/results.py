@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..base import BaseResult
+from ..base import BaseResult, figure_axes, laid_out
 from ..jsonsafe import json_safe
 
 __all__ = ["AlternativesResult", "UTILITY_LABELS", "DISPARITY_LABELS"]
@@ -302,14 +302,7 @@ class AlternativesResult(BaseResult):
     def plot(self, ax: Any = None) -> Any:
         """Utility–disparity plane: every candidate (cross-validated), the Pareto frontier, the
         audited model and the chosen candidate marked. Returns the Figure."""
-        import matplotlib.pyplot as plt
-
-        from ..report.plots import tight_layout
-
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=100)
-        else:
-            fig = ax.figure
+        fig, ax = figure_axes(ax, figsize=(6.4, 4.2), dpi=100)
         t = self.table
         x, yv = t["cv_disparity"].to_numpy(float), t["cv_utility"].to_numpy(float)
         ax.scatter(x[1:], yv[1:], s=18, color="#8aa1b8", label="candidate")
@@ -322,8 +315,7 @@ class AlternativesResult(BaseResult):
         ax.set_xlabel(f"{DISPARITY_LABELS[self.settings['disparity']]} (cross-validated)")
         ax.set_ylabel(f"{self._u()} (cross-validated)")
         ax.legend(fontsize=8, frameon=False)
-        tight_layout(fig)
-        return fig
+        return laid_out(fig)
 
 
 def _pareto(x: np.ndarray, y: np.ndarray, higher_x_better: bool) -> np.ndarray:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..base import BaseResult
+from ..base import BaseResult, figure_axes
+from ..formats import listing
 from ..jsonsafe import json_safe
 from .counts import E2_TEXT
 from .utility import indifference_curve
@@ -17,10 +18,6 @@ __all__ = ["CertaintyResult", "json_safe", "plot_decision_makers"]
 
 #: Indifference levels drawn by :meth:`CertaintyResult.plot` (u_topsis values).
 DEFAULT_LEVELS = (-0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75)
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [json_safe(rec) for rec in frame.to_dict(orient="records")]
 
 
 @dataclass(frozen=True)
@@ -69,6 +66,22 @@ class CertaintyResult(BaseResult):
     warnings: tuple[str, ...] = field(default_factory=tuple)
     n_draws: int | None = None
     seed: int = 0
+
+    #: :meth:`to_dict`: NaN is ``None`` (accuracy without an outcome, the rate of an empty
+    #: group), infinities the strings ``"inf"``/``"-inf"``.
+    dict_keys: ClassVar[tuple[str, ...]] = (
+        "analysis", "criterion", "protected", "groups", "favorable=_favorable",
+        "disparity_kind", "utility=utility_name", "prior", "ties", "tie_breaker", "epsilon",
+        "ci_level", "n_draws", "seed", "selected", "best", "decision_makers=table", "counts",
+        "warnings",
+    )  # fmt: skip
+    analysis: ClassVar[str] = "certainty"
+
+    @property
+    def _favorable(self) -> Any:
+        # a value without a JSON form of its own (a numpy integer) is written as text
+        plain = isinstance(self.favorable, (int, float, str, bool))
+        return self.favorable if plain else str(self.favorable)
 
     # ------------------------------------------------------------------ words
     @property
@@ -127,21 +140,20 @@ class CertaintyResult(BaseResult):
         '1 decision-maker(s) (A) in 2 groups (y, b); criterion statistical parity: each rate is k of n rows of a group'
         """
         names = self.table["decision_maker"].tolist()
-        shown = ", ".join(names[:10]) + (" …" if len(names) > 10 else "")
         people = "" if self.n_people is None else f" on {self.n_people} people"
         of = f" of {' × '.join(self.protected)}" if self.protected else ""
         text = (
-            f"{len(names)} decision-maker(s) ({shown}){people} in {len(self.groups)} groups{of} "
-            f"({', '.join(self.groups[:10])}{' …' if len(self.groups) > 10 else ''}); "
+            f"{len(names)} decision-maker(s) ({listing(names, 10)}){people} in "
+            f"{len(self.groups)} groups{of} ({listing(self.groups, 10)}); "
             f"criterion {self.criterion.replace('_', ' ')}: each rate is k of n "
             f"{E2_TEXT[self.criterion]} of a group"
         )
         empty = self.counts[self.counts["n"] == 0]
         if len(empty):
-            pairs = [f"{r.decision_maker}: {r.group}" for r in empty.head(5).itertuples()]
+            pairs = (f"{r.decision_maker}: {r.group}" for r in empty.itertuples())
             text += (
                 f"; left out: {len(empty)} empty group(s) with no {E2_TEXT[self.criterion]} "
-                f"({'; '.join(pairs)}{' …' if len(empty) > 5 else ''})"
+                f"({listing(pairs, 5, '; ')})"
             )
         merged = [g for g in self.groups if g.startswith("merged: ")]
         if merged:
@@ -214,35 +226,6 @@ class CertaintyResult(BaseResult):
         ]  # fmt: skip
         return self.table[cols].copy()
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary. NaN is encoded as ``None`` (e.g. accuracy without an
-        outcome, the rate of an empty group), infinities as the strings ``"inf"``/``"-inf"``."""
-        return json_safe(
-            {
-                "analysis": "certainty",
-                "criterion": self.criterion,
-                "protected": list(self.protected),
-                "groups": list(self.groups),
-                "favorable": self.favorable
-                if isinstance(self.favorable, (int, float, str, bool))
-                else str(self.favorable),
-                "disparity_kind": self.disparity_kind,
-                "utility": self.utility_name,
-                "prior": list(self.prior),
-                "ties": self.ties,
-                "tie_breaker": self.tie_breaker,
-                "epsilon": self.epsilon,
-                "ci_level": self.ci_level,
-                "n_draws": self.n_draws,
-                "seed": self.seed,
-                "selected": list(self.selected),
-                "best": list(self.best),
-                "decision_makers": _records(self.table),
-                "counts": _records(self.counts),
-                "warnings": list(self.warnings),
-            }
-        )
-
     def plot(self, ax=None, levels=DEFAULT_LEVELS):
         """Decision-makers in the (disparity, uncertainty) plane with u_topsis indifference
         curves; the selected one is circled. Returns the matplotlib Figure."""
@@ -292,15 +275,7 @@ def plot_decision_makers(
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6, 5))
-    else:
-        fig = ax.figure
+    fig, ax = figure_axes(ax, figsize=(6, 5))
     for c in levels:
         d, s = indifference_curve(c)
         ax.plot(d, s, color="0.6", lw=0.8, ls="-" if c == 0 else "--", zorder=1)

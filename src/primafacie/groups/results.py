@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..base import BaseResult
-from ..formats import rate_text
+from ..formats import listing, rate_text
 from ..jsonsafe import json_safe
 from .comparisons import adverse_impact, error_gaps
 from .params import FOUR_FIFTHS
@@ -74,19 +74,6 @@ def min_ratio(summ: pd.DataFrame) -> dict[str, Any]:
     })  # fmt: skip
 
 
-def _pct(k: Any, n: Any) -> str:
-    return rate_text(k, n)
-
-
-def _weights_method() -> str:
-    from ..weights import METHOD
-
-    return (
-        METHOD + "; Fisher's test on the effective counts rounded, the pooled z on the "
-        "effective counts, the shortfall in weight units (Σ w)"
-    )
-
-
 @dataclass(frozen=True)
 class GroupMetricsResult(BaseResult):
     """Rates per group and each protected group against its reference group.
@@ -143,6 +130,31 @@ class GroupMetricsResult(BaseResult):
     scores: Any = None
     weights: str | None = None
     comparisons: tuple[dict[str, Any], ...] = ()
+
+    #: :meth:`to_dict`: settings, the comparisons and every rate (NaN → ``None``).
+    dict_keys: ClassVar[tuple[str, ...]] = (
+        "analysis", "attributes", "protected_values", "n", "has_outcome", "min_group", "alpha",
+        "intersections", "four_fifths_threshold", "comparisons=summary", "rates=table",
+        "warnings", "scores?", "references=_references?", "weights?",
+        "weights_method=_weights_method?",
+    )  # fmt: skip
+    analysis: ClassVar[str] = "groups"
+    four_fifths_threshold: ClassVar[float] = FOUR_FIFTHS
+
+    @property
+    def _references(self) -> tuple[dict[str, Any], ...] | None:
+        return self.comparisons if self.referenced else None
+
+    @property
+    def _weights_method(self) -> str | None:
+        if self.weights is None:
+            return None
+        from ..weights import METHOD
+
+        return (
+            METHOD + "; Fisher's test on the effective counts rounded, the pooled z on the "
+            "effective counts, the shortfall in weight units (Σ w)"
+        )
 
     @property
     def referenced(self) -> bool:
@@ -216,21 +228,22 @@ class GroupMetricsResult(BaseResult):
         return out.reset_index(drop=True)
 
     # ------------------------------------------------------------------ words
-    def _worst(self) -> pd.Series | None:
-        """The protected group with the lowest selection ratio (groups of ≥ min_group first)."""
-        s = self.summary().dropna(subset=["selection_ratio"])
-        if s.empty:
-            return None
+    def _extreme(self, column: str, lowest: bool = True) -> pd.Series | None:
+        """The protected group with the lowest (or largest) ``column`` (groups of at least
+        min_group first; the first in table order among ties), None when none is defined."""
+        s = self.summary().dropna(subset=[column])
         big = s[~s["small"].astype(bool)]
         s = big if len(big) else s
-        return s.sort_values("selection_ratio", kind="stable").iloc[0]
+        if s.empty:
+            return None
+        return s.sort_values(column, kind="stable").iloc[0] if lowest else s.loc[s[column].idxmax()]
 
     def rate_words(self, row: Any, prefix: str) -> str:
         """A summary row's selection (``prefix="selection"``) or reference rate in words:
         ``25.0% (1 of 4)``, or weighted ``25.3% weighted (4 rows, n_eff 3.2)``."""
         k, n = row[f"{prefix}_k"], row[f"{prefix}_n"]
         if self.weights is None:
-            return _pct(k, n)
+            return rate_text(k, n)
         rate = row["selection_rate" if prefix == "selection" else "reference_rate"]
         if pd.isna(rate):
             return f"undefined weighted rate ({int(n):,} rows)"
@@ -249,7 +262,7 @@ class GroupMetricsResult(BaseResult):
         """
         s = self.summary()
         below = int(s["four_fifths"].fillna(False).sum())
-        worst = self._worst()
+        worst = self._extreme("selection_ratio")
         text = f"Four-fifths rule: {below} of {len(s)} protected group(s) below {FOUR_FIFTHS:g}"
         if worst is None:
             return text + "; no selection-rate ratio is defined"
@@ -259,11 +272,8 @@ class GroupMetricsResult(BaseResult):
             f"{self.rate_words(worst, 'selection')} vs "
             f"{self.rate_words(worst, 'reference')} for {worst['reference']}"
         )
-        eo = s.dropna(subset=["equalized_odds_diff"]) if self.has_outcome else s.iloc[:0]
-        if len(eo):
-            big = eo[~eo["small"].astype(bool)]  # groups of at least min_group first
-            eo = big if len(big) else eo
-            e = eo.loc[eo["equalized_odds_diff"].idxmax()]
+        e = self._extreme("equalized_odds_diff", lowest=False) if self.has_outcome else None
+        if e is not None:
             text += (
                 f"; largest equalized-odds difference {e['equalized_odds_diff']:.3f} "
                 f"({e['attribute']} = {e['group']})"
@@ -309,8 +319,7 @@ class GroupMetricsResult(BaseResult):
                 )
             text += (
                 f", {c['left_out']:,} rows ({100 * c['left_out_share']:.1f}%) of other groups "
-                f"left out ({', '.join(c['left_out_groups'][:6])}"
-                + (" …)" if len(c["left_out_groups"]) > 6 else ")")
+                f"left out ({listing(c['left_out_groups'], 6)})"
                 if c["left_out"]
                 else ", no row left out"
             )
@@ -328,11 +337,10 @@ class GroupMetricsResult(BaseResult):
         sel = self.rates("selection_rate")
         small = sel[sel["small"] & (sel["members"] > 0)]
         if len(small):
-            names = [f"{r.attribute} = {r.group} ({r.members})" for r in small.head(8).itertuples()]
+            names = (f"{r.attribute} = {r.group} ({r.members})" for r in small.itertuples())
             out.append(
                 f"{len(small)} group(s) have fewer than {self.min_group} members and are flagged "
-                f"‘small’ (kept, not dropped); their rates are imprecise: {'; '.join(names)}"
-                + (" …" if len(small) > 8 else "")
+                f"‘small’ (kept, not dropped); their rates are imprecise: {listing(names, 8, '; ')}"
             )
         thin = self.table[~self.table["small"] & (self.table["n"] > 0)
                           & (self.table["n"] < self.min_group)]  # fmt: skip
@@ -379,32 +387,6 @@ class GroupMetricsResult(BaseResult):
         """The score tables computed (``thresholds``, ``auc``, ``calibration``), if any."""
         frames = {} if self.scores is None else {k: getattr(self.scores, k) for k in SCORE_TABLES}
         return {k: v for k, v in frames.items() if v is not None}
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary: settings, the comparisons and every rate (NaN → ``None``)."""
-        return json_safe(
-            {
-                "analysis": "groups",
-                "attributes": list(self.attributes),
-                "protected_values": {a: list(v) for a, v in self.protected_values.items()},
-                "n": self.n,
-                "has_outcome": self.has_outcome,
-                "min_group": self.min_group,
-                "alpha": self.alpha,
-                "intersections": self.intersections,
-                "four_fifths_threshold": FOUR_FIFTHS,
-                "comparisons": self.summary().to_dict(orient="records"),
-                "rates": self.table.to_dict(orient="records"),
-                "warnings": list(self.warnings),
-                **({"scores": self.scores.to_dict()} if self.scores is not None else {}),
-                **({"references": list(self.comparisons)} if self.referenced else {}),
-                **(
-                    {"weights": self.weights, "weights_method": _weights_method()}
-                    if self.weights is not None
-                    else {}
-                ),  # fmt: skip
-            }
-        )
 
     def plot(self, metric: str | None = None, ax: Any = None) -> Any:
         """Rates with their intervals per group (selection rate, plus TPR and FPR when the

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..base import BaseResult
-from ..jsonsafe import json_safe
+from ..base import BaseResult, figure_axes, laid_out
 
 __all__ = ["LL144Result"]
 
@@ -43,6 +42,19 @@ class LL144Result(BaseResult):
     median: float | None
     exclude_below: float
     categories: dict[str, str] = field(default_factory=dict)
+
+    #: :meth:`to_dict`: settings, the table, unknown counts.
+    dict_keys: ClassVar[tuple[str, ...]] = (
+        "analysis", "n", "scoring", "median_score=median", "exclude_below", "categories",
+        "unknown", "lowest_impact_ratio=_lowest_ratios", "rates=table",
+    )  # fmt: skip
+    analysis: ClassVar[str] = "ll144"
+
+    def _lowest_ratios(self) -> dict[str, dict[str, Any]]:
+        return {
+            r.dimension: {"category": r.category, "impact_ratio": r.impact_ratio}
+            for r in self.lowest().itertuples()
+        }
 
     @property
     def rate_name(self) -> str:
@@ -115,37 +127,10 @@ class LL144Result(BaseResult):
             },
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: settings, the table, unknown counts."""
-        lowest = self.lowest()
-        return json_safe(
-            {
-                "analysis": "ll144",
-                "n": self.n,
-                "scoring": self.scoring,
-                "median_score": self.median,
-                "exclude_below": self.exclude_below,
-                "categories": self.categories,
-                "unknown": self.unknown,
-                "lowest_impact_ratio": {
-                    r.dimension: {"category": r.category, "impact_ratio": r.impact_ratio}
-                    for r in lowest.itertuples()
-                },
-                "rates": self.table.to_dict(orient="records"),
-            }
-        )
-
     def plot(self, ax: Any = None) -> Any:
         """Impact ratio per category (excluded categories left out), 0.8 marked."""
-        import matplotlib.pyplot as plt
-
-        from ..report.plots import tight_layout
-
         t = self.table.dropna(subset=["impact_ratio"])
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(6.4, 0.28 * len(t) + 1.2), dpi=100)
-        else:
-            fig = ax.figure
+        fig, ax = figure_axes(ax, figsize=(6.4, 0.28 * len(t) + 1.2), dpi=100)
         y = np.arange(len(t))
         ax.barh(y, t["impact_ratio"], color="#8aa1b8")
         ax.axvline(0.8, color="#c53030", ls="--", lw=1)
@@ -153,5 +138,4 @@ class LL144Result(BaseResult):
         ax.set_yticks(y, labels=labels)
         ax.invert_yaxis()
         ax.set_xlabel("impact ratio")
-        tight_layout(fig)  # category labels come from the data: never mathtext
-        return fig
+        return laid_out(fig)  # category labels come from the data: never mathtext

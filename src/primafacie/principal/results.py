@@ -8,12 +8,13 @@ Every output carries :data:`NOTE`: fairness can only be refuted, never confirmed
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..base import BaseResult
+from ..base import BaseResult, figure_axes, laid_out
+from ..formats import listing
 from ..jsonsafe import json_safe
 from .frames import (
     VIOLATED,
@@ -30,6 +31,20 @@ NOTE = (
     "infeasible), never confirmed; 'not refuted' means no evidence of violation under Assumption 1 "
     "(A independent of the potential outcomes given the covariate cell)."
 )
+
+
+def _verdicts(rows: pd.DataFrame, max_items: int, repair: bool = False) -> tuple[str, str]:
+    """``("1 of 3", "Definition 2 (all): violated; …")``: the violated rows of a verdict table
+    out of all, and the first ``max_items`` verdicts (``repair``: with the minimal repair size
+    of a refuted definition)."""
+    parts = []
+    for r in rows.head(max_items).itertuples():
+        # eps* is 0 when not refuted: only a violation's repair size is news
+        eps = f", minimal repair ε = {r.eps_sum:.4f}" if repair and r.eps_sum > 0 else ""
+        parts.append(f"Definition {r.definition} ({r.cell}): {r.verdict}{eps}")
+    if len(rows) > max_items:
+        parts.append(f"… {len(rows) - max_items} more in the summary table")
+    return f"{int((rows['verdict'] == VIOLATED).sum())} of {len(rows)}", "; ".join(parts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +89,21 @@ class PrincipalResult(BaseResult):
     decision: str | None = None
     outcome: str | None = None
 
+    #: :meth:`to_dict`: settings, note, counts, summary rows and quantity rows.
+    dict_keys: ClassVar[tuple[str, ...]] = (
+        "method", "note", "protected", "a1", "a0", "definitions", "covariates", "joint", "tol",
+        "n_boot", "level", "seed", "bootstrap_note", "cells=labels", "counts=counts_frame",
+        "summary", "quantities=to_frame",
+    )  # fmt: skip
+    method: ClassVar[str] = "principal-stratum counterfactual fairness (bounds + LP)"
+
+    @property
+    def bootstrap_note(self) -> str | None:
+        """What the bootstrap intervals are (None without a bootstrap)."""
+        if not self.n_boot:
+            return None
+        return "percentile intervals from a bootstrap stratified by cell and A; not from the paper"
+
     # ------------------------------------------------------------------ accessors
     @property
     def n_cells(self) -> int:
@@ -116,19 +146,11 @@ class PrincipalResult(BaseResult):
         principal-stratum fairness): 0 of 3 violated — Definition 1 (all): not refuted;
         Definition 3 (all): holds (point-identified); Definition 4 (all): not refuted
         """
-        main = self.checks()
-        n_viol = int((main["verdict"] == VIOLATED).sum())
-        parts = []
-        for r in main.head(max_items).itertuples():
-            # eps* is 0 when not refuted: only a violation's repair size is news
-            eps = "" if not r.eps_sum > 0 else f", minimal repair ε = {r.eps_sum:.4f}"
-            parts.append(f"Definition {r.definition} ({r.cell}): {r.verdict}{eps}")
-        if len(main) > max_items:
-            parts.append(f"… {len(main) - max_items} more in the summary table")
+        count, verdicts = _verdicts(self.checks(), max_items, repair=True)
         n_people = int(self.counts[self.evaluated].sum())
         text = (
-            f"{n_viol} of {len(main)} checks refute principal-stratum fairness for "
-            f"{self.protected} ({n_people} people) — " + "; ".join(parts)
+            f"{count} checks refute principal-stratum fairness for {self.protected} "
+            f"({n_people} people) — {verdicts}"
         )
         return text + self._comparison_text(max_items)
 
@@ -147,14 +169,10 @@ class PrincipalResult(BaseResult):
         comp = self.comparisons()
         if comp.empty:
             return ""
-        n_viol = int((comp["verdict"] == VIOLATED).sum())
-        parts = [f"Definition {r.definition} ({r.cell}): {r.verdict}"
-                 for r in comp.head(max_items).itertuples()]  # fmt: skip
-        if len(comp) > max_items:
-            parts.append(f"… {len(comp) - max_items} more in the summary table")
+        count, verdicts = _verdicts(comp, max_items)
         return (
             ". Also checked, the table's other definitions (3 and 4 are comparisons, not "
-            f"principal-stratum fairness): {n_viol} of {len(comp)} violated — " + "; ".join(parts)
+            f"principal-stratum fairness): {count} violated — {verdicts}"
         )
 
     def scope(self) -> str:
@@ -184,11 +202,9 @@ class PrincipalResult(BaseResult):
         skipped = np.flatnonzero(~self.evaluated)
         if skipped.size:
             people = int(self.counts[skipped].sum())
-            names = ", ".join(self.labels[c] for c in skipped[:5])
-            more = " …" if skipped.size > 5 else ""
+            names = listing((self.labels[c] for c in skipped), 5)
             text += (
-                f"; left out: {skipped.size} cell(s) lacking one group ({people} people: "
-                f"{names}{more})"
+                f"; left out: {skipped.size} cell(s) lacking one group ({people} people: {names})"
             )
         return text
 
@@ -211,8 +227,7 @@ class PrincipalResult(BaseResult):
             out.append(
                 f"{small.size} of {int(self.evaluated.sum())} evaluated cell(s) have a group "
                 f"with fewer than {self.min_group} people, so their estimates are unreliable: "
-                + ", ".join(self.labels[c] for c in small[:5])
-                + (" …" if small.size > 5 else "")
+                + listing((self.labels[c] for c in small), 5)
             )
         skipped = int((~self.evaluated).sum())
         if skipped:
@@ -274,41 +289,8 @@ class PrincipalResult(BaseResult):
             "other_checks": int(len(comparisons)),
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary: settings, note, counts, summary rows and quantity rows."""
-        return json_safe(
-            {
-                "method": "principal-stratum counterfactual fairness (bounds + LP)",
-                "note": self.note,
-                "protected": self.protected,
-                "a1": self.a1,
-                "a0": self.a0,
-                "definitions": list(self.definitions),
-                "covariates": list(self.covariates),
-                "joint": self.joint,
-                "tol": self.tol,
-                "n_boot": self.n_boot,
-                "level": self.level,
-                "seed": self.seed,
-                "bootstrap_note": (
-                    "percentile intervals from a bootstrap stratified by cell and A; not from the paper"
-                    if self.n_boot
-                    else None
-                ),
-                "cells": list(self.labels),
-                "counts": self.counts_frame().to_dict(orient="records"),
-                "summary": self.summary().to_dict(orient="records"),
-                "quantities": self.to_frame().to_dict(orient="records"),
-            }
-        )
-
     def plot(self, cells: int | None = 12):
         """Intervals per definition and cell (left) and eps per group (right); a matplotlib Figure."""
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
         frame = self.to_frame()
         keep = list(self.labels)[: cells or len(self.labels)]
         iv = frame[
@@ -316,7 +298,7 @@ class PrincipalResult(BaseResult):
             & frame["quantity"].isin(["lp_tau0'", "lp_tau1'", cond_name(self.joint), "lp_tau'"])
         ]
         eps = frame[frame["cell"].isin(keep) & frame["quantity"].str.match(r"eps_\d\d")]
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 0.4 * max(4, len(iv)) + 1.5))
+        fig, (ax1, ax2) = figure_axes(figsize=(11, 0.4 * max(4, len(iv)) + 1.5), ncols=2)
         ypos = np.arange(len(iv))
         for i, (_, r) in enumerate(iv.iterrows()):
             color = "tab:red" if r["excludes_zero"] or not r["feasible"] else "tab:blue"
@@ -343,10 +325,7 @@ class PrincipalResult(BaseResult):
         fig.suptitle(
             f"principal fairness: {self.protected} (A=1: {self.a1}, A=0: {self.a0})", fontsize=10
         )
-        from ..report.plots import tight_layout
-
-        tight_layout(fig)
-        return fig
+        return laid_out(fig)
 
 
 @dataclass(frozen=True, eq=False)
@@ -376,6 +355,10 @@ class RepairResult(BaseResult):
     after: PrincipalResult
     seed: int | None = 0
     note: str = field(default=NOTE)
+
+    #: :meth:`to_dict`: per-cell rows and settings (individual decisions are not included).
+    dict_keys: ClassVar[tuple[str, ...]] = ("definition", "seed", "note", "cells=to_frame",
+                                            "summary")  # fmt: skip
 
     @property
     def eps_sum(self) -> np.ndarray:
@@ -511,27 +494,10 @@ class RepairResult(BaseResult):
             }
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary (per-cell rows and settings; individual decisions are not included)."""
-        return json_safe(
-            {
-                "definition": self.definition,
-                "seed": self.seed,
-                "note": self.note,
-                "cells": self.to_frame().to_dict(orient="records"),
-                "summary": self.summary().to_dict(orient="records"),
-            }
-        )
-
     def plot(self):
         """eps per group and cell as bars; a matplotlib Figure."""
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
         f = self.to_frame()
-        fig, ax = plt.subplots(figsize=(7, 0.35 * len(f) + 2))
+        fig, ax = figure_axes(figsize=(7, 0.35 * len(f) + 2))
         y = np.arange(len(f))
         left = np.zeros(len(f))
         for ab, color in zip(
@@ -546,7 +512,4 @@ class RepairResult(BaseResult):
         ax.set_xlabel("probability of forcing the decision")
         ax.legend(fontsize=8)
         ax.set_title(f"minimal repair, Definition {self.definition}")
-        from ..report.plots import tight_layout
-
-        tight_layout(fig)
-        return fig
+        return laid_out(fig)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..base import BaseResult
+from ..base import BaseResult, figure_axes
 from ..errors import InputError
 from ..validation import validate_params
 from .params import PARAM_WHERE, RUN_CONSTRAINTS
@@ -207,12 +207,7 @@ class CSCResult(BaseResult):
     def plot(self, index: int = 0):
         """Cumulative effectiveness step plot of one listed subgroup (default: the first)."""
         if not self.records:
-            import matplotlib
-
-            matplotlib.use("Agg", force=False)
-            import matplotlib.pyplot as plt
-
-            fig, ax = plt.subplots(figsize=(5.2, 2.0))
+            fig, ax = figure_axes(figsize=(5.2, 2.0))
             ax.axis("off")
             ax.text(0.5, 0.5, self.text.strip(), ha="center", va="center", wrap=True)
             return fig

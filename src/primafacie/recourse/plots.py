@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base import figure_axes, laid_out
+
 __all__ = ["ecd_steps", "plot_cumulative", "plot_curves"]
 
 
@@ -35,12 +37,7 @@ def plot_curves(frame: pd.DataFrame, title: str):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = figure_axes(figsize=(6, 4))
     for g, part in frame.groupby("group", sort=False):
         n = int(part["n"].iloc[0])
         ax.step(part["cost"], 100 * part["effectiveness"], where="post", label=f"{g} (n={n})")
@@ -49,10 +46,7 @@ def plot_curves(frame: pd.DataFrame, title: str):
     ax.set_ylim(-2, 102)
     ax.set_title(title[:90], fontsize=8)
     ax.legend()
-    from ..report.plots import tight_layout
-
-    tight_layout(fig)
-    return fig
+    return laid_out(fig)
 
 
 def plot_cumulative(audit: Any, subgroup: str | int):

@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..base import BaseResult
+from ..base import BaseResult, figure_axes, laid_out
 from ..errors import InputError
 from ..formats import rate_text
 from ..jsonsafe import json_safe
@@ -72,10 +72,6 @@ def _score_text(score: float) -> str:
 def _n(count: int, noun: str) -> str:
     """``1 subgroup``, ``3 subgroups``."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
-def _share(k: int, n: int) -> str:
-    return rate_text(k, n)
 
 
 def _fmt_param(x: float) -> str:
@@ -147,6 +143,16 @@ class RankingResult(BaseResult):
     title: str
     groups: tuple[str, ...]
     table: pd.DataFrame = field(repr=False)
+
+    #: :meth:`to_dict` (see the module docstring for the inf/NaN encoding).
+    dict_keys: ClassVar[tuple[str, ...]] = (
+        "metric", "viewpoint", "param", "label", "title", "groups", "summary=_summary_row",
+        "rows=_rows",
+    )  # fmt: skip
+
+    @property
+    def _summary_row(self) -> dict[str, Any]:
+        return self.summary().iloc[0].to_dict()
 
     def definition(self) -> dict[str, Any]:
         """``metric``, ``viewpoint`` and ``phi``/``budget``: this ranking's definition as
@@ -242,33 +248,17 @@ class RankingResult(BaseResult):
             )
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict (see module docstring for the inf/NaN encoding)."""
+    @property
+    def _rows(self) -> list[dict[str, Any]]:
         rows = self.table.to_dict(orient="records")
         for r in rows:
             r["rank"] = None if r["rank"] == 0 else int(r["rank"])
-        return json_safe(
-            {
-                "metric": self.metric,
-                "viewpoint": self.viewpoint,
-                "param": self.param,
-                "label": self.label,
-                "title": self.title,
-                "groups": list(self.groups),
-                "summary": self.summary().iloc[0].to_dict(),
-                "rows": rows,
-            }
-        )
+        return rows
 
     def plot(self, top: int = 20):
         """Horizontal bar chart of the top scores (inf drawn at 1.1 × the largest finite)."""
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
         ranked = self.ranked().head(top)
-        fig, ax = plt.subplots(figsize=(8, max(2.0, 0.35 * len(ranked) + 1)))
+        fig, ax = figure_axes(figsize=(8, max(2.0, 0.35 * len(ranked) + 1)))
         scores = ranked["score"].to_numpy(dtype=float)
         finite = scores[np.isfinite(scores)]
         cap = (finite.max() if finite.size else 1.0) * 1.1
@@ -279,10 +269,7 @@ class RankingResult(BaseResult):
         ax.invert_yaxis()
         ax.set_xlabel("unfairness score (inf drawn as the longest bar)")
         ax.set_title(self.title)
-        from ..report.plots import tight_layout
-
-        tight_layout(fig)
-        return fig
+        return laid_out(fig)
 
 
 def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
@@ -597,7 +584,7 @@ class FactsResult(BaseResult):
             return f"{self.protected} ({', '.join(self.groups)}); {len(self.rankings)} definitions"
         rejected = ", ".join(f"{n} {g}" for g, n in zip(a.groups, a.rejected, strict=True))
         counts = zip(a.groups, a.in_subgroups, a.rejected, strict=True)
-        inside = ", ".join(f"{_share(k, n)} {g}" for g, k, n in counts)
+        inside = ", ".join(f"{rate_text(k, n)} {g}" for g, k, n in counts)
         text = f"rejected applicants by {a.protected}: {rejected} (of {a.rows} rows"
         if a.dropped_rows:
             text += f"; {_n(a.dropped_rows, 'row')} with a missing {a.protected} left out"
@@ -779,36 +766,26 @@ class FactsResult(BaseResult):
             "top_by_definition": json_safe(self.top_subgroups().to_dict(orient="records")),
         }
 
+    #: :meth:`to_dict`'s keys (``timings`` goes after ``stats`` when asked for).
+    dict_keys: ClassVar[tuple[str, ...]] = (
+        "protected", "groups", "budgets", "stats", "scope=audited?", "ranking_analysis",
+        "aggregated_rankings=_aggregated",
+    )  # fmt: skip
+
+    def _aggregated(self) -> dict[str, dict[str, Any]]:
+        return self.aggregated_rankings().to_dict(orient="index")
+
     def to_dict(self, timings: bool = False) -> dict[str, Any]:
         """JSON-safe dict: statistics, budgets, ranking analysis and aggregated rankings.
 
         ``timings=True`` adds the stage seconds (left out by default: they vary run to run).
         """
-        agg = self.aggregated_rankings()
-        return json_safe(
-            {
-                "protected": self.protected,
-                "groups": list(self.groups),
-                "budgets": list(self.budgets),
-                "stats": self.stats,
-                **({"timings": self.timings} if timings else {}),
-                **({"scope": self.audited.to_dict()} if self.audited is not None else {}),
-                "ranking_analysis": self.ranking_analysis().to_dict(orient="records"),
-                "aggregated_rankings": {
-                    i: {j: agg.loc[i, j] for j in agg.columns} for i in agg.index
-                },
-            }
-        )
+        return self._record((*self.dict_keys[:4], *("timings",) * timings, *self.dict_keys[4:]))
 
     def plot(self):
         """Heat map of the aggregated rankings (0 = agree, 1 = top subgroups look fair)."""
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
         agg = self.aggregated_rankings()
-        fig, ax = plt.subplots(figsize=(7, 6))
+        fig, ax = figure_axes(figsize=(7, 6))
         im = ax.imshow(agg.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis")
         ax.set_xticks(range(len(agg.columns)))
         ax.set_xticklabels(agg.columns, rotation=90)
@@ -816,7 +793,4 @@ class FactsResult(BaseResult):
         ax.set_yticklabels(agg.index)
         ax.set_title("Aggregated rankings (row: rank-1 of metric, column: re-ranked)")
         fig.colorbar(im, ax=ax)
-        from ..report.plots import tight_layout
-
-        tight_layout(fig)
-        return fig
+        return laid_out(fig)

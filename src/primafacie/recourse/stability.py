@@ -43,14 +43,13 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from numbers import Integral
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from ..base import BaseResult
+from ..base import BaseResult, figure_axes, laid_out
 from ..errors import InputError
-from ..jsonsafe import json_safe
 from ..report.html import readable_bins
 from ..validation import Interval, validate_params
 from .metrics import (
@@ -312,6 +311,10 @@ class RankStabilityResult(BaseResult):
     top: int
     n_rows: int
 
+    #: :meth:`to_dict` (NaN → None, inf → "inf").
+    dict_keys: ClassVar[tuple[str, ...]] = ("n_boot", "seed", "top", "n_rows", "summary",
+                                            "rows=table")  # fmt: skip
+
     def summary(self) -> pd.DataFrame:
         """One row per definition: top subgroups, how many are stable, the least stable share."""
         g = self.table.groupby("definition", sort=False)
@@ -374,30 +377,12 @@ class RankStabilityResult(BaseResult):
             )
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict (NaN → None, inf → "inf")."""
-        return json_safe(
-            {
-                "n_boot": self.n_boot,
-                "seed": self.seed,
-                "top": self.top,
-                "n_rows": self.n_rows,
-                "summary": self.summary().to_dict(orient="records"),
-                "rows": self.table.to_dict(orient="records"),
-            }
-        )
-
     def plot(self, definition: str | None = None):
         """Horizontal bars: share of resamples each top subgroup stays in the top (one
         definition, the first by default). Returns the matplotlib Figure."""
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
         label = definition or (self.table["definition"].iloc[0] if len(self.table) else None)
         rows = self.table[self.table["definition"] == label]
-        fig, ax = plt.subplots(figsize=(7, max(2.0, 0.35 * len(rows) + 1)))
+        fig, ax = figure_axes(figsize=(7, max(2.0, 0.35 * len(rows) + 1)))
         ax.barh(range(len(rows)), rows["in_top"], color="tab:blue")
         ax.axvline(STABLE_SHARE, color="0.5", ls="--", lw=0.8)
         ax.set_yticks(range(len(rows)))
@@ -407,10 +392,7 @@ class RankStabilityResult(BaseResult):
         ax.set_xlim(0, 1)
         ax.set_xlabel(f"share of {self.n_boot} resamples in the top {self.top}")
         ax.set_title(f"Rank stability: {rows['title'].iloc[0] if len(rows) else ''}")
-        from ..report.plots import tight_layout
-
-        tight_layout(fig)
-        return fig
+        return laid_out(fig)
 
 
 # ---------------------------------------------------------------------------- driver

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..base import BaseResult
+from ..base import BaseResult, figure_axes
 from ..jsonsafe import json_safe
 from .labels import METHOD_NAMES, method_name
 from .multiplicity import MULTIPLICITY_NAMES
@@ -232,9 +232,6 @@ class _SituationResultBase(BaseResult):
     method_names: ClassVar[dict[str, str]] = METHOD_NAMES
     multiplicity_names: ClassVar[dict[str, str]] = MULTIPLICITY_NAMES
 
-    def to_frame(self, neighbors: bool = False) -> pd.DataFrame:  # pragma: no cover
-        raise NotImplementedError  # each result joins its own neighbour ids
-
     def summary(self) -> pd.DataFrame:
         """Counts, shares and mean Δp by method and k (see :func:`summarize`).
 
@@ -284,21 +281,14 @@ class _SituationResultBase(BaseResult):
             rows = self.to_frame(neighbors=neighbors).astype(object).to_dict(orient="records")
         return self._dict_with(rows)
 
+    #: :meth:`to_dict`'s keys before ``complainants``.
+    dict_keys: ClassVar[tuple[str, ...]] = ("params", "n_protected", "n_complainants",
+                                            "headline", "scope", "caveats", "summary")  # fmt: skip
+
     def _dict_with(self, complainants: Any) -> dict:
         """The JSON-safe dict of :meth:`to_dict` around ``complainants`` (records, or where
         they are), so a result whose rows live elsewhere writes the same keys."""
-        return json_safe(
-            {
-                "params": self.params,
-                "n_protected": self.n_protected,
-                "n_complainants": self.n_complainants,
-                "headline": self.headline(),
-                "scope": self.scope(),
-                "caveats": self.caveats(),
-                "summary": self.summary().to_dict(orient="records"),
-                "complainants": complainants,
-            }
-        )
+        return {**self._record(self.dict_keys), "complainants": json_safe(complainants)}
 
     def block(self, method: str, k: int, columns: list[str] | None = None) -> pd.DataFrame:
         """The rows of one (method, k) (``columns``: only these), in table order.
@@ -679,16 +669,8 @@ class SituationResult(_SituationResultBase):
         -------
         matplotlib.figure.Figure
         """
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-
         summary = self.summary()
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 4))
-        else:
-            fig = ax.figure
+        fig, ax = figure_axes(ax, figsize=(6, 4))
         for method, g in summary.groupby("method", sort=False):
             line = ax.plot(g["k"], g["cases"], marker="o", label=f"{method}")[0]
             ax.plot(
