@@ -248,6 +248,8 @@ def _plain(t: Any) -> Any:
     origin, args = typing.get_origin(t), typing.get_args(t)
     if origin is typing.Literal:
         return str
+    if origin in (list, dict):  # a repeated option (a mapping as COL=VALUE items)
+        return list[_plain(args[0]) if origin is list and args else str]
     if origin is typing.Union:
         inner = [a for a in args if a is not type(None)]
         return Optional[_plain(inner[0])] if len(inner) == 1 else str
@@ -269,7 +271,10 @@ def option(param: Any, **overrides: Any) -> Any:
     options = [v for c in param.constraints for v in getattr(c, "values", ())]
     if options and not all(str(v) in text for v in options):  # the choices, when not said
         text = f"{text} ({param.describe()})"
-    return typer.Option(param.cli_default(), param.flag, help=text, **overrides)
+    default = param.cli_default()
+    return typer.Option(
+        None if isinstance(default, dict) else default, param.flag, help=text, **overrides
+    )
 
 
 def spec_options(params: Sequence[Any]) -> Callable[[F], F]:
