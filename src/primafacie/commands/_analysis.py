@@ -193,8 +193,9 @@ class AnalysisCommand:
         run from flags; ``v`` holds every option's value (declared parameters parsed)."""
         raise NotImplementedError
 
-    def from_run(self, run: Any, audit: Any, v: dict[str, Any]) -> Any:
-        """The outputs of a ``--config`` run: by default its only Result."""
+    def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
+        """The outputs of a ``--config`` run (``run`` the analysis' AnalysisRun, ``audit``
+        the AuditResult of ``cfg``): by default its first Result."""
         return next(iter(run.results.values()))
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
@@ -307,14 +308,20 @@ class AnalysisCommand:
             v[p.name] = value
             if p.config_key and value is not None:
                 keys[p.config_key] = value
-        return spec_from_flags(get(self.name).spec, **keys)
+        return spec_from_flags(get(self.name).spec, **keys, **self.more_keys(v))
+
+    def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
+        """Keys of the spec that the command's own flags set (none by default)."""
+        return {}
 
     def from_config(self, ctx: typer.Context, config: Path, out: Path, reading: Any,
                     v: dict[str, Any]) -> tuple[Any, tuple]:  # fmt: skip
         """Run ``analyses.<name>`` of ``config`` exactly as ``primafacie audit`` runs it; a
         data or analysis flag typed besides it is refused (the file alone says what runs)."""
         _data.refuse_with_config(reading, config)
-        flags = {r.name: r.flag for r in self.roles} | {p.name: p.flag for p in self.declared()}
+        # the roles in their order, then the analysis' keys alphabetically
+        keys = sorted(self.declared(), key=lambda p: p.flag)
+        flags = {r.name: r.flag for r in self.roles} | {p.name: p.flag for p in keys}
         typed = [f for n, f in flags.items() if n not in self.with_config and _typed(ctx, n)]
         if typed:
             raise InputError(
@@ -344,7 +351,7 @@ class AnalysisCommand:
         only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
         with err_console.status(self.status or f"{self.name}…"):
             audit = compute_audit(only)
-            return self.from_run(audit.runs[self.name], audit, v)
+            return self.from_run(audit.runs[self.name], cfg, audit, v)
 
     def write(self, out: Path, res: Any, inputs: Sequence[Any]) -> None:
         """Every file of :meth:`files`, swapped into ``out`` in one step (the inputs kept)."""
