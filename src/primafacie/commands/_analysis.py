@@ -303,11 +303,9 @@ class AnalysisCommand:
                 value = self.parsers[p.name](value)
             elif p.cli == "list":
                 value = split_list(value, p.flag, _item_cast(p), p.where(self.name))
-            elif _zero_is_none(p) and value == 0:
-                value = None
-            v[p.name] = value
-            if p.config_key and value is not None:
-                keys[p.config_key] = value
+            v[p.name] = None if _zero_is_none(p) and value == 0 else value
+            if p.config_key and value is not None:  # an option left out: the spec's default
+                keys[p.config_key] = v[p.name]
         return spec_from_flags(get(self.name).spec, **keys, **self.more_keys(v))
 
     def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
