@@ -105,14 +105,13 @@ def split_list(text: str | None, flag: str, cast: Any = str, where: str = "") ->
     items = [v.strip() for v in str(text).split(",")]
     if cast is str:  # names: an empty item is a stray comma
         return [v for v in items if v]
-    what = "integers" if cast is int else "numbers"
+    what, example = ("an integer", "15,30,50") if cast is int else ("a number", "3,5,7.5")
     for item in items:
         try:
             cast(item)
         except ValueError:
-            example = "15,30,50" if cast is int else "3,5,7.5"
-            raise InputError(f"{flag} expects {what} separated by commas (e.g. {example}); "
-                             f"{item!r} is not a {what[:-1]}"
+            raise InputError(f"{flag} expects {what[what.index(' ') + 1:]}s separated by commas "
+                             f"(e.g. {example}); {item!r} is not {what}"
                              + (f" ({where})" if where else "")) from None  # fmt: skip
     return [cast(v) for v in items]
 
@@ -211,13 +210,12 @@ class AnalysisCommand:
         return [escape(res.headline()), escape(f"scope: {res.scope()}"),
                 *(escape(f"  • {c}") for c in res.caveats())]  # fmt: skip
 
-    def show(self, res: Any, out: Path) -> None:
-        """Print the tables, the words and where the files went."""
+    def show(self, res: Any, out: Path, names: list[str]) -> None:
+        """Print the tables, the words and where the files (``names``) went."""
         for table in self.tables(res):
             console.print(table)
         for line in self.words(res):
             console.print(line)
-        names = [name for name, _ in self.files(res)]
         console.print(escape(f"wrote {out}/{', '.join(names)}"))
 
     # -------------------------------------------------------------- derived
@@ -275,8 +273,7 @@ class AnalysisCommand:
             res, inputs = self.from_config(ctx, config, out, reading, v)
         else:
             res, inputs = self.from_flags(self.spec_of_flags(v), v, reading)
-        self.write(out, res, inputs)
-        self.show(res, out)
+        self.show(res, out, self.write(out, res, inputs))
 
     def _renamed(self, ctx: typer.Context, v: dict[str, Any]) -> None:
         """A former option name is read for one release, with a note on stderr."""
@@ -351,12 +348,14 @@ class AnalysisCommand:
             audit = compute_audit(only)
             return self.from_run(audit.runs[self.name], cfg, audit, v)
 
-    def write(self, out: Path, res: Any, inputs: Sequence[Any]) -> None:
-        """Every file of :meth:`files`, swapped into ``out`` in one step (the inputs kept)."""
+    def write(self, out: Path, res: Any, inputs: Sequence[Any]) -> list[str]:
+        """Every file of :meth:`files`, swapped into ``out`` in one step (the inputs kept);
+        their names."""
         from ..io import atomic_output_dir, atomic_write_json, atomic_write_table, atomic_write_text
 
+        files = self.files(res)
         with atomic_output_dir(out, owner=self.name, keep=tuple(inputs)) as stage:
-            for name, value in self.files(res):
+            for name, value in files:
                 path = stage / name
                 if hasattr(value, "to_csv"):
                     atomic_write_table(path, value)
@@ -366,6 +365,7 @@ class AnalysisCommand:
                     value.savefig(path, dpi=120, bbox_inches="tight")
                 else:
                     atomic_write_json(path, value)
+        return [name for name, _ in files]
 
 
 def _typed(ctx: typer.Context, name: str) -> bool:

@@ -196,19 +196,20 @@ def flag_error(err: Any, flag: str) -> str:
 
 
 def spec_from_flags(spec_cls: type, **values: Any) -> Any:
-    """An ``analyses.<name>`` spec from command-line values; its errors become one InputError
-    (each names the flag and the audit.yaml key, through the engine's constraints)."""
+    """An ``analyses.<name>`` spec from command-line values; its errors become one InputError,
+    each headed by its flag (``--alpha: alpha must be ... (--alpha, analyses.groups.alpha)``,
+    the tail from the engine's constraints)."""
     from pydantic import ValidationError
 
+    flags = {p.config_key: p.flag for p in getattr(spec_cls, "params", ()) if p.flag}
     try:
         return spec_cls(**values)
     except ValidationError as exc:
-        msgs = (
-            flag_error(e, "--" + str(e["loc"][0]).replace("_", "-"))
-            if e.get("type") in ("literal_error", "enum") and e.get("loc")
-            else str(e["msg"]).removeprefix("Value error, ")
-            for e in exc.errors()
-        )
+        msgs = []
+        for e in exc.errors():
+            key = str(e["loc"][0]) if e.get("loc") else ""
+            flag = flags.get(key) or "--" + key.replace("_", "-")
+            msgs.append(flag_error(e, flag) if key else str(e["msg"]).removeprefix("Value error, "))
         raise InputError("\n".join(dict.fromkeys(msgs))) from None
 
 

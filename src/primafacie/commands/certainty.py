@@ -180,9 +180,9 @@ class Certainty(AnalysisCommand):
         return [f"selected: [bold]{', '.join(ranking.selected)}[/]", escape(ranking.headline()),
                 escape(f"scope: {ranking.scope()}")]  # fmt: skip
 
-    def show(self, res: Any, out: Any) -> None:
+    def show(self, res: Any, out: Any, names: list[str]) -> None:
         """The summary, then the caveats on stderr."""
-        super().show(res, out)
+        super().show(res, out, names)
         for note in res[0].caveats():
             err_console.print(f"[yellow]caveat:[/] {escape(note)}")
 
