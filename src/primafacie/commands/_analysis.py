@@ -105,15 +105,21 @@ def split_list(text: str | None, flag: str, cast: Any = str, where: str = "") ->
     items = [v.strip() for v in str(text).split(",")]
     if cast is str:  # names: an empty item is a stray comma
         return [v for v in items if v]
-    what, example = ("an integer", "15,30,50") if cast is int else ("a number", "3,5,7.5")
-    for item in items:
-        try:
-            cast(item)
-        except ValueError:
-            raise InputError(f"{flag} expects {what[what.index(' ') + 1:]}s separated by commas "
-                             f"(e.g. {example}); {item!r} is not {what}"
-                             + (f" ({where})" if where else "")) from None  # fmt: skip
+    what, one, example = ("integers", "an integer", "15,30,50") if cast is int else (
+        "numbers", "a number", "3,5,7.5")  # fmt: skip
+    bad = next((v for v in items if not _casts(cast, v)), None)
+    if bad is not None:
+        raise InputError(f"{flag} expects {what} separated by commas (e.g. {example}); "
+                         f"{bad!r} is not {one}" + (f" ({where})" if where else ""))  # fmt: skip
     return [cast(v) for v in items]
+
+
+def _casts(cast: Any, text: str) -> bool:
+    try:
+        cast(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _item_cast(param: Any) -> Any:

@@ -272,6 +272,12 @@ def option(param: Any, **overrides: Any) -> Any:
     options = [v for c in param.constraints for v in getattr(c, "values", ())]
     if options and not all(str(v) in text for v in options):  # the choices, when not said
         text = f"{text} ({param.describe()})"
+    repeated = _cli_type(param)
+    if typing.get_origin(repeated) is typing.Union:
+        repeated = typing.get_args(repeated)[0]
+    if typing.get_origin(repeated) is list:  # how to repeat it, and a mapping's items
+        mapping = "dict" in str(param.type)
+        text = f"COL=VALUE (repeat): {text}" if mapping else f"{text} (repeat)"
     default = param.cli_default()
     return typer.Option(
         None if isinstance(default, dict) else default, param.flag, help=text, **overrides

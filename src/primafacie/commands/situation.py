@@ -90,38 +90,20 @@ def _parse_edges(items: list[str]) -> list[tuple[str, str]]:
 
 
 def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
-    """The model's class label that --favorable names (a CLI string: "1" must match 1)."""
-    import numpy as np
+    """The model's class label that --favorable names (a CLI string: "1" must match 1 and
+    True), by the deciders' own matching (:func:`primafacie.decisions._model_label`)."""
+    from ..decisions import _model_label as label_of
 
     classes = getattr(estimator, "classes_", None)
     if classes is None:
-        try:
-            return int(favorable)
-        except ValueError:
-            try:
-                return float(favorable)
-            except ValueError:
-                return favorable
-    from ..decisions import _same_label
-
-    for c in classes:
-        if str(c) == favorable or (
-            isinstance(c, (int, float, np.number)) and _same_number(c, favorable)
-        ):
-            return c.item() if hasattr(c, "item") else c
-        if _same_label(c.item() if hasattr(c, "item") else c, favorable):  # booleans: "1", "true"
-            return c.item() if hasattr(c, "item") else c
-    raise InputError(
-        f"--favorable {favorable!r} is not a class of the model in {path}; its classes are "
-        f"{[str(c) for c in classes]}"
-    )
-
-
-def _same_number(value: Any, text: str) -> bool:
+        return _data.scalar(favorable)
     try:
-        return float(value) == float(text)
-    except ValueError:
-        return False
+        return label_of(estimator, favorable)
+    except InputError:
+        raise InputError(
+            f"--favorable {favorable!r} is not a class of the model in {path}; its classes are "
+            f"{[str(c) for c in classes]}"
+        ) from None
 
 
 def parse_flags(
