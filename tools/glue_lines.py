@@ -1,8 +1,8 @@
 """Count the lines of glue issue 20 measures, and the whole package beside it.
 
 Glue: the five analyses' ``params.py``, ``spec.py``, ``analysis.py``, ``results.py`` (and any
-``section.py``/``result.py`` that replaces them), their ``commands/`` modules, ``_common.py`` and
-``_defaults.py`` (``wc -l``). The package total is printed too: glue that only moved to another
+``section.py``/``result.py`` that replaces them), their ``commands/`` modules, ``_common.py``,
+``_analysis.py`` (the generic analysis command they share) and ``_defaults.py`` (``wc -l``). The package total is printed too: glue that only moved to another
 module is not glue removed.
 
 Usage::
@@ -17,7 +17,7 @@ from pathlib import Path
 
 ANALYSES = ("situation", "recourse", "principal", "certainty", "groups")
 PER_ANALYSIS = ("params.py", "spec.py", "analysis.py", "results.py", "section.py", "result.py")
-COMMON = ("_common.py", "_defaults.py")
+COMMON = ("_common.py", "_analysis.py", "_defaults.py")
 
 
 def lines(path: Path) -> int:

@@ -225,17 +225,15 @@ def test_ordinal_for_a_column_that_is_not_mined_exits_2(table, tmp_path):
 
 def test_flag_defaults_come_from_the_config_model():
     """One source of defaults: the typer options of `recourse` are analyses.recourse's."""
-    import inspect
-
     from primafacie.commands import recourse as command
     from primafacie.config import RecourseSpec
 
     spec = RecourseSpec()
-    params = inspect.signature(command.recourse).parameters
-    assert params["support"].default == spec.support
-    assert params["phi"].default == list(spec.phi)
-    assert params["top"].default == spec.top
-    assert params["metrics"].default == spec.metrics
+    params = command.Recourse().signature().parameters  # what typer reads
+    assert params["support"].default.default == spec.support
+    assert params["phi"].default.default == list(spec.phi)
+    assert params["top"].default.default == spec.top
+    assert params["metrics"].default.default == spec.metrics
 
 
 def test_top_below_one_exits_2_with_the_shared_message(table, tmp_path):
@@ -319,6 +317,7 @@ def test_n_boot_and_seed_give_the_api_rank_stability(table, tmp_path):
     """The flags reach rank_stability as n_boot and seed: the CSV equals the API's result for
     the engine the same flags build."""
     from primafacie.commands import recourse as command
+    from primafacie.recourse.spec import RecourseSpec
     from primafacie.recourse.stability import rank_stability
 
     out = tmp_path / "o"
@@ -326,13 +325,12 @@ def test_n_boot_and_seed_give_the_api_rank_stability(table, tmp_path):
                               "g", *STAB, "--n-boot", "20", "--seed", "3", "--out", str(out)])  # fmt: skip
     assert res.exit_code == 0, res.output
     written = pd.read_csv(out / "rank_stability.csv")
-    args = command.parse_flags(
-        table, None, RULE, "g", favorable="1", support=0.05, phi=[0.3, 0.7], budget=None,
-        metrics="EE,FECT", weight=None, immutable=None, monotone=None, max_step=None, bins=None,
-        ordinal=None, exclude=["label"], loose=False, legacy=False, top=10, n_boot=20, seed=3,
-    )  # fmt: skip
-    audit, frame = command.build_from_flags(args)
-    result = audit.run(frame, phi=args.phi, budgets=args.budgets, metrics=args.metrics)
+    spec = RecourseSpec(support=0.05, metrics=["EE", "FECT"], n_boot=20, seed=3)
+    flags = dict(data=table, model=None, rule=RULE, protected="g", favorable="1",
+                 exclude=["label"], ordinal=None, max_step=None, loose=False, legacy=False,
+                 trust_pickle=False, trusted_type=None)  # fmt: skip
+    audit, frame = command.build_from_flags(spec, flags)
+    result = audit.run(frame, phi=spec.phi, budgets="auto", metrics=spec.metrics)
     expected = rank_stability(audit, result, n_boot=20, seed=3).to_frame()
     pd.testing.assert_frame_equal(written, expected, check_dtype=False)
     # every share is a count of the 20 resamples

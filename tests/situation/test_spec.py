@@ -18,11 +18,11 @@ from primafacie.situation.spec import SituationSpec
 
 
 def test_one_k_default_for_the_engine_the_config_and_the_cli():
-    from primafacie.commands.situation import situation
+    from primafacie.commands.situation import Situation
 
     assert SituationSpec().k == [15, 30, 50] == list(DEFAULT_K)
     assert inspect.signature(SituationTest).parameters["k"].default == DEFAULT_K
-    options = inspect.signature(situation).parameters
+    options = Situation().signature().parameters  # what typer reads
     assert options["k"].default.default == "15,30,50"
     spec = SituationSpec()
     for flag, field in [("alpha", "alpha"), ("tau", "tau"), ("direction", "direction"),
@@ -30,7 +30,7 @@ def test_one_k_default_for_the_engine_the_config_and_the_cli():
                         ("legacy", "legacy")]:  # fmt: skip
         assert options[flag].default.default == getattr(spec, field)
     assert options["method"].default.default == "st,cst,cst_centers,cf"
-    assert options["dimension"].default.default == "single"
+    assert options["dimensions"].default.default == "single"  # --dimension
 
 
 @pytest.mark.parametrize(

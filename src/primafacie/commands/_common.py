@@ -196,19 +196,20 @@ def flag_error(err: Any, flag: str) -> str:
 
 
 def spec_from_flags(spec_cls: type, **values: Any) -> Any:
-    """An ``analyses.<name>`` spec from command-line values; its errors become one InputError
-    (each names the flag and the audit.yaml key, through the engine's constraints)."""
+    """An ``analyses.<name>`` spec from command-line values; its errors become one InputError,
+    each headed by its flag (``--alpha: alpha must be ... (--alpha, analyses.groups.alpha)``,
+    the tail from the engine's constraints)."""
     from pydantic import ValidationError
 
+    flags = {p.config_key: p.flag for p in getattr(spec_cls, "params", ()) if p.flag}
     try:
         return spec_cls(**values)
     except ValidationError as exc:
-        msgs = (
-            flag_error(e, "--" + str(e["loc"][0]).replace("_", "-"))
-            if e.get("type") in ("literal_error", "enum") and e.get("loc")
-            else str(e["msg"]).removeprefix("Value error, ")
-            for e in exc.errors()
-        )
+        msgs = []
+        for e in exc.errors():
+            key = str(e["loc"][0]) if e.get("loc") else ""
+            flag = flags.get(key) or "--" + key.replace("_", "-")
+            msgs.append(flag_error(e, flag) if key else str(e["msg"]).removeprefix("Value error, "))
         raise InputError("\n".join(dict.fromkeys(msgs))) from None
 
 
@@ -248,6 +249,8 @@ def _plain(t: Any) -> Any:
     origin, args = typing.get_origin(t), typing.get_args(t)
     if origin is typing.Literal:
         return str
+    if origin in (list, dict):  # a repeated option (a mapping as COL=VALUE items)
+        return list[_plain(args[0]) if origin is list and args else str]
     if origin is typing.Union:
         inner = [a for a in args if a is not type(None)]
         return Optional[_plain(inner[0])] if len(inner) == 1 else str
@@ -269,7 +272,16 @@ def option(param: Any, **overrides: Any) -> Any:
     options = [v for c in param.constraints for v in getattr(c, "values", ())]
     if options and not all(str(v) in text for v in options):  # the choices, when not said
         text = f"{text} ({param.describe()})"
-    return typer.Option(param.cli_default(), param.flag, help=text, **overrides)
+    repeated = _cli_type(param)
+    if typing.get_origin(repeated) is typing.Union:
+        repeated = typing.get_args(repeated)[0]
+    if typing.get_origin(repeated) is list:  # how to repeat it, and a mapping's items
+        mapping = "dict" in str(param.type)
+        text = f"COL=VALUE (repeat): {text}" if mapping else f"{text} (repeat)"
+    default = param.cli_default()
+    return typer.Option(
+        None if isinstance(default, dict) else default, param.flag, help=text, **overrides
+    )
 
 
 def spec_options(params: Sequence[Any]) -> Callable[[F], F]:

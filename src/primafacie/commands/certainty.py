@@ -1,42 +1,25 @@
 """``primafacie certainty``: rank decision-makers by how certainly fair they are.
 
-parse (flags or ``--config``) -> build (:meth:`CertaintySpec.build`, as the audit) -> run ->
-write and print.
+Options, ``--config``, outputs and words are derived (:mod:`._analysis`); this module holds
+the help, the decision-maker flags (``--model``, ``--column``, ``--rule`` as NAME=...), how
+they are read and the ranking table.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-import typer
-
-from ..certainty.params import PARAMS
+from ..certainty.params import PARAMS, RENAMED
 from ..errors import InputError
-from ..params import by_name
 from . import _data
-from ._common import (
-    TRUST_PICKLE_HELP,
-    TRUSTED_TYPE_HELP,
-    config_section,
-    console,
-    err_console,
-    escape,
-    guarded,
-    load_cli_model,
-    option,
-    parse_pairs,
-    spec_from_flags,
-)
-
-#: The usage error of a run without data (checked first, before any heavy import).
-_NO_DATA = "give --data FILE (or --config audit.yaml)"
+from ._analysis import AnalysisCommand, role
+from ._common import err_console, escape, load_cli_model, parse_pairs
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-# the spec, the engine and pandas are imported inside the functions: the CLI loads this module
-# to render --help, which must not wait for them.
+# the engine and pandas are imported inside the functions: the CLI loads this module to render
+# --help, which must not wait for them.
 
 HELP = """Rank decision-makers (models, rules, recorded human decisions) by how *certainly*
 fair they are and select the best (Duong & Conrad, ECAI 2024).
@@ -73,30 +56,10 @@ when loaded and is refused unless --trust-pickle is given (see docs/security.md)
 """
 
 
-#: Typer defaults: the spec's (literals, checked against ``CertaintySpec()`` by the tests).
-_P = by_name(PARAMS)
-
-#: Flags that set an ``analyses.certainty`` key ({parameter: flag}); refused with --config.
-_SPEC_FLAGS = {
-    "protected": "--protected", "criterion": "--criterion", "tie_breaker": "--tie-breaker",
-    "utility": "--utility", "disparity": "--disparity", "epsilon": "--epsilon",
-    "on_empty": "--on-empty", "min_group": "--min-group", "max_levels": "--max-levels",
-    "n_draws": "--n-draws", "seed": "--seed", "min_group_size": "--min-group-size",
-}  # fmt: skip
-#: Flags that give the data, roles and decision-makers; the configuration has its own.
-_DATA_FLAGS = {
-    "data": "--data", "model": "--model", "column": "--column", "rule": "--rule",
-    "trust_pickle": "--trust-pickle", "trusted_type": "--trusted-type",
-    "favorable": "--favorable", "outcome": "--outcome", "outcome_favorable": "--outcome-favorable",
-}  # fmt: skip
-
-
 def _from_flags(data, protected, models, columns, rules, trust=(False, None), reading=None,
                 outcome=None) -> tuple[Any, dict]:  # fmt: skip
     """The table (read by the configuration's reader, :func:`_data.read_frame`) and the
     decision-makers the flags name (models loaded, rules parsed)."""
-    if data is None:  # before the imports: a usage error answers at once
-        raise InputError(_NO_DATA)
     from ..decisions import Rule
 
     if not protected:
@@ -123,36 +86,6 @@ def _from_flags(data, protected, models, columns, rules, trust=(False, None), re
     if not dms:
         raise InputError("name at least one decision-maker: --model, --column or --rule")
     return frame, dms
-
-
-def _min_group(min_group: Optional[int], former: Optional[int]) -> Optional[int]:
-    """``--min-group``, or the deprecated ``--min-group-size`` (with a note on stderr)."""
-    if former is None:
-        return min_group
-    typer.echo("note: --min-group-size is deprecated; use --min-group", err=True)
-    if min_group is not None and min_group != former:
-        raise InputError("give --min-group only (--min-group and --min-group-size differ)")
-    return former
-
-
-def _from_config(ctx: typer.Context, config: Path) -> tuple[Any, Any, dict, list]:
-    """AuditData, engine, decision-makers and input files of ``--config``, as the audit's."""
-    cfg, spec = config_section(ctx, config, "certainty", {**_DATA_FLAGS, **_SPEC_FLAGS})
-    data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
-    from ..audit.inputs import input_paths
-
-    inputs = list(input_paths(cfg, config))  # models and scheduler file too
-    return data, spec.build(data), spec.decision_makers_of(cfg, data), inputs
-
-
-def _write(out: Path, res: Any, fig: Any, inputs: list) -> None:
-    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table
-
-    with atomic_output_dir(out, owner="certainty", keep=inputs) as stage:
-        atomic_write_table(stage / "certainty.csv", res.to_frame(), index=False)
-        atomic_write_table(stage / "certainty_counts.csv", res.counts_frame(), index=False)
-        atomic_write_json(stage / "certainty.json", res.to_dict())
-        fig.savefig(stage / "certainty.png", dpi=120, bbox_inches="tight")
 
 
 def summary_table(res: Any) -> Table:
@@ -191,86 +124,67 @@ def summary_table(res: Any) -> Table:
     return table
 
 
-def _print_summary(res: Any, out: Path) -> None:
-    console.print(summary_table(res))
-    console.print(f"selected: [bold]{', '.join(res.selected)}[/]")
-    console.print(escape(res.headline()))
-    console.print(escape(f"scope: {res.scope()}"))
-    for note in res.caveats():
-        err_console.print(f"[yellow]caveat:[/] {escape(note)}")
-    console.print(f"wrote {out}/certainty.csv, certainty_counts.csv, certainty.json, certainty.png")
-
-
-# parse -> build -> run -> print; the typer option declarations make up most of its length
-def certainty(
-    ctx: typer.Context,
-    data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
-    protected: Optional[list[str]] = typer.Option(
-        None, "--protected", help="Protected column; repeat for intersectional groups."),
-    model: Optional[list[str]] = typer.Option(
-        None, "--model", help="NAME=FILE: a fitted estimator (.skops or .onnx)."),
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=TRUST_PICKLE_HELP),
-    trusted_type: Optional[list[str]] = typer.Option(
-        None, "--trusted-type", help=TRUSTED_TYPE_HELP),
-    column: Optional[list[str]] = typer.Option(
-        None, "--column", help="NAME=COL: a column of recorded decisions."),
-    rule: Optional[list[str]] = typer.Option(
-        None, "--rule", help='NAME=EXPR: a rule such as "salary > 50000".'),
-    criterion: str = option(_P["criterion"]),
-    favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
-    outcome: Optional[str] = typer.Option(None, "--outcome", help="True-outcome column."),
-    outcome_favorable: str = typer.Option(
-        "1", "--outcome-favorable", help="Favourable true-outcome value."),
-    tie_breaker: Optional[str] = option(_P["tie_breaker"]),
-    utility: str = option(_P["utility"]),
-    disparity: str = option(_P["disparity"]),
-    epsilon: Optional[float] = option(_P["epsilon"]),
-    on_empty: str = option(_P["on_empty"]),
-    min_group: Optional[int] = option(_P["min_group"]),
-    min_group_size: Optional[int] = typer.Option(
-        None, "--min-group-size", hidden=True, help="Deprecated: --min-group."),
-    # on the command line 0 stands for null (no limit / not computed)
-    max_levels: int = option(_P["max_levels"], help="Most values a protected column may have "
-                             "(0: no limit; at most 1,000)."),
-    n_draws: int = option(_P["n_draws"], help="Posterior draws behind p_most_fair (0: not "
-                          "computed; at most 10^7, Monte Carlo error below 0.0002)."),
-    seed: int = option(_P["seed"]),
-    config: Optional[Path] = typer.Option(
-        None, "--config", help="audit.yaml with an analyses.certainty section."),
-    out: Path = typer.Option(Path("out/certainty"), "--out", help="Output folder."),
-    reading: Any = None,
-) -> None:  # fmt: skip
+class Certainty(AnalysisCommand):
     """``primafacie certainty`` (the help text is :data:`HELP`)."""
-    if config is None and data is None:  # before the imports: a usage error answers at once
-        raise InputError(_NO_DATA)
-    from ..certainty.spec import CertaintySpec
 
-    if config is not None:
-        _data.refuse_with_config(reading, config)
-        table, engine, dms, inputs = _from_config(ctx, config)
-    else:
-        table, dms = _from_flags(data, protected, model, column, rule,
-                                 (trust_pickle, trusted_type), reading, outcome)  # fmt: skip
-        spec = spec_from_flags(
-            CertaintySpec, criterion=criterion, protected=list(protected or []) or None,
-            tie_breaker=tie_breaker, utility=utility, disparity=disparity, epsilon=epsilon,
-            on_empty=on_empty, min_group=_min_group(min_group, min_group_size),
-            max_levels=max_levels or None,
-            n_draws=n_draws or None, seed=seed,
-        )  # fmt: skip
+    name, help, params, renamed = "certainty", HELP, PARAMS, RENAMED
+    no_data, status = "give --data FILE (or --config audit.yaml)", "scoring decision-makers ..."
+    config_help = "audit.yaml with an analyses.certainty section."
+    _names = Optional[list[str]]
+    roles = (
+        role("data"),
+        role("protected", "Protected column; repeat for intersectional groups.", _names, None),
+        role("model", "NAME=FILE: a fitted estimator (.skops or .onnx).", _names, None),
+        role("trust_pickle"), role("trusted_type", type=_names, default=None),
+        role("column", "NAME=COL: a column of recorded decisions.", _names, None),
+        role("rule", 'NAME=EXPR: a rule such as "salary > 50000".', _names, None),
+        role("favorable"), role("outcome"), role("outcome_favorable"),
+    )  # fmt: skip
+
+    def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
+        """``--protected`` (repeated) is the section's ``protected``."""
+        return {"protected": list(v["protected"] or []) or None}
+
+    def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
+        """The table and decision-makers the flags name, ranked by the engine the spec builds
+        (the roles of a plain table set on it)."""
+        table, dms = _from_flags(v["data"], v["protected"], v["model"], v["column"], v["rule"],
+                                 (v["trust_pickle"], v["trusted_type"]), reading, v["outcome"])  # fmt: skip
         engine = spec.build()
-        # the roles of a plain table (an AuditData from --config carries its own)
-        engine.favorable, engine.outcome = _data.scalar(favorable), outcome
-        engine.outcome_favorable = _data.scalar(outcome_favorable)
+        engine.favorable, engine.outcome = _data.scalar(v["favorable"]), v["outcome"]
+        engine.outcome_favorable = _data.scalar(v["outcome_favorable"])
         engine.weights = reading["weights"]  # --weights (None: unweighted)
-        inputs = [data]
-    with err_console.status("scoring decision-makers ..."):
-        res = engine.run(table, dms)
-        fig = res.plot()
-    _write(out, res, fig, inputs)
-    _print_summary(res, out)
+        with err_console.status(self.status):
+            res = engine.run(table, dms)
+            return (res, res.plot()), (v["data"],)
+
+    def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
+        """The audit's ranking and its plane."""
+        res = run.results["ranking"]
+        return res, res.plot()
+
+    def files(self, res: Any) -> list[tuple[str, Any]]:
+        """certainty.csv, certainty_counts.csv, certainty.json and certainty.png."""
+        ranking, fig = res
+        return [("certainty.csv", ranking.to_frame()),
+                ("certainty_counts.csv", ranking.counts_frame()),
+                ("certainty.json", ranking.to_dict()), ("certainty.png", fig)]  # fmt: skip
+
+    def tables(self, res: Any) -> list[Any]:
+        """The ranking."""
+        return [summary_table(res[0])]
+
+    def words(self, res: Any) -> list[str]:
+        """Who is selected, the headline and the scope (the caveats go to stderr)."""
+        ranking = res[0]
+        return [f"selected: [bold]{', '.join(ranking.selected)}[/]", escape(ranking.headline()),
+                escape(f"scope: {ranking.scope()}")]  # fmt: skip
+
+    def show(self, res: Any, out: Any, names: list[str]) -> None:
+        """The summary, then the caveats on stderr."""
+        super().show(res, out, names)
+        for note in res[0].caveats():
+            err_console.print(f"[yellow]caveat:[/] {escape(note)}")
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``primafacie certainty`` to ``app``."""
-    app.command("certainty", help=HELP)(guarded(_data.data_options(certainty)))
+register = Certainty().register

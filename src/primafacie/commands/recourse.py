@@ -1,40 +1,24 @@
 """``primafacie recourse``: FACTS subgroup fairness of recourse from flags or a config.
 
-Module-level steps, each short: :func:`recourse` (the typer command) parses the flags into a
-:class:`FlagInputs`, :func:`build_from_flags` turns them into a table and a
-:class:`~primafacie.recourse.RecourseFairness`, :func:`run_facts` runs it with progress bars,
-:func:`write_outputs` writes the files all-or-nothing and :func:`print_summary` prints the table.
-Defaults of the flags are those of ``analyses.recourse`` (one source).
+Options, the ``--config`` refusals, the writing of the files and the defaults are derived
+(:mod:`._analysis`); this module holds the help, its own flags (b() as a model or a rule, the
+columns mined, ``--loose``), the parsers of its ``COL=VALUE`` options, the progress bars of the
+FACTS stages and the summary. ``--config`` runs the analysis as the audit does, its engine
+adjusted by ``--legacy``/``--loose``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
-from ..params import by_name
 from ..recourse.params import PARAMS
 from . import _data
-from ._common import (
-    TRUST_PICKLE_HELP,
-    TRUSTED_TYPE_HELP,
-    console,
-    err_console,
-    given_flags,
-    guarded,
-    load_cli_model,
-    parse_pairs,
-)
-
-#: The usage error of a run without data (checked first, before any heavy import).
-_NO_DATA = "give --data FILE with --model FILE or --rule EXPR, or --config FILE"
+from ._analysis import AnalysisCommand, role
+from ._common import console, err_console, load_cli_model, parse_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,108 +66,10 @@ the label and other decisions). A numeric column with more than 10 distinct valu
 5 quantile bins unless --bins sets its bins; actions move values between bins linearly.
 """
 
-#: The declarations of the analysis' parameters (:data:`primafacie.recourse.params.PARAMS`):
-#: the flags' defaults and help, shared with ``analyses.recourse`` in audit.yaml.
-_P = by_name(PARAMS)
-DEFAULTS = SimpleNamespace(**{name: p.default for name, p in _P.items()})
-
 OUTPUTS = (
     "rankings.csv, ranking_LABEL.csv, csc_LABEL.txt, summary.csv, aggregated_rankings.csv, "
     "stats.csv, recourse.json"
 )
-
-_Repeat = Optional[list[str]]
-DataOpt = Annotated[Optional[Path], typer.Option("--data", help="CSV or Parquet audit table.")]
-ModelOpt = Annotated[
-    Optional[Path], typer.Option("--model", help="Fitted estimator (.skops or .onnx).")
-]
-TrustPickleOpt = Annotated[bool, typer.Option("--trust-pickle", help=TRUST_PICKLE_HELP)]
-TrustedTypeOpt = Annotated[_Repeat, typer.Option("--trusted-type", help=TRUSTED_TYPE_HELP)]
-RuleOpt = Annotated[Optional[str], typer.Option("--rule", help="Decision rule expression.")]
-ProtectedOpt = Annotated[Optional[str], typer.Option("--protected", help="Protected column.")]
-FavorableOpt = Annotated[str, typer.Option("--favorable", help="Model's favourable label.")]
-SupportOpt = Annotated[float, typer.Option("--support", help=_P["support"].help)]
-PhiOpt = Annotated[
-    list[float], typer.Option("--phi", help="Effectiveness threshold in [0, 1] (repeat).")
-]
-BudgetOpt = Annotated[
-    Optional[list[float]],
-    typer.Option("--budget", help="EEWB budget (repeat; default: automatic rule)."),
-]
-MetricsOpt = Annotated[str, typer.Option("--metrics", help="all or e.g. EE,ECE,FECT.")]
-WeightOpt = Annotated[_Repeat, typer.Option("--weight", help="COL=W (repeat).")]
-ImmutableOpt = Annotated[
-    _Repeat, typer.Option("--immutable", help="Column that may not change (repeat).")
-]
-MonotoneOpt = Annotated[
-    _Repeat, typer.Option("--monotone", help="Column that may not decrease (repeat).")
-]
-MaxStepOpt = Annotated[
-    _Repeat, typer.Option("--max-step", help="COL=K: largest increase in ranks (repeat).")
-]
-BinsOpt = Annotated[
-    _Repeat, typer.Option("--bins", help="COL=Q quantile bins or COL=e0,e1,... edges (repeat).")
-]
-OrdinalOpt = Annotated[
-    _Repeat, typer.Option("--ordinal", help="COL=low,mid,high: ordered levels (repeat).")
-]
-ExcludeOpt = Annotated[
-    _Repeat, typer.Option("--exclude", help="Column that is no feature, e.g. the label (repeat).")
-]
-LooseOpt = Annotated[bool, typer.Option("--loose", help="Actions over any subset of features.")]
-LegacyOpt = Annotated[bool, typer.Option("--legacy", help="Reference code's FECT lists.")]
-TopOpt = Annotated[int, typer.Option("--top", help=_P["top"].help)]
-NBootOpt = Annotated[int, typer.Option("--n-boot", help=_P["n_boot"].help)]
-SeedOpt = Annotated[int, typer.Option("--seed", help=_P["seed"].help)]
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="audit.yaml instead.")]
-OutOpt = Annotated[Path, typer.Option("--out", help="Output folder.")]
-
-
-#: Flags that --config would otherwise ignore ({parameter: flag}): the keys of
-#: analyses.recourse and the engine settings the file describes. ``--legacy`` and ``--loose``
-#: are not among them: they adjust the engine built from the file.
-_CONFIG_REFUSED = {
-    "protected": "--protected", "favorable": "--favorable", "support": "--support",
-    "phi": "--phi", "budget": "--budget", "metrics": "--metrics", "weight": "--weight",
-    "immutable": "--immutable", "monotone": "--monotone", "max_step": "--max-step",
-    "bins": "--bins", "ordinal": "--ordinal", "exclude": "--exclude", "top": "--top",
-    "n_boot": "--n-boot", "seed": "--seed", "trust_pickle": "--trust-pickle",
-    "trusted_type": "--trusted-type",
-}  # fmt: skip
-
-
-@dataclass
-class FlagInputs:
-    """The flags of one ``primafacie recourse`` run, as typed (nothing read yet)."""
-
-    data: Path
-    model: Path | None
-    rule: str | None
-    protected: str
-    favorable: str
-    support: float
-    phi: list[float]
-    budgets: list[float] | str
-    metrics: list[str] | str
-    top: int
-    weights: dict[str, float] = field(default_factory=dict)
-    immutable: list[str] | None = None
-    monotone: list[str] = field(default_factory=list)
-    max_step: dict[str, float] = field(default_factory=dict)
-    bins: dict[str, Any] = field(default_factory=dict)
-    ordinal: dict[str, list[str]] = field(default_factory=dict)
-    exclude: list[str] = field(default_factory=list)
-    loose: bool = False
-    legacy: bool = False
-    n_boot: int = DEFAULTS.n_boot
-    seed: int = DEFAULTS.seed
-    trust_pickle: bool = False
-    trusted_types: list[str] = field(default_factory=list)
-
-    @property
-    def inputs(self) -> tuple[Path, ...]:
-        """Input files, kept out of an output folder that would replace them."""
-        return tuple(p for p in (self.data, self.model) if p)
 
 
 # ---------------------------------------------------------------------------------- parse
@@ -219,48 +105,15 @@ def parse_metrics(text: str) -> list[str] | str:
     return [m.strip() for m in text.split(",") if m.strip()]
 
 
-def parse_flags(data: Path | None, model: Path | None, rule: str | None,
-                protected: str | None, **flags: Any) -> FlagInputs:  # fmt: skip
-    """Check the flags that must come together and convert the repeated ``COL=VALUE`` ones."""
-    if data is None:
-        raise InputError(_NO_DATA)
-    if (model is None) == (rule is None):
-        raise InputError("give exactly one of --model FILE or --rule EXPR")
-    if protected is None:
-        raise InputError("missing --protected COLUMN")
-    return FlagInputs(
-        data=data, model=model, rule=rule, protected=protected, favorable=flags["favorable"],
-        support=flags["support"], phi=list(flags["phi"]),
-        budgets=list(flags["budget"]) if flags["budget"] else "auto",
-        metrics=parse_metrics(flags["metrics"]), top=flags["top"],
-        weights={k: _number(v, "--weight") for k, v in _kv(flags["weight"], "--weight").items()},
-        immutable=list(flags["immutable"]) if flags["immutable"] else None,
-        monotone=list(flags["monotone"] or []),
-        max_step={k: _number(v, "--max-step")
-                  for k, v in _kv(flags["max_step"], "--max-step").items()},
-        bins=_bins(flags["bins"]),
-        ordinal={c: [v.strip() for v in levels.split(",")]
-                 for c, levels in _kv(flags["ordinal"], "--ordinal").items()},
-        exclude=list(flags["exclude"] or []), loose=flags["loose"], legacy=flags["legacy"],
-        n_boot=flags["n_boot"], seed=flags["seed"],
-        trust_pickle=flags.get("trust_pickle", False),
-        trusted_types=list(flags.get("trusted_type") or []),
-    )  # fmt: skip
+def _numbers(flag: str) -> Any:
+    """The parser of a repeated ``--flag COL=NUMBER`` option."""
+    return lambda items: {k: _number(v, flag) for k, v in _kv(items, flag).items()}
 
 
 # ---------------------------------------------------------------------------------- build
-def _decider(args: FlagInputs) -> Any:
-    if args.model is not None:
-        from ..decisions import ModelDecider
-
-        model = load_cli_model(args.model, args.trust_pickle, args.trusted_types)
-        return ModelDecider(model, favorable=args.favorable)
-    from ..decisions import Rule
-
-    return Rule(args.rule)  # type: ignore[arg-type]
-
-
-def mined_kinds(frame: pd.DataFrame, args: FlagInputs, decider: Any) -> tuple[dict[str, Any], bool]:
+def mined_kinds(
+    frame: pd.DataFrame, v: dict[str, Any], decider: Any
+) -> tuple[dict[str, Any], bool]:
     """Kinds of the mined columns, and whether they are the model's own inputs.
 
     Subgroups and actions range over the model's inputs when the model names them
@@ -269,7 +122,8 @@ def mined_kinds(frame: pd.DataFrame, args: FlagInputs, decider: Any) -> tuple[di
     """
     import pandas as pd
 
-    unknown = [c for c in args.exclude if c not in frame.columns]
+    exclude, ordinal = v["exclude"], v["ordinal"]
+    unknown = [c for c in exclude if c not in frame.columns]
     if unknown:
         raise InputError(f"--exclude names unknown column(s) {unknown}")
     model_cols = getattr(getattr(decider, "estimator", None), "feature_names_in_", None)
@@ -279,18 +133,18 @@ def mined_kinds(frame: pd.DataFrame, args: FlagInputs, decider: Any) -> tuple[di
         raise InputError(f"the model needs column(s) {absent} that are not in --data")
     kinds: dict[str, Any] = {}
     for c in candidates:
-        if c == args.protected or c in args.exclude:
+        if c == v["protected"] or c in exclude:
             continue
-        if c in args.ordinal:
-            kinds[c] = {"ordinal": args.ordinal[c]}
+        if c in ordinal:
+            kinds[c] = {"ordinal": ordinal[c]}
         elif pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]):
             kinds[c] = "numeric"
         else:
             kinds[c] = "categorical"
-    bad = [c for c in args.ordinal if c not in frame.columns]
+    bad = [c for c in ordinal if c not in frame.columns]
     if bad:
         raise InputError(f"--ordinal names unknown column(s) {bad}")
-    unused = [c for c in args.ordinal if c not in kinds]
+    unused = [c for c in ordinal if c not in kinds]
     if unused:
         raise InputError(
             f"--ordinal names column(s) {unused} that are not mined (mined: {', '.join(kinds)})"
@@ -298,34 +152,49 @@ def mined_kinds(frame: pd.DataFrame, args: FlagInputs, decider: Any) -> tuple[di
     return kinds, model_cols is not None
 
 
-def build_from_flags(
-    args: FlagInputs, reading: dict[str, Any] | None = None
-) -> tuple[Any, pd.DataFrame]:
-    """Read the table (the configuration's reader, :func:`_data.read_frame`) and the model;
-    the configured (not yet fitted) audit and the table."""
+def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | None = None) -> tuple:
+    """Read the table (the configuration's reader, :func:`_data.read_frame`) and b() (a model
+    or a rule); the configured, not yet fitted, engine and the table.
+
+    ``v`` holds the command's values: ``data``, ``model`` or ``rule``, ``protected``,
+    ``favorable``, ``exclude``, ``ordinal`` (``COL=levels`` items), ``max_step``, ``legacy``,
+    ``loose``, ``trust_pickle`` and ``trusted_type``; ``spec`` the ``analyses.recourse`` keys.
+    """
+    from ..decisions import ModelDecider, Rule
     from ..recourse import RecourseFairness
     from ..recourse.items import default_bins
 
+    if (v["model"] is None) == (v["rule"] is None):
+        raise InputError("give exactly one of --model FILE or --rule EXPR")
+    if v["protected"] is None:
+        raise InputError("missing --protected COLUMN")
+    v = {**v, "exclude": list(v["exclude"] or []),
+         "ordinal": {c: [x.strip() for x in levels.split(",")]
+                     for c, levels in _kv(v["ordinal"], "--ordinal").items()}}  # fmt: skip
     # the audited columns of --dropna all: the rule's (a model's are its inputs, below)
-    decision = {"rule": args.rule} if args.rule else {"column": args.protected}
-    roles = {"protected": [args.protected], "decision": decision}
-    frame = _data.read_frame(reading or {}, args.data, "recourse", roles)
-    decider = _decider(args)
-    kinds, own_inputs = mined_kinds(frame, args, decider)
+    decision = {"rule": v["rule"]} if v["rule"] else {"column": v["protected"]}
+    frame = _data.read_frame(reading or {}, v["data"], "recourse",
+                             {"protected": [v["protected"]], "decision": decision})  # fmt: skip
+    if v["model"] is not None:
+        model = load_cli_model(v["model"], v["trust_pickle"], v["trusted_type"])
+        decider: Any = ModelDecider(model, favorable=v["favorable"])
+    else:
+        decider = Rule(v["rule"])
+    kinds, own_inputs = mined_kinds(frame, v, decider)
     err_console.print(
         f"mining {len(kinds)} column(s): {', '.join(kinds)}"
         + (" (the model's inputs)" if own_inputs else ""),
         soft_wrap=True,
         markup=False,
     )
-    audit = RecourseFairness(
-        decider, protected=args.protected, support=args.support,
-        feature_weights=args.weights or None, immutable=args.immutable,
-        monotone=args.monotone or None, max_step=args.max_step or None,
-        bins=default_bins(frame, kinds, args.bins) or None, features=kinds,
-        legacy=args.legacy, exact_features=not args.loose,
+    engine = RecourseFairness(
+        decider, protected=v["protected"], support=spec.support,
+        feature_weights=dict(spec.feature_weights) or None, immutable=spec.immutable or None,
+        monotone=spec.monotone or None, max_step=v["max_step"] or None,
+        bins=default_bins(frame, kinds, spec.bins) or None, features=kinds,
+        legacy=v["legacy"], exact_features=not v["loose"],
     )  # fmt: skip
-    return audit, frame
+    return engine, frame
 
 
 # ---------------------------------------------------------------------------------- run
@@ -390,31 +259,6 @@ def run_stability(audit: Any, result: Any, n_boot: int, seed: int) -> Any:
 
 
 # ---------------------------------------------------------------------------------- print
-def write_outputs(result: Any, cscs: dict[str, Any], out: Path, keep: tuple = (),
-                  tables: Mapping[str, pd.DataFrame] | None = None,
-                  stability: Any = None) -> None:  # fmt: skip
-    """Every file of :data:`OUTPUTS` (``rank_stability.csv`` when ``stability`` is given, and
-    ``tables/<stem>.csv`` of the audit's tables with ``--config``), swapped into ``out`` in
-    one step."""
-    from ..io import atomic_output_dir, atomic_write_json, atomic_write_table, atomic_write_text
-
-    with atomic_output_dir(out, owner="recourse", keep=keep) as stage:
-        for stem, frame in (tables or {}).items():
-            atomic_write_table(stage / f"tables/{stem}.csv", frame)  # as the audit writes them
-        atomic_write_table(stage / "rankings.csv", result.to_frame(), index=False)
-        for label, ranking in result.rankings.items():
-            atomic_write_table(stage / f"ranking_{label}.csv", ranking.to_frame(), index=False)
-            atomic_write_text(stage / f"csc_{label}.txt", cscs[label].text)
-        atomic_write_table(stage / "summary.csv", result.ranking_analysis(), index=False)
-        atomic_write_table(stage / "aggregated_rankings.csv", result.aggregated_rankings())
-        atomic_write_table(stage / "stats.csv", result.stats_frame(), index=False)
-        doc = {"result": result.to_dict(), "csc": {k: v.to_dict() for k, v in cscs.items()}}
-        if stability is not None:
-            atomic_write_table(stage / "rank_stability.csv", stability.to_frame(), index=False)
-            doc["rank_stability"] = stability.to_dict()
-        atomic_write_json(stage / "recourse.json", doc)
-
-
 def summary_table(result: Any) -> Table:
     """Rich table: one row per definition (subgroups, Fair, rank-1 ties, top-10% tallies)."""
     from rich.table import Table
@@ -429,125 +273,90 @@ def summary_table(result: Any) -> Table:
     return table
 
 
-def print_summary(result: Any, out: Path, stability: Any = None) -> None:
-    """Headline, scope, the summary table, rank stability, stage seconds and where the files
-    went."""
-    console.print(summary_table(result))
-    for line in (result.headline(), f"scope: {result.scope()}"):
-        console.print(line, soft_wrap=True, markup=False)
-    written = OUTPUTS
-    if stability is not None:
-        console.print(stability.headline(), soft_wrap=True, markup=False)
-        for caveat in stability.caveats():
-            console.print(f"  • {caveat}", soft_wrap=True, markup=False)
-        written += ", rank_stability.csv"
-    secs = ", ".join(f"{k} {v:.1f} s" for k, v in result.timings.items())
-    console.print(f"stages: {secs}", soft_wrap=True, markup=False)
-    console.print(f"wrote {out}/{written}", soft_wrap=True, markup=False)
+class Recourse(AnalysisCommand):
+    """``primafacie recourse`` (the help text is :data:`HELP`)."""
 
-
-# ---------------------------------------------------------------------------------- commands
-def run_config(config: Path, out: Path, legacy: bool, loose: bool, flags_given: bool,
-               spec_flags: list[str] | None = None) -> None:  # fmt: skip
-    """``--config audit.yaml``: ``analyses.recourse`` built and run exactly as the audit does
-    (:meth:`RecourseSpec.build`, the analysis' ``run``); writes the audit's recourse tables
-    under ``tables/`` too. ``--legacy``/``--loose`` adjust the built engine; ``spec_flags``
-    (flags typed that set a key of analyses.recourse, such as ``--n-boot``) are refused."""
-    from ..analysis import Context
-    from ..audit.inputs import input_paths
-    from ..config import load_config
-    from ..io import check_output_dir
-    from ..recourse.analysis import run as run_analysis
-    from ..recourse.csc import CSCResult
-
-    if flags_given:
-        raise InputError("give either --config or --data/--model/--rule, not both")
-    if spec_flags:
-        raise InputError(
-            f"--config builds the analysis from {config} alone (as `primafacie audit` does); "
-            f"drop {', '.join(spec_flags)} or set the keys of analyses.recourse in the file"
-        )
-    cfg = load_config(config)
-    spec = cfg.analyses.recourse
-    if spec is None:
-        raise InputError(f"{config}: the configuration has no analyses.recourse section")
-    check_output_dir(out, input_paths(cfg, config))  # before any work: no input inside --out
-    with stage_progress() as progress:
-        bars = StageBars(progress)
-        data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
-        ctx = Context(config=cfg, data=data, decider=cfg.decider(), tick=bars.tick)
-        audit = spec.build(data, ctx)
-        audit.legacy, audit.exact_features = legacy, not loose
-        run = run_analysis(spec, ctx, audit=audit)
-    result = run.results["definitions"]
-    cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
-            for label, r in result.rankings.items()}  # fmt: skip
-    stability = run.results.get("rank_stability")
-    write_outputs(
-        result, cscs, out, keep=input_paths(cfg, config), tables=run.tables, stability=stability
-    )
-    print_summary(result, out, stability)
-
-
-def recourse(
-    ctx: typer.Context,
-    data: DataOpt = None,
-    model: ModelOpt = None,
-    trust_pickle: TrustPickleOpt = False,
-    trusted_type: TrustedTypeOpt = None,
-    rule: RuleOpt = None,
-    protected: ProtectedOpt = None,
-    favorable: FavorableOpt = "1",
-    support: SupportOpt = DEFAULTS.support,
-    phi: PhiOpt = list(DEFAULTS.phi),  # noqa: B006 - typer reads the default, never mutates it
-    budget: BudgetOpt = None,
-    metrics: MetricsOpt = "all" if DEFAULTS.metrics == "all" else ",".join(DEFAULTS.metrics),
-    weight: WeightOpt = None,
-    immutable: ImmutableOpt = None,
-    monotone: MonotoneOpt = None,
-    max_step: MaxStepOpt = None,
-    bins: BinsOpt = None,
-    ordinal: OrdinalOpt = None,
-    exclude: ExcludeOpt = None,
-    loose: LooseOpt = False,
-    legacy: LegacyOpt = False,
-    top: TopOpt = DEFAULTS.top,
-    n_boot: NBootOpt = DEFAULTS.n_boot,
-    seed: SeedOpt = DEFAULTS.seed,
-    config: ConfigOpt = None,
-    out: OutOpt = Path("out/recourse"),
-    reading: Any = None,
-) -> None:
-    """Parse -> build -> run -> print (see the module docstring)."""
-    if config is None and data is None:  # before the imports: a usage error answers at once
-        raise InputError(_NO_DATA)
-    from ..recourse.params import PARAM_WHERE, RUN_CONSTRAINTS, STABILITY_CONSTRAINTS
-    from ..validation import validate_params
-
-    # the constraints of analyses.recourse (top, n_boot, seed), named by their flags
-    constraints = {"top": RUN_CONSTRAINTS["top"], **STABILITY_CONSTRAINTS}
-    values = {"top": top, "n_boot": n_boot, "seed": seed}
-    validate_params("recourse", constraints, values, PARAM_WHERE)
-    if config is not None:
-        _data.refuse_with_config(reading, config)
-        spec_flags = given_flags(ctx, _CONFIG_REFUSED)
-        run_config(config, out, legacy, loose, any(v is not None for v in (data, model, rule)),
-                   spec_flags)  # fmt: skip
-        return
-    args = parse_flags(
-        data, model, rule, protected, favorable=favorable, support=support, phi=phi,
-        budget=budget, metrics=metrics, weight=weight, immutable=immutable, monotone=monotone,
-        max_step=max_step, bins=bins, ordinal=ordinal, exclude=exclude, loose=loose,
-        legacy=legacy, top=top, n_boot=n_boot, seed=seed, trust_pickle=trust_pickle,
-        trusted_type=trusted_type,
+    name, help, params = "recourse", HELP, PARAMS
+    no_data = "give --data FILE with --model FILE or --rule EXPR, or --config FILE"
+    config_help = "audit.yaml instead."
+    _repeat = Optional[list[str]]
+    roles = (
+        role("data", "CSV or Parquet audit table."),
+        role("model", "Fitted estimator (.skops or .onnx)."), role("trust_pickle"),
+        role("trusted_type", type=_repeat, default=None), role("rule", "Decision rule expression."),
+        role("favorable", "Model's favourable label."),
+        role("budgets", "EEWB budget (repeat; default: automatic rule).", Optional[list[float]],
+             None, flag="--budget"),
+        role("ordinal", "COL=low,mid,high: ordered levels (repeat).", _repeat, None),
+        role("exclude", "Column that is no feature, e.g. the label (repeat).", _repeat, None),
+        role("loose", "Actions over any subset of features.", bool, False),
     )  # fmt: skip
-    audit, frame = build_from_flags(args, reading)
-    result, cscs = run_facts(audit, frame, args.phi, args.budgets, args.metrics, args.top)
-    stability = run_stability(audit, result, args.n_boot, args.seed)
-    write_outputs(result, cscs, out, keep=args.inputs, stability=stability)
-    print_summary(result, out, stability)
+    with_config = ("legacy", "loose")
+    parsers = {"feature_weights": _numbers("--weight"), "max_step": _numbers("--max-step"),
+               "bins": _bins, "metrics": parse_metrics}  # fmt: skip
+
+    def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
+        """Mine, score every definition, draw the CSCs and the rank stability, with bars."""
+        engine, frame = build_from_flags(spec, v, reading)
+        budgets = list(v["budgets"]) if v["budgets"] else "auto"
+        result, cscs = run_facts(engine, frame, list(spec.phi), budgets, spec.metrics, spec.top)
+        stability = run_stability(engine, result, spec.n_boot, spec.seed)
+        return (result, cscs, stability, {}), tuple(p for p in (v["data"], v["model"]) if p)
+
+    def from_config_file(self, cfg: Any, v: dict[str, Any]) -> Any:
+        """``analyses.recourse`` built and run as the audit does (:meth:`RecourseSpec.build`,
+        the analysis' ``run``), its engine adjusted by ``--legacy``/``--loose``."""
+        from ..analysis import Context
+        from ..recourse.analysis import run as run_analysis
+        from ..recourse.csc import CSCResult
+
+        spec = cfg.analyses.recourse
+        with stage_progress() as progress:
+            bars = StageBars(progress)
+            data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
+            ctx = Context(config=cfg, data=data, decider=cfg.decider(), tick=bars.tick)
+            engine = spec.build(data, ctx)
+            engine.legacy, engine.exact_features = v["legacy"], not v["loose"]
+            run = run_analysis(spec, ctx, audit=engine)
+        result = run.results["definitions"]
+        cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
+                for label, r in result.rankings.items()}  # fmt: skip
+        return result, cscs, run.results.get("rank_stability"), run.tables
+
+    def files(self, res: Any) -> list[tuple[str, Any]]:
+        """The audit's tables under ``tables/`` (with ``--config``), then every file of
+        :data:`OUTPUTS` and ``rank_stability.csv`` when computed."""
+        result, cscs, stability, tables = res
+        out = [(f"tables/{stem}.csv", frame) for stem, frame in tables.items()]
+        out.append(("rankings.csv", result.to_frame()))
+        for label, ranking in result.rankings.items():
+            out += [(f"ranking_{label}.csv", ranking.to_frame()),
+                    (f"csc_{label}.txt", cscs[label].text)]  # fmt: skip
+        out += [("summary.csv", result.ranking_analysis()),
+                ("aggregated_rankings.csv", result.aggregated_rankings()),
+                ("stats.csv", result.stats_frame())]  # fmt: skip
+        doc = {"result": result.to_dict(), "csc": {k: c.to_dict() for k, c in cscs.items()}}
+        if stability is not None:
+            out.append(("rank_stability.csv", stability.to_frame()))
+            doc["rank_stability"] = stability.to_dict()
+        return [*out, ("recourse.json", doc)]
+
+    def show(self, res: Any, out: Path, names: list[str]) -> None:
+        """Headline, scope, the summary table, rank stability, stage seconds and where the
+        files went."""
+        result, _, stability, _ = res
+        console.print(summary_table(result))
+        for line in (result.headline(), f"scope: {result.scope()}"):
+            console.print(line, soft_wrap=True, markup=False)
+        written = OUTPUTS
+        if stability is not None:
+            console.print(stability.headline(), soft_wrap=True, markup=False)
+            for caveat in stability.caveats():
+                console.print(f"  • {caveat}", soft_wrap=True, markup=False)
+            written += ", rank_stability.csv"
+        secs = ", ".join(f"{k} {v:.1f} s" for k, v in result.timings.items())
+        console.print(f"stages: {secs}", soft_wrap=True, markup=False)
+        console.print(f"wrote {out}/{written}", soft_wrap=True, markup=False)
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``primafacie recourse`` to the app."""
-    app.command("recourse", help=HELP)(guarded(_data.data_options(recourse)))
+register = Recourse().register

@@ -1,10 +1,10 @@
 """``primafacie situation``: situation testing (ST, CST w/o, CST w/, CF) from flags or a config.
 
-Module-level functions in the order a run goes: parse (:func:`parse_flags`,
-:func:`spec_from_flags`, :func:`causal_from_flags`) → build and run (:func:`run_tests`, or
-:func:`from_config`, which runs exactly what ``primafacie audit`` runs for
-``analyses.situation``) → write and print (:func:`write_and_print`). Every engine is built by
-:meth:`~primafacie.situation.spec.SituationSpec.tests`, and the option defaults are the spec's.
+Options, ``--config`` (which runs exactly what ``primafacie audit`` runs for
+``analyses.situation``), the writing of the files and the defaults are derived
+(:mod:`._analysis`); this module holds the help, the roles (features, b() as a rule or a model,
+the SCM's edges or a counterfactual table), how they are read and the summary tables. Every
+engine is built by :meth:`~primafacie.situation.spec.SituationSpec.tests`.
 """
 
 from __future__ import annotations
@@ -12,24 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-import typer
-
 from ..errors import InputError
-from ..params import by_name
 from ..situation.params import PARAMS
 from . import _data
-from ._common import (
-    TRUST_PICKLE_HELP,
-    TRUSTED_TYPE_HELP,
-    config_section,
-    console,
-    err_console,
-    escape,
-    flag_error,
-    guarded,
-    load_cli_model,
-    option,
-)
+from ._analysis import AnalysisCommand, role
+from ._common import console, err_console, escape, load_cli_model
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,9 +24,6 @@ if TYPE_CHECKING:
 
     from ..data import AuditData
     from ..situation.spec import SituationSpec
-
-#: The declarations of the analysis' parameters: each option's default and help.
-_P = by_name(PARAMS)
 
 # numpy, pandas, the spec, the SCM and the engines are imported inside the functions: the CLI
 # loads this module to render --help, which must not wait for them.
@@ -85,13 +69,6 @@ the unadjusted columns are unchanged.
 """
 
 
-def _parse_list(text: str, cast: Any, what: str) -> list:
-    try:
-        return [cast(v.strip()) for v in str(text).split(",") if v.strip()]
-    except ValueError as exc:
-        raise InputError(f"{what}: cannot parse {text!r}") from exc
-
-
 def _parse_features(items: list[str]) -> dict[str, Any] | None:
     if not items:
         return None
@@ -113,104 +90,20 @@ def _parse_edges(items: list[str]) -> list[tuple[str, str]]:
 
 
 def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
-    """The model's class label that --favorable names (a CLI string: "1" must match 1)."""
-    import numpy as np
+    """The model's class label that --favorable names (a CLI string: "1" must match 1 and
+    True), by the deciders' own matching (:func:`primafacie.decisions._model_label`)."""
+    from ..decisions import _model_label as label_of
 
     classes = getattr(estimator, "classes_", None)
     if classes is None:
-        try:
-            return int(favorable)
-        except ValueError:
-            try:
-                return float(favorable)
-            except ValueError:
-                return favorable
-    from ..decisions import _same_label
-
-    for c in classes:
-        if str(c) == favorable or (
-            isinstance(c, (int, float, np.number)) and _same_number(c, favorable)
-        ):
-            return c.item() if hasattr(c, "item") else c
-        if _same_label(c.item() if hasattr(c, "item") else c, favorable):  # booleans: "1", "true"
-            return c.item() if hasattr(c, "item") else c
-    raise InputError(
-        f"--favorable {favorable!r} is not a class of the model in {path}; its classes are "
-        f"{[str(c) for c in classes]}"
-    )
-
-
-def _same_number(value: Any, text: str) -> bool:
+        return _data.scalar(favorable)
     try:
-        return float(value) == float(text)
-    except ValueError:
-        return False
-
-
-# ---------------------------------------------------------------------- parse
-#: The option a spec field comes from, for messages about a flag.
-_FLAGS = {
-    "k": "--k",
-    "methods": "--method",
-    "dimensions": "--dimension",
-    "alpha": "--alpha",
-    "tau": "--tau",
-    "direction": "--direction",
-    "interval": "--interval",
-    "max_distance": "--max-distance",
-    "legacy": "--legacy",
-    "multiplicity": "--multiplicity",
-}
-#: Flags that give the data, b() and the causal model; ``--config`` has its own.
-_DATA_FLAGS = {
-    "data": "--data", "protected": "--protected", "feature": "--feature",
-    "decision": "--decision", "favorable": "--favorable", "rule": "--rule", "model": "--model",
-    "edge": "--edge", "counterfactuals": "--counterfactuals",
-    "trust_pickle": "--trust-pickle", "trusted_type": "--trusted-type",
-}  # fmt: skip
-#: Typer parameter -> flag of every option that sets a key of ``analyses.situation``.
-_SPEC_FLAGS = {
-    {"methods": "method", "dimensions": "dimension"}.get(key, key): flag
-    for key, flag in _FLAGS.items()
-}
-
-
-def spec_from_flags(
-    k: str,
-    method: str,
-    dimension: str,
-    alpha: float,
-    tau: float,
-    direction: str,
-    interval: str,
-    max_distance: float | None,
-    legacy: bool,
-    multiplicity: str = _P["multiplicity"].default,
-) -> SituationSpec:
-    """The :class:`SituationSpec` the flags describe (validated like ``audit.yaml``)."""
-    from pydantic import ValidationError
-
-    from ..situation.spec import SituationSpec
-
-    values = dict(
-        k=_parse_list(k, int, "--k"),
-        methods=_parse_list(method, str, "--method"),
-        dimensions=_parse_list(dimension, str, "--dimension"),
-        alpha=alpha,
-        tau=tau,
-        direction=direction,
-        interval=interval,
-        max_distance=max_distance,
-        legacy=legacy,
-        multiplicity=multiplicity,
-    )
-    try:
-        return SituationSpec(**values)
-    except ValidationError as exc:
-        lines = [
-            flag_error(e, _FLAGS.get(str(e["loc"][0]), str(e["loc"][0]))) for e in exc.errors()
-        ]
-        raise InputError("\n".join(dict.fromkeys(lines))) from None
+        return label_of(estimator, favorable)
+    except InputError:
+        raise InputError(
+            f"--favorable {favorable!r} is not a class of the model in {path}; its classes are "
+            f"{[str(c) for c in classes]}"
+        ) from None
 
 
 def parse_flags(
@@ -281,7 +174,6 @@ def causal_from_flags(
     return None, None
 
 
-# ---------------------------------------------------------------------- build and run
 def run_tests(
     spec: SituationSpec,
     audit: AuditData,
@@ -300,27 +192,6 @@ def run_tests(
         }
 
 
-def from_config(ctx: typer.Context, path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
-    """Run exactly what ``primafacie audit`` runs for ``analyses.situation`` (the same
-    :func:`~primafacie.audit.compute_audit`, with the other analyses switched off); a flag
-    typed besides ``--config`` is refused, since the file alone says what runs.
-
-    Returns the Results by test label and the input files the output folder must keep.
-    """
-    from ..audit import compute_audit
-    from ..audit.inputs import input_paths
-    from ..audit.registry import ANALYSES
-    from ..situation.analysis import ANALYSIS, tests_of
-
-    cfg, _ = config_section(ctx, path, ANALYSIS.name, {**_DATA_FLAGS, **_SPEC_FLAGS})
-    others = {a.name: None for a in ANALYSES if a.name != ANALYSIS.name}
-    only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
-    with err_console.status("situation testing…"):
-        result = compute_audit(only)
-    return tests_of(result.runs[ANALYSIS.name].results), input_paths(cfg, path)
-
-
-# ---------------------------------------------------------------------- write and print
 def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     from rich.table import Table
 
@@ -366,82 +237,70 @@ def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(dict.fromkeys(ints, "Int64"))
 
 
-def write_and_print(out: Path, results: dict[str, Any], keep: tuple = ()) -> None:
-    """Write complainants.csv and summary.csv (column ``dimension`` = the test's label)
-    atomically, then print every test's counts, headline and caveats."""
+def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
+    """Neighbour id lists as space-separated text (a multiple result has one per attribute),
+    and integer columns as nullable integers, so that stacking tests whose columns differ
+    (``k_c`` vs ``k_c_<attr>``) writes 5, not 5.0, as the audit's tables do."""
     import pandas as pd
 
-    from ..io import atomic_output_dir, atomic_write_table
-
-    frames = [_flat_ids(r.to_frame(neighbors=True)).assign(dimension=d) for d, r in results.items()]
-    summaries = [r.summary().assign(dimension=d) for d, r in results.items()]
-    comp = pd.concat(frames, ignore_index=True)
-    summ = pd.concat(summaries, ignore_index=True)
-    comp = comp[["dimension"] + [c for c in comp.columns if c != "dimension"]]
-    summ = summ[["dimension"] + [c for c in summ.columns if c != "dimension"]]
-    with atomic_output_dir(out, owner="situation", keep=keep) as stage:
-        atomic_write_table(stage / "complainants.csv", comp)
-        atomic_write_table(stage / "summary.csv", summ)
-    for (label, res), s in zip(results.items(), summaries, strict=True):
-        console.print(_summary_table(s, escape(f"situation testing ({label})")))
-        console.print(escape(res.headline()))
-        for caveat in res.caveats():
-            console.print(escape(f"  • {caveat}"))
-    console.print(f"wrote {out / 'complainants.csv'} and {out / 'summary.csv'}")
-
-
-# ---------------------------------------------------------------------- the command
-
-
-# A typer command declares every option in its signature (24 options), hence the length.
-def situation(
-    ctx: typer.Context,
-    data: Optional[Path] = typer.Option(None, "--data", help="CSV or Parquet table."),
-    config: Optional[Path] = typer.Option(None, "--config", help="audit.yaml instead of flags."),
-    protected: list[str] = typer.Option([], "--protected", help="COL=VALUE (repeatable)."),
-    feature: list[str] = typer.Option([], "--feature", help="COL[:numeric|categorical|ordinal]."),
-    decision: Optional[str] = typer.Option(None, "--decision", help="Decision column ŷ."),
-    favorable: str = typer.Option("1", "--favorable", help="Favourable decision value."),
-    rule: Optional[str] = typer.Option(None, "--rule", help="b() as an expression."),
-    model: Optional[Path] = typer.Option(None, "--model", help="b() as a .skops/.onnx file."),
-    trust_pickle: bool = typer.Option(False, "--trust-pickle", help=TRUST_PICKLE_HELP),
-    trusted_type: list[str] = typer.Option([], "--trusted-type", help=TRUSTED_TYPE_HELP),
-    edge: list[str] = typer.Option([], "--edge", help="SCM edge PARENT:CHILD (repeatable)."),
-    counterfactuals: Optional[Path] = typer.Option(
-        None, "--counterfactuals", help="Precomputed counterfactual table."
-    ),
-    k: str = option(_P["k"], help="Comma-separated neighbourhood sizes."),
-    method: str = option(_P["methods"]),
-    dimension: str = option(_P["dimensions"]),
-    alpha: float = option(_P["alpha"]),
-    tau: float = option(_P["tau"]),
-    direction: str = option(_P["direction"]),
-    interval: str = option(_P["interval"]),
-    max_distance: Optional[float] = option(_P["max_distance"]),
-    legacy: bool = option(_P["legacy"]),
-    multiplicity: str = option(_P["multiplicity"]),
-    out: Path = typer.Option(Path("out/situation"), "--out", help="Output folder."),
-    reading: Any = None,
-) -> None:
-    """Parse the flags (or read ``--config``), build, run, write and print."""
-    if config is not None:
-        _data.refuse_with_config(reading, config)
-        results, keep = from_config(ctx, config)
-    else:
-        trust = (trust_pickle, trusted_type)
-        audit, decider = parse_flags(
-            data, reading, protected, feature, decision, favorable, rule, model, trust
+    for col in [c for c in frame.columns if c.startswith(("control_ids", "test_ids"))]:
+        frame[col] = frame[col].map(
+            lambda ids: " ".join(map(str, ids)) if isinstance(ids, list) else ""
         )
-        spec = spec_from_flags(
-            k, method, dimension, alpha, tau, direction, interval, max_distance, legacy,
-            multiplicity,
-        )  # fmt: skip
-        scm, cf = causal_from_flags(audit, edge, counterfactuals, reading)
+    ints = [c for c in frame.columns if pd.api.types.is_integer_dtype(frame[c])]
+    return frame.astype(dict.fromkeys(ints, "Int64"))
+
+
+def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The tests' frames one under the other, column ``dimension`` (the test's label) first."""
+    import pandas as pd
+
+    out = pd.concat(frames, ignore_index=True)
+    return out[["dimension"] + [c for c in out.columns if c != "dimension"]]
+
+
+class Situation(AnalysisCommand):
+    """``primafacie situation`` (the help text is :data:`HELP`)."""
+
+    name, help, params, status = "situation", HELP, PARAMS, "situation testing…"
+    no_data = "give --data FILE (with --protected, --decision, ...) or --config FILE"
+    roles = (
+        role("data"), role("protected"),
+        role("feature", "COL[:numeric|categorical|ordinal].", list[str], []),
+        role("decision"), role("favorable"), role("rule"), role("model"), role("trust_pickle"),
+        role("trusted_type"), role("edge", "SCM edge PARENT:CHILD (repeatable).", list[str], []),
+        role("counterfactuals", "Precomputed counterfactual table.", Optional[Path], None),
+    )  # fmt: skip
+
+    def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
+        """Every test of the spec on the data, b() and causal model the flags describe."""
+        audit, decider = parse_flags(v["data"], reading, v["protected"], v["feature"],
+                                     v["decision"], v["favorable"], v["rule"], v["model"],
+                                     (v["trust_pickle"], v["trusted_type"]))  # fmt: skip
+        scm, cf = causal_from_flags(audit, v["edge"], v["counterfactuals"], reading)
         results = run_tests(spec, audit, scm=scm, counterfactuals=cf, decider=decider)
-        keep = tuple(p for p in (data, counterfactuals, model) if p)
-    write_and_print(out, results, keep)
+        return results, tuple(p for p in (v["data"], v["counterfactuals"], v["model"]) if p)
+
+    def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
+        """The audit's tests (its dossiers and sensitivity left out)."""
+        from ..situation.analysis import tests_of
+
+        return tests_of(run.results)
+
+    def files(self, res: Any) -> list[tuple[str, Any]]:
+        """complainants.csv and summary.csv: every test's rows, column ``dimension`` its label."""
+        frames = [_flat_ids(r.to_frame(neighbors=True)).assign(dimension=d) for d, r in res.items()]
+        summaries = [r.summary().assign(dimension=d) for d, r in res.items()]
+        return [("complainants.csv", _stacked(frames)), ("summary.csv", _stacked(summaries))]
+
+    def show(self, res: Any, out: Path, names: list[str]) -> None:
+        """Every test's counts, headline and caveats, then where the files went."""
+        for label, r in res.items():
+            console.print(_summary_table(r.summary(), escape(f"situation testing ({label})")))
+            console.print(escape(r.headline()))
+            for caveat in r.caveats():
+                console.print(escape(f"  • {caveat}"))
+        console.print(f"wrote {out / names[0]} and {out / names[1]}")
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``primafacie situation`` to ``app``."""
-    app.command("situation", help=HELP)(guarded(_data.data_options(situation)))
+register = Situation().register

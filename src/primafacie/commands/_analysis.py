@@ -1,0 +1,380 @@
+"""The one analysis command, derived from an analysis' declarations.
+
+A command module declares an :class:`AnalysisCommand`: its name (the registry's), its
+``HELP`` with the worked examples, the data-role flags special to it (:class:`Role`) and what
+is genuinely its own (how the flags become data, which files it writes, its summary table).
+Everything else is derived here, once:
+
+* one typer option per declared parameter (:data:`PARAMS` of ``<analysis>/params.py``: flag,
+  default, help, choices; a hidden option per former name in ``RENAMED``), the data flags of
+  :mod:`._data`, ``--config`` and ``--out``;
+* ``--config``: every analysis flag typed besides it is refused, then the configuration runs
+  exactly as ``primafacie audit`` runs it (:func:`~primafacie.audit.compute_audit` with the
+  other analyses off);
+* the flags: the spec is built from the declared options (:func:`spec_from_flags`: a bad
+  value names its flag and key), then the command reads its data and runs the engine;
+* the outputs written all-or-nothing by their suffix, then the summary table, headline,
+  scope and caveats printed.
+
+Only typer is imported at module level: ``primafacie <cmd> --help`` builds the options
+without numpy or pandas (the declarations import neither).
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Optional
+
+import typer
+
+from ..errors import InputError
+from . import _data
+from ._common import (
+    TRUST_PICKLE_HELP,
+    TRUSTED_TYPE_HELP,
+    console,
+    err_console,
+    escape,
+    guarded,
+    option,
+    spec_from_flags,
+)
+
+__all__ = ["AnalysisCommand", "Role", "role", "split_list"]
+
+
+@dataclass(frozen=True)
+class Role:
+    """A flag that names the data's roles or the command's own switches (not a parameter of
+    the analysis, which its ``params.py`` declares)."""
+
+    name: str
+    flag: str
+    type: Any
+    default: Any
+    help: str
+    hidden: bool = False
+
+    def option(self) -> Any:
+        """The typer option."""
+        return typer.Option(self.default, self.flag, help=self.help, hidden=self.hidden)
+
+
+#: The roles several commands share, with their usual help (a command may reword it).
+_ROLES = {r.name: r for r in (
+    Role("data", "--data", Optional[Path], None, "CSV or Parquet table."),
+    Role("protected", "--protected", list[str], [], "COL=VALUE (repeatable)."),
+    Role("decision", "--decision", Optional[str], None, "Decision column ŷ."),
+    Role("favorable", "--favorable", str, "1", "Favourable decision value."),
+    Role("outcome", "--outcome", Optional[str], None, "True-outcome column."),
+    Role("outcome_favorable", "--outcome-favorable", str, "1", "Favourable true-outcome value."),
+    Role("rule", "--rule", Optional[str], None, "b() as an expression."),
+    Role("model", "--model", Optional[Path], None, "b() as a .skops/.onnx file."),
+    Role("trust_pickle", "--trust-pickle", bool, False, TRUST_PICKLE_HELP),
+    Role("trusted_type", "--trusted-type", list[str], [], TRUSTED_TYPE_HELP),
+)}  # fmt: skip
+
+_SAME = object()
+
+
+def role(name: str, help: str | None = None, type: Any = _SAME, default: Any = _SAME,
+         flag: str | None = None, hidden: bool = False) -> Role:  # fmt: skip
+    """A role: a shared one by name (:data:`_ROLES`) with what is given replaced, or a new one
+    (then ``type`` and ``default`` are needed; the flag is the name with dashes)."""
+    base = _ROLES.get(name) or Role(name, "--" + name.replace("_", "-"), Optional[str], None, "")
+    return Role(name, flag or base.flag, base.type if type is _SAME else type,
+                base.default if default is _SAME else default, help or base.help, hidden)  # fmt: skip
+
+
+# ---------------------------------------------------------------------- values of the options
+def split_list(text: str | None, flag: str, cast: Any = str, where: str = "") -> list | None:
+    """A comma-separated option (``--k 15,30``) as a list, each item cast; an item that does
+    not cast is an InputError naming the flag (and the ``audit.yaml`` key, ``where``).
+
+    Examples
+    --------
+    >>> split_list("15, 30", "--k", int), split_list("st,,cf", "--method")
+    ([15, 30], ['st', 'cf'])
+    """
+    if text is None:
+        return None
+    items = [v.strip() for v in str(text).split(",")]
+    if cast is str:  # names: an empty item is a stray comma
+        return [v for v in items if v]
+    what, one, example = ("integers", "an integer", "15,30,50") if cast is int else (
+        "numbers", "a number", "3,5,7.5")  # fmt: skip
+    bad = next((v for v in items if not _casts(cast, v)), None)
+    if bad is not None:
+        raise InputError(f"{flag} expects {what} separated by commas (e.g. {example}); "
+                         f"{bad!r} is not {one}" + (f" ({where})" if where else ""))  # fmt: skip
+    return [cast(v) for v in items]
+
+
+def _casts(cast: Any, text: str) -> bool:
+    try:
+        cast(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _item_cast(param: Any) -> Any:
+    """How the items of a comma-separated option are read: as the declared type's items
+    (``list[int]`` → int; a Literal of integers → int where the text is a number)."""
+    from ..params import annotation
+
+    kind = annotation(param)
+    if typing.get_origin(kind) is typing.Union:  # Optional[list[...]]
+        kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    args = typing.get_args(kind)
+    item = args[0] if args else str
+    if typing.get_origin(item) is typing.Literal:
+        ints = all(isinstance(v, int) for v in typing.get_args(item))
+        return (lambda v: int(v) if v.isdigit() else v) if ints else str
+    return item if item in (int, float) else str
+
+
+def _zero_is_none(param: Any) -> bool:
+    """An integer option whose declaration allows null besides a default: the command line
+    cannot type null, so 0 stands for it (when 0 is not itself accepted)."""
+    from ..validation import check_value
+
+    if param.default is None or None not in param.constraints or param.cli:
+        return False
+    try:
+        check_value(param.name, 0, [c for c in param.constraints if c is not None])
+    except (ValueError, TypeError, InputError):
+        return isinstance(param.default, int) and not isinstance(param.default, bool)
+    return False
+
+
+def _param_option(param: Any) -> Any:
+    """The typer option of a declared parameter (:func:`._common.option`), with what 0 means
+    when it stands for null."""
+    if _zero_is_none(param):
+        return option(param, help=f"{param.help} On the command line 0 stands for null.")
+    return option(param)
+
+
+# ---------------------------------------------------------------------- the command
+class AnalysisCommand:
+    """``primafacie <name>``: flags or ``--config`` → spec → engine → files and summary.
+
+    A subclass sets the class attributes and implements :meth:`from_flags`, :meth:`files`
+    and :meth:`tables`; :meth:`from_run` (the Results of a ``--config`` run), :meth:`words`
+    and :meth:`show` have defaults for a one-Result analysis.
+    """
+
+    #: Registry name of the analysis (= the command).
+    name: ClassVar[str]
+    #: The ``--help`` text, with worked examples.
+    help: ClassVar[str]
+    #: The declared parameters (``<analysis>.params.PARAMS``) and their former names.
+    params: ClassVar[Sequence[Any]]
+    renamed: ClassVar[dict[str, str]] = {}
+    #: The command's own flags, in ``--help`` order (a role named like a parameter, or with
+    #: its flag, replaces that parameter's option).
+    roles: ClassVar[Sequence[Role]] = ()
+    #: Flags allowed besides ``--config`` (they adjust the run, not the analysis).
+    with_config: ClassVar[tuple[str, ...]] = ()
+    #: Parsers of options the declarations cannot describe (``{name: parse(value)}``).
+    parsers: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+    #: The usage error of a run without data.
+    no_data: ClassVar[str] = "give --data FILE or --config FILE"
+    #: What the spinner says while the engine runs.
+    status: ClassVar[str] = ""
+    #: ``--help`` of ``--config``.
+    config_help: ClassVar[str] = "audit.yaml instead of flags."
+
+    # -------------------------------------------------------------- what a command defines
+    def from_flags(
+        self, spec: Any, v: dict[str, Any], reading: dict[str, Any]
+    ) -> tuple[Any, tuple]:
+        """The outputs (whatever :meth:`files` and :meth:`show` read) and the input files of a
+        run from flags; ``v`` holds every option's value (declared parameters parsed)."""
+        raise NotImplementedError
+
+    def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
+        """The outputs of a ``--config`` run (``run`` the analysis' AnalysisRun, ``audit``
+        the AuditResult of ``cfg``): by default its first Result."""
+        return next(iter(run.results.values()))
+
+    def files(self, res: Any) -> list[tuple[str, Any]]:
+        """``(file name, table, text, figure or JSON document)`` in writing order."""
+        raise NotImplementedError
+
+    def tables(self, res: Any) -> list[Any]:
+        """The rich tables printed before the words."""
+        return []
+
+    def words(self, res: Any) -> list[str]:
+        """Headline, scope and caveats, as printed (rich markup, escaped)."""
+        return [escape(res.headline()), escape(f"scope: {res.scope()}"),
+                *(escape(f"  • {c}") for c in res.caveats())]  # fmt: skip
+
+    def show(self, res: Any, out: Path, names: list[str]) -> None:
+        """Print the tables, the words and where the files (``names``) went."""
+        for table in self.tables(res):
+            console.print(table)
+        for line in self.words(res):
+            console.print(line)
+        console.print(escape(f"wrote {out}/{', '.join(names)}"))
+
+    # -------------------------------------------------------------- derived
+    def declared(self) -> list[Any]:
+        """The declared parameters that get an option (a role may take one's place)."""
+        taken = {r.name for r in self.roles} | {r.flag for r in self.roles}
+        return [p for p in self.params if p.flag and not {p.name, p.flag} & taken]
+
+    def signature(self) -> inspect.Signature:
+        """What typer reads: ``ctx``, the roles, the declared options, former names (hidden),
+        ``--config`` and ``--out``, and ``reading`` (replaced by the data flags)."""
+        from ._common import _cli_type
+
+        by_name = {p.name: p for p in self.params}
+        opts = [(r.name, r.option(), r.type) for r in self.roles]
+        opts += [("config", typer.Option(None, "--config", help=self.config_help), Optional[Path]),
+                 ("out", typer.Option(Path(f"out/{self.name}"), "--out", help="Output folder."),
+                  Path)]  # fmt: skip
+        opts += [(p.name, _param_option(p), _cli_type(p)) for p in self.declared()]
+        opts += [(old, typer.Option(None, "--" + old.replace("_", "-"), hidden=True,
+                                    help=f"Deprecated: {by_name[new].flag}."),
+                  Optional[_cli_type(by_name[new])]) for old, new in self.renamed.items()]  # fmt: skip
+        opts.append(("reading", None, Any))
+        kw = inspect.Parameter.KEYWORD_ONLY
+        params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    annotation=typer.Context)]  # fmt: skip
+        params += [inspect.Parameter(n, kw, default=d, annotation=t) for n, d, t in opts]
+        return inspect.Signature(params)
+
+    def function(self) -> Callable[..., None]:
+        """The typer command function (its signature built by :meth:`signature`)."""
+
+        def command(ctx: typer.Context, **values: Any) -> None:
+            self.run(ctx, values)
+
+        sig = self.signature()
+        command.__signature__ = sig  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()}
+        command.__name__ = command.__qualname__ = self.name  # named in memory errors
+        command.__doc__ = f"``primafacie {self.name}`` (:class:`{type(self).__name__}`)."
+        return command
+
+    def register(self, app: typer.Typer) -> None:
+        """Add the command to ``app``."""
+        app.command(self.name, help=self.help)(guarded(_data.data_options(self.function())))
+
+    # -------------------------------------------------------------- one run
+    def run(self, ctx: typer.Context, v: dict[str, Any]) -> None:
+        """Parse (flags or ``--config``), build, run, write, print."""
+        config, out, reading = v.pop("config"), v.pop("out"), v.pop("reading")
+        if config is None and v.get("data") is None:  # before any import: answers at once
+            raise InputError(self.no_data)
+        self._renamed(ctx, v)
+        if config is not None:
+            res, inputs = self.from_config(ctx, config, out, reading, v)
+        else:
+            res, inputs = self.from_flags(self.spec_of_flags(v), v, reading)
+        self.show(res, out, self.write(out, res, inputs))
+
+    def _renamed(self, ctx: typer.Context, v: dict[str, Any]) -> None:
+        """A former option name is read for one release, with a note on stderr."""
+        flags = {p.name: p.flag for p in self.params}
+        for old, new in self.renamed.items():
+            value = v.pop(old)
+            if value is None:
+                continue
+            oldflag = "--" + old.replace("_", "-")
+            typer.echo(f"note: {oldflag} is deprecated; use {flags[new]}", err=True)
+            if _typed(ctx, new) and v[new] != value:
+                raise InputError(f"give {flags[new]} only ({flags[new]} and {oldflag} differ)")
+            v[new] = value
+
+    def spec_of_flags(self, v: dict[str, Any]) -> Any:
+        """The ``analyses.<name>`` spec of the declared options (each parsed to what
+        audit.yaml holds); its errors name the flags."""
+        from ..audit.registry import get
+
+        keys: dict[str, Any] = {}
+        for p in self.declared():
+            value = v[p.name]
+            if p.name in self.parsers:
+                value = self.parsers[p.name](value)
+            elif p.cli == "list":
+                value = split_list(value, p.flag, _item_cast(p), p.where(self.name))
+            v[p.name] = None if _zero_is_none(p) and value == 0 else value
+            if p.config_key and value is not None:  # an option left out: the spec's default
+                keys[p.config_key] = v[p.name]
+        return spec_from_flags(get(self.name).spec, **keys, **self.more_keys(v))
+
+    def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
+        """Keys of the spec that the command's own flags set (none by default)."""
+        return {}
+
+    def from_config(self, ctx: typer.Context, config: Path, out: Path, reading: Any,
+                    v: dict[str, Any]) -> tuple[Any, tuple]:  # fmt: skip
+        """Run ``analyses.<name>`` of ``config`` exactly as ``primafacie audit`` runs it; a
+        data or analysis flag typed besides it is refused (the file alone says what runs)."""
+        _data.refuse_with_config(reading, config)
+        # the roles in their order, then the analysis' keys alphabetically
+        keys = sorted(self.declared(), key=lambda p: p.flag)
+        flags = {r.name: r.flag for r in self.roles} | {p.name: p.flag for p in keys}
+        typed = [f for n, f in flags.items() if n not in self.with_config and _typed(ctx, n)]
+        if typed:
+            raise InputError(
+                f"--config builds the analysis from {config} alone (as `primafacie audit` does); "
+                f"drop {', '.join(typed)} or set the keys of analyses.{self.name} in the file"
+            )
+        from ..audit.inputs import input_paths
+        from ..audit.registry import spec_of
+        from ..config import load_config
+        from ..io import check_output_dir
+
+        cfg = load_config(config)
+        try:
+            spec_of(cfg, self.name)
+        except InputError as exc:
+            raise InputError(f"{config}: {exc}") from None
+        inputs = input_paths(cfg, config)
+        check_output_dir(out, inputs)  # before any work: no input inside --out
+        return self.from_config_file(cfg, v), inputs
+
+    def from_config_file(self, cfg: Any, v: dict[str, Any]) -> Any:
+        """The outputs of the configuration's run of this analysis alone."""
+        from ..audit import compute_audit
+        from ..audit.registry import ANALYSES
+
+        others = {a.name: None for a in ANALYSES if a.name != self.name}
+        only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
+        with err_console.status(self.status or f"{self.name}…"):
+            audit = compute_audit(only)
+            return self.from_run(audit.runs[self.name], cfg, audit, v)
+
+    def write(self, out: Path, res: Any, inputs: Sequence[Any]) -> list[str]:
+        """Every file of :meth:`files`, swapped into ``out`` in one step (the inputs kept);
+        their names."""
+        from ..io import atomic_output_dir, atomic_write_json, atomic_write_table, atomic_write_text
+
+        files = self.files(res)
+        with atomic_output_dir(out, owner=self.name, keep=tuple(inputs)) as stage:
+            for name, value in files:
+                path = stage / name
+                if hasattr(value, "to_csv"):
+                    atomic_write_table(path, value)
+                elif isinstance(value, str):
+                    atomic_write_text(path, value)
+                elif hasattr(value, "savefig"):
+                    value.savefig(path, dpi=120, bbox_inches="tight")
+                else:
+                    atomic_write_json(path, value)
+        return [name for name, _ in files]
+
+
+def _typed(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was typed on the command line (by the source's name: typer may
+    vendor its own click, whose ParameterSource is another enum)."""
+    return getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
