@@ -427,7 +427,7 @@ class SituationTest(Engine):
         plan = planner.plan(data, complainant_mask)
         cf, ycf = planner.counterfactual_stage(data, plan, scm, counterfactuals, decider)
         if parts is not None:
-            return self._run_parts(data, plan, cf, ycf, *parts), None
+            return partitioned.run_engine(self, data, plan, cf, ycf, *parts), None
         space = searcher.space(data, plan, cf)
         lists = searcher.search(data, plan, space, cf)
         del cf
@@ -438,58 +438,6 @@ class SituationTest(Engine):
         if not keep_state:
             return result, None
         return result, RunState(data=data, plan=plan, space=space, lists=lists)
-
-    def _run_parts(
-        self, data: AuditData, plan: Plan, cf: Any, ycf: np.ndarray | None, folder: Path, see: str
-    ) -> SituationResult:
-        """Stages 3 to 5 of :meth:`run_to_parts`: the searches keep no neighbour list (only
-        the counts the tests read; on a cluster nothing else comes back), the statistics are
-        written as parts where they are computed when the table is large
-        (:func:`~.partitioned.run_parts`), and the members of the groups the report shows
-        (the first :data:`~.partitioned.TOP_ROWS` rows of the main test) are searched again
-        for those complainants alone (:meth:`_top_members`)."""
-        searcher = replace(self._stage(GroupSearch), keep_neighbors=False)
-        stats = replace(self._stage(Statistics), keep_neighbors=False)
-        space = searcher.space(data, plan, cf)
-        lists = searcher.search(data, plan, space, cf)
-        if not (plan.legacy and plan.need_cf):
-            cf = None  # only the legacy centres' search reads the counterfactual table again
-        rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
-        if rows > partitioned.PARQUET_MIN_ROWS:
-            out: SituationResult = partitioned.run_parts(
-                lambda table: self._result(data, plan, space, table, {}, lists),
-                stats, data, plan, lists, ycf, folder, see, self.backend,
-            )  # fmt: skip
-        else:
-            table, _ = stats.run(data, plan, lists, ycf)
-            out = self._result(data, plan, space, table, {}, lists)
-        if not self.keep_neighbors:
-            return out
-        return self._top_members(out, data, plan, space, cf)
-
-    def _top_members(
-        self, out: SituationResult, data: AuditData, plan: Plan, space: Space, cf: Any
-    ) -> SituationResult:
-        """``out`` with the control and test members of the complainants the report lists
-        (the main test's first :data:`~.partitioned.TOP_ROWS` rows by Δp), found by a local
-        search of those complainants alone: a complainant's lists do not depend on the
-        others searched with it (the chunking never changes a result)."""
-        from .search import group_members
-
-        if not partitioned.rows_of(out):
-            return out
-        method, k = out.main_test()
-        keys = [c for c in ("delta", "ci_low") if c in out.table.columns]
-        top = out.strongest(method, k, partitioned.TOP_ROWS, keys)
-        pos = np.unique(np.searchsorted(plan.comp_rows, top["row"].to_numpy()))
-        sub = replace(plan, comp_rows=plan.comp_rows[pos])
-        opts = {**space.opts, "backend": None, "chunk_size": None}
-        xcf = None if space.Xcf is None else space.Xcf[pos]
-        searcher = replace(self._stage(GroupSearch), keep_neighbors=True, backend=None)
-        lists = searcher.search(data, sub, replace(space, Xcf=xcf, opts=opts), cf)
-        ctrl, test = group_members(method, k, plan.legacy, lists)
-        held = (partitioned.Rows(pos, ctrl), partitioned.Rows(pos, test))
-        return replace(out, neighbors={(method, k): held})
 
     def rerun_counterfactual(
         self,

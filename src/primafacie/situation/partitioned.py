@@ -256,6 +256,64 @@ class PartitionedResult(SituationResult):
         return self._dict_with({"rows": self.n_rows, "see": self.see})
 
 
+def run_engine(
+    engine: Any, data: Any, plan: Any, cf: Any, ycf: np.ndarray | None, folder: Path, see: str
+) -> SituationResult:
+    """Stages 3 to 5 of ``engine.run_to_parts`` (a
+    :class:`~primafacie.situation.engine.SituationTest`): the searches keep no neighbour list (only
+    the counts the tests read; on a cluster nothing else comes back), the statistics are
+    written as parts where they are computed when the table is large
+    (:func:`run_parts`), and the members of the groups the report shows
+    (the first :data:`TOP_ROWS` rows of the main test) are searched again
+    for those complainants alone (:func:`_top_members`)."""
+    from .search import GroupSearch
+    from .statistics import Statistics
+
+    searcher = replace(engine._stage(GroupSearch), keep_neighbors=False)
+    stats = replace(engine._stage(Statistics), keep_neighbors=False)
+    space = searcher.space(data, plan, cf)
+    lists = searcher.search(data, plan, space, cf)
+    if not (plan.legacy and plan.need_cf):
+        cf = None  # only the legacy centres' search reads the counterfactual table again
+    rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
+    if rows > PARQUET_MIN_ROWS:
+        out: SituationResult = run_parts(
+            lambda table: engine._result(data, plan, space, table, {}, lists),
+            stats, data, plan, lists, ycf, folder, see, engine.backend,
+        )  # fmt: skip
+    else:
+        table, _ = stats.run(data, plan, lists, ycf)
+        out = engine._result(data, plan, space, table, {}, lists)
+    if not engine.keep_neighbors:
+        return out
+    return _top_members(engine, out, data, plan, space, cf)
+
+
+def _top_members(
+    engine: Any, out: SituationResult, data: Any, plan: Any, space: Any, cf: Any
+) -> SituationResult:
+    """``out`` with the control and test members of the complainants the report lists
+    (the main test's first :data:`TOP_ROWS` rows by Δp), found by a local
+    search of those complainants alone: a complainant's lists do not depend on the
+    others searched with it (the chunking never changes a result)."""
+    from .search import GroupSearch, group_members
+
+    if not rows_of(out):
+        return out
+    method, k = out.main_test()
+    keys = [c for c in ("delta", "ci_low") if c in out.table.columns]
+    top = out.strongest(method, k, TOP_ROWS, keys)
+    pos = np.unique(np.searchsorted(plan.comp_rows, top["row"].to_numpy()))
+    sub = replace(plan, comp_rows=plan.comp_rows[pos])
+    opts = {**space.opts, "backend": None, "chunk_size": None}
+    xcf = None if space.Xcf is None else space.Xcf[pos]
+    searcher = replace(engine._stage(GroupSearch), keep_neighbors=True, backend=None)
+    lists = searcher.search(data, sub, replace(space, Xcf=xcf, opts=opts), cf)
+    ctrl, test = group_members(method, k, plan.legacy, lists)
+    held = (Rows(pos, ctrl), Rows(pos, test))
+    return replace(out, neighbors={(method, k): held})
+
+
 def run_parts(
     result_of: Any,
     stats: Any,
