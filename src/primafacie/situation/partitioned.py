@@ -399,7 +399,7 @@ PARTITION_COMPLAINANTS = 2**18
 @dataclass(frozen=True)
 class _Part:
     """What a partition's task reads: its complainants' data rows, ids, decisions,
-    counterfactual decisions and reduced lists (copied out of the run's arrays)."""
+    counterfactual decisions and reduced lists."""
 
     index: int
     rows: np.ndarray
@@ -441,15 +441,16 @@ class _Job:
 
 
 def _slice_lists(lists: Any, s: slice) -> Any:
-    """The reduced lists of the complainants ``s`` (copies: a task is sent only its own)."""
+    """The reduced lists of the complainants ``s``: views, not copies (a slice of rows is
+    contiguous, and a view is serialised as its own rows only, so a task is sent its own)."""
     from .lists import PrefixCounts
     from .search import Lists
 
     def counts(c: Any) -> Any:
-        return None if c is None else PrefixCounts(c.cols, c.neg[s].copy(), c.size[s].copy())
+        return None if c is None else PrefixCounts(c.cols, c.neg[s], c.size[s])
 
     def column(a: Any) -> Any:
-        return None if a is None else a[s].copy()
+        return None if a is None else a[s]
 
     return Lists(
         self_pos=column(lists.self_pos),
