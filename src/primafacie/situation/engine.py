@@ -425,9 +425,9 @@ class SituationTest(Engine):
         self._check_params()
         planner, searcher = self._stage(Planner), self._stage(GroupSearch)
         plan = planner.plan(data, complainant_mask)
+        if parts is not None:  # the counterfactual table is released inside, after the search
+            return partitioned.run_engine(self, data, plan, scm, decider, *parts), None
         cf, ycf = planner.counterfactual_stage(data, plan, scm, counterfactuals, decider)
-        if parts is not None:
-            return partitioned.run_engine(self, data, plan, cf, ycf, *parts), None
         space = searcher.space(data, plan, cf)
         lists = searcher.search(data, plan, space, cf)
         del cf

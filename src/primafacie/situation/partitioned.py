@@ -257,18 +257,21 @@ class PartitionedResult(SituationResult):
 
 
 def run_engine(
-    engine: Any, data: Any, plan: Any, cf: Any, ycf: np.ndarray | None, folder: Path, see: str
+    engine: Any, data: Any, plan: Any, scm: Any, decider: Any, folder: Path, see: str
 ) -> SituationResult:
-    """Stages 3 to 5 of ``engine.run_to_parts`` (a
-    :class:`~primafacie.situation.engine.SituationTest`): the searches keep no neighbour list (only
-    the counts the tests read; on a cluster nothing else comes back), the statistics are
+    """Stages 2 to 5 of ``engine.run_to_parts`` (a
+    :class:`~primafacie.situation.engine.SituationTest`): the counterfactual table lives until
+    the searches are done; the searches keep no neighbour list (only the counts the tests
+    read; on a cluster nothing else comes back), the statistics are
     written as parts where they are computed when the table is large
     (:func:`run_parts`), and the members of the groups the report shows
     (the first :data:`TOP_ROWS` rows of the main test) are searched again
     for those complainants alone (:func:`_top_members`)."""
+    from .planning import Planner
     from .search import GroupSearch
     from .statistics import Statistics
 
+    cf, ycf = engine._stage(Planner).counterfactual_stage(data, plan, scm, None, decider)
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=False)
     stats = replace(engine._stage(Statistics), keep_neighbors=False)
     space = searcher.space(data, plan, cf)
