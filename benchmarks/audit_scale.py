@@ -81,6 +81,9 @@ def _measure(cmd: list[str]) -> dict:
     cpu = child_cpu = 0.0
     kids: dict[int, float] = {}
     limit = float(os.environ.get("PRIMAFACIE_BENCH_MAX_MB", "inf")) * 2**20
+    # PRIMAFACIE_BENCH_TRACE=file: the maxima so far, a line every 30 s (a run cut short
+    # still says how far it got)
+    trace, traced = os.environ.get("PRIMAFACIE_BENCH_TRACE"), time.perf_counter()
     while proc.poll() is None:
         try:
             rss = me.memory_info().rss
@@ -105,6 +108,14 @@ def _measure(cmd: list[str]) -> dict:
                     p.kill()
                 except psutil.Error:
                     pass
+        if trace and time.perf_counter() - traced > 30:
+            traced = time.perf_counter()
+            line = {"seconds": round(traced - t0), "cpu_s": round(cpu, 1),
+                    "worker_cpu_s": round(sum(kids.values()), 1),
+                    "client_mb": round(client / 2**20), "total_mb": round(total / 2**20),
+                    "load": round(os.getloadavg()[0], 1)}  # fmt: skip
+            with open(trace, "a") as f:
+                f.write(json.dumps(line) + "\n")
         time.sleep(0.2)
     err = proc.communicate()[1]
     child_cpu = sum(kids.values())

@@ -57,6 +57,9 @@ def audits(inputs, tmp_path_factory):
     try:
         parts = run_audit(cfg, out / "parts", progress=False)
         run_audit(cfg, out / "again", progress=False)
+        # several partitions per (method, k): the workers' layout of a large table
+        mp.setattr(partitioned, "PARTITION_COMPLAINANTS", 40)
+        run_audit(cfg, out / "split", progress=False)
     finally:
         mp.undo()
     return out, whole, parts
@@ -168,3 +171,52 @@ def test_diff_reads_the_parts(audits):
         rows.reset_index(drop=True),
         same[same["path"] == "situation.flags"].reset_index(drop=True),
     )
+
+
+def test_several_partitions_give_the_same_table_report_and_results(audits):
+    """Partitions of 40 complainants: each (method, k) is several parts (named in table
+    order), read back the same table; the report is the same bytes, results.json the same
+    but for the parts listed in ``files``."""
+    out, _, _ = audits
+    one, split = out / "parts", out / "split"
+    for label in ("gender", "race"):
+        folder = f"tables/situation_single_{label}"
+        a = partitioned.read_parts(sorted((one / folder).glob("part-*.parquet")))
+        names = sorted((split / folder).glob("part-*.parquet"))
+        assert len(names) > 8 and len(names) % 8 == 0
+        assert [p.name for p in names] == [partitioned.part_name(i) for i in range(len(names))]
+        pd.testing.assert_frame_equal(partitioned.read_parts(names), a)
+    assert (one / "report.html").read_bytes() == (split / "report.html").read_bytes()
+    ra = json.loads((one / "results.json").read_text())
+    rb = json.loads((split / "results.json").read_text())
+    assert len(rb.pop("files")) > len(ra.pop("files"))
+    assert ra == rb
+
+
+def test_a_partition_that_fails_leaves_nothing(inputs, tmp_path, monkeypatch):
+    """The parts are written into the run's staging folder: when a partition's task fails
+    after others have written their parts, the run fails and neither the output folder nor
+    any staging folder (nor a part) is left."""
+    cfg = yaml.safe_load(Path(inputs).read_text())
+    cfg["analyses"] = {"alternatives": None, "situation": {"k": [5], "methods": ["st"]}}
+    # one thread: the first partition has written its parts when the second fails
+    cfg["compute"] = {"backend": "local", "n_jobs": 1}
+    path = Path(inputs).parent / "st_only.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    monkeypatch.setattr(partitioned, "PARQUET_MIN_ROWS", 10)
+    monkeypatch.setattr(partitioned, "PARTITION_COMPLAINANTS", 40)
+    real = partitioned._write_partition
+    seen: list[Path] = []
+
+    def fail_second(job, part):
+        if part.index == 1:
+            seen.extend(Path(job.folder).glob("part-*.parquet"))
+            raise RuntimeError("worker lost its disk")
+        return real(job, part)
+
+    monkeypatch.setattr(partitioned, "_write_partition", fail_second)
+    with pytest.raises(RuntimeError, match="lost its disk"):
+        run_audit(load_config(path), tmp_path / "out", progress=False)
+    assert seen  # parts had been written into the staging folder
+    assert not (tmp_path / "out").exists()
+    assert list(tmp_path.iterdir()) == []

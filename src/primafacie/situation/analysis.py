@@ -20,6 +20,7 @@ from .engine import METHODS, SituationTest
 from .labels import METHOD_GLOSSARY, METHOD_NAMES
 from .multi import MultipleResult
 from .multiplicity import MULTIPLICITY_NAMES
+from .partitioned import TOP_ROWS
 from .power import power_sentence
 from .results import expected_text
 from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
@@ -537,7 +538,7 @@ def _complaint_blocks(
     tau, alpha = float(res.params["tau"]), float(res.params["alpha"])
     keys = [c for c in ("delta", "ci_low") if c in res.table.columns]
     # a page of the table, not all of it (a partitioned table reads one part's keys)
-    top = res.strongest(method, k, 20, keys)
+    top = res.strongest(method, k, TOP_ROWS, keys)  # an audit keeps these rows' members
     name, method_name = _name(label), METHOD_NAMES.get(method, method)
     blocks: list[dict[str, Any] | None] = [
         rb.figure(

@@ -444,17 +444,14 @@ class SituationTest(Engine):
         self._check_params()
         planner, searcher = self._stage(Planner), self._stage(GroupSearch)
         plan = planner.plan(data, complainant_mask)
+        if parts is not None:  # the counterfactual table is released inside, after the search
+            return partitioned.run_engine(self, data, plan, scm, decider, *parts), None
         cf, ycf = planner.counterfactual_stage(data, plan, scm, counterfactuals, decider)
         space = searcher.space(data, plan, cf)
         lists = searcher.search(data, plan, space, cf)
         del cf
         if not keep_state:
             space = replace(space, X=None, Xcf=None)
-        rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
-        if parts is not None and rows > partitioned.PARQUET_MIN_ROWS:
-            stats = self._stage(Statistics)
-            out = partitioned.run_parts(self._result, stats, data, plan, space, lists, ycf, *parts)
-            return out, None
         table, neighbours = self._stage(Statistics).run(data, plan, lists, ycf)
         result = self._result(data, plan, space, table, neighbours, lists)
         if not keep_state:

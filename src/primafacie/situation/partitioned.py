@@ -22,12 +22,13 @@ whole table, for a caller who asks) and ``primafacie diff`` (the flags of both a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .multiplicity import adjust_distinct, merge_histograms, p_histogram
 from .results import SituationResult, _summary_row, summary_frame
 
 # pandas is imported in the functions that use it: importing the situation engine must not
@@ -35,7 +36,17 @@ from .results import SituationResult, _summary_row, summary_frame
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PARQUET_MIN_ROWS", "PART_ROW_GROUP", "PartitionedResult", "part_name", "read_parts"]
+__all__ = [
+    "PARQUET_MIN_ROWS",
+    "PARTITION_COMPLAINANTS",
+    "PART_ROW_GROUP",
+    "PartitionedResult",
+    "Rows",
+    "TOP_ROWS",
+    "part_name",
+    "read_parts",
+    "run_parts",
+]
 
 #: A single-attribute test whose per-complainant table has more rows than this is written as
 #: Parquet parts by the audit (one per (method, k)); at most this many rows stay one CSV.
@@ -52,6 +63,48 @@ def _empty_frame() -> pd.DataFrame:
     import pandas as pd
 
     return pd.DataFrame()
+
+
+#: The report lists the strongest complaints of a test's main (method, k): this many rows,
+#: whose control and test members an audit keeps (:class:`Rows`) instead of every list.
+TOP_ROWS = 20
+
+
+def rows_of(result: Any) -> int:
+    """Rows of a test's table (a partitioned one holds none in memory)."""
+    return int(getattr(result, "n_rows", len(result.table)))
+
+
+@dataclass(frozen=True)
+class Rows:
+    """An ``(m, width)`` array of group members of which only a few rows are held: those of
+    the complainants at ``positions`` (the report's top rows). Indexed by positions as the
+    whole array would be; a position not held raises (nothing is made up).
+
+    Examples
+    --------
+    >>> r = Rows(np.array([2, 7]), np.array([[5, 6], [8, -1]]))
+    >>> r[np.array([7, 2])].tolist()
+    [[8, -1], [5, 6]]
+    """
+
+    positions: np.ndarray
+    values: np.ndarray
+
+    def __getitem__(self, pos: Any) -> np.ndarray:
+        pos = np.asarray(pos, dtype=np.int64)
+        at = np.searchsorted(self.positions, pos)
+        held = at < len(self.positions)
+        held[held] = self.positions[at[held]] == pos[held]
+        if not held.all():
+            raise KeyError(
+                f"members of complainant positions {pos[~held].tolist()[:5]} were not kept "
+                f"(kept: the report's top {TOP_ROWS} rows)"
+            )
+        return self.values[at]
+
+    def __len__(self) -> int:
+        return len(self.positions)
 
 
 def part_name(index: int) -> str:
@@ -78,6 +131,27 @@ def read_parts(paths: list[Path], columns: list[str] | None = None) -> pd.DataFr
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def _read_rows(path: Path, rows: np.ndarray) -> pd.DataFrame:
+    """The rows ``rows`` of one part, in that order, reading only the row groups that hold
+    them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    part = pq.ParquetFile(path)
+    # the row groups' first rows, from the file (whoever wrote it, whatever its group size)
+    sizes = [part.metadata.row_group(g).num_rows for g in range(part.metadata.num_row_groups)]
+    first = np.cumsum([0, *sizes])
+    group = np.searchsorted(first, rows, side="right") - 1
+    groups = sorted(set(group.tolist()))
+    read = part.read_row_groups(groups)
+    # position of each row inside the row groups read
+    before = np.cumsum([0] + [sizes[g] for g in groups])
+    at = {g: i for i, g in enumerate(groups)}
+    local = np.array([before[at[g]] + r - first[g] for g, r in zip(group.tolist(), rows.tolist(),
+                                                                  strict=True)], dtype=np.int64)  # fmt: skip
+    return read.take(pa.array(local)).to_pandas()
 
 
 @dataclass(frozen=True)
@@ -140,32 +214,50 @@ class PartitionedResult(SituationResult):
         the audit never does). ``neighbors`` is not offered for a partitioned table."""
         return read_parts(self.paths)
 
+    def _parts_of(self, method: str, k: int) -> list[int]:
+        """Indexes of the parts holding the rows of one (method, k), in table order."""
+        return [i for i, key in enumerate(self.keys) if key == (method, k)]
+
     def block(self, method: str, k: int, columns: list[str] | None = None) -> pd.DataFrame:
-        """The rows of one (method, k), read from its part (``columns``: only these)."""
-        if (method, k) not in self.keys:
+        """The rows of one (method, k), read from its parts (``columns``: only these)."""
+        index = self._parts_of(method, k)
+        if not index:
             return self.table.iloc[:0] if columns is None else self.table[columns].iloc[:0]
-        return read_parts([self.paths[self.keys.index((method, k))]], columns)
+        return read_parts([self.paths[i] for i in index], columns)
 
     def strongest(self, method: str, k: int, n: int, keys: list[str]) -> pd.DataFrame:
         """The ``n`` rows of one (method, k) first by ``keys`` descending (stable), reading
-        the keys of its part and then only the row groups that hold those rows."""
+        the keys of its parts and then only the row groups that hold those rows. The index
+        is each row's position in the (method, k) block."""
         import pandas as pd
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if (method, k) not in self.keys:
+        index = self._parts_of(method, k)
+        if not index:
             return self.table.iloc[:0]
-        path = self.paths[self.keys.index((method, k))]
-        order = pq.read_table(path, columns=keys).to_pandas()
-        top = order.sort_values(keys, ascending=False, kind="stable").head(n).index.to_numpy()
-        groups = sorted(set((top // PART_ROW_GROUP).tolist()))
-        part = pq.ParquetFile(path)
-        read = part.read_row_groups(groups)
-        # position of each top row inside the row groups read
-        starts = {g: i * PART_ROW_GROUP for i, g in enumerate(groups)}
-        local = np.array([starts[g] + r for g, r in zip(top // PART_ROW_GROUP, top % PART_ROW_GROUP,
-                                                         strict=True)], dtype=np.int64)  # fmt: skip
-        out = read.take(pa.array(local)).to_pandas()
+        # each part's own first n (stable) hold the block's first n: a row ahead of one of
+        # them in the block's order is ahead of it in its part too
+        candidates, offset = [], 0
+        for i in index:
+            order = pq.read_table(self.paths[i], columns=keys).to_pandas()
+            order = order.sort_values(keys, ascending=False, kind="stable").head(n)
+            order.index = order.index + offset
+            candidates.append(order)
+            offset += self.part_rows[i]
+        merged = pd.concat(candidates) if len(candidates) > 1 else candidates[0]
+        top = merged.sort_values(keys, ascending=False, kind="stable").head(n).index.to_numpy()
+        starts = np.cumsum([0] + [self.part_rows[i] for i in index])
+        which = np.searchsorted(starts, top, side="right") - 1
+        pieces, got = [], []
+        for j in sorted(set(which.tolist())):
+            mine = top[which == j]  # in the order of the sort
+            pieces.append(_read_rows(self.paths[index[j]], mine - starts[j]))
+            got.append(mine)
+        out = pd.concat(pieces, ignore_index=True) if len(pieces) > 1 else pieces[0]
+        # the rows read part after part, put back in the order of the sort
+        got_all = np.concatenate(got)
+        order = np.argsort(got_all, kind="stable")
+        out = out.iloc[order[np.searchsorted(got_all[order], top)]]
         out.index = pd.Index(top)
         return out
 
@@ -177,56 +269,319 @@ class PartitionedResult(SituationResult):
         return self._dict_with({"rows": self.n_rows, "see": self.see})
 
 
+def run_engine(
+    engine: Any, data: Any, plan: Any, scm: Any, decider: Any, folder: Path, see: str
+) -> SituationResult:
+    """Stages 2 to 5 of ``engine.run_to_parts`` (a
+    :class:`~primafacie.situation.engine.SituationTest`): the counterfactual table lives until
+    the searches are done; the searches keep no neighbour list (only the counts the tests
+    read; on a cluster nothing else comes back), the statistics are
+    written as parts where they are computed when the table is large
+    (:func:`run_parts`), and the members of the groups the report shows
+    (the first :data:`TOP_ROWS` rows of the main test) are searched again
+    for those complainants alone (:func:`_top_members`)."""
+    from .planning import Planner
+    from .search import GroupSearch
+    from .statistics import Statistics
+
+    cf, ycf = engine._stage(Planner).counterfactual_stage(data, plan, scm, None, decider)
+    searcher = replace(engine._stage(GroupSearch), keep_neighbors=False)
+    stats = replace(engine._stage(Statistics), keep_neighbors=False)
+    space = searcher.space(data, plan, cf)
+    lists = searcher.search(data, plan, space, cf)
+    if not (plan.legacy and plan.need_cf):
+        cf = None  # only the legacy centres' search reads the counterfactual table again
+    rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
+    if rows > PARQUET_MIN_ROWS:
+        out: SituationResult = run_parts(
+            lambda table: engine._result(data, plan, space, table, {}, lists),
+            stats, data, plan, lists, ycf, folder, see, engine.backend,
+        )  # fmt: skip
+    else:
+        table, _ = stats.run(data, plan, lists, ycf)
+        out = engine._result(data, plan, space, table, {}, lists)
+    if not engine.keep_neighbors:
+        return out
+    return _top_members(engine, out, data, plan, space, cf)
+
+
+def _top_members(
+    engine: Any, out: SituationResult, data: Any, plan: Any, space: Any, cf: Any
+) -> SituationResult:
+    """``out`` with the control and test members of the complainants the report lists
+    (the main test's first :data:`TOP_ROWS` rows by Δp), found by a local
+    search of those complainants alone: a complainant's lists do not depend on the
+    others searched with it (the chunking never changes a result)."""
+    from .search import GroupSearch, group_members
+
+    if not rows_of(out):
+        return out
+    method, k = out.main_test()
+    keys = [c for c in ("delta", "ci_low") if c in out.table.columns]
+    top = out.strongest(method, k, TOP_ROWS, keys)
+    pos = np.unique(np.searchsorted(plan.comp_rows, top["row"].to_numpy()))
+    sub = replace(plan, comp_rows=plan.comp_rows[pos])
+    opts = {**space.opts, "backend": None, "chunk_size": None}
+    xcf = None if space.Xcf is None else space.Xcf[pos]
+    searcher = replace(engine._stage(GroupSearch), keep_neighbors=True, backend=None)
+    lists = searcher.search(data, sub, replace(space, Xcf=xcf, opts=opts), cf)
+    ctrl, test = group_members(method, k, plan.legacy, lists)
+    held = (Rows(pos, ctrl), Rows(pos, test))
+    return replace(out, neighbors={(method, k): held})
+
+
 def run_parts(
     result_of: Any,
     stats: Any,
     data: Any,
     plan: Any,
-    space: Any,
     lists: Any,
     ycf: np.ndarray | None,
     folder: Path,
     see: str,
+    backend: Any = None,
 ) -> PartitionedResult:
-    """The statistics stage of a run, block by block, each block written as a part and
-    released (:func:`write_result`).
+    """The statistics stage of a run, computed and written where the partitions run.
+
+    The complainants are cut into partitions of :data:`PARTITION_COMPLAINANTS`; each
+    partition's counts go to a task of ``backend`` (a Dask worker, or a thread here), which
+    computes its rows of every (method, k) and writes each as one part. The correction over
+    each whole family is two passes (:mod:`.multiplicity`): the tasks first return the
+    histogram of their p-values per family, the client merges them and computes the adjusted
+    value of every distinct p-value, and the tasks then apply that table and write. What
+    comes back to the client is counts: per part its rows, flags and the Δp of its cases
+    (:func:`_merge_summary` averages them exactly as the whole column would be averaged).
 
     Parameters
     ----------
     result_of
-        The engine's ``_result(data, plan, space, table, neighbours, lists)``.
+        ``result_of(table)``: the engine's Result around a table (given the table's columns
+        and no row).
     stats
         The run's :class:`~primafacie.situation.statistics.Statistics`.
-    data, plan, space, lists, ycf
-        The run's data, plan, search spaces, lists and counterfactual decisions.
+    data, plan, lists, ycf
+        The run's data, plan, reduced lists and counterfactual decisions.
     folder, see
-        As for :func:`write_result`.
+        Where the parts go (created; on a cluster, a folder every worker can write) and the
+        folder as ``results.json`` names it (ending with ``/``).
+    backend
+        The :mod:`primafacie.compute` backend (None: local threads).
 
     Returns
     -------
     PartitionedResult
     """
+    from ..compute import chunk_slices, get_backend
+
+    folder.mkdir(parents=True, exist_ok=True)
+    m = len(plan.comp_rows)
+    slices = chunk_slices(m, PARTITION_COMPLAINANTS) if m else [slice(0, 0)]
+    ids = np.asarray(data.ids)
+    parts = [_Part.of(i, s, plan, ids, lists, ycf) for i, s in enumerate(slices)]
+    job = _Job(stats, plan.methods, plan.ks, plan.legacy, str(folder), len(parts))
+    run = get_backend(backend)
+    # pass 1: each family's p-values as histograms, merged into the adjusted value of each
+    hists = run.map(_histograms, parts, shared=job)
+    grid = [(method, k) for k in plan.ks for method in plan.methods]
+    tables = {}
+    for key in grid:
+        values, counts = merge_histograms([h[key] for h in hists])
+        tables[key] = (values, adjust_distinct(values, counts, stats.multiplicity))
+    del hists
+    # pass 2: the tasks apply the tables and write their parts; counts come back
+    written = run.map(_write_partition, parts, shared=replace(job, tables=tables))
+    keys = [key for key in grid for _ in parts]
+    names = {part_name(i) for i in range(len(keys))}
+    for stray in folder.iterdir():  # a part a lost worker left half-written
+        if stray.name not in names:
+            stray.unlink()
+    params = {"alpha": float(stats.alpha), "multiplicity": stats.multiplicity}
+    n_protected = int(plan.prot.sum())
+    summary = [
+        _merge_summary(method, k, [w[1][b] for w in written], n_protected, params)
+        for b, (method, k) in enumerate(grid)
+    ]
+    rows = [len_ for b in range(len(grid)) for len_ in (w[1][b]["n"] for w in written)]
+    base = result_of(written[0][0])
+    return _partitioned(base, folder, see, keys, rows, summary_frame(summary))
+
+
+#: Complainants per partition of a partitioned table: a task computes and writes the rows of
+#: this many complainants for every (method, k), one part each. 2^18 complainants are
+#: ~37 MB of rows per (method, k) in a worker's memory and 3·10^4 rows per MB of counts sent.
+PARTITION_COMPLAINANTS = 2**18
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What a partition's task reads: its complainants' data rows, ids, decisions,
+    counterfactual decisions and reduced lists."""
+
+    index: int
+    rows: np.ndarray
+    ids: np.ndarray
+    y: np.ndarray
+    ycf: np.ndarray | None
+    lists: Any
+
+    @classmethod
+    def of(cls, index: int, s: slice, plan: Any, ids: np.ndarray, lists: Any,
+           ycf: np.ndarray | None) -> _Part:  # fmt: skip
+        rows = plan.comp_rows[s]
+        return cls(index, rows, ids[rows], plan.y[rows], None if ycf is None else ycf[s],
+                   _slice_lists(lists, s))  # fmt: skip
+
+    def plan(self, job: _Job) -> Any:
+        """A plan of this partition alone: its complainants numbered from 0, their
+        decisions (what :meth:`Statistics.blocks` reads of a plan)."""
+        from .planning import Plan
+
+        local = np.arange(len(self.rows))
+        return Plan(methods=list(job.methods), ks=list(job.ks), attribute="", legacy=job.legacy,
+                    ties="", y=self.y, prot=None, comp_rows=local, ctrl_rows=local,
+                    test_rows=local)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every partition's task shares (sent once per worker): the statistics, the grid,
+    the folder, and in the second pass the adjusted value of every distinct p-value."""
+
+    stats: Any
+    methods: tuple
+    ks: tuple
+    legacy: bool
+    folder: str
+    n_parts: int
+    tables: dict | None = None
+
+
+def _slice_lists(lists: Any, s: slice) -> Any:
+    """The reduced lists of the complainants ``s``: views, not copies (a slice of rows is
+    contiguous, and a view is serialised as its own rows only, so a task is sent its own)."""
+    from .lists import PrefixCounts
+    from .search import Lists
+
+    def counts(c: Any) -> Any:
+        return None if c is None else PrefixCounts(c.cols, c.neg[s], c.size[s])
+
+    def column(a: Any) -> Any:
+        return None if a is None else a[s]
+
+    return Lists(
+        self_pos=column(lists.self_pos),
+        ctrl_counts=counts(lists.ctrl_counts),
+        st_counts=counts(lists.st_counts),
+        cf_counts=counts(lists.cf_counts),
+        cf_counts_cfneg=counts(lists.cf_counts_cfneg),
+        centre_rank=column(lists.centre_rank),
+    )
+
+
+def _no_adjustment(method: str, k: int, block: dict) -> None:
+    """Pass 1 reads the raw p-values only."""
+
+
+def _histograms(job: _Job, part: _Part) -> dict:
+    """Task of pass 1: the histogram of each family's p-values in this partition."""
+    blocks = job.stats.blocks(part.plan(job), part.lists, part.ycf, adjust=_no_adjustment)
+    return {(method, k): p_histogram(block["p_value"]) for method, k, block, _ in blocks}
+
+
+def _write_partition(job: _Job, part: _Part) -> tuple[pd.DataFrame, list[dict]]:
+    """Task of pass 2: this partition's rows of every (method, k), adjusted with the
+    family's table and written as parts; returns the table's empty frame and each part's
+    counts (:func:`_partial`)."""
     from .statistics import block_frame
 
-    cf_flag = stats.cf_flag(plan, ycf)
-    neighbours: dict = {}
+    plan = part.plan(job)
+    alpha = float(job.stats.alpha)
 
-    def frames() -> Any:
-        for method, k, block, members in stats.blocks(plan, lists, ycf):
-            if members is not None:
-                neighbours[(method, k)] = members
-            yield method, k, block_frame(data, plan, method, k, block, ycf, cf_flag)
+    def adjust(method: str, k: int, block: dict) -> None:
+        values, adjusted = job.tables[(method, k)]
+        p = block["p_value"]
+        out = np.full(p.shape, np.nan)
+        ok = ~np.isnan(p)
+        out[ok] = adjusted[np.searchsorted(values, p[ok])]
+        block["p_adjusted"] = out
+        with np.errstate(invalid="ignore"):
+            block["significant_adjusted"] = out <= alpha
 
-    params = {"methods": plan.methods, "k": plan.ks, "alpha": float(stats.alpha),
-              "multiplicity": stats.multiplicity}  # fmt: skip
-    return write_result(
-        lambda table: result_of(data, plan, space, table, neighbours, lists),
-        frames(),
-        folder,
-        see,
-        int(plan.prot.sum()),
-        params,
-    )
+    cf_flag = job.stats.cf_flag(plan, part.ycf)
+    who = (part.rows, part.ids, part.y)
+    partials, empty = [], None
+    blocks = job.stats.blocks(plan, part.lists, part.ycf, adjust=adjust)
+    for b, (method, k, block, _) in enumerate(blocks):
+        partials.append(_partial(block))
+        frame = block_frame(None, plan, method, k, block, part.ycf, cf_flag, who=who)
+        _write_atomic(Path(job.folder) / part_name(b * job.n_parts + part.index), frame)
+        empty = frame.iloc[:0] if empty is None else empty
+    return empty, partials
+
+
+def _write_atomic(path: Path, frame: pd.DataFrame) -> None:
+    """:func:`write_part` under a temporary name, then renamed: a task re-run after its
+    worker died rewrites the same bytes, and a half-written file never takes a part's name."""
+    import os
+    import uuid
+
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        write_part(tmp, frame)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _partial(block: dict) -> dict[str, Any]:
+    """What the summary needs of one part: its counts, and the Δp of its cases and of its
+    significant cases (whose means are the summary's; one float per case, not a row)."""
+    delta = block["delta"]
+    flag, sig = block["discriminated"].astype(bool), block["significant"].astype(bool)
+    return {
+        "n": len(delta),
+        "untested": int(np.isnan(delta).sum()),
+        "cases": int(flag.sum()),
+        "significant": int(sig.sum()),
+        "significant_adjusted": int(block["significant_adjusted"].astype(bool).sum()),
+        "delta_cases": delta[flag],
+        "delta_significant": delta[sig],
+    }
+
+
+def _merge_summary(
+    method: str, k: int, partials: list[dict], n_protected: int, params: dict
+) -> dict[str, Any]:
+    """The summary row of one (method, k) from its parts' counts: bit for bit
+    :func:`~.results._summary_row` of the whole block (the counts add up; the means are taken
+    over the concatenated Δp, the very array the whole column would give)."""
+    total = {name: np.int64(sum(p[name] for p in partials))
+             for name in ("n", "untested", "cases", "significant", "significant_adjusted")}  # fmt: skip
+    n, untested = int(total["n"]), int(total["untested"])
+    den = n_protected - untested
+    cases, sig, adj = total["cases"], total["significant"], total["significant_adjusted"]
+    d_cases = np.concatenate([p["delta_cases"] for p in partials])
+    d_sig = np.concatenate([p["delta_significant"] for p in partials])
+    alpha = params.get("alpha")
+    return {
+        "method": method,
+        "k": int(k),
+        "complainants": n,
+        "tested": n - untested,
+        "untested": untested,
+        "denominator": den,
+        "cases": int(cases),
+        "cases_share": cases / den if den else np.nan,
+        "n_significant": int(sig),
+        "significant_share": sig / den if den else np.nan,
+        "mean_delta_cases": float(d_cases.mean()) if cases else np.nan,
+        "mean_delta_significant": float(d_sig.mean()) if sig else np.nan,
+        "expected_by_chance": np.nan if alpha is None else alpha * (n - untested),
+        "multiplicity": params.get("multiplicity"),
+        "n_significant_adjusted": int(adj),
+        "significant_adjusted_share": adj / den if den else np.nan,
+    }
 
 
 def write_result(

@@ -10,7 +10,7 @@ columns out as one table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -77,11 +77,17 @@ class Statistics:
         return _table(data, plan, blocks, ycf, self.cf_flag(plan, ycf)), neighbours
 
     def blocks(
-        self, plan: Plan, lists: Lists, ycf: np.ndarray | None
+        self,
+        plan: Plan,
+        lists: Lists,
+        ycf: np.ndarray | None,
+        adjust: Callable[[str, int, dict[str, np.ndarray]], None] | None = None,
     ) -> Iterator[tuple[str, int, dict[str, np.ndarray], Any]]:
         """``(method, k, columns, members)`` of every (k, method), in table order, one at a
         time: a caller that writes each block out (:mod:`.partitioned`) never holds the
-        whole table. ``members`` is the group members when ``keep_neighbors``, else None."""
+        whole table. ``members`` is the group members when ``keep_neighbors``, else None.
+        ``adjust(method, k, columns)`` replaces the correction of the block (a part of a
+        family is adjusted from the whole family's histogram, :mod:`.partitioned`)."""
         negc = 1 - plan.y[plan.comp_rows]
         negcf = None if ycf is None else 1 - ycf
         cf_flag = self.cf_flag(plan, ycf)
@@ -98,7 +104,10 @@ class Statistics:
                 block = self.test(counts, plan.legacy)
                 if method == "cf":
                     _cf_verdict(block, cf_flag)
-                self._adjust(block)
+                if adjust is None:
+                    self._adjust(block)
+                else:
+                    adjust(method, k, block)
                 members = None
                 if self.keep_neighbors:
                     members = group_members(method, k, plan.legacy, lists)
@@ -257,9 +266,11 @@ def _table(
     ycf: np.ndarray | None,
     cf_flag: np.ndarray | None,
     grid: list[tuple[int, str]] | None = None,
+    who: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """One row per (k, method, complainant), blocks in that order (``grid``: the (k, method)
-    of each block, default every one of the plan).
+    of each block, default every one of the plan; ``who``: the complainants' data rows, ids
+    and decisions, default read from ``data`` and ``plan``).
 
     Built column by column, each block's array released as soon as its column is joined,
     and handed to pandas without a copy: at 10^7 rows (6·10^7 table rows) the table is the
@@ -267,7 +278,10 @@ def _table(
     """
     import pandas as pd
 
-    comp_rows, m, b = plan.comp_rows, len(plan.comp_rows), len(blocks)
+    if who is None:
+        who = (plan.comp_rows, np.asarray(data.ids)[plan.comp_rows], plan.y[plan.comp_rows])
+    comp_rows, ids, y_c = who
+    m, b = len(comp_rows), len(blocks)
     if grid is None:
         grid = [(k, method) for k in plan.ks for method in plan.methods]
     codes = np.array([plan.methods.index(method) for _, method in grid], dtype=np.int8)
@@ -275,11 +289,11 @@ def _table(
         "method": _labels(np.repeat(codes, m), plan.methods),
         "k": np.repeat(np.array([k for k, _ in grid], dtype=np.int64), m),
         "row": np.tile(comp_rows, b),
-        "id": np.tile(np.asarray(data.ids)[comp_rows], b),
+        "id": np.tile(ids, b),
     }
     for name in _TEST_COLUMNS:
         columns[name] = np.concatenate([block.pop(name) for block in blocks])
-    columns["decision"] = np.tile(plan.y[comp_rows].astype(np.int8), b)
+    columns["decision"] = np.tile(y_c.astype(np.int8), b)
     missing = np.ones(m * b, dtype=bool)
     if ycf is None:
         columns["cf_decision"] = pd.arrays.IntegerArray(np.zeros(m * b, np.int8), missing)
@@ -300,7 +314,9 @@ def block_frame(
     block: dict[str, np.ndarray],
     ycf: np.ndarray | None,
     cf_flag: np.ndarray | None,
+    who: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """The rows of one (method, k) exactly as they sit in the whole table (same columns,
-    dtypes and values): the table is these frames stacked in (k, method) order."""
-    return _table(data, plan, [block], ycf, cf_flag, grid=[(k, method)])
+    dtypes and values): the table is these frames stacked in (k, method) order (``who``:
+    the complainants' data rows, ids and decisions, when ``data`` is not at hand)."""
+    return _table(data, plan, [block], ycf, cf_flag, grid=[(k, method)], who=who)
