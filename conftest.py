@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from _pytest.doctest import DoctestItem
 
 from primafacie.paths import resolve_data_dir
+
+# One OpenMP/BLAS thread per test process. The suite already runs one pytest-xdist worker per
+# core, and scikit-learn's HistGradientBoosting (the SCM's gradient_boosting mechanism, the
+# demo's models) and OpenBLAS would each start a thread per core in every worker: 2 workers x 2
+# threads on 2 cores, and libgomp's threads spin while they wait for a core. Measured on the
+# credit world's gradient-boosting counterfactuals (tests/causal/test_golden.py, 6 cases, load
+# 15-20): 68 CPU s with the default threads, 7.9 CPU s with one. What the tests check does not
+# change: HistGradientBoosting splits its work by feature and by row, never inside one sum, so
+# its fits do not depend on the thread count (the golden tables, frozen under the default
+# threads, still match), and every equality test compares two runs of the same process
+# settings. Set before any test module imports numpy or scikit-learn (the imports above load
+# neither; the libraries read it when they load); the xdist workers and the CLI subprocesses
+# of the tests inherit it. A value the caller set is kept.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 #: The deprecated module names of the 0.2 renames (tools/rename_vocabulary.py): importing one
 #: warns, and they hold no docstring example of their own, so doctest collection skips them

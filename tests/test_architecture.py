@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from pathlib import Path
@@ -33,6 +34,29 @@ import pytest
 from primafacie.audit.registry import ANALYSES
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "primafacie"
+
+
+# Most checks below walk the syntax trees of every module of the package: each tree is parsed
+# once per test run, not once per check (a parse of all of src/ costs about 1.8 CPU s, and some
+# twenty checks read them). The trees are only read, never changed; the cache is keyed by the
+# source text, so a planted file is parsed as it is, and emptied when this module ends.
+@functools.cache
+def _tree(source: str) -> ast.Module:
+    return ast.parse(source)
+
+
+def _parse(path: Path) -> ast.Module:
+    return _tree(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _drop_parsed_trees():
+    """Free the cached trees (about 280,000 nodes) when this module's tests are done."""
+    yield
+    _tree.cache_clear()
+    _import_graph.cache_clear()
+    _string_constants.cache_clear()
+    _docstring_lines.cache_clear()
 
 
 def _module_name(path: Path) -> str:
@@ -59,10 +83,16 @@ def _resolve(current: str, is_pkg: bool, node: ast.ImportFrom) -> str:
 
 def import_graph() -> dict[str, set[str]]:
     """``{module: {primafacie modules it imports}}`` for every module of the package."""
+    # a fresh copy of the one graph of this run: a caller cannot change another's
+    return {mod: set(targets) for mod, targets in _import_graph().items()}
+
+
+@functools.cache
+def _import_graph() -> dict[str, set[str]]:
     mods = _modules()
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for name, path in mods.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _parse(path)
         is_pkg = path.name == "__init__.py"
         for node in ast.walk(tree):
             targets: list[str] = []
@@ -135,7 +165,7 @@ IMPORT_BY_NAME = {
 def test_no_importlib_dispatch_to_own_modules(path):
     if path == LAZY_LOADER:
         return
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parse(path)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             fn = node.func
@@ -156,7 +186,7 @@ def test_no_importlib_anywhere(path):
     imports); only the facilities of IMPORTLIB_ALLOWED are used, except in IMPORT_BY_NAME."""
     if _module_name(path) in IMPORT_BY_NAME:
         return
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parse(path)):
         if isinstance(node, ast.Import):
             used = {a.name for a in node.names if a.name.startswith("importlib")}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("importlib"):
@@ -174,7 +204,7 @@ def test_lazy_names_are_plain_imports_for_readers():
     import importlib
 
     for path in sorted(SRC.rglob("__init__.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _parse(path)
         lazy = next((n.value for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
                      and ast.unparse(n.targets[0] if isinstance(n, ast.Assign) else n.target)
                      == "_LAZY"), None)  # fmt: skip
@@ -231,31 +261,41 @@ def test_orchestration_spells_no_analysis_name(analysis):
             continue
         if not name.startswith(tuple(generic)):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                words = node.value.replace(".", " ").replace("_", " ").split()
-                if _ordinary(analysis, name, node.value):
-                    continue
-                if analysis in words and not (node.lineno == 1 or isinstance(node, ast.Expr)):
-                    offenders.append(f"{name}:{node.lineno}: {node.value[:60]!r}")
+        for node in _string_constants(path):
+            words = node.value.replace(".", " ").replace("_", " ").split()
+            if _ordinary(analysis, name, node.value):
+                continue
+            if analysis in words and not (node.lineno == 1 or isinstance(node, ast.Expr)):
+                offenders.append(f"{name}:{node.lineno}: {node.value[:60]!r}")
     docstrings = _docstring_lines()
     offenders = [o for o in offenders if o.split(": ")[0] not in docstrings]
     assert not offenders, f"{analysis!r} spelled outside the registry:\n" + "\n".join(offenders)
 
 
-def _docstring_lines() -> set[str]:
+@functools.cache
+def _string_constants(path: Path) -> list[ast.Constant]:
+    """Every string constant of the module at ``path``, in ``ast.walk`` order (one walk of
+    its tree for the check of every analysis name)."""
+    return [
+        node
+        for node in ast.walk(_parse(path))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+
+
+@functools.cache
+def _docstring_lines() -> frozenset[str]:
     """``module:line`` of every docstring and comment-like constant (allowed to name things)."""
     out = set()
     for name, path in _modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _parse(path)
         for node in ast.walk(tree):
             body = getattr(node, "body", None)
             if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
                 value = body[0].value
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     out.add(f"{name}:{value.lineno}")
-    return out
+    return frozenset(out)
 
 
 _ENGINES = ("situation", "recourse", "principal", "certainty", "groups")
@@ -382,7 +422,7 @@ def _engine_classes(modules: dict[str, Path]) -> dict[str, list[str]]:
     for name, path in modules.items():
         if _package(name) not in ENGINE_PACKAGES:
             continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in _parse(path).body:
             if isinstance(node, ast.ClassDef) and any(
                 getattr(b, "id", getattr(b, "attr", None)) == "Engine" for b in node.bases
             ):
@@ -485,7 +525,7 @@ def function_lengths(source: str) -> dict[str, int]:
             else:
                 visit(child, prefix)
 
-    visit(ast.parse(source), "")
+    visit(_tree(source), "")
     return out
 
 
@@ -555,7 +595,7 @@ def class_lengths(source: str) -> dict[str, int]:
             else:
                 visit(child, prefix)
 
-    visit(ast.parse(source), "")
+    visit(_tree(source), "")
     return out
 
 
