@@ -173,5 +173,5 @@ def test_engine_args_are_the_declared_keys_under_their_engine_names():
     from primafacie.situation.spec import SituationSpec
 
     args = SituationSpec(methods=["st"], k=[5], interval="wilson").engine_kwargs()
-    assert args["method"] == ["st"] and "methods" not in args and "dimensions" not in args
+    assert args["methods"] == ["st"] and "method" not in args and "dimensions" not in args
     assert args["interval"] == "newcombe" and args["k"] == [5]

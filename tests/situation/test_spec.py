@@ -29,7 +29,7 @@ def test_one_k_default_for_the_engine_the_config_and_the_cli():
                         ("interval", "interval"), ("max_distance", "max_distance"),
                         ("legacy", "legacy")]:  # fmt: skip
         assert options[flag].default.default == getattr(spec, field)
-    assert options["method"].default.default == "st,cst,cst_centers,cf"
+    assert options["methods"].default.default == "st,cst,cst_centers,cf"  # --method
     assert options["dimensions"].default.default == "single"  # --dimension
 
 
