@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import jsonschema
 import numpy as np
@@ -14,10 +15,11 @@ from primafacie.causal import SCM
 from primafacie.causal.graph import DAG
 from primafacie.datasets.credit_world import CREDIT_EDGES
 from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
+from primafacie.decisions import Rule
 from primafacie.errors import InputError
 from primafacie.report.schema import RESULTS_SCHEMA
 from primafacie.situation import analysis as situation_analysis
-from primafacie.situation.engine import SituationTest
+from primafacie.situation.engine import SituationTest, restricted_run
 from primafacie.situation.sensitivity import (
     SensitivityResult,
     SensitivitySpec,
@@ -316,3 +318,30 @@ def test_audit_run_tables_section_and_schema():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate(broken)
     assert sens.overturning(int(sens.to_frame()["row"].iloc[0])) is not None
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_restricted_run_is_the_run_with_the_complainant_mask(legacy):
+    """restricted_run reuses a run's searches for a subset of its complainants (the multiple
+    scenario of the CST law tables, issue 22); with other statistics settings (α/2) it must
+    give exactly the table of a fresh run with that mask."""
+    data = loan_world_data(n=900, seed=5)
+    scm = SCM(LOAN_EDGES).fit(data)
+    settings = dict(methods=["st", "cst", "cst_centers", "cf"], k=[5, 12], legacy=legacy)
+    if legacy:
+        settings["interval"] = "wald"
+    engine = SituationTest(**settings)
+    rule = Rule("AnnualSalary + 5 * AccountBalance > 225000")
+    engine.run(data, scm=scm, decider=rule, keep_state=True)
+    mask = np.arange(data.n) % 3 == 1
+    half = SituationTest(**settings, alpha=0.025)
+    fresh = half.run(data, scm=scm, decider=rule, complainant_mask=mask)
+    got = restricted_run(half, engine.state_, mask, scm=scm, decider=rule)
+    assert 0 < got.n_complainants < engine.state_.plan.comp_rows.size
+    pd.testing.assert_frame_equal(got.table, fresh.table)
+    assert got.params == fresh.params
+    # a complainant the state never tested is refused, not silently dropped
+    with pytest.raises(InputError, match="not a subset"):
+        state = engine.state_
+        fewer = replace(state, plan=replace(state.plan, comp_rows=state.plan.comp_rows[::2]))
+        restricted_run(half, fewer, mask, scm=scm)

@@ -24,6 +24,7 @@ from ..datasets.cst_data import load_cst_law, load_cst_loan
 from ..errors import InputError
 from ..io import atomic_write_csv
 from ..situation import METHOD_LABELS, SituationTest, combine_multiple
+from ..situation.engine import restricted_run
 from .compare import Check, check, comparison_frame, read_run_csv
 
 __all__ = [
@@ -105,25 +106,36 @@ def law_table(data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     settings = _settings(options)
     legacy = settings["legacy"]
     frames = []
-    singles = {}
+    singles, states = {}, {}
     for scenario in ("race", "gender", "intersectional"):
         case = load_cst_law(scenario, data_dir, gender_feature=legacy and scenario == "race")
-        res = SituationTest(**settings, keep_neighbors=False).run(
-            case.data, counterfactuals=case.counterfactuals, decider=case.decider
+        engine = SituationTest(**settings, keep_neighbors=False)
+        # the race and gender searches are kept: the multiple scenario reuses them
+        keep = scenario != "intersectional"
+        res = engine.run(
+            case.data,
+            counterfactuals=case.counterfactuals,
+            decider=case.decider,
+            keep_state=keep,
         )
         singles[scenario] = case
+        if keep:
+            states[scenario] = engine.state_
         frames.append(_rows(res.summary()).assign(scenario=scenario))
-    # Multiple: the same two runs restricted to non-white women, each at α/2.
+    # Multiple: the same two runs restricted to non-white women, each at α/2. Their searches
+    # are those of the single runs (same data, spaces and centres; a subset of the
+    # complainants), so only the statistics run again (issue 22: ~0.8 s of searches saved).
     fr = singles["race"].data.frame
     mask = (fr["sex"] == "Female").to_numpy() & (fr["race_nonwhite"] == "NonWhite").to_numpy()
     runs = {}
     for scenario in ("race", "gender"):
         case = singles[scenario]
-        runs[scenario] = SituationTest(**{**settings, "alpha": 0.05 / 2}, keep_neighbors=False).run(
-            case.data,
+        runs[scenario] = restricted_run(
+            SituationTest(**{**settings, "alpha": 0.05 / 2}, keep_neighbors=False),
+            states[scenario],
+            mask,
             counterfactuals=case.counterfactuals,
             decider=case.decider,
-            complainant_mask=mask,
         )
     multi = combine_multiple(runs, n_protected=int(mask.sum()))
     frames.append(_rows(multi.summary()).assign(scenario="multiple"))

@@ -564,3 +564,33 @@ def run_result(
         neighbors=neighbours if keep else {},
         neighbor_distances=distances if keep else {},
     )
+
+
+def restricted_run(
+    engine: SituationTest,
+    state: RunState,
+    complainant_mask: np.ndarray,
+    counterfactuals: Any = None,
+    decider: Any = None,
+    scm: Any = None,
+) -> SituationResult:
+    """``engine.run(state.data, ..., complainant_mask=complainant_mask)`` without searching
+    again: the kept lists of ``state`` (a run of the same data, attribute, search settings and
+    counterfactuals over a superset of the complainants) are restricted to the new
+    complainants. ``engine`` may differ from the state's engine in the statistics' settings
+    (α, τ, interval, direction), not in the search's. Used by the multiple scenario of the CST
+    law tables, whose complainants are a subset of the race and gender runs' (issue 22).
+    """
+    data = state.data
+    planner = engine._stage(Planner)
+    plan = planner.plan(data, complainant_mask)
+    # both are sorted row positions; clipped so that a row past the last one fails the check
+    keep = np.searchsorted(state.plan.comp_rows, plan.comp_rows)
+    keep = np.minimum(keep, max(len(state.plan.comp_rows) - 1, 0))
+    if not np.array_equal(state.plan.comp_rows[keep], plan.comp_rows):
+        raise InputError("restricted_run: the complainants are not a subset of the state's")
+    cf, ycf = planner.counterfactual_stage(data, plan, scm, counterfactuals, decider)
+    del cf
+    lists = state.lists.take(keep)
+    table, neighbours = engine._stage(Statistics).run(data, plan, lists, ycf)
+    return engine._result(data, plan, state.space, table, neighbours, lists)

@@ -66,6 +66,19 @@ class Lists:
     st_dist: np.ndarray | None = None
     cf_dist: np.ndarray | None = None
 
+    def take(self, keep: np.ndarray) -> Lists:
+        """The lists of the complainants ``keep`` (positions among this run's complainants):
+        every list and count is per complainant, so a run restricted to a subset of the same
+        complainants, search spaces and centres finds exactly these rows."""
+        out = {}
+        for name, value in vars(self).items():
+            if isinstance(value, PrefixCounts):
+                value = replace(value, neg=value.neg[keep], size=value.size[keep])
+            elif isinstance(value, np.ndarray):
+                value = value[keep]
+            out[name] = value
+        return Lists(**out)
+
 
 @dataclass(frozen=True)
 class GroupSearch:
