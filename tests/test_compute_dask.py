@@ -271,10 +271,12 @@ def test_audit_on_an_existing_cluster_through_audit_yaml(tmp_path):
     local audit (the config's compute block aside)."""
     from typer.testing import CliRunner
 
-    from primafacie.audit import run_demo
     from primafacie.cli import app
+    from tests.shared import demo_with_result, private_copy
 
-    run_demo(tmp_path / "local", n=300, seed=2, progress=False)
+    # the local audit: the demo tests/test_audit.py reads, built once per test run (the
+    # comparison holds for any demo; a private copy, as the Dask config is written beside it)
+    private_copy(demo_with_result(n=300, seed=1)[0], tmp_path).rename(tmp_path / "local")
     cfg = yaml.safe_load((tmp_path / "local" / "audit.yaml").read_text())
     cluster = LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
