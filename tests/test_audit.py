@@ -15,28 +15,31 @@ import pytest
 import yaml
 
 from primafacie import analysis as analysis_mod
-from primafacie.audit import json_safe, registry, run_audit, run_demo
+from primafacie.audit import json_safe, registry, run_audit
 from primafacie.config import load_config
 from primafacie.errors import AnalysisError, InputError
 from primafacie.io import MANIFEST
 from primafacie.report import validate_results
+from tests.shared import demo_with_result
 
 N = 300
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """The demo once, then the audit again from the audit.yaml it wrote, in another process
-    with another string-hash seed (the inputs' own determinism is tested in
-    tests/datasets/test_credit_world.py)."""
-    base = tmp_path_factory.mktemp("demo")
-    first = run_demo(base / "a", n=N, seed=1, progress=False)
+    """The demo once (``run_demo(n=300, seed=1)``, built once per test run and shared with
+    tests/test_compute_dask.py through tests/shared.py: read it, never write into it), then
+    the audit again from the audit.yaml it wrote, in another process with another string-hash
+    seed (the inputs' own determinism is tested in tests/datasets/test_credit_world.py).
+    ``(demo folder, re-audit folder, AuditResult, what the re-audit printed)``."""
+    a, first = demo_with_result(n=N, seed=1)
+    b = tmp_path_factory.mktemp("demo") / "b"
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    cmd = [sys.executable, "-m", "primafacie.cli", "audit", str(base / "a" / "audit.yaml"),
-           "--out", str(base / "b"), "--no-progress"]  # fmt: skip
+    cmd = [sys.executable, "-m", "primafacie.cli", "audit", str(a / "audit.yaml"),
+           "--out", str(b), "--no-progress"]  # fmt: skip
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    return base, first, proc.stdout
+    return a, b, first, proc.stdout
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -48,7 +51,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def test_demo_runs_every_analysis(demo):
-    base, res, _ = demo
+    a, _b, res, _ = demo
     assert {name: run.status for name, run in res.runs.items()} == {
         "groups": "ok", "situation": "ok", "recourse": "ok", "principal": "ok", "certainty": "ok",
         "alternatives": "ok",  # on by default: the demo's decision is a model, with an outcome
@@ -58,7 +61,7 @@ def test_demo_runs_every_analysis(demo):
     assert res.runs["certainty"].numbers["selected"]
     assert list(res.summary()["status"]) == ["ok"] * 6
     assert res.plot().axes  # the overview figure
-    out = base / "a"
+    out = a
     html = (out / "report.html").read_text()
     # many-valued numeric features enter FACTS as quantile bins, never one item per value
     import re
@@ -84,8 +87,8 @@ def test_report_has_every_section_with_a_figure(demo):
     """A browser-free check of the page structure (the browser test checks rendering)."""
     import re
 
-    base, _, _ = demo
-    html = (base / "a" / "report.html").read_text(encoding="utf-8")
+    a, _b, _, _ = demo
+    html = (a / "report.html").read_text(encoding="utf-8")
     parts = re.split(r'<section id="', html)[1:]
     sections = {p.split('"', 1)[0]: p for p in parts}
     assert list(sections) == [
@@ -100,8 +103,8 @@ def test_report_has_every_section_with_a_figure(demo):
 
 
 def test_results_json_follows_its_schema_and_has_no_absolute_paths(demo):
-    base, res, _ = demo
-    text = (base / "a" / "results.json").read_text(encoding="utf-8")
+    a, _b, res, _ = demo
+    text = (a / "results.json").read_text(encoding="utf-8")
     doc = json.loads(text)
     validate_results(doc)
     assert doc == res.to_dict() | {"files": list(res.files)}
@@ -110,8 +113,8 @@ def test_results_json_follows_its_schema_and_has_no_absolute_paths(demo):
     assert {i["path"] for i in doc["inputs"]} == {
         "inputs/credit_world.csv", "inputs/lr.skops", "inputs/gb.skops",
     }  # fmt: skip
-    assert str(base) not in text and "NaN" not in text and "Infinity" not in text
-    assert str(base) not in (base / "a" / "report.html").read_text(encoding="utf-8")
+    assert str(a.parent) not in text and "NaN" not in text and "Infinity" not in text
+    assert str(a.parent) not in (a / "report.html").read_text(encoding="utf-8")
     # every count carries its denominator
     for g in doc["data"]["groups"]:
         assert g["n_protected"] + g["n_non_protected"] == g["n"] == N
@@ -123,26 +126,26 @@ def test_provenance_block_in_results_report_and_dossier_pages(demo, tmp_path):
     adds the date and nothing else changes."""
     import hashlib
 
-    base, res, _ = demo
-    doc = json.loads((base / "a" / "results.json").read_text(encoding="utf-8"))
+    a, _b, res, _ = demo
+    doc = json.loads((a / "results.json").read_text(encoding="utf-8"))
     prov = doc["provenance"]
-    cfg_bytes = (base / "a" / "audit.yaml").read_bytes()
+    cfg_bytes = (a / "audit.yaml").read_bytes()
     assert prov["configuration"]["sha256"] == hashlib.sha256(cfg_bytes).hexdigest()
     assert prov["configuration"]["path"] == "audit.yaml"
     for item in prov["inputs"]:
-        data = (base / "a" / item["path"]).read_bytes()
+        data = (a / item["path"]).read_bytes()
         assert item["sha256"] == hashlib.sha256(data).hexdigest()
     assert {i["role"] for i in prov["inputs"]} >= {"data", "decision model"}
     assert prov["seeds"] == doc["seeds"] and prov["date"] is None
     assert prov["corrections"] == {
         "situation": doc["config"]["analyses"]["situation"]["multiplicity"]
     }
-    html = (base / "a" / "report.html").read_text(encoding="utf-8")
+    html = (a / "report.html").read_text(encoding="utf-8")
     assert 'id="provenance"' in html and prov["configuration"]["sha256"] in html
     assert all(i["sha256"] in html for i in prov["inputs"])
     assert f"primafacie {prov['primafacie']}" in html
     # --date: the date is printed; everything else of results.json stays the same
-    dated = run_audit(load_config(base / "a" / "audit.yaml"), tmp_path / "d", progress=False,
+    dated = run_audit(load_config(a / "audit.yaml"), tmp_path / "d", progress=False,
                       date="2026-11-26")  # fmt: skip
     doc_d = json.loads((tmp_path / "d" / "results.json").read_text(encoding="utf-8"))
     assert doc_d["provenance"]["date"] == "2026-11-26"
@@ -151,15 +154,15 @@ def test_provenance_block_in_results_report_and_dossier_pages(demo, tmp_path):
     assert doc_d == doc
     assert dated.provenance["date"] == "2026-11-26"
     with pytest.raises(InputError, match="--date 2026-02-30: expected a date YYYY-MM-DD"):
-        run_audit(load_config(base / "a" / "audit.yaml"), tmp_path / "e", date="2026-02-30")
+        run_audit(load_config(a / "audit.yaml"), tmp_path / "e", date="2026-02-30")
     assert not (tmp_path / "e").exists()
 
 
 def test_rerun_is_byte_identical(demo):
     """The demo and the audit re-run from its audit.yaml (another process, another hash seed)
     give the same files, byte for byte."""
-    base, first, stdout = demo
-    a, b = _files(base / "a"), _files(base / "b")
+    demo_dir, rerun_dir, first, stdout = demo
+    a, b = _files(demo_dir), _files(rerun_dir)
     assert sorted(b) == sorted(first.files)
     different = [name for name in b if a[name] != b[name]]
     if different:
@@ -175,13 +178,13 @@ def test_rerun_is_byte_identical(demo):
     assert "situation" in stdout and "report.html" in stdout
 
 
-def _small_config(base: Path, tmp_path: Path, analyses: dict) -> Path:
-    cfg = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+def _small_config(a: Path, tmp_path: Path, analyses: dict) -> Path:
+    cfg = yaml.safe_load((a / "audit.yaml").read_text())
     # the alternatives search is on by default with the demo's model and outcome: off here,
     # unless the test asks for it
     cfg["analyses"] = {"alternatives": None, **analyses}
-    cfg["data"] = str(base / "a" / cfg["data"])
-    cfg["decision"] = {"model": str(base / "a" / cfg["decision"]["model"])}
+    cfg["data"] = str(a / cfg["data"])
+    cfg["decision"] = {"model": str(a / cfg["decision"]["model"])}
     path = tmp_path / "audit.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path
@@ -195,7 +198,7 @@ CERTAINTY = {
 
 
 def test_failing_analysis_writes_nothing_unless_keep_going(demo, tmp_path, monkeypatch):
-    base, _, _ = demo
+    a, _b, _, _ = demo
 
     def boom(spec, ctx):
         raise AnalysisError("solver exploded")
@@ -204,7 +207,7 @@ def test_failing_analysis_writes_nothing_unless_keep_going(demo, tmp_path, monke
         dataclasses.replace(a, run=boom) if a.name == "certainty" else a for a in registry.ANALYSES
     )
     monkeypatch.setattr(registry, "ANALYSES", patched)
-    cfg = load_config(_small_config(base, tmp_path, CERTAINTY))
+    cfg = load_config(_small_config(a, tmp_path, CERTAINTY))
     with pytest.raises(AnalysisError, match="certainty: solver exploded"):
         run_audit(cfg, tmp_path / "out", progress=False)
     assert not (tmp_path / "out").exists()
@@ -215,12 +218,12 @@ def test_failing_analysis_writes_nothing_unless_keep_going(demo, tmp_path, monke
 
 
 def test_bad_inputs_raise_input_error_and_write_nothing(demo, tmp_path):
-    base, _, _ = demo
+    a, _b, _, _ = demo
     # group metrics are on by default: no analysis means turning them off too
-    cfg = load_config(_small_config(base, tmp_path, {"groups": None}))
+    cfg = load_config(_small_config(a, tmp_path, {"groups": None}))
     with pytest.raises(InputError, match="asks for no analysis"):
         run_audit(cfg, tmp_path / "out", progress=False)
-    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    raw = yaml.safe_load((a / "audit.yaml").read_text())
     raw["data"] = "missing.csv"
     raw.pop("causal")
     raw["analyses"] = {"situation": {"k": [5]}}
@@ -246,10 +249,10 @@ def test_json_safe_and_row_pruning():
 
 
 def test_compute_backend_gives_identical_tables(demo, tmp_path):
-    base, _, _ = demo
+    a, _b, _, _ = demo
     st_only = {"situation": {"k": [5, 10], "methods": ["st"]}}
     # one thread against two (the default is every usable core): the same bytes
-    config = load_config(_small_config(base, tmp_path, st_only))
+    config = load_config(_small_config(a, tmp_path, st_only))
     local = config.model_copy(update={"compute": config.compute.model_copy(update={"n_jobs": 1})})
     threaded = local.model_copy(update={"compute": local.compute.model_copy(update={"n_jobs": 2})})
     assert local.compute.build().n_jobs == 1 and threaded.compute.build().n_jobs == 2
@@ -262,9 +265,9 @@ def test_compute_backend_gives_identical_tables(demo, tmp_path):
 def test_a_user_style_config_rule_single_attribute_covariates(demo, tmp_path):
     """Adapters outside the demo's settings: a rule decision, one protected attribute, ST and
     CST only, principal within region cells, certainty of the audited decision alone."""
-    base, _, _ = demo
-    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
-    raw["data"] = str(base / "a" / raw["data"])
+    a, _b, _, _ = demo
+    raw = yaml.safe_load((a / "audit.yaml").read_text())
+    raw["data"] = str(a / raw["data"])
     raw["decision"] = {"rule": "income + 2 * savings > 40"}
     raw["protected"] = {"gender": "female"}
     raw["causal"]["edges"] = [e for e in raw["causal"]["edges"] if "race" not in e]
@@ -288,8 +291,8 @@ def test_a_user_style_config_rule_single_attribute_covariates(demo, tmp_path):
 
 
 def test_centred_methods_need_a_model_or_rule(demo, tmp_path):
-    base, _, _ = demo
-    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    a, _b, _, _ = demo
+    raw = yaml.safe_load((a / "audit.yaml").read_text())
     raw["decision"] = {"column": "human"}
     raw["analyses"] = {"situation": {"k": [5], "methods": ["st", "cf"]}}
     (tmp_path / "a.yaml").write_text(yaml.safe_dump(raw))
@@ -298,8 +301,8 @@ def test_centred_methods_need_a_model_or_rule(demo, tmp_path):
 
 
 def test_multiple_dimensions_need_two_protected_attributes(demo, tmp_path):
-    base, _, _ = demo
-    raw = yaml.safe_load((base / "a" / "audit.yaml").read_text())
+    a, _b, _, _ = demo
+    raw = yaml.safe_load((a / "audit.yaml").read_text())
     raw["data"] = "not-read.csv"  # the check happens before any data is read
     raw["protected"] = {"gender": "female"}
     raw["causal"]["edges"] = [e for e in raw["causal"]["edges"] if "race" not in e]
@@ -312,8 +315,8 @@ def test_multiple_dimensions_need_two_protected_attributes(demo, tmp_path):
 def test_constant_decisions_are_flagged(demo, tmp_path):
     """A rule no one passes makes every decision unfavourable: the audit says so up front
     instead of presenting 0-vs-0 rates as fairness."""
-    base, _, _ = demo
-    path = _small_config(base, tmp_path, CERTAINTY)
+    a, _b, _, _ = demo
+    path = _small_config(a, tmp_path, CERTAINTY)
     cfg = yaml.safe_load(path.read_text())
     cfg["decision"] = {"rule": "income > 1000000"}
     path.write_text(yaml.safe_dump(cfg))
@@ -332,7 +335,7 @@ def test_every_data_check_runs_before_any_analysis(demo, tmp_path, monkeypatch):
 
     from primafacie.cli import app
 
-    base, _, _ = demo
+    a, _b, _, _ = demo
     started = []
     patched = tuple(
         dataclasses.replace(a, run=lambda spec, ctx, _n=a.name: started.append(_n))
@@ -342,7 +345,7 @@ def test_every_data_check_runs_before_any_analysis(demo, tmp_path, monkeypatch):
     monkeypatch.setattr("primafacie.audit.run.ANALYSES", patched)
     analyses = {"groups": {}, "situation": {"k": [10], "methods": ["st"]},
                 "principal": {"protected": "race"}}  # fmt: skip
-    path = _small_config(base, tmp_path, analyses)
+    path = _small_config(a, tmp_path, analyses)
     with pytest.raises(InputError) as err:
         run_audit(load_config(path), tmp_path / "out", progress=False)
     assert started == [] and not (tmp_path / "out").exists()
@@ -354,14 +357,12 @@ def test_every_data_check_runs_before_any_analysis(demo, tmp_path, monkeypatch):
     assert res.exit_code == 2 and "must be binary for principal strata" in res.output
     assert started == [] and "Traceback" not in res.output
     # k against the search spaces: checked before any analysis runs too
-    big = _small_config(
-        base, tmp_path, {"groups": {}, "situation": {"k": [5000], "methods": ["st"]}}
-    )
+    big = _small_config(a, tmp_path, {"groups": {}, "situation": {"k": [5000], "methods": ["st"]}})
     with pytest.raises(InputError, match="k=5000 is larger than the control search space"):
         run_audit(load_config(big), tmp_path / "out2", progress=False)
     assert started == []
     # certainty's protected columns against max_levels: also before the first analysis
-    few = _small_config(base, tmp_path, {"groups": {}, "certainty": {"max_levels": 2}})
+    few = _small_config(a, tmp_path, {"groups": {}, "certainty": {"max_levels": 2}})
     with pytest.raises(InputError, match="protected column 'race' has 3 distinct values"):
         run_audit(load_config(few), tmp_path / "out3", progress=False)
     assert started == []
@@ -372,9 +373,9 @@ def test_streamed_tables_and_paged_rows_give_the_same_files(demo, tmp_path, monk
     out give the bytes of one-piece writing and pruning."""
     import primafacie.io as pio
 
-    base, _, _ = demo
+    a, _b, _, _ = demo
     st = {"situation": {"k": [5, 10], "methods": ["st", "cst"]}}
-    config = load_config(_small_config(base, tmp_path, st))
+    config = load_config(_small_config(a, tmp_path, st))
     run_audit(config, tmp_path / "whole", progress=False)
     monkeypatch.setattr(pio, "CSV_CHUNK_ROWS", 17)
     built = []

@@ -120,21 +120,19 @@ def test_credit_world_situation_identical_on_dask(dask_backend, algorithm):
     assert local.summary().equals(remote.summary())
 
 
-def _adult_slice(data_dir: Path, rows: int):
-    from primafacie.experiments.facts import fit_adult_model
-
+def _adult_slice(fit_adult_model, data_dir: Path, rows: int):
     model, _, X_test, _, _ = fit_adult_model(data_dir, seed=131313, protected="sex")
     return model, X_test.iloc[:rows].reset_index(drop=True)
 
 
-def test_adult_recourse_identical_on_dask(dask_backend, require_data, data_dir):
+def test_adult_recourse_identical_on_dask(dask_backend, require_data, data_dir, adult_fit):
     """FACTS on 4,000 Adult test rows: chunks of 20,000 (member, action) rows on Dask give the
     same table, statistics (rows sent to the model included) and rankings as one thread."""
     from primafacie.recourse import RecourseFairness
 
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
-    model, X = _adult_slice(data_dir, 4000)
+    model, X = _adult_slice(adult_fit, data_dir, 4000)
     features = {c: "categorical" for c in X.columns}
     features.update({"capital-gain": "numeric", "capital-loss": "numeric"})
 
@@ -273,10 +271,12 @@ def test_audit_on_an_existing_cluster_through_audit_yaml(tmp_path):
     local audit (the config's compute block aside)."""
     from typer.testing import CliRunner
 
-    from primafacie.audit import run_demo
     from primafacie.cli import app
+    from tests.shared import demo_with_result, private_copy
 
-    run_demo(tmp_path / "local", n=300, seed=2, progress=False)
+    # the local audit: the demo tests/test_audit.py reads, built once per test run (the
+    # comparison holds for any demo; a private copy, as the Dask config is written beside it)
+    private_copy(demo_with_result(n=300, seed=1)[0], tmp_path).rename(tmp_path / "local")
     cfg = yaml.safe_load((tmp_path / "local" / "audit.yaml").read_text())
     cluster = LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"

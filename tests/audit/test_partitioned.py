@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -16,11 +17,11 @@ import yaml
 
 from primafacie.audit import run_audit
 from primafacie.config import load_config
-from primafacie.datasets.credit_world import write_demo_inputs
 from primafacie.io import MANIFEST
 from primafacie.overtime.diff import diff_audits
 from primafacie.overtime.reader import read_results
 from primafacie.situation import partitioned
+from tests.shared import demo_with_result
 
 SITUATION = {"k": [5, 10], "methods": ["st", "cst", "cst_centers", "cf"]}
 
@@ -30,7 +31,11 @@ def inputs(tmp_path_factory):
     """The demo's inputs (300 applicants) and an audit.yaml asking for situation testing
     only (both protected attributes), with the data's id column."""
     base = tmp_path_factory.mktemp("parts")
-    cfg_path = write_demo_inputs(base, n=300, seed=1)
+    # write_demo_inputs(base, n=300, seed=1) is what the shared run_demo(n=300, seed=1) of
+    # tests/test_audit.py wrote first (audit.yaml and inputs/): copied, not generated again
+    demo_dir = demo_with_result(n=300, seed=1)[0]
+    shutil.copytree(demo_dir / "inputs", base / "inputs")
+    cfg_path = Path(shutil.copy(demo_dir / "audit.yaml", base / "audit.yaml"))
     cfg = yaml.safe_load(cfg_path.read_text())
     cfg["analyses"] = {"alternatives": None, "situation": SITUATION}
     cfg_path.write_text(yaml.safe_dump(cfg))

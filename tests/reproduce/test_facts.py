@@ -21,7 +21,6 @@ from primafacie.experiments.facts import (
     adult_setting,
     compare_adult,
     run_adult,
-    run_adult_audit,
     write_adult_outputs,
 )
 
@@ -30,10 +29,10 @@ FIG2 = "hours-per-week=FullTime; marital-status=Married-civ-spouse; occupation=A
 
 
 @pytest.fixture(scope="module")
-def adult(require_data, data_dir):
+def adult(require_data, data_dir, run_adult_audit_shared):
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
-    audit, model, X_test, y_test, acc = run_adult_audit(data_dir)
+    audit, model, X_test, y_test, acc = run_adult_audit_shared(data_dir)
     result = audit.score(phi=(0.3, 0.7), budgets="auto")
     return audit, X_test, y_test, acc, result
 
@@ -250,10 +249,11 @@ def test_outputs_written(adult, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def adult_legacy(require_data, data_dir):
+def adult_legacy(require_data, data_dir, run_adult_audit_shared):
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
-    audit, *_ = run_adult_audit(data_dir, legacy=True)
+    # the plain audit's fitted model (same data, seed and protected attribute): conftest.py
+    audit, *_ = run_adult_audit_shared(data_dir, legacy=True)
     return audit, audit.score(phi=(0.3, 0.7), budgets="auto")
 
 
@@ -283,10 +283,10 @@ RACE_SG3 = "hours-per-week=PartTime; marital-status=Divorced; native-country=Uni
 
 
 @pytest.fixture(scope="module")
-def adult_race(require_data, data_dir):
+def adult_race(require_data, data_dir, run_adult_audit_shared):
     require_data("adult", "adult.data")
     require_data("adult", "adult.test")
-    audit, *_ = run_adult_audit(data_dir, protected="race")
+    audit, *_ = run_adult_audit_shared(data_dir, protected="race")
     return audit, audit.score(phi=(0.3, 0.7), budgets="auto")
 
 
