@@ -237,20 +237,6 @@ def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(dict.fromkeys(ints, "Int64"))
 
 
-def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
-    """Neighbour id lists as space-separated text (a multiple result has one per attribute),
-    and integer columns as nullable integers, so that stacking tests whose columns differ
-    (``k_c`` vs ``k_c_<attr>``) writes 5, not 5.0, as the audit's tables do."""
-    import pandas as pd
-
-    for col in [c for c in frame.columns if c.startswith(("control_ids", "test_ids"))]:
-        frame[col] = frame[col].map(
-            lambda ids: " ".join(map(str, ids)) if isinstance(ids, list) else ""
-        )
-    ints = [c for c in frame.columns if pd.api.types.is_integer_dtype(frame[c])]
-    return frame.astype(dict.fromkeys(ints, "Int64"))
-
-
 def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """The tests' frames one under the other, column ``dimension`` (the test's label) first."""
     import pandas as pd
