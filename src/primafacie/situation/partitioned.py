@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .multiplicity import adjust_distinct, merge_histograms, p_histogram
-from .results import SituationResult, _summary_row, summary_frame
+from .results import SituationResult, _summary_row, counts_row, summary_frame
 
 # pandas is imported in the functions that use it: importing the situation engine must not
 # load it (issue 22, start-up); the annotations name it only for type checkers.
@@ -559,29 +559,13 @@ def _merge_summary(
     total = {name: np.int64(sum(p[name] for p in partials))
              for name in ("n", "untested", "cases", "significant", "significant_adjusted")}  # fmt: skip
     n, untested = int(total["n"]), int(total["untested"])
-    den = n_protected - untested
-    cases, sig, adj = total["cases"], total["significant"], total["significant_adjusted"]
+    counts = (total["cases"], total["significant"], total["significant_adjusted"])
     d_cases = np.concatenate([p["delta_cases"] for p in partials])
     d_sig = np.concatenate([p["delta_significant"] for p in partials])
-    alpha = params.get("alpha")
-    return {
-        "method": method,
-        "k": int(k),
-        "complainants": n,
-        "tested": n - untested,
-        "untested": untested,
-        "denominator": den,
-        "cases": int(cases),
-        "cases_share": cases / den if den else np.nan,
-        "n_significant": int(sig),
-        "significant_share": sig / den if den else np.nan,
-        "mean_delta_cases": float(d_cases.mean()) if cases else np.nan,
-        "mean_delta_significant": float(d_sig.mean()) if sig else np.nan,
-        "expected_by_chance": np.nan if alpha is None else alpha * (n - untested),
-        "multiplicity": params.get("multiplicity"),
-        "n_significant_adjusted": int(adj),
-        "significant_adjusted_share": adj / den if den else np.nan,
-    }
+    return counts_row(
+        method, k, n, untested, n_protected, counts, (d_cases, d_sig), params.get("alpha"),
+        params.get("multiplicity"),
+    )  # fmt: skip
 
 
 def write_result(

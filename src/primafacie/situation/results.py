@@ -80,6 +80,28 @@ def _summary_row(
     adj = cols["significant_adjusted"] if adjusted else sig
     n = len(delta)
     untested = int(np.isnan(delta).sum())
+    return counts_row(
+        method, k, n, untested, denominator, (flag.sum(), sig.sum(), adj.sum()),
+        (delta[flag], delta[sig]), alpha, multiplicity if adjusted else "none",
+    )  # fmt: skip
+
+
+def counts_row(
+    method: str,
+    k: Any,
+    n: int,
+    untested: int,
+    denominator: int,
+    counts: tuple[Any, Any, Any],
+    deltas: tuple[np.ndarray, np.ndarray],
+    alpha: float | None,
+    multiplicity: Any,
+) -> dict[str, Any]:
+    """One summary row from the counts of one (method, k): ``counts`` = (cases, significant,
+    significant after the correction) as numpy integers, ``deltas`` = the Δp of the cases
+    and of the significant ones; shares over the tested protected (``denominator`` minus
+    the untested). The one row format of an in-memory table and of Parquet parts."""
+    cases, sig, adj = counts
     den = denominator - untested
     return {
         "method": method,
@@ -88,16 +110,16 @@ def _summary_row(
         "tested": n - untested,
         "untested": untested,
         "denominator": den,
-        "cases": int(flag.sum()),
-        "cases_share": flag.sum() / den if den else np.nan,
-        "n_significant": int(sig.sum()),
-        "significant_share": sig.sum() / den if den else np.nan,
-        "mean_delta_cases": float(delta[flag].mean()) if flag.any() else np.nan,
-        "mean_delta_significant": float(delta[sig].mean()) if sig.any() else np.nan,
+        "cases": int(cases),
+        "cases_share": cases / den if den else np.nan,
+        "n_significant": int(sig),
+        "significant_share": sig / den if den else np.nan,
+        "mean_delta_cases": float(deltas[0].mean()) if cases else np.nan,
+        "mean_delta_significant": float(deltas[1].mean()) if sig else np.nan,
         "expected_by_chance": np.nan if alpha is None else alpha * (n - untested),
-        "multiplicity": multiplicity if adjusted else "none",
-        "n_significant_adjusted": int(adj.sum()),
-        "significant_adjusted_share": adj.sum() / den if den else np.nan,
+        "multiplicity": multiplicity,
+        "n_significant_adjusted": int(adj),
+        "significant_adjusted_share": adj / den if den else np.nan,
     }
 
 
