@@ -111,9 +111,13 @@ class DecisionSpec(Strict):
 
 
 def _field(param: Any) -> Any:
-    """The pydantic field of a declared parameter: its default (a list copied per instance)
-    and its help as the JSON Schema description."""
+    """The pydantic field of a declared parameter: its default (a list copied per instance;
+    none when it is required) and its help as the JSON Schema description."""
+    from .params import REQUIRED
+
     default = param.default
+    if default is REQUIRED:  # the key must be given (pydantic's "Field required")
+        return Field(..., description=param.help)
     if isinstance(default, (list, tuple, dict)):
         factory: Callable[[], Any] = (
             (lambda d=default: dict(d))

@@ -48,10 +48,23 @@ __all__ = [
     "by_name",
     "with_param",
     "markdown_table",
+    "REQUIRED",
 ]
 
 #: ``key`` of a Param that has no ``audit.yaml`` key (an engine argument only).
 NO_KEY = ""
+
+
+class _Required:
+    """The default of a parameter that has none: ``audit.yaml`` must give its key (the
+    engine's argument has no default either), and its flag has no default."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+#: ``default`` of a :class:`Param` that must be given (see :class:`_Required`).
+REQUIRED: Any = _Required()
 
 
 @dataclass(frozen=True)
@@ -65,7 +78,8 @@ class Param:
     constraints
         What it accepts, as :mod:`primafacie.validation` constraints (``None`` accepts None).
     default
-        Its default (a list default is copied for every model instance).
+        Its default (a list default is copied for every model instance), or
+        :data:`REQUIRED` when it must be given.
     help
         One or two sentences: what it does, its unit and, for a bound, why that bound.
     flag
@@ -109,7 +123,10 @@ class Param:
         return ", ".join(parts)
 
     def cli_default(self) -> Any:
-        """The default as the command line shows it (a list as ``15,30,50``)."""
+        """The default as the command line shows it (a list as ``15,30,50``; none when the
+        parameter is required)."""
+        if self.default is REQUIRED:
+            return None
         if self.cli == "list" and isinstance(self.default, (list, tuple)):
             return ",".join(map(str, self.default))
         return self.default
@@ -201,6 +218,8 @@ def markdown_table(params: Iterable[Param], analysis: str) -> str:
         key = f"`analyses.{analysis}.{p.config_key}`" if p.config_key else "—"
         flag = f"`{p.flag}`" if p.flag else "—"
         default = "none" if p.default is None else f"`{p.cli_default()}`"
+        if p.default is REQUIRED:
+            default = "required"
         rows.append(f"| {key} | {flag} | {_cell(default)} | {_cell(p.describe())} | "
                     f"{_cell(p.help)} |")  # fmt: skip
     return "\n".join(rows) + "\n"

@@ -22,6 +22,7 @@ from .._renamed import renamed_argument
 from ..base import Engine, as_audit_data
 from ..errors import InputError
 from ..groupcodes import SEP, combination_label, cross_codes, value_codes
+from .params import DEFAULT_EXCLUDE_BELOW, PARAMETER_CONSTRAINTS, WHERE
 from .results import LL144Result
 
 __all__ = ["LL144Tables"]
@@ -51,10 +52,13 @@ class LL144Tables(Engine):
     'category  n  k  rate  impact_ratio\\n       F  4  1  0.25      0.333333\\n       M  4  3  0.75      1.000000'
     """
 
+    _parameter_constraints = PARAMETER_CONSTRAINTS
+    _where = WHERE
+
     def __init__(
         self,
         categories: Mapping[str, str],
-        exclude_below: float = 0.02,
+        exclude_below: float = DEFAULT_EXCLUDE_BELOW,
         unknown: Sequence[Any] = (),
     ) -> None:
         self.categories = dict(categories)
@@ -109,6 +113,7 @@ class LL144Tables(Engine):
                 raise InputError(f"{type(self).__name__}.run: give data only (got both data and "
                                  "the deprecated frame)")  # fmt: skip
             data = frame
+        self._validate_params()
         frame = as_audit_data(data, owner=type(self).__name__).frame
         missing = [c for c in self.categories.values() if c not in frame.columns]
         if missing:
