@@ -352,7 +352,10 @@ class AnalysisCommand:
         only = cfg.model_copy(update={"analyses": cfg.analyses.model_copy(update=others)})
         with err_console.status(self.status or f"{self.name}…"):
             audit = compute_audit(only)
-            return self.from_run(audit.runs[self.name], cfg, audit, v)
+            run = audit.runs[self.name]
+            if run.status != "ok":  # it cannot run on this file (a model it cannot refit)
+                raise InputError(f"analyses.{self.name}: {run.message}")
+            return self.from_run(run, cfg, audit, v)
 
     def write(self, out: Path, res: Any, inputs: Sequence[Any]) -> list[str]:
         """Every file of :meth:`files`, swapped into ``out`` in one step (the inputs kept);

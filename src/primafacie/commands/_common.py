@@ -279,6 +279,8 @@ def option(param: Any, **overrides: Any) -> Any:
         mapping = "dict" in str(param.type)
         text = f"COL=VALUE (repeat): {text}" if mapping else f"{text} (repeat)"
     default = param.cli_default()
+    if isinstance(default, bool) and _cli_type(param) is not bool:  # as audit.yaml spells it
+        default = str(default).lower()
     return typer.Option(
         None if isinstance(default, dict) else default, param.flag, help=text, **overrides
     )
