@@ -29,6 +29,25 @@ err_console = Console(stderr=True, highlight=False)
 EXIT_ANALYSIS = 1
 EXIT_INPUT = 2
 
+# ------------------------------------------------------------- options several commands share
+#: ``--progress/--no-progress`` of the commands that run an audit (audit, demo).
+PROGRESS = typer.Option(True, "--progress/--no-progress", help="Progress bars on stderr.")
+#: The audit.yaml argument of the commands that run a configuration (audit, dossier).
+AUDIT_YAML = typer.Argument(..., help="The audit.yaml configuration file.")
+
+
+def date_option(printed: str = "in the provenance (default: none)") -> Any:
+    """``--date YYYY-MM-DD`` (checked by :func:`~primafacie.audit.inputs.check_date`): no date
+    by default, so that the same inputs give byte-identical files."""
+    return typer.Option(None, "--date", help=f"Date YYYY-MM-DD printed {printed}.")
+
+
+def out_next_to(default: str, what: str = "the file") -> Any:
+    """``--out``/``-o`` of a command that writes next to its input by default."""
+    return typer.Option(
+        None, "--out", "-o", help=f"Output folder (default: {default} next to {what})."
+    )
+
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised like Ctrl-C so that staging folders are removed and nothing half-written

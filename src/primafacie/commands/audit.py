@@ -7,7 +7,17 @@ from typing import Optional
 
 import typer
 
-from ._common import EXIT_ANALYSIS, console, err_console, escape, guarded
+from ._common import (
+    AUDIT_YAML,
+    EXIT_ANALYSIS,
+    PROGRESS,
+    console,
+    date_option,
+    err_console,
+    escape,
+    guarded,
+    out_next_to,
+)
 
 HELP = """Run every analysis that AUDIT.yaml asks for and write one report.
 
@@ -57,6 +67,14 @@ def print_summary(result) -> None:
         )
 
 
+def finish(result) -> None:
+    """Print the summary; exit 1 naming the analyses that failed (``--keep-going``, demo)."""
+    print_summary(result)
+    if result.failed:
+        err_console.print(f"[bold red]failed analyses:[/] {', '.join(result.failed)}")
+        raise typer.Exit(EXIT_ANALYSIS)
+
+
 def _verdict(result) -> str:
     """The report's overall verdict sentence (the strongest finding, after the correction in
     force), so the terminal's first screen answers "is there a problem?" too."""
@@ -73,21 +91,15 @@ def register(app: typer.Typer) -> None:
     @app.command("audit", help=HELP)
     @guarded
     def audit(
-        config: Path = typer.Argument(..., help="The audit.yaml configuration file."),
-        out: Optional[Path] = typer.Option(
-            None, "--out", "-o", help="Output folder (default: audit-report next to the file)."
-        ),
+        config: Path = AUDIT_YAML,
+        out: Optional[Path] = out_next_to("audit-report"),
         keep_going: bool = typer.Option(
             False,
             "--keep-going",
             help="Report a failing analysis in the report (exit 1) instead of writing nothing.",
         ),
-        progress: bool = typer.Option(
-            True, "--progress/--no-progress", help="Progress bars on stderr."
-        ),
-        date: Optional[str] = typer.Option(
-            None, "--date", help="Date YYYY-MM-DD printed in the provenance (default: none)."
-        ),
+        progress: bool = PROGRESS,
+        date: Optional[str] = date_option(),
     ) -> None:
         from ..audit import run_audit
         from ..audit.inputs import check_date, input_paths
@@ -98,8 +110,4 @@ def register(app: typer.Typer) -> None:
         cfg = load_config(config)
         out_dir = out if out is not None else Path(config).resolve().parent / "audit-report"
         check_output_dir(out_dir, input_paths(cfg, config))  # before any analysis runs
-        result = run_audit(cfg, out_dir, progress=progress, keep_going=keep_going, date=date)
-        print_summary(result)
-        if result.failed:
-            err_console.print(f"[bold red]failed analyses:[/] {', '.join(result.failed)}")
-            raise typer.Exit(EXIT_ANALYSIS)
+        finish(run_audit(cfg, out_dir, progress=progress, keep_going=keep_going, date=date))

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from ._common import EXIT_ANALYSIS, err_console, guarded
+from ._common import PROGRESS, date_option, guarded
 
 HELP = """The main job on an embedded default: audit a generated credit-decision world.
 
@@ -38,22 +38,14 @@ def register(app: typer.Typer) -> None:
             None, "--n", min=50, help="Number of applicants (default 3000)."
         ),
         seed: int = typer.Option(0, "--seed", help="Seed of the world, the models and the audit."),
-        progress: bool = typer.Option(
-            True, "--progress/--no-progress", help="Progress bars on stderr."
-        ),
-        date: Optional[str] = typer.Option(
-            None, "--date", help="Date YYYY-MM-DD printed in the provenance (default: none)."
-        ),
+        progress: bool = PROGRESS,
+        date: Optional[str] = date_option(),
     ) -> None:
         from ..audit import run_demo
         from ..audit.inputs import check_date
         from ..io import check_output_dir
-        from .audit import print_summary
+        from .audit import finish
 
         date = check_date(date)
         check_output_dir(out)  # before the world is generated
-        result = run_demo(out, n=n, seed=seed, progress=progress, keep_going=True, date=date)
-        print_summary(result)
-        if result.failed:
-            err_console.print(f"[bold red]failed analyses:[/] {', '.join(result.failed)}")
-            raise typer.Exit(EXIT_ANALYSIS)
+        finish(run_demo(out, n=n, seed=seed, progress=progress, keep_going=True, date=date))

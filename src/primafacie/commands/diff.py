@@ -13,7 +13,7 @@ from typing import Any, Optional
 import typer
 from rich.markup import escape
 
-from ._common import console, guarded
+from ._common import console, guarded, out_next_to
 
 HELP = """Compare two audits: for every headline number present in both (group selection rates
 and ratios, significant situation-testing cases per method and k, FACTS top subgroups,
@@ -66,9 +66,7 @@ def _print(result: Any) -> None:
 def diff(
     old: Path = typer.Argument(..., help="The earlier audit: its folder or its results.json."),
     new: Path = typer.Argument(..., help="The later audit: its folder or its results.json."),
-    out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Output folder (default: diff next to NEW)."
-    ),
+    out: Optional[Path] = out_next_to("diff", "NEW"),
     alpha: float = typer.Option(
         0.05, "--alpha", help="Family-wise significance level (Holm across the comparison)."
     ),

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import typer
 
-from ._common import console, guarded
+from ._common import AUDIT_YAML, console, date_option, guarded, out_next_to
 
 HELP = """Write a printable dossier page per complainant named with --id.
 
@@ -111,19 +111,15 @@ def register(app: typer.Typer) -> None:
 
 
 def dossier(
-    config: Path = typer.Argument(..., help="The audit.yaml configuration file."),
+    config: Path = AUDIT_YAML,
     ids: list[str] = typer.Option([], "--id", help="A complainant's id (repeat for several)."),
-    out: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="Output folder (default: dossiers next to the file)."
-    ),
+    out: Optional[Path] = out_next_to("dossiers"),
     redact: list[str] = typer.Option(
         [],
         "--redact",
         help="A column to hide, or an id to pseudonymise, on every page (repeat for several).",
     ),
-    date: Optional[str] = typer.Option(
-        None, "--date", help="Date YYYY-MM-DD printed on each page (default: none, byte-identical)."
-    ),
+    date: Optional[str] = date_option("on each page (default: none, byte-identical)"),
 ) -> None:
     """``primafacie dossier``: parse → build → run → print."""
     from ..audit.inputs import check_date, input_files, input_paths, provenance
