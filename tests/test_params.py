@@ -8,13 +8,15 @@ model and JSON Schema, the command's options and the docs table.
 from __future__ import annotations
 
 from numbers import Integral, Real
+from types import SimpleNamespace
 from typing import Any, Literal, Optional
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
-from primafacie.commands._common import spec_flags, spec_options
+import primafacie.audit.registry as registry
+from primafacie.commands._analysis import AnalysisCommand, role
 from primafacie.configbase import Strict, spec_model
 from primafacie.errors import InputError
 from primafacie.groups.params import PARAMS as GROUPS_PARAMS
@@ -71,7 +73,7 @@ def test_with_param_adds_or_replaces_by_name():
     assert len(again) == len(params) and by_name(again)["n_widgets"].default == 1
 
 
-def test_a_new_declared_parameter_appears_everywhere_it_is_derived():
+def test_a_new_declared_parameter_appears_everywhere_it_is_derived(monkeypatch):
     params = with_param(GROUPS_PARAMS, NEW)
     # the engine's validation: constraint and "where to fix it"
     with pytest.raises(InputError) as err:
@@ -91,22 +93,33 @@ def test_a_new_declared_parameter_appears_everywhere_it_is_derived():
     assert prop["description"] == NEW.help
     with pytest.raises(ValueError, match=r"got 0 \(--n-widgets, analyses.groups.n_widgets\)"):
         model(n_widgets=0)
-    # the command's options
+    # the command's options, built by the generic analysis command from the declarations
     seen = {}
+    declared = params
+
+    class Widgets(AnalysisCommand):
+        name, help, params, roles = "groups", "Widgets.", declared, (role("data"),)
+
+        def from_flags(self, spec, v, reading):
+            seen.update(spec=spec, v=v)
+            raise typer.Exit(0)
+
+    monkeypatch.setattr(registry, "get", lambda name: SimpleNamespace(spec=model))
     app = typer.Typer()
-
-    @app.command()
-    def cmd(name: str = typer.Option("x", "--name"), **settings: object) -> None:
-        seen.update(settings)
-
-    app.registered_commands[0].callback = spec_options(params)(cmd)
+    Widgets().register(app)
     runner = CliRunner()
     help_text = runner.invoke(app, ["--help"], terminal_width=200).output
     assert "--n-widgets" in help_text and "Widgets per group" in help_text
     assert "[default: 7]" in help_text
-    assert runner.invoke(app, ["--n-widgets", "12"]).exit_code == 0
-    assert seen["n_widgets"] == 12 and seen["min_group"] == 30
-    assert spec_flags(params)["n_widgets"] == "--n-widgets"
+    assert runner.invoke(app, ["--data", "x.csv", "--n-widgets", "12"]).exit_code == 0
+    assert seen["v"]["n_widgets"] == 12 and seen["v"]["min_group"] == 30
+    assert seen["spec"].n_widgets == 12 and seen["spec"].min_group == 30
+    bad = runner.invoke(app, ["--data", "x.csv", "--n-widgets", "0"])
+    assert bad.exit_code == 2
+    assert "(--n-widgets, analyses.groups.n_widgets)" in " ".join(bad.output.split())
+    # with --config the flag is refused, by its name
+    res = runner.invoke(app, ["--config", "audit.yaml", "--n-widgets", "3"])
+    assert res.exit_code == 2 and "drop --n-widgets" in " ".join(res.output.split())
     # the docs table
     table = markdown_table(params, "groups")
     row = next(line for line in table.splitlines() if "n_widgets" in line)

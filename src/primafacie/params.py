@@ -11,7 +11,7 @@ default, help, CLI flag, ``audit.yaml`` key), in its declaration module
 - the pydantic model and JSON Schema of ``analyses.<analysis>``
   (:func:`primafacie.configbase.spec_model`, with :func:`annotation` as each field's type);
 - the typer options of the analysis' command (:func:`primafacie.commands._common.option`,
-  :func:`~primafacie.commands._common.spec_options`);
+  built for every declared parameter by :class:`~primafacie.commands._analysis.AnalysisCommand`);
 - the parameter tables of ``docs/parameters.md`` (:func:`markdown_table`).
 
 The model is scikit-learn's ``_parameter_constraints`` (constraints as data, one message

@@ -164,3 +164,56 @@ def test_flags_run_it_and_are_refused_with_config(tmp_path):
     assert res.exit_code == 2 and "--folds" in res.output
     res = runner.invoke(app, ["alternatives", "--data", str(tmp_path / "data.csv")])
     assert res.exit_code == 2 and "--model" in res.output
+
+
+def test_the_data_file_flags_read_data_and_train_and_row_flags_are_refused(tmp_path):
+    """--sep (and the other file options) read --data and --train alike; --n-draws 0 is null
+    (no posterior draws); --where, --dropna, --weights and --reference are refused by name."""
+    write_inputs(tmp_path, n=600, train_n=600)
+    for name in ("data", "train"):
+        pd.read_csv(tmp_path / f"{name}.csv").to_csv(tmp_path / f"{name}.txt", sep=";",
+                                                     index=False)  # fmt: skip
+    base = ["alternatives", "--model", str(tmp_path / "model.skops"), "--protected", "group=p",
+            "--outcome", "y", "--folds", "3", "--n-boot", "100", "--n-draws", "0"]  # fmt: skip
+    comma = [*base, "--data", str(tmp_path / "data.csv"), "--train", str(tmp_path / "train.csv")]
+    res = runner.invoke(app, [*comma, "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    semi = [*base, "--data", str(tmp_path / "data.txt"), "--train", str(tmp_path / "train.txt")]
+    res = runner.invoke(app, [*semi, "--sep", ";", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    a, b = (pd.read_csv(tmp_path / d / "candidates.csv") for d in ("a", "b"))
+    pd.testing.assert_frame_equal(a, b)
+    doc = json.loads((tmp_path / "a" / "alternatives.json").read_text())
+    assert doc["train"] == "file" and doc["best"]["p_most_fair"] is None
+    for extra in (["--where", "x > 0"], ["--dropna", "all"], ["--weights", "x"],
+                  ["--reference", "r"]):  # fmt: skip
+        res = runner.invoke(app, [*comma, *extra, "--out", str(tmp_path / "c")])
+        assert res.exit_code == 2, (extra, res.output)
+        assert f"{extra[0]}: not applied by alternatives" in " ".join(res.output.split())
+        assert not (tmp_path / "c").exists()
+
+
+def test_config_whose_search_is_unavailable_is_refused_naming_the_section(tmp_path):
+    """On by default with an ONNX decision model (named .model), the audit goes on without the
+    search; the
+    command, asked for the search alone, exits 2 naming the section and what to give."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from ..alternatives.worlds import FEATURES
+
+    path = write_inputs(tmp_path, n=300, train_n=300)
+    train = pd.read_csv(tmp_path / "train.csv")
+    from sklearn.linear_model import LogisticRegression
+
+    lr = LogisticRegression().fit(train[list(FEATURES)].to_numpy(np.float32), train["y"])
+    X = train[list(FEATURES)].to_numpy(np.float32)[:1]
+    onx = skl2onnx.to_onnx(lr, X, options={"zipmap": False})
+    # an ONNX file under another extension: known by its first bytes, after the default is set
+    (tmp_path / "lr.model").write_bytes(onx.SerializeToString())
+    _edit(path, decision={"model": "lr.model"})
+    assert load_config(path).analyses.alternatives.by_default
+    res = runner.invoke(app, ["alternatives", "--config", str(path), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "analyses.alternatives: decision.model: an ONNX model cannot be refitted" in text
+    assert "give analyses.alternatives.model: FILE" in text and "Traceback" not in res.output
+    assert not (tmp_path / "o").exists()

@@ -104,21 +104,9 @@ class _AlternativesBase(_Strict):
         """
         from .engine import AlternativeSearch
 
-        return AlternativeSearch(
-            drop_features=self.drop_features,
-            pairs=self.pairs,
-            estimators=tuple(self.estimators or ()),
-            params=dict(self.params or {}),
-            utility=self.utility,
-            tolerance=self.tolerance,
-            disparity=self.disparity,
-            folds=self.folds,
-            holdout=self.holdout,
-            n_boot=self.n_boot,
-            alpha=self.alpha,
-            n_draws=self.n_draws,
-            seed=self.seed,
-        )
+        args = self.engine_args()  # the engine takes a tuple and a dict, never None
+        return AlternativeSearch(**{**args, "estimators": tuple(args["estimators"] or ()),
+                                    "params": dict(args["params"] or {})})  # fmt: skip
 
 
 AlternativesSpec = spec_model(

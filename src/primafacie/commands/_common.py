@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import os
 import signal
 import sys
 import threading
 import traceback
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Optional, TypeVar
 
 import typer
@@ -162,44 +161,6 @@ def _internal_error(exc: BaseException) -> None:
     raise typer.Exit(EXIT_ANALYSIS) from None
 
 
-def given_flags(ctx: typer.Context, params: dict[str, str]) -> list[str]:
-    """The flags among ``params`` (``{parameter: flag}``) typed on the command line.
-
-    With ``--config`` a command builds its analysis from the file alone, exactly as the audit
-    does; a flag that would change it is refused rather than silently mixed in.
-    """
-    # by name: typer may vendor its own click, whose ParameterSource is another enum
-    return [
-        flag
-        for name, flag in params.items()
-        if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"
-    ]
-
-
-def config_section(
-    ctx: typer.Context, config: Any, name: str, flags: dict[str, str]
-) -> tuple[Any, Any]:
-    """The configuration and its ``analyses.<name>`` spec, for a command's ``--config``.
-
-    ``flags`` (``{parameter: flag}``) would change the analysis; given with ``--config`` they
-    are refused, so the command builds exactly what ``primafacie audit`` builds.
-    """
-    from ..audit.registry import spec_of
-    from ..config import load_config
-
-    given = given_flags(ctx, flags)
-    if given:
-        raise InputError(
-            f"--config builds the analysis from {config} alone (as `primafacie audit` does); "
-            f"drop {', '.join(given)} or set the keys of analyses.{name} in the file"
-        )
-    cfg = load_config(config)
-    try:
-        return cfg, spec_of(cfg, name)
-    except InputError as exc:
-        raise InputError(f"{config}: {exc}") from None
-
-
 def flag_error(err: Any, flag: str) -> str:
     """One pydantic error about ``flag`` as the user reads it: a choice error echoes the value
     given and lists the choices (``--method knn: expected one of st, cst, cst_centers, cf``);
@@ -303,46 +264,3 @@ def option(param: Any, **overrides: Any) -> Any:
     return typer.Option(
         None if isinstance(default, dict) else default, param.flag, help=text, **overrides
     )
-
-
-def spec_options(params: Sequence[Any]) -> Callable[[F], F]:
-    """Give a command one option per declared parameter that has a flag.
-
-    The command takes ``**settings``; this decorator replaces it, in the signature typer
-    reads, by the declared options (type, default, help), and passes their values back as
-    ``settings``. A parameter declared in the analysis' ``params.py`` therefore appears in
-    the command without touching the command.
-    """
-
-    def decorate(fn: F) -> F:
-        sig = inspect.signature(fn)
-        fixed = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-        names = {p.name for p in fixed}
-        added = [
-            inspect.Parameter(
-                p.name, inspect.Parameter.KEYWORD_ONLY, default=option(p), annotation=_cli_type(p)
-            )
-            for p in params
-            if p.flag and p.name not in names
-        ]
-        hints = dict(getattr(fn, "__annotations__", {}))
-        hints.update({p.name: p.annotation for p in added})
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            return fn(*args, **kwargs)
-
-        keyword = [p for p in fixed if p.kind is p.KEYWORD_ONLY]
-        positional = [p for p in fixed if p.kind is not p.KEYWORD_ONLY]
-        wrapper.__signature__ = sig.replace(parameters=[*positional, *keyword, *added])  # type: ignore[attr-defined]
-        wrapper.__annotations__ = hints
-        wrapper.__spec_flags__ = {p.name: p.default.param_decls[0] for p in added}  # type: ignore[attr-defined]
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-def spec_flags(params: Sequence[Any]) -> dict[str, str]:
-    """``{parameter: flag}`` of the declared parameters that have a flag (refused with
-    ``--config``)."""
-    return {p.name: p.flag for p in params if p.flag}

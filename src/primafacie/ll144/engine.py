@@ -61,9 +61,10 @@ class LL144Tables(Engine):
         exclude_below: float = DEFAULT_EXCLUDE_BELOW,
         unknown: Sequence[Any] = (),
     ) -> None:
-        self.categories = dict(categories)
+        # stored as given, checked at run against the declared constraints
+        self.categories = categories
         self.exclude_below = exclude_below
-        self.unknown = tuple(unknown)
+        self.unknown = unknown
 
     def _known(self, col: pd.Series) -> np.ndarray:
         """Rows of known category: not blank and not a listed unknown value."""

@@ -38,7 +38,7 @@ class _LL144Base(_Strict):
         Examples
         --------
         >>> LL144Spec(categories={"sex": "gender"}, unknown=["?"]).build()
-        LL144Tables(categories={'sex': 'gender'}, unknown=('?',))
+        LL144Tables(categories={'sex': 'gender'}, unknown=['?'])
         """
         from .engine import LL144Tables
 
