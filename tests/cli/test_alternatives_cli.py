@@ -195,8 +195,8 @@ def test_the_data_file_flags_read_data_and_train_and_row_flags_are_refused(tmp_p
 
 def test_config_whose_search_is_unavailable_is_refused_naming_the_section(tmp_path):
     """On by default with an ONNX decision model (named .model), the audit goes on without the
-    search; the
-    command, asked for the search alone, exits 2 naming the section and what to give."""
+    search; the command, asked for the search alone, exits 2 naming the section and what to
+    give."""
     skl2onnx = pytest.importorskip("skl2onnx")
     from ..alternatives.worlds import FEATURES
 
