@@ -112,7 +112,7 @@ class DecisionSpec(Strict):
 
 def _field(param: Any) -> Any:
     """The pydantic field of a declared parameter: its default (a list copied per instance;
-    none when it is required) and its help as the JSON Schema description."""
+    none when it is required) and its help as the JSON Schema description and default."""
     from .params import REQUIRED
 
     default = param.default
@@ -124,7 +124,9 @@ def _field(param: Any) -> Any:
             if isinstance(default, dict)
             else (lambda d=default: list(d))
         )
-        return Field(default_factory=factory, description=param.help)
+        # a factory's default is not in pydantic's schema: stated, so editors show it too
+        return Field(default_factory=factory, description=param.help,
+                     json_schema_extra={"default": factory()})  # fmt: skip
     return Field(default, description=param.help)
 
 
