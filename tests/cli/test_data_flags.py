@@ -284,7 +284,8 @@ def test_data_flags_with_config_are_refused_naming_the_key(people, tmp_path):
     (tmp_path / "audit.yaml").write_text(
         yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), "utf-8"
     )
-    for command in ("groups", "principal", "situation", "certainty", "recourse", "ll144"):
+    for command in ("groups", "principal", "situation", "certainty", "recourse", "ll144",
+                    "alternatives"):  # fmt: skip
         res = _run([command, "--config", tmp_path / "audit.yaml", "--where", "x > 0", "--out",
                     tmp_path / "o"])  # fmt: skip
         assert res.exit_code == 2, (command, res.output)
