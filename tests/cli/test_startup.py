@@ -37,7 +37,7 @@ HEAVY = (
 )
 
 COMMANDS = ("demo", "audit", "groups", "situation", "recourse", "principal", "certainty",
-            "reproduce", "schema")  # fmt: skip
+            "alternatives", "ll144", "reproduce", "schema", "dossier", "diff", "check")  # fmt: skip
 
 
 def loaded_after(code: str) -> dict:
