@@ -92,3 +92,34 @@ def test_hostile_category_values_stay_values(tmp_path):
     audit = _run("audit", str(tmp_path / "audit.yaml"), "--out", str(tmp_path / "audit"))
     assert audit.returncode == 0, audit.stderr  # the impact-ratio figure drew the `$$` label
     assert "'=HYPERLINK" in (tmp_path / "audit" / "tables" / "ll144_rates.csv").read_text()
+
+
+def test_score_true_reads_the_decision_column_as_a_score(tmp_path):
+    """``--score true``: --decision names a score, not a 0/1 decision (it is never checked as
+    binary); the scoring rates equal the engine's on that column, and the config form
+    ``score: true`` reads the score a ``decision: {score, threshold}`` is thresholded from."""
+    from primafacie.ll144 import LL144Tables
+
+    df = hiring().assign(points=[(7 * i) % 23 for i in range(200)])
+    df.to_csv(tmp_path / "h.csv", index=False)
+    got = _run("ll144", "--data", str(tmp_path / "h.csv"), "--decision", "points",
+               "--score", "true", "--category", "sex=sex", "--out", str(tmp_path / "ll"))  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    want = LL144Tables(categories={"sex": "sex"}).run(df, score=df["points"].to_numpy(float))
+    assert want.scoring
+    rates = pd.read_csv(tmp_path / "ll" / "rates.csv")
+    assert len(rates) and "scoring" in got.stdout.lower()
+    sel = want.to_frame()
+    assert sorted(rates.columns) == sorted(sel.columns)
+    cfg = {
+        "data": "h.csv", "decision": {"score": "points", "threshold": 11}, "favorable": 1,
+        "features": {"points": "numeric"}, "protected": {"sel": 1},
+        "analyses": {"ll144": {"categories": {"sex": "sex"}, "score": True}},
+    }  # fmt: skip
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(cfg))
+    audit = _run("ll144", "--config", str(tmp_path / "a.yaml"), "--out", str(tmp_path / "cfg"))
+    assert audit.returncode == 0, audit.stderr
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "cfg" / "rates.csv"), rates)
+    bad = _run("ll144", "--data", str(tmp_path / "h.csv"), "--decision", "sex",
+               "--score", "true", "--category", "sex=race")  # fmt: skip
+    assert bad.returncode == 2 and "--score" in bad.stderr + bad.stdout

@@ -81,7 +81,7 @@ class LL144(AnalysisCommand):
         """The rule's tables on the rows the flags describe (read by the configuration's
         reader, :func:`_data.read_frame`), with the spec for the summary page."""
         from ..data import AuditData
-        from ..ll144.analysis import inputs
+        from ..ll144.analysis import score_values
 
         decision, columns = v["decision"], list(spec.categories.values())
         roles = {"protected": columns, "decision": {"column": decision}}
@@ -89,10 +89,15 @@ class LL144(AnalysisCommand):
                                  {"categories": spec.categories})  # fmt: skip
         _data.check_columns_of(frame, [("--decision", decision),
                                        *(("--category", c) for c in columns)])  # fmt: skip
-        fav = _data.scalar(v["favorable"]) if spec.score is False else 1
-        data = AuditData(frame, features={}, protected={}, decision=decision, favorable=fav)
-        selected, score = inputs(spec, data)
-        return (spec, spec.build().run(data.frame, selected=selected, score=score)), (v["data"],)
+        if spec.score is False:
+            data = AuditData(frame, features={}, protected={}, decision=decision,
+                             favorable=_data.scalar(v["favorable"]))  # fmt: skip
+            selected, score, frame = data.decision_array(), None, data.frame
+        else:  # a score is not a 0/1 decision: read it as it is (--score true: --decision's column)
+            column = decision if spec.score is True else spec.score
+            _data.check_columns_of(frame, [("--score", column)])
+            selected, score = None, score_values(frame, column, "--score")
+        return (spec, spec.build().run(frame, selected=selected, score=score)), (v["data"],)
 
     def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
         """The section and the audit's tables."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..errors import InputError
 from ..report import blocks as rb
@@ -25,27 +23,39 @@ LEAD = (
 )
 
 
-def inputs(spec: Any, data: Any) -> tuple[Any, Any]:
-    """``(selected, score)`` for :meth:`LL144Tables.run` from the audited data and the spec."""
+def inputs(spec: Any, data: Any, decision_score: str | None = None) -> tuple[Any, Any]:
+    """``(selected, score)`` for :meth:`LL144Tables.run` from the audited data and the spec.
+
+    ``decision_score`` is the score column a ``decision: {score: COLUMN, threshold: T}``
+    thresholds: what ``score: true`` reads (the audited decision itself is its 0/1 result).
+    """
     if spec.score is False:
         return data.decision_array(), None
-    column = data.decision if spec.score is True else spec.score
-    if column is None or column not in data.frame.columns:
+    if spec.score is True and decision_score is None:
         raise InputError(
-            "analyses.ll144.score: true reads the score from the decision column, which this "
-            "audit does not have (its decision comes from a model or a rule); give score: COLUMN"
-            if spec.score is True
-            else f"analyses.ll144.score: column {spec.score!r} is not in the data"
+            "analyses.ll144.score: true reads the score the decision is thresholded from; this "
+            "audit's decision is a recorded 0/1 column, a model or a rule: give decision: "
+            "{score: COLUMN, threshold: T}, or score: COLUMN"
         )
-    values = data.frame[column]
-    if not np.issubdtype(values.dtype, np.number):
-        raise InputError(f"analyses.ll144.score: column {column!r} is not numeric ({values.dtype})")
-    return None, values.to_numpy(dtype=float)
+    column = decision_score if spec.score is True else spec.score
+    if column not in data.frame.columns:
+        raise InputError(f"analyses.ll144.score: column {column!r} is not in the data")
+    return None, score_values(data.frame, column, "analyses.ll144.score")
+
+
+def score_values(frame: Any, column: str, where: str) -> Any:
+    """The numeric score column as floats; ``where`` names the key or flag in the error."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    values = frame[column]  # pandas' own test: np.issubdtype fails on its string dtypes
+    if not is_numeric_dtype(values.dtype) or is_bool_dtype(values.dtype):
+        raise InputError(f"{where}: column {column!r} is not numeric ({values.dtype})")
+    return values.to_numpy(dtype=float)
 
 
 def run(spec: Any, ctx: Context) -> AnalysisRun:
     """The rule's tables on the audited rows."""
-    selected, score = inputs(spec, ctx.data)
+    selected, score = inputs(spec, ctx.data, getattr(ctx.config.decision, "score", None))
     res = spec.build().run(ctx.data.frame, selected=selected, score=score)
     return AnalysisRun.of(
         "ll144",

@@ -66,8 +66,10 @@ PARAMS: tuple[Param, ...] = (
           "race}; their combinations are the intersectional categories.",
           flag="--category", type=dict[str, str]),
     Param("score", [BOOL, COLUMN], False,
-          "false: selection rates from the audited decision; true: the decision column is a "
-          "score; or a score column. Scores give scoring rates (share above the median).",
+          "false: selection rates from the audited decision; true: the score the decision "
+          "is thresholded from (decision: {score: COLUMN, threshold: T}; with flags, "
+          "--decision's column); or a score column. Scores give scoring rates (share above "
+          "the median).",
           flag="--score"),
     Param("exclude_below", [Interval(Real, 0, 0.5, closed="left")], DEFAULT_EXCLUDE_BELOW,
           "Categories under this share of the data are listed but left out of the impact "
