@@ -29,8 +29,7 @@ Examples
 ...     _parameter_constraints = {"k": [Interval(Integral, 1, None)]}
 ...     _where = {"k": "--k, analyses.toy.k"}
 ...     def __init__(self, k=3, label="x"):
-...         self.k = k
-...         self.label = label
+...         self._store_params(locals())
 >>> Toy(), Toy(k=5), Toy(k=5).get_params()
 (Toy(), Toy(k=5), {'k': 5, 'label': 'x'})
 >>> Toy(k=0)._validate_params()
@@ -163,7 +162,8 @@ class Engine:
 
     A subclass sets ``_parameter_constraints`` (``{name: [constraint, ...]}``, from its
     ``params.py``) and ``_where`` (``{name: "--flag, analyses.<analysis>.key"}``), and stores
-    every ``__init__`` argument under its own name.
+    every ``__init__`` argument under its own name: ``self._store_params(locals())`` as the
+    body of its ``__init__`` (:meth:`_store_params`).
     """
 
     #: ``{parameter: [constraint, ...]}`` checked by :meth:`_validate_params`.
@@ -181,6 +181,21 @@ class Engine:
             for p in sig.parameters.values()
             if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         ]
+
+    def _store_params(self, given: Mapping[str, Any]) -> None:
+        """Store every constructor argument, unchanged, under its own name.
+
+        The names come from the ``__init__`` signature, so the signature is the one place a
+        parameter is declared: a new argument is stored (and so in :meth:`get_params` and
+        ``__repr__``) without another line.
+
+        Parameters
+        ----------
+        given
+            ``locals()`` at the start of the subclass' ``__init__`` (its arguments by name).
+        """
+        for name in self._param_names():
+            setattr(self, name, given[name])
 
     def get_params(self) -> dict[str, Any]:
         """``{name: value}`` of every constructor argument, as given (scikit-learn's
