@@ -185,17 +185,20 @@ class Engine:
     def _store_params(self, given: Mapping[str, Any]) -> None:
         """Store every constructor argument, unchanged, under its own name.
 
-        The names come from the ``__init__`` signature, so the signature is the one place a
-        parameter is declared: a new argument is stored (and so in :meth:`get_params` and
-        ``__repr__``) without another line.
+        The names are those of the ``__init__`` that calls it, so its signature is the one
+        place a parameter is declared: a new argument is stored (and so in :meth:`get_params`
+        and ``__repr__``) without another line. A subclass whose ``__init__`` adds arguments
+        and calls ``super().__init__(...)`` stores its own the same way.
 
         Parameters
         ----------
         given
-            ``locals()`` at the start of the subclass' ``__init__`` (its arguments by name).
+            ``locals()`` as the first statement of that ``__init__`` (then they are exactly
+            its arguments; ``self`` and the ``__class__`` cell of ``super()`` are skipped).
         """
-        for name in self._param_names():
-            setattr(self, name, given[name])
+        for name, value in given.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
 
     def get_params(self) -> dict[str, Any]:
         """``{name: value}`` of every constructor argument, as given (scikit-learn's
