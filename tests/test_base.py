@@ -39,6 +39,36 @@ def test_get_params_are_the_constructor_arguments_verbatim():
     assert params["k"] == 5 and params["weights"] is w
 
 
+class _Stored(Engine):
+    def __init__(self, k=3, weights=None, *, protected=None, decision=None):
+        self._store_params(locals())
+
+
+def test_store_params_keeps_every_argument_of_the_signature_verbatim():
+    w = np.array([1.0, 2.0])
+    stored = _Stored(7, w, decision="d")
+    assert stored.get_params() == {"k": 7, "weights": w, "protected": None, "decision": "d"}
+    assert stored.weights is w  # stored as given, not copied
+    assert not hasattr(stored, "self")  # only the arguments, not the rest of locals()
+    assert repr(stored) == repr(_Toy(7, w, decision="d")).replace("_Toy", "_Stored")
+
+
+class _Wrapped(_Stored):
+    def __init__(self, extra=1, k=3):
+        super().__init__(k=k)
+        self._store_params(locals())
+
+
+def test_store_params_in_a_subclass_stores_the_arguments_of_each_init():
+    # the names are those of the __init__ that calls it, not of type(self).__init__
+    wrapped = _Wrapped(extra=2, k=5)
+    assert (wrapped.extra, wrapped.k, wrapped.decision) == (2, 5, None)
+    assert wrapped.get_params() == {"extra": 2, "k": 5}
+    # super()'s __class__ cell (here _Wrapped) is not stored: a further subclass keeps its type
+    deeper = type("_Deeper", (_Wrapped,), {})()
+    assert type(deeper).__name__ == "_Deeper"
+
+
 def test_repr_shows_only_what_differs_from_the_defaults():
     assert repr(_Toy()) == "_Toy()"
     assert repr(_Toy(k=5, decision="d")) == "_Toy(k=5, decision='d')"

@@ -29,8 +29,7 @@ Examples
 ...     _parameter_constraints = {"k": [Interval(Integral, 1, None)]}
 ...     _where = {"k": "--k, analyses.toy.k"}
 ...     def __init__(self, k=3, label="x"):
-...         self.k = k
-...         self.label = label
+...         self._store_params(locals())
 >>> Toy(), Toy(k=5), Toy(k=5).get_params()
 (Toy(), Toy(k=5), {'k': 5, 'label': 'x'})
 >>> Toy(k=0)._validate_params()
@@ -163,7 +162,8 @@ class Engine:
 
     A subclass sets ``_parameter_constraints`` (``{name: [constraint, ...]}``, from its
     ``params.py``) and ``_where`` (``{name: "--flag, analyses.<analysis>.key"}``), and stores
-    every ``__init__`` argument under its own name.
+    every ``__init__`` argument under its own name: ``self._store_params(locals())`` as the
+    body of its ``__init__`` (:meth:`_store_params`).
     """
 
     #: ``{parameter: [constraint, ...]}`` checked by :meth:`_validate_params`.
@@ -181,6 +181,24 @@ class Engine:
             for p in sig.parameters.values()
             if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         ]
+
+    def _store_params(self, given: Mapping[str, Any]) -> None:
+        """Store every constructor argument, unchanged, under its own name.
+
+        The names are those of the ``__init__`` that calls it, so its signature is the one
+        place a parameter is declared: a new argument is stored (and so in :meth:`get_params`
+        and ``__repr__``) without another line. A subclass whose ``__init__`` adds arguments
+        and calls ``super().__init__(...)`` stores its own the same way.
+
+        Parameters
+        ----------
+        given
+            ``locals()`` as the first statement of that ``__init__`` (then they are exactly
+            its arguments; ``self`` and the ``__class__`` cell of ``super()`` are skipped).
+        """
+        for name, value in given.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
 
     def get_params(self) -> dict[str, Any]:
         """``{name: value}`` of every constructor argument, as given (scikit-learn's

@@ -125,19 +125,7 @@ class AlternativeSearch(Engine):
         n_draws: int | None = 10_000,
         seed: int = 0,
     ) -> None:
-        self.drop_features = drop_features
-        self.pairs = pairs
-        self.estimators = estimators
-        self.params = params
-        self.utility = utility
-        self.tolerance = tolerance
-        self.disparity = disparity
-        self.folds = folds
-        self.holdout = holdout
-        self.n_boot = n_boot
-        self.alpha = alpha
-        self.n_draws = n_draws
-        self.seed = seed
+        self._store_params(locals())
 
     # ------------------------------------------------------------------ checks
     def _validate(self) -> None:

@@ -109,21 +109,29 @@ def folder_sha256(folder: Path) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
+def _group_row(
+    attribute: str, protected_values: list[str], n: int, mask: Any, y_hat: Any
+) -> dict[str, Any]:
+    """One record of ``data.groups``: of ``n`` rows, the sizes and favourable decisions
+    (``y_hat``) of the protected rows (boolean ``mask``) and of the others."""
+    return {
+        "attribute": attribute,
+        "protected_values": protected_values,
+        "n": int(n),
+        "n_protected": int(mask.sum()),
+        "n_non_protected": int((~mask).sum()),
+        "favourable_protected": int(y_hat[mask].sum()),
+        "favourable_non_protected": int(y_hat[~mask].sum()),
+    }
+
+
 def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
     """Who was audited: n, features, and per protected attribute the group sizes and rates."""
     y_hat = data.decision_array()
     groups = []
     for attr, values in data.protected.items():
         mask = data.protected_mask(attr)
-        row: dict[str, Any] = {
-            "attribute": attr,
-            "protected_values": [str(v) for v in values],
-            "n": int(data.n),
-            "n_protected": int(mask.sum()),
-            "n_non_protected": int((~mask).sum()),
-            "favourable_protected": int(y_hat[mask].sum()),
-            "favourable_non_protected": int(y_hat[~mask].sum()),
-        }
+        row = _group_row(attr, [str(v) for v in values], data.n, mask, y_hat)
         if data.outcome is not None:
             y = data.outcome_array()
             row["outcome_favourable_protected"] = int(y[mask].sum())
@@ -131,17 +139,8 @@ def data_info(cfg: AuditConfig, data: AuditData) -> dict[str, Any]:
         groups.append(row)
     if len(data.protected) > 1:
         mask = data.protected_mask(list(data.protected))
-        groups.append(
-            {
-                "attribute": " & ".join(data.protected),
-                "protected_values": ["protected on every attribute"],
-                "n": int(data.n),
-                "n_protected": int(mask.sum()),
-                "n_non_protected": int((~mask).sum()),
-                "favourable_protected": int(y_hat[mask].sum()),
-                "favourable_non_protected": int(y_hat[~mask].sum()),
-            }
-        )
+        every = ["protected on every attribute"]
+        groups.append(_group_row(" & ".join(data.protected), every, data.n, mask, y_hat))
     if cfg.decision.column is not None:
         source = f"recorded column {cfg.decision.column!r}"
     elif cfg.decision.model is not None:

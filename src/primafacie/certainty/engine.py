@@ -171,27 +171,7 @@ class CertaintyRanking(Engine):
         min_group_size: int | None = None,
         weights: str | None = None,
     ) -> None:
-        self.weights = weights
-        self.criterion = criterion
-        self.protected = protected
-        self.favorable = favorable
-        self.outcome = outcome
-        self.outcome_favorable = outcome_favorable
-        self.tie_breaker = tie_breaker
-        self.utility = utility
-        self.disparity = disparity
-        self.prior = prior
-        self.ties = ties
-        self.on_empty = on_empty
-        self.min_group = min_group
-        self.epsilon = epsilon
-        self.ci_level = ci_level
-        self.features = features
-        self.max_levels = max_levels
-        self.n_draws = n_draws
-        self.seed = seed
-        self.backend = backend
-        self.min_group_size = min_group_size
+        self._store_params(locals())
 
     def _min_group(self) -> int | None:
         """``min_group``, or the deprecated ``min_group_size`` when that was given."""

@@ -181,20 +181,7 @@ class GroupMetrics(Engine):
         score_threshold: float | None = None,
         weights: str | None = None,
     ) -> None:
-        self.min_group = min_group
-        self.alpha = alpha
-        self.intersections = intersections
-        self.protected = protected
-        self.decision = decision
-        self.outcome = outcome
-        self.favorable = favorable
-        self.outcome_favorable = outcome_favorable
-        self.thresholds = thresholds
-        self.sweep = sweep
-        self.score = score
-        self.score_favorable = score_favorable
-        self.score_threshold = score_threshold
-        self.weights = weights
+        self._store_params(locals())
 
     # ------------------------------------------------------------------ helpers
     def _audit_data(self, data: Any) -> tuple[AuditData, list[str]]:

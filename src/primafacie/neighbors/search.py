@@ -715,51 +715,20 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
     return best_i, best_d
 
 
-def _knn_tree(
-    query: GowerMatrix,
-    base: GowerMatrix,
-    k: int,
-    chunk_size: int | None,
-    divisor: float,
-    backend: Any = None,
-    decimals: int | None = None,
-    post: _Post | None = None,
-) -> tuple[np.ndarray, ...]:
-    """SciPy KD-trees (Manhattan, float64) per stratum of keyed columns; exact."""
-    # rows stored in Z order: a leaf's rows sit together in memory (neighbors.layout)
-    return _stratified(
-        query,
-        base,
-        k,
-        chunk_size,
-        divisor,
-        z_sorted(_tree_index, _z_order),
-        backend,
-        decimals,
-        post=post,
-    )
-
-
-def _knn_faiss(
-    query: GowerMatrix,
-    base: GowerMatrix,
-    k: int,
-    chunk_size: int | None,
-    divisor: float,
-    backend: Any = None,
-    decimals: int | None = None,
-    post: _Post | None = None,
-) -> tuple[np.ndarray, ...]:
-    """faiss flat L1 indexes (float32) per stratum of keyed columns; re-ranked exactly."""
+def _stratum_index(algorithm: str) -> Callable[[np.ndarray, float], _Index]:
+    """The index :func:`_stratified` builds per stratum of keyed columns for ``algorithm``:
+    SciPy KD-trees (Manhattan, float64) for ``"tree"``, faiss flat L1 indexes (float32,
+    candidates re-ranked exactly) for ``"faiss"``; both searches are exact."""
+    if algorithm == "tree":
+        # rows stored in Z order: a leaf's rows sit together in memory (neighbors.layout)
+        return z_sorted(_tree_index, _z_order)
     try:
         import faiss  # noqa: F401
     except ImportError as exc:
         raise InputError(
             "algorithm='faiss' needs the [fast] extra: pip install 'primafacie[fast]'"
         ) from exc
-    return _stratified(
-        query, base, k, chunk_size, divisor, _faiss_index, backend, decimals, post=post
-    )
+    return _faiss_index
 
 
 def _check(
@@ -934,10 +903,13 @@ def knn(
         base = base[::-1]
     if algorithm == "auto":
         algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk, m=len(query))
-    search = {"brute": _brute, "tree": _knn_tree, "faiss": _knn_faiss}[algorithm]
     late = reduce if inverse is None else None  # reduced in the chunks, or after expanding
     post = _Post(n=n, k=k, ties_last=ties == "last", max_distance=max_distance, reduce=late)
-    out = search(query, base, kk, chunk_size, divisor, backend, decimals=decimals, post=post)
+    if algorithm == "brute":
+        out = _brute(query, base, kk, chunk_size, divisor, backend, decimals=decimals, post=post)
+    else:
+        index = _stratum_index(algorithm)
+        out = _stratified(query, base, kk, chunk_size, divisor, index, backend, decimals, post=post)
     if reduce is not None:
         return out if inverse is None else _reduce_expanded(out, inverse, reduce, k, backend)
     idx, dist = out

@@ -405,22 +405,7 @@ class PrincipalFairness(Engine):
         outcome_favorable: Any = None,
         backend: Any = None,
     ) -> None:
-        self.definitions = definitions
-        self.covariates = covariates
-        self.n_boot = n_boot
-        self.seed = seed
-        self.definition = definition
-        self.joint = joint
-        self.tol = tol
-        self.min_group = min_group
-        self.empty_cells = empty_cells
-        self.level = level
-        self.backend = backend
-        self.protected = protected
-        self.decision = decision
-        self.outcome = outcome
-        self.favorable = favorable
-        self.outcome_favorable = outcome_favorable
+        self._store_params(locals())
 
     # ------------------------------------------------------------------ helpers
     def _defs(self) -> tuple[int, ...]:

@@ -158,25 +158,7 @@ class RecourseFairness(SubgroupMining, ActionEffectiveness, RecourseRanking, Eng
         chunk_rows: int = 2_000_000,
         backend: Any = None,
     ) -> None:
-        self.model = model
-        self.protected = protected
-        self.support = support
-        self.feature_weights = feature_weights
-        self.immutable = immutable
-        self.monotone = monotone
-        self.max_step = max_step
-        self.bins = bins
-        self.binary_cost = binary_cost
-        self.features = features
-        self.missing_values = missing_values
-        self.exact_features = exact_features
-        self.normalize = normalize
-        self.favorable = favorable
-        self.max_len = max_len
-        self.legacy = legacy
-        self.method = method
-        self.chunk_rows = chunk_rows
-        self.backend = backend
+        self._store_params(locals())
 
     # ------------------------------------------------------------------ fit
     def fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseFairness:

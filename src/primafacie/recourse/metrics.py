@@ -33,6 +33,8 @@ __all__ = [
     "difficulty",
     "unfairness",
     "fect",
+    "definition_scores",
+    "definition_rank",
     "COST_RTOL",
     "dense_rank",
     "exact_scores",
@@ -418,6 +420,73 @@ def fect(
     ecd_at = values[at]
     against = np.where(score > 0, np.argmin(ecd_at, axis=1), -1)
     return score, against, ecd_at
+
+
+def definition_scores(
+    table: RecourseTable,
+    spec: MetricSpec,
+    viewpoint: str,
+    param: float | None = None,
+    legacy: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every subgroup's unfairness score under one definition (the engine's ranking and the
+    bootstrap's re-ranking both score through here).
+
+    Parameters
+    ----------
+    table
+        The recourse table (fitted or re-weighted).
+    spec, viewpoint
+        The definition, as :func:`resolve_metric` returns it.
+    param
+        φ or the budget (None for EE, ECMR and FECT).
+    legacy
+        FECT only: the reference code's micro lists (see :func:`fect`).
+
+    Returns
+    -------
+    (score, against, d)
+        score (S,), the index of the group it is against (-1 when Fair) and the (S, K)
+        per-group values it compares (for FECT, each group's ecd at the arg-max).
+    """
+    if spec.key == "FECT":
+        return fect(table, viewpoint, legacy=legacy and viewpoint == "micro")
+    d = difficulty(table, spec.key, viewpoint, param)
+    score, against = unfairness(d, spec.higher_is_better)
+    return score, against, d
+
+
+def definition_rank(key: str, d: np.ndarray, score: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Dense rank (1 = most unfair, 0 = Fair) where equal scores share a rank: shares of
+    counts (EE, EEWB, FECT) and counts (ECR) compared as exact fractions, costs (ECE, ECMR)
+    within :data:`COST_RTOL` relative.
+
+    Parameters
+    ----------
+    key
+        The definition's key (``MetricSpec.key``).
+    d, score
+        As :func:`definition_scores` returns them.
+    n
+        (S, K) group sizes, the denominators of the shares.
+
+    Returns
+    -------
+    numpy.ndarray
+        (S,) int64 dense ranks.
+
+    Examples
+    --------
+    >>> d = np.array([[25 / 28, 39 / 44], [32 / 33, 41 / 42], [0.5, 0.5]])
+    >>> n = np.array([[28, 44], [33, 42], [2, 2]])
+    >>> definition_rank("EE", d, d.max(axis=1) - d.min(axis=1), n).tolist()  # an exact tie
+    [1, 1, 0]
+    """
+    if key in ("EE", "EEWB", "FECT"):
+        return dense_rank(score, exact=exact_scores(d, n))
+    if key == "ECR":
+        return dense_rank(score, exact=exact_scores(d, np.ones_like(n)))
+    return dense_rank(score, rtol=COST_RTOL)
 
 
 def ks_critical_value(n0: np.ndarray, n1: np.ndarray, alpha: float = 0.05) -> np.ndarray:

@@ -17,16 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..validation import validate_params
-from .metrics import (
-    COST_RTOL,
-    auto_budgets,
-    dense_rank,
-    difficulty,
-    exact_scores,
-    fect,
-    resolve_metric,
-    unfairness,
-)
+from .metrics import auto_budgets, definition_rank, definition_scores, resolve_metric
 from .params import PARAM_WHERE, SCORE_PARAM
 
 if TYPE_CHECKING:  # results imports nothing from here at run time; keep it that way
@@ -134,22 +125,10 @@ class RecourseRanking:
             validate_params(
                 f"{type(self).__name__}.scores", SCORE_PARAM, {spec.param: param}, PARAM_WHERE
             )
-        if spec.key == "FECT":
-            score, against, d = fect(self.table_, vp, legacy=self.legacy and vp == "micro")
-        else:
-            d = difficulty(self.table_, spec.key, vp, param)
-            score, against = unfairness(d, spec.higher_is_better)
-        return {"d": d, "score": score, "against": against, "rank": self._rank(spec.key, d, score),
+        score, against, d = definition_scores(self.table_, spec, vp, param, self.legacy)
+        rank = definition_rank(spec.key, d, score, self.table_.n)
+        return {"d": d, "score": score, "against": against, "rank": rank,
                 "param": param, "viewpoint": vp, "spec": spec}  # fmt: skip
-
-    def _rank(self, key: str, d: np.ndarray, score: np.ndarray) -> np.ndarray:
-        """Dense rank where equal scores share a rank: shares of counts (EE, EEWB, FECT) and
-        counts (ECR) are compared as exact fractions; costs (ECE, ECMR) within 1e-9 relative."""
-        if key in ("EE", "EEWB", "FECT"):
-            return dense_rank(score, exact=exact_scores(d, self.table_.n))
-        if key == "ECR":
-            return dense_rank(score, exact=exact_scores(d, np.ones_like(self.table_.n)))
-        return dense_rank(score, rtol=COST_RTOL)
 
     def rank(
         self, metric: str, viewpoint: str | None = None, phi: float | None = None,

@@ -52,16 +52,7 @@ from ..base import BaseResult, figure_axes, laid_out
 from ..errors import InputError
 from ..report.html import readable_bins
 from ..validation import Interval, validate_params
-from .metrics import (
-    COST_RTOL,
-    RecourseTable,
-    dense_rank,
-    difficulty,
-    exact_scores,
-    fect,
-    resolve_metric,
-    unfairness,
-)
+from .metrics import RecourseTable, definition_rank, definition_scores, resolve_metric
 from .params import PARAM_WHERE
 
 __all__ = [
@@ -256,16 +247,8 @@ def score_table(
     """
     spec, vp = resolve_metric(metric, viewpoint)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if spec.key == "FECT":
-            score, _, d = fect(table, vp, legacy=legacy and vp == "micro")
-        else:
-            d = difficulty(table, spec.key, vp, param)
-            score, _ = unfairness(d, spec.higher_is_better)
-        if spec.key in ("EE", "EEWB", "FECT"):
-            return dense_rank(score, exact=exact_scores(d, table.n))
-        if spec.key == "ECR":
-            return dense_rank(score, exact=exact_scores(d, np.ones_like(table.n)))
-        return dense_rank(score, rtol=COST_RTOL)
+        score, _, d = definition_scores(table, spec, vp, param, legacy)
+        return definition_rank(spec.key, d, score, table.n)
 
 
 def competition_rank(dense: np.ndarray) -> np.ndarray:
