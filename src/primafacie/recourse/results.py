@@ -61,14 +61,6 @@ def _label_key(label: str) -> str:
     return "; ".join(sorted(part.strip() for part in str(label).split(";")))
 
 
-def _score_text(score: float) -> str:
-    return (
-        "score ∞: recourse is out of reach for that group"
-        if math.isinf(float(score))
-        else f"score {float(score):.3g}"
-    )
-
-
 def _n(count: int, noun: str) -> str:
     """``1 subgroup``, ``3 subgroups``."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
@@ -289,8 +281,7 @@ def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
     for i, g in enumerate(groups):
         data[f"n[{g}]"] = n[:, i]
         data[f"cov[{g}]"] = n[:, i] / audit.n_affected_[i]
-    for i, g in enumerate(groups):
-        data[f"d[{g}]"] = out["d"][:, i]
+    data.update({f"d[{g}]": out["d"][:, i] for i, g in enumerate(groups)})
     if spec.key == "FECT" and len(groups) == 2:
         from .metrics import ks_critical_value
 
@@ -484,15 +475,9 @@ class FactsResult(BaseResult):
         Columns ``definition`` (label), ``title``, ``subgroup``, ``bias_against``, ``score``; in
         the order of :attr:`rankings`. Definitions where every subgroup is Fair are left out.
         """
-        rows = []
-        for label, ranking in self.rankings.items():
-            ranked = ranking.ranked()
-            if len(ranked):
-                top = ranked.iloc[0]
-                rows.append({"definition": label, "title": ranking.title,
-                             "subgroup": str(top["subgroup"]),
-                             "bias_against": top["bias_against"],
-                             "score": float(top["score"])})  # fmt: skip
+        firsts = ((label, r.title, r.ranked()) for label, r in self.rankings.items())
+        rows = [(label, title, str(top["subgroup"].iloc[0]), top["bias_against"].iloc[0],
+                 float(top["score"].iloc[0])) for label, title, top in firsts if len(top)]  # fmt: skip
         return pd.DataFrame(
             rows, columns=["definition", "title", "subgroup", "bias_against", "score"]
         )
@@ -503,10 +488,8 @@ class FactsResult(BaseResult):
         """
         top = self.top_subgroups()
         n_def = len(self.rankings)
-        if self.audited is not None:
-            n_sub = self.audited.subgroups
-        else:
-            n_sub = len(next(iter(self.rankings.values())).table) if self.rankings else 0
+        tables = [len(r.table) for r in self.rankings.values()]
+        n_sub = self.audited.subgroups if self.audited is not None else (tables or [0])[0]
         pv = list(self.audited.protected_values) if self.audited else []
         if not len(top):
             return (
@@ -529,11 +512,9 @@ class FactsResult(BaseResult):
             )
         first = top.iloc[0]
         label = first["definition"]
-        score = _score_text(first["score"])
-        if math.isinf(float(first["score"])):
-            score = "score ∞: " + self.unreachable_text(
-                label, first["subgroup"], first["bias_against"]
-            )
+        score = f"score {float(first['score']):.3g}"
+        if math.isinf(float(first["score"])):  # out of reach: how far the best action gets
+            score = "score ∞: " + self.unreachable_text(label, *first[["subgroup", "bias_against"]])
         ties = self.rankings[label].rank1_count() if label in self.rankings else 1
         tie = f"; {ties} subgroups tie at rank 1 under {label}" if ties > 1 else ""
         return (
@@ -611,11 +592,8 @@ class FactsResult(BaseResult):
         ]
         a = self.audited
         if a is not None:
-            outside = [
-                f"{n - k} {g}"
-                for g, k, n in zip(a.groups, a.in_subgroups, a.rejected, strict=True)
-                if n > k
-            ]
+            counts = zip(a.groups, a.in_subgroups, a.rejected, strict=True)
+            outside = [f"{n - k} {g}" for g, k, n in counts if n > k]
             if outside:
                 out.append(
                     f"Rejected applicants in no audited subgroup ({', '.join(outside)}) are not "
@@ -681,17 +659,10 @@ class FactsResult(BaseResult):
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: metric, viewpoint, param, rank, score, bias_against, subgroup (ranked rows)."""
-        parts = []
-        for r in self.rankings.values():
-            t = r.ranked()[["rank", "score", "bias_against", "subgroup"]]
-            t.insert(0, "param", r.param)
-            t.insert(0, "viewpoint", r.viewpoint)
-            t.insert(0, "metric", r.metric)
-            parts.append(t)
-        if not parts:
-            return pd.DataFrame(columns=["metric", "viewpoint", "param", "rank", "score",
-                                         "bias_against", "subgroup"])  # fmt: skip
-        return pd.concat(parts, ignore_index=True)
+        cols = ["metric", "viewpoint", "param", "rank", "score", "bias_against", "subgroup"]
+        parts = [r.ranked().assign(metric=r.metric, viewpoint=r.viewpoint, param=r.param)[cols]
+                 for r in self.rankings.values()]  # fmt: skip
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
 
     def ranking_analysis(self, share: float = 0.1) -> pd.DataFrame:
         """Rank-1 tie counts and top-share bias tallies per definition (Tables 15, 17, …)."""
@@ -725,9 +696,7 @@ class FactsResult(BaseResult):
         1 decimal, ratio to 3 decimals). Diagonal is NaN.
         """
         labels = list(self.rankings)
-        aligned = {}
-        for lab, r in self.rankings.items():
-            aligned[lab] = r.table.set_index("subgroup")["rank"]
+        aligned = {lab: r.table.set_index("subgroup")["rank"] for lab, r in self.rankings.items()}
         out = pd.DataFrame(index=labels, columns=labels, dtype=float)
         for i in labels:
             top = aligned[i].index[aligned[i].to_numpy() == 1]
@@ -751,7 +720,7 @@ class FactsResult(BaseResult):
         ``timings=True`` adds the stage seconds (``seconds[...]``); they vary run to run, so
         files written by the CLI and the reproductions leave them out (byte-identical outputs).
         """
-        rows = [(k, v) for k, v in self.stats.items()]
+        rows = list(self.stats.items())
         rows += [(f"budget[{i}]", b) for i, b in enumerate(self.budgets)]
         if timings:
             rows += [(f"seconds[{k}]", round(v, 3)) for k, v in self.timings.items()]
