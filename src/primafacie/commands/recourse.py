@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import InputError
 from ..recourse.params import PARAMS
 from . import _data
-from ._analysis import AnalysisCommand, role
+from ._analysis import AnalysisCommand, role, split_list
 from ._common import console, err_console, load_cli_model, parse_pairs
 
 if TYPE_CHECKING:
@@ -100,9 +100,7 @@ def _bins(items: list[str] | None) -> dict[str, Any]:
 
 def parse_metrics(text: str) -> list[str] | str:
     """``all`` or the comma-separated names (``EE,ECE``)."""
-    if text.strip().lower() == "all":
-        return "all"
-    return [m.strip() for m in text.split(",") if m.strip()]
+    return "all" if text.strip().lower() == "all" else split_list(text, "--metrics")
 
 
 def _numbers(flag: str) -> Any:
@@ -181,12 +179,9 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
     else:
         decider = Rule(v["rule"])
     kinds, own_inputs = mined_kinds(frame, v, decider)
-    err_console.print(
-        f"mining {len(kinds)} column(s): {', '.join(kinds)}"
-        + (" (the model's inputs)" if own_inputs else ""),
-        soft_wrap=True,
-        markup=False,
-    )
+    whose = " (the model's inputs)" if own_inputs else ""
+    mined = f"mining {len(kinds)} column(s): {', '.join(kinds)}{whose}"
+    err_console.print(mined, soft_wrap=True, markup=False)
     engine = RecourseFairness(
         decider, protected=v["protected"], support=spec.support,
         feature_weights=dict(spec.feature_weights) or None, immutable=spec.immutable or None,

@@ -16,13 +16,7 @@ import pandas as pd
 from ..base import BaseResult, figure_axes, laid_out
 from ..formats import listing
 from ..jsonsafe import json_safe
-from .frames import (
-    VIOLATED,
-    cond_name,
-    counts_frame,
-    quantity_frame,
-    verdict_frame,
-)
+from .frames import VIOLATED, cond_name, counts_frame, quantity_frame, verdict_frame
 
 __all__ = ["NOTE", "PrincipalResult", "RepairResult", "json_safe"]
 

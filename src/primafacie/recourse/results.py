@@ -70,6 +70,11 @@ def _fmt_param(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
+#: The stem of a definition's label in the paper's tables: (micro, macro) per metric (E(C)MR: MR).
+_STEMS = {"ECE": ("Mi", "Ma"), "ECR": ("C", "C"), "EEWB": ("B", "BMa"), "EE": ("EE", "EEMa"),
+          "FECT": ("KS", "KSMa")}  # fmt: skip
+
+
 def metric_label(key: str, viewpoint: str, param: float | None) -> str:
     """Column label used in the paper's appendix tables (``Ma.3``, ``C.7``, ``B10``, ``KS``).
 
@@ -79,36 +84,21 @@ def metric_label(key: str, viewpoint: str, param: float | None) -> str:
     ('Ma.3', 'B5.08')
     """
 
-    def phi_txt(p: float) -> str:
-        return f"{p:.2f}".rstrip("0").lstrip("0") or "0"
-
-    if key == "ECE":
-        return ("Ma" if viewpoint == "macro" else "Mi") + phi_txt(param)
-    if key == "ECR":
-        return "C" + phi_txt(param)
-    if key == "EEWB":
-        return ("B" if viewpoint == "micro" else "BMa") + _fmt_param(param)
-    if key == "EE":
-        return "EE" if viewpoint == "micro" else "EEMa"
-    if key == "FECT":
-        return "KS" if viewpoint == "micro" else "KSMa"
-    return "MR"
+    stem = _STEMS.get(key, ("MR", "MR"))[viewpoint == "macro"]
+    if key in ("ECE", "ECR"):  # φ = 0.3 as .3
+        return stem + (f"{param:.2f}".rstrip("0").lstrip("0") or "0")
+    return stem + (_fmt_param(param) if key == "EEWB" else "")
 
 
 def metric_title(
     key: str, name: str, viewpoint: str, param: float | None, spec_param: str | None
 ) -> str:
     """Definition name as printed in a CSC, e.g. ``Equal Cost of Effectiveness (threshold = 0.7)``."""
-    title = name
-    if key == "ECE" and viewpoint == "micro":
-        title += " (Micro)"
-    if key in ("EE", "EEWB", "FECT") and viewpoint == "macro":
-        title += " (Macro)"
-    if spec_param == "phi":
-        title += f" (threshold = {_fmt_param(param)})"
-    elif spec_param == "budget":
-        title += f" (budget = {_fmt_param(param)})"
-    return title
+    # the viewpoint is named when it is not the metric's usual one
+    named = {"ECE": "micro", "EE": "macro", "EEWB": "macro", "FECT": "macro"}.get(key)
+    title = name + (f" ({viewpoint.title()})" if viewpoint == named else "")
+    word = {"phi": "threshold", "budget": "budget"}.get(spec_param or "")
+    return title + (f" ({word} = {_fmt_param(param)})" if word else "")
 
 
 @dataclass(frozen=True)
@@ -242,10 +232,8 @@ class RankingResult(BaseResult):
 
     @property
     def _rows(self) -> list[dict[str, Any]]:
-        rows = self.table.to_dict(orient="records")
-        for r in rows:
-            r["rank"] = None if r["rank"] == 0 else int(r["rank"])
-        return rows
+        # a Fair subgroup (rank 0) has no rank
+        return [{**r, "rank": int(r["rank"]) or None} for r in self.table.to_dict(orient="records")]
 
     def plot(self, top: int = 20):
         """Horizontal bar chart of the top scores (inf drawn at 1.1 × the largest finite)."""
@@ -428,12 +416,9 @@ class EffectivenessCurves:
     def frame(self, subgroup: str | int) -> pd.DataFrame:
         """Long table ``group, n, cost, effectiveness`` (one step per distinct cost and group)."""
         s = self.index(subgroup)
-        parts = []
-        for gi, g in enumerate(self.groups):
-            x, y = self.steps(s, gi)
-            parts.append(
-                pd.DataFrame({"group": g, "n": int(self.n[s, gi]), "cost": x, "effectiveness": y})
-            )
+        steps = ((g, int(self.n[s, i]), *self.steps(s, i)) for i, g in enumerate(self.groups))
+        parts = [pd.DataFrame({"group": g, "n": n, "cost": x, "effectiveness": y})
+                 for g, n, x, y in steps]  # fmt: skip
         return pd.concat(parts, ignore_index=True)
 
 
