@@ -307,17 +307,13 @@ class Recourse(AnalysisCommand):
         files went."""
         result, _, stability, _ = res
         console.print(summary_table(result))
-        for line in (result.headline(), f"scope: {result.scope()}"):
-            console.print(line, soft_wrap=True, markup=False)
-        written = OUTPUTS
+        lines = [result.headline(), f"scope: {result.scope()}"]
         if stability is not None:
-            console.print(stability.headline(), soft_wrap=True, markup=False)
-            for caveat in stability.caveats():
-                console.print(f"  • {caveat}", soft_wrap=True, markup=False)
-            written += ", rank_stability.csv"
+            lines += [stability.headline(), *(f"  • {c}" for c in stability.caveats())]
         secs = ", ".join(f"{k} {v:.1f} s" for k, v in result.timings.items())
-        console.print(f"stages: {secs}", soft_wrap=True, markup=False)
-        console.print(f"wrote {out}/{written}", soft_wrap=True, markup=False)
+        written = OUTPUTS + (", rank_stability.csv" if stability is not None else "")
+        for line in (*lines, f"stages: {secs}", f"wrote {out}/{written}"):
+            console.print(line, soft_wrap=True, markup=False)
 
 
 register = Recourse().register

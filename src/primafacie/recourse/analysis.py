@@ -234,11 +234,10 @@ def _cards(results: Mapping[str, Any]) -> list[Any]:
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The report section: definitions, effectiveness curves, CSC cards, the first ranking."""
     facts: FactsResult = run.results["definitions"]
-    summary = facts.summary()
-    if {"definition", "metric"} <= set(summary.columns):  # named in words, code in brackets
-        pairs = zip(summary["definition"], summary["metric"], strict=True)
-        names = [definition_name(t, c) for t, c in pairs]
-        summary = summary.assign(definition=names).drop(columns="metric")
+    summary = facts.summary()  # definitions named in words, their code in brackets
+    pairs = zip(summary["definition"], summary["metric"], strict=True)
+    summary = summary.assign(definition=[definition_name(t, c) for t, c in pairs])
+    summary = summary.drop(columns="metric")
     blocks: list[Any] = [
         rb.table(
             summary,
@@ -257,8 +256,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     first = next(iter(facts.rankings.values()), None)
     if first is not None:
         ranking = first.to_frame()
-        if "subgroup" in ranking.columns:
-            ranking = ranking.assign(subgroup=ranking["subgroup"].astype(str).map(readable_bins))
+        ranking = ranking.assign(subgroup=ranking["subgroup"].astype(str).map(readable_bins))
         blocks.append(
             rb.table(
                 ranking,
