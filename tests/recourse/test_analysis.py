@@ -151,3 +151,17 @@ def test_rank_stability_off_with_n_boot_0():
     assert ANALYSIS.seeds(spec) == {}
     with pytest.raises(ValueError, match="n_boot"):
         RecourseSpec(n_boot=-1)
+
+
+def test_run_arguments_replace_the_spec_ones():
+    """``run(..., budgets=...)`` (the CLI's --budget) replaces the automatic budgets; the
+    engine given is the one run (the command adjusts it with --legacy/--loose)."""
+    data = world()
+    spec = RecourseSpec(support=0.1, phi=[0.5], metrics=["EEWB"], n_boot=0)
+    engine = spec.build(data, Context(config=None, data=data, decider=RULE))
+    out = run(spec, Context(config=None, data=data, decider=RULE), audit=engine, budgets=[1.5])
+    facts = out.results["definitions"]
+    assert facts.budgets == (1.5,) and list(facts.rankings) == ["B1.5"]
+    assert engine.table_ is not None  # fitted: the run used the engine given
+    auto = run(spec, Context(config=None, data=data, decider=RULE)).results["definitions"]
+    assert auto.budgets != (1.5,)

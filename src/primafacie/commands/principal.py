@@ -88,10 +88,8 @@ class Principal(AnalysisCommand):
                  ("--decision", v["decision"])]  # fmt: skip
         audit = _data.load(doc, named, analysis="principal")[1].compared()
         pf = spec.build(audit)
-        label = "principal-stratum bounds" + (
-            f" + {pf.n_boot} bootstrap replicates" if pf.n_boot else ""
-        )
-        with err_console.status(label + "…"):
+        boot = f" + {pf.n_boot} bootstrap replicates" if pf.n_boot else ""
+        with err_console.status(f"principal-stratum bounds{boot}…"):
             result = pf.run(audit)
             return (result, self.repairs(pf, audit, result, v)), (v["data"],)
 
@@ -117,9 +115,8 @@ class Principal(AnalysisCommand):
                ("counts.csv", result.counts_frame()), ("principal.json", payload)]  # fmt: skip
         if repairs:
             payload["repair"] = [r.to_dict() for r in repairs]
-            dec = repairs[0].decisions_frame()
-            for r in repairs:
-                dec[f"S_repaired_def{r.definition}"] = r.repaired
+            repaired = {f"S_repaired_def{r.definition}": r.repaired for r in repairs}
+            dec = repairs[0].decisions_frame().assign(**repaired)
             out += [("repair.csv", pd.concat([r.to_frame() for r in repairs])),
                     ("repaired_decisions.csv", dec.drop(columns="S_repaired"))]  # fmt: skip
         return out

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import InputError
 from ..recourse.params import PARAMS
 from . import _data
-from ._analysis import AnalysisCommand, role
+from ._analysis import AnalysisCommand, role, split_list
 from ._common import console, err_console, load_cli_model, parse_pairs
 
 if TYPE_CHECKING:
@@ -100,9 +100,7 @@ def _bins(items: list[str] | None) -> dict[str, Any]:
 
 def parse_metrics(text: str) -> list[str] | str:
     """``all`` or the comma-separated names (``EE,ECE``)."""
-    if text.strip().lower() == "all":
-        return "all"
-    return [m.strip() for m in text.split(",") if m.strip()]
+    return "all" if text.strip().lower() == "all" else split_list(text, "--metrics")
 
 
 def _numbers(flag: str) -> Any:
@@ -181,12 +179,9 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
     else:
         decider = Rule(v["rule"])
     kinds, own_inputs = mined_kinds(frame, v, decider)
-    err_console.print(
-        f"mining {len(kinds)} column(s): {', '.join(kinds)}"
-        + (" (the model's inputs)" if own_inputs else ""),
-        soft_wrap=True,
-        markup=False,
-    )
+    whose = " (the model's inputs)" if own_inputs else ""
+    mined = f"mining {len(kinds)} column(s): {', '.join(kinds)}{whose}"
+    err_console.print(mined, soft_wrap=True, markup=False)
     engine = RecourseFairness(
         decider, protected=v["protected"], support=spec.support,
         feature_weights=dict(spec.feature_weights) or None, immutable=spec.immutable or None,
@@ -198,64 +193,38 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
 
 
 # ---------------------------------------------------------------------------------- run
-class StageBars:
-    """``progress(stage, done, total)`` callback drawing one rich bar per FACTS stage.
+def stage_bars(progress: Progress) -> Any:
+    """The audit's ``tick(done, total, note)`` drawing one rich bar per FACTS stage (the note
+    is the stage's words, :data:`~primafacie.recourse.engine.STAGES`)."""
+    tasks: dict[str, Any] = {}
 
-    A stage is an engine stage key (``"mining"``) or already its note (the audit's
-    ``tick(done, total, note)`` passes the words of :data:`STAGES`).
-    """
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.tasks: dict[str, Any] = {}
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        from ..recourse.engine import STAGES
-
+    def tick(done: int, total: int, note: str) -> None:
         total = max(int(total), 1)
-        if stage not in self.tasks:
-            self.tasks[stage] = self.progress.add_task(STAGES.get(stage, stage), total=total)
-        self.progress.update(self.tasks[stage], completed=min(int(done), total), total=total)
+        if note not in tasks:
+            tasks[note] = progress.add_task(note, total=total)
+        progress.update(tasks[note], completed=min(int(done), total), total=total)
 
-    def tick(self, done: int, total: int, note: str) -> None:
-        """The audit's ``tick(done, total, note)`` signature."""
-        self(note, done, total)
+    return tick
 
 
-def stage_progress() -> Progress:
-    """Progress display on stderr (bars, n/total, elapsed time)."""
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-    )
+def run_with_bars(spec: Any, engine: Any, data: Any, config: Any = None,
+                  decider: Any = None, **run_kwargs: Any) -> tuple:  # fmt: skip
+    """The analysis' run (:func:`primafacie.recourse.analysis.run`: fit, every definition,
+    the CSCs, the rank stability) with a bar per stage on stderr: the Result, a CSC per
+    definition (an empty one where every subgroup is Fair), the stability and the tables."""
+    from ..analysis import Context
+    from ..recourse.analysis import run as run_analysis
+    from ..recourse.csc import CSCResult
 
-
-def run_facts(audit: Any, data: Any, phi: Any, budgets: Any, metrics: Any,
-              top: int) -> tuple[Any, dict[str, Any]]:  # fmt: skip
-    """Fit, score every definition and draw the CSCs of the ``top`` subgroups, with bars."""
-    with stage_progress() as progress:
-        bars = StageBars(progress)
-        result = audit.run(data, phi=phi, budgets=budgets, metrics=metrics, progress=bars)
-        cscs = {}
-        bars("csc", 0, len(result.rankings))
-        for done, (label, ranking) in enumerate(result.rankings.items(), start=1):
-            cscs[label] = audit.csc(**ranking.definition(), top=top)
-            bars("csc", done, len(result.rankings))
-    return result, cscs
-
-
-def run_stability(audit: Any, result: Any, n_boot: int, seed: int) -> Any:
-    """The rank stability of the top subgroups (as the audit computes it), or None when
-    ``n_boot`` is 0 or no definition was scored."""
-    if n_boot <= 0 or not result.rankings:
-        return None
-    from ..recourse.stability import rank_stability
-
-    with err_console.status(f"rank stability ({n_boot} resamples)…"):
-        return rank_stability(audit, result, n_boot=n_boot, seed=seed)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=err_console)  # fmt: skip
+    with progress:
+        ctx = Context(config=config, data=data, decider=decider, tick=stage_bars(progress))
+        run = run_analysis(spec, ctx, audit=engine, **run_kwargs)
+    result = run.results["definitions"]
+    cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
+            for label, r in result.rankings.items()}  # fmt: skip
+    return result, cscs, run.results.get("rank_stability"), run.tables
 
 
 # ---------------------------------------------------------------------------------- print
@@ -296,32 +265,24 @@ class Recourse(AnalysisCommand):
                "bins": _bins, "metrics": parse_metrics}  # fmt: skip
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
-        """Mine, score every definition, draw the CSCs and the rank stability, with bars."""
+        """Mine, score every definition, draw the CSCs and the rank stability, with bars (no
+        ``tables/``: those are the audit's)."""
         engine, frame = build_from_flags(spec, v, reading)
         budgets = list(v["budgets"]) if v["budgets"] else "auto"
-        result, cscs = run_facts(engine, frame, list(spec.phi), budgets, spec.metrics, spec.top)
-        stability = run_stability(engine, result, spec.n_boot, spec.seed)
-        return (result, cscs, stability, {}), tuple(p for p in (v["data"], v["model"]) if p)
+        res = run_with_bars(spec, engine, frame, budgets=budgets)
+        return (*res[:3], {}), tuple(p for p in (v["data"], v["model"]) if p)
 
     def from_config_file(self, cfg: Any, v: dict[str, Any]) -> Any:
         """``analyses.recourse`` built and run as the audit does (:meth:`RecourseSpec.build`,
         the analysis' ``run``), its engine adjusted by ``--legacy``/``--loose``."""
         from ..analysis import Context
-        from ..recourse.analysis import run as run_analysis
-        from ..recourse.csc import CSCResult
 
         spec = cfg.analyses.recourse
-        with stage_progress() as progress:
-            bars = StageBars(progress)
-            data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
-            ctx = Context(config=cfg, data=data, decider=cfg.decider(), tick=bars.tick)
-            engine = spec.build(data, ctx)
-            engine.legacy, engine.exact_features = v["legacy"], not v["loose"]
-            run = run_analysis(spec, ctx, audit=engine)
-        result = run.results["definitions"]
-        cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
-                for label, r in result.rankings.items()}  # fmt: skip
-        return result, cscs, run.results.get("rank_stability"), run.tables
+        data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
+        decider = cfg.decider()
+        engine = spec.build(data, Context(config=cfg, data=data, decider=decider))
+        engine.legacy, engine.exact_features = v["legacy"], not v["loose"]
+        return run_with_bars(spec, engine, data, cfg, decider)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """The audit's tables under ``tables/`` (with ``--config``), then every file of
@@ -346,17 +307,13 @@ class Recourse(AnalysisCommand):
         files went."""
         result, _, stability, _ = res
         console.print(summary_table(result))
-        for line in (result.headline(), f"scope: {result.scope()}"):
-            console.print(line, soft_wrap=True, markup=False)
-        written = OUTPUTS
+        lines = [result.headline(), f"scope: {result.scope()}"]
         if stability is not None:
-            console.print(stability.headline(), soft_wrap=True, markup=False)
-            for caveat in stability.caveats():
-                console.print(f"  • {caveat}", soft_wrap=True, markup=False)
-            written += ", rank_stability.csv"
+            lines += [stability.headline(), *(f"  • {c}" for c in stability.caveats())]
         secs = ", ".join(f"{k} {v:.1f} s" for k, v in result.timings.items())
-        console.print(f"stages: {secs}", soft_wrap=True, markup=False)
-        console.print(f"wrote {out}/{written}", soft_wrap=True, markup=False)
+        written = OUTPUTS + (", rank_stability.csv" if stability is not None else "")
+        for line in (*lines, f"stages: {secs}", f"wrote {out}/{written}"):
+            console.print(line, soft_wrap=True, markup=False)
 
 
 register = Recourse().register

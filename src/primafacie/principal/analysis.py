@@ -51,20 +51,16 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     frame = res.to_frame()
     defs = list(res.definitions)
     coding = f"A=1: {res.protected} = {res.a1}; A=0: {res.protected} = {res.a0}"
-    findings = [f"Coding of the protected attribute: {coding}."]
-    for r in summary[summary["definition"].isin(defs)].itertuples():
-        findings.append(
-            f"Definition {r.definition}, cell {r.cell} ({r.n_a1} with A=1 = {res.a1}, "
-            f"{r.n_a0} with A=0 = {res.a0}): "
-            f"{r.verdict}; {r.evidence}"
-            + (f"; minimal repair ε = {r.eps_sum:.4f}" if not pd.isna(r.eps_sum) else "")
-        )
+    findings = [f"Coding of the protected attribute: {coding}."] + [
+        f"Definition {r.definition}, cell {r.cell} ({r.n_a1} with A=1 = {res.a1}, {r.n_a0} with "
+        f"A=0 = {res.a0}): {r.verdict}; {r.evidence}"
+        + ("" if pd.isna(r.eps_sum) else f"; minimal repair ε = {r.eps_sum:.4f}")
+        for r in summary[summary["definition"].isin(defs)].itertuples()
+    ]
     iv = frame[frame["quantity"].str.startswith(("prop1", "lp_")) & frame["lower"].notna()]
+    labels = zip(iv["definition"], iv["quantity"], iv["cell"], strict=True)
     iv = iv.assign(
-        label=[
-            f"Def {d} · {q} · {c}"
-            for d, q, c in zip(iv["definition"], iv["quantity"], iv["cell"], strict=True)
-        ],
+        label=[f"Def {d} · {q} · {c}" for d, q, c in labels],
         kind=np.where(iv["quantity"].str.startswith("prop1"), "sharp bounds (Prop. 1)", "LP range"),
     )
     eps = frame[frame["quantity"] == "eps_sum"][["cell", "definition", "estimate"]]
@@ -95,12 +91,11 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     if repair is not None:
         rep = repair.summary()
         n_cell = summary.drop_duplicates("cell").set_index("cell")["n"]
-        rep = rep.assign(
-            n_changed=[
-                (f"{int(c)} of {int(n_cell.get(cell, 0))}", int(c))
-                for cell, c in zip(rep["cell"], rep["n_changed"], strict=True)
-            ]
-        ).rename(columns={"n_changed": "decisions changed", "eps_sum": "ε"})
+        changed = zip(rep["cell"], rep["n_changed"], strict=True)
+        cells = [(f"{int(c)} of {int(n_cell.get(cell, 0))}", int(c)) for cell, c in changed]
+        rep = rep.assign(n_changed=cells).rename(
+            columns={"n_changed": "decisions changed", "eps_sum": "ε"}
+        )
         blocks.append(
             rb.table(
                 rep.drop(columns="note", errors="ignore"),

@@ -20,15 +20,10 @@ from ..validation import COLUMN, InstanceOf, Interval, Options, Predicate, _is_b
 __all__ = ["PARAMS", "PARAMETER_CONSTRAINTS", "WHERE", "MAX_N_BOOT"]
 
 
-def _is_definition(value: Any) -> bool:
-    return not _is_bool(value) and value in (1, 2)
-
-
 def _is_definitions(value: Any) -> bool:
     """1, 2, or a non-empty list/tuple of them (a list of lists is not)."""
-    if isinstance(value, (list, tuple, set)):
-        return len(value) > 0 and all(_is_definition(v) for v in value)
-    return _is_definition(value)
+    items = list(value) if isinstance(value, (list, tuple, set)) else [value]
+    return len(items) > 0 and all(not _is_bool(v) and v in (1, 2) for v in items)
 
 
 def _names(value: Any) -> list[str]:

@@ -16,13 +16,7 @@ import pandas as pd
 from ..base import BaseResult, figure_axes, laid_out
 from ..formats import listing
 from ..jsonsafe import json_safe
-from .frames import (
-    VIOLATED,
-    cond_name,
-    counts_frame,
-    quantity_frame,
-    verdict_frame,
-)
+from .frames import VIOLATED, cond_name, counts_frame, quantity_frame, verdict_frame
 
 __all__ = ["NOTE", "PrincipalResult", "RepairResult", "json_safe"]
 
@@ -31,6 +25,9 @@ NOTE = (
     "infeasible), never confirmed; 'not refuted' means no evidence of violation under Assumption 1 "
     "(A independent of the potential outcomes given the covariate cell)."
 )
+
+#: The four (A, S) cells of the repair probabilities ``eps_ab``, in the columns' order.
+_AB = ("00", "01", "10", "11")
 
 
 def _verdicts(rows: pd.DataFrame, max_items: int, repair: bool = False) -> tuple[str, str]:
@@ -123,9 +120,7 @@ class PrincipalResult(BaseResult):
     def checks(self) -> pd.DataFrame:
         """The checks behind the headline: :meth:`summary` rows of the configured definitions
         in evaluated cells (skipped cells are in :meth:`scope`)."""
-        summ = self.summary()
-        keep = summ["definition"].isin(list(self.definitions)) & summ["verdict"].ne("skipped")
-        return summ[keep]
+        return self._evaluated(configured=True)
 
     # ------------------------------------------------------------------ words
     def headline(self, max_items: int = 6) -> str:
@@ -159,9 +154,13 @@ class PrincipalResult(BaseResult):
         2; 3: Kusner et al. and 4: Coston et al., comparisons) in evaluated cells. The
         headline counts them too, so a violated row of the table is never left out of the
         words (issue 23)."""
+        return self._evaluated(configured=False)
+
+    def _evaluated(self, configured: bool) -> pd.DataFrame:
+        """:meth:`summary` rows of evaluated cells, of the configured definitions or the others."""
         summ = self.summary()
-        keep = ~summ["definition"].isin(list(self.definitions)) & summ["verdict"].ne("skipped")
-        return summ[keep]
+        mine = summ["definition"].isin(list(self.definitions))
+        return summ[(mine if configured else ~mine) & summ["verdict"].ne("skipped")]
 
     def _comparison_text(self, max_items: int) -> str:
         """``. Also checked, the table's other definitions (…): 1 of 2 violated —
@@ -186,11 +185,8 @@ class PrincipalResult(BaseResult):
         >>> principal_arrays(a, s, y, protected="g", a0="f", a1="m").scope()
         'g: 10 protected (f, A=0) and 10 other people (m, A=1); definitions 2; 1 of 1 covariate cell(s) evaluated'
         """
-        roles = []
-        if self.decision is not None:
-            roles.append(f"decision {self.decision!r}")
-        if self.outcome is not None:
-            roles.append(f"true outcome {self.outcome!r}")
+        named = (("decision", self.decision), ("true outcome", self.outcome))
+        roles = [f"{role} {column!r}" for role, column in named if column is not None]
         text = (
             f"{self.protected}: {self.n_protected} protected ({self.a0}, A=0) and "
             f"{self.n_others} other people ({self.a1}, A=1)"
@@ -201,11 +197,9 @@ class PrincipalResult(BaseResult):
         )
         skipped = np.flatnonzero(~self.evaluated)
         if skipped.size:
-            people = int(self.counts[skipped].sum())
+            people = f"{int(self.counts[skipped].sum())} people"
             names = listing((self.labels[c] for c in skipped), 5)
-            text += (
-                f"; left out: {skipped.size} cell(s) lacking one group ({people} people: {names})"
-            )
+            text += f"; left out: {skipped.size} cell(s) lacking one group ({people}: {names})"
         return text
 
     def caveats(self) -> list[str]:
@@ -306,14 +300,9 @@ class PrincipalResult(BaseResult):
                 ax1.text(0, i, "infeasible", color="tab:red", va="center", ha="center", fontsize=8)
             else:
                 ax1.plot([r["lower"], r["upper"]], [i, i], color=color, lw=3)
-                if not np.isnan(r["boot_lower_lo"]):
-                    ax1.plot(
-                        [r["boot_lower_lo"], r["boot_upper_hi"]],
-                        [i, i],
-                        color=color,
-                        lw=1,
-                        alpha=0.5,
-                    )
+                boot = [r["boot_lower_lo"], r["boot_upper_hi"]]
+                if not np.isnan(boot[0]):
+                    ax1.plot(boot, [i, i], color=color, lw=1, alpha=0.5)
         ax1.axvline(0, color="k", lw=0.8)
         ax1.set_yticks(ypos, [f"{r.cell} | {r.quantity}" for r in iv.itertuples()], fontsize=7)
         ax1.set_title("LP ranges (red: excludes 0 / infeasible)")
@@ -407,11 +396,8 @@ class RepairResult(BaseResult):
 
     def scope(self) -> str:
         """Who was repaired: the evaluation's scope, for the repaired definition."""
-        ev = self.evaluation
-        return (
-            f"Definition {self.definition} repaired over {len(self.decisions)} decisions; "
-            + ev.scope()
-        )
+        repaired = f"Definition {self.definition} repaired over {len(self.decisions)} decisions"
+        return f"{repaired}; {self.evaluation.scope()}"
 
     def caveats(self) -> list[str]:
         """What limits the repair: randomised, in distribution only, and the empirical check.
@@ -439,21 +425,15 @@ class RepairResult(BaseResult):
         range of S' and the number of decisions changed."""
         v = self.evaluation.values
         d = self.definition
-        changed = np.bincount(
-            self.cell_codes,
-            weights=(self.repaired != self.decisions),
-            minlength=len(self.evaluation.labels),
-        )
+        flipped = self.repaired != self.decisions
+        changed = np.bincount(self.cell_codes, flipped, minlength=len(self.evaluation.labels))
         av = self.after.values
         key = "lp_tau" if d == 2 else "lp_cond"
         return pd.DataFrame(
             {
                 "cell": list(self.evaluation.labels),
                 "definition": d,
-                "eps_00": self.eps[:, 0],
-                "eps_01": self.eps[:, 1],
-                "eps_10": self.eps[:, 2],
-                "eps_11": self.eps[:, 3],
+                **{f"eps_{ab}": self.eps[:, i] for i, ab in enumerate(_AB)},
                 "eps_sum": self.eps_sum,
                 "post_lower": v[f"post_def{d}_lo"],
                 "post_upper": v[f"post_def{d}_hi"],
@@ -474,14 +454,9 @@ class RepairResult(BaseResult):
     def summary(self) -> pd.DataFrame:
         """Per cell: eps_sum, what the repair does, whether the gap is closed, note."""
         f = self.to_frame()
-        what = []
-        for r in f.itertuples():
-            parts = [
-                f"A={ab[0]}: force S'={ab[1]} w.p. {getattr(r, 'eps_' + ab):.4f}"
-                for ab in ("00", "01", "10", "11")
-                if getattr(r, "eps_" + ab) > 0
-            ]
-            what.append("; ".join(parts) or "no change needed (not refuted)")
+        forced = ([f"A={ab[0]}: force S'={ab[1]} w.p. {r['eps_' + ab]:.4f}"
+                   for ab in _AB if r["eps_" + ab] > 0] for r in f.to_dict("records"))  # fmt: skip
+        what = ["; ".join(parts) or "no change needed (not refuted)" for parts in forced]
         return pd.DataFrame(
             {
                 "cell": f["cell"],
@@ -500,11 +475,7 @@ class RepairResult(BaseResult):
         fig, ax = figure_axes(figsize=(7, 0.35 * len(f) + 2))
         y = np.arange(len(f))
         left = np.zeros(len(f))
-        for ab, color in zip(
-            ("00", "01", "10", "11"),
-            ("tab:blue", "tab:cyan", "tab:red", "tab:orange"),
-            strict=False,
-        ):
+        for ab, color in zip(_AB, ("tab:blue", "tab:cyan", "tab:red", "tab:orange"), strict=True):
             vals = np.nan_to_num(f[f"eps_{ab}"].to_numpy())
             ax.barh(y, vals, left=left, color=color, label=f"eps_{ab}")
             left += vals

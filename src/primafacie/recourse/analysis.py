@@ -133,16 +133,16 @@ def curves_frame(facts: FactsResult, subgroups: list[str]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 
-def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
+def run(spec: RecourseSpec, ctx: Context, audit: Any = None, **run_kwargs: Any) -> AnalysisRun:
     """FACTS: subgroups where recourse is harder for the protected group, with CSC cards.
 
     ``audit`` is an engine already built by ``spec.build(ctx.data, ctx)`` (the CLI passes
-    one with ``--legacy``/``--loose`` applied); by default it is built here.
+    one with ``--legacy``/``--loose`` applied); by default it is built here. ``run_kwargs``
+    replace arguments of :meth:`RecourseSpec.run_kwargs` (the CLI's ``--budget``).
     """
     audit = spec.build(ctx.data, ctx) if audit is None else audit
-    facts = audit.run(
-        ctx.data, **spec.run_kwargs(), progress=lambda st, d, t: ctx.tick(d, t, STAGES[st])
-    )
+    kwargs = {**spec.run_kwargs(), **run_kwargs}
+    facts = audit.run(ctx.data, **kwargs, progress=lambda st, d, t: ctx.tick(d, t, STAGES[st]))
     results: dict[str, Any] = {"definitions": facts}
     for n_done, (label, ranking) in enumerate(facts.rankings.items()):
         ctx.tick(n_done, len(facts.rankings), STAGES["csc"])
@@ -164,53 +164,40 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None) -> AnalysisRun:
     return AnalysisRun.of("recourse", results, tables={table_stem("recourse", "curves"): curves})
 
 
+def _score(score: float) -> str:
+    return "∞" if np.isinf(score) else f"{score:.3g}"
+
+
 def _csc_card(label: str, title: str, rec: Any) -> dict[str, Any]:
-    lines = [{"cls": "muted", "text": f"Definition: {definition_name(title, label)}"}]
+    lines = [("muted", f"Definition: {definition_name(title, label)}")]
     for g in rec.groups:
-        lines.append(
-            {
-                "cls": "group",
-                "text": f"{g.group}: {g.n} rejected in the subgroup ({100 * g.coverage:.1f}% of "
-                "the group's rejected)",
-            }
-        )
+        cover = f"{100 * g.coverage:.1f}% of the group's rejected"
+        lines.append(("group", f"{g.group}: {g.n} rejected in the subgroup ({cover})"))
         if not g.actions:
-            lines.append(
-                {"cls": "action", "text": "  no action gives recourse under this definition"}
-            )
+            lines.append(("action", "  no action gives recourse under this definition"))
         for a in g.actions[:3]:
             change = readable_bins(", ".join(f"{k} = {v}" for k, v in a.changes.items()))
             cost = f", cost {a.cost:.2f}" if a.cumulative else ""
-            lines.append(
-                {
-                    "cls": "action",
-                    "text": f"  make {change}: {rate_text(int(a.flipped), int(a.n))} obtain the "
-                    f"favourable decision{cost}",
-                }
-            )
-    score = "∞" if np.isinf(rec.score) else f"{rec.score:.3g}"
-    verdict = "no bias" if rec.score == 0 else f"bias against {rec.bias_against} (score {score})"
-    lines.append({"cls": "verdict", "text": verdict})
-    return {"title": f"#{rec.rank}: {readable_bins(rec.label)}", "lines": lines}
+            helped = f"{rate_text(int(a.flipped), int(a.n))} obtain the favourable decision"
+            lines.append(("action", f"  make {change}: {helped}{cost}"))
+    bias = f"bias against {rec.bias_against} (score {_score(rec.score)})"
+    lines.append(("verdict", "no bias" if rec.score == 0 else bias))
+    return {"title": f"#{rec.rank}: {readable_bins(rec.label)}",
+            "lines": [{"cls": cls, "text": text} for cls, text in lines]}  # fmt: skip
 
 
 def _findings(facts: FactsResult) -> list[str]:
-    out = []
-    for row in facts.top_subgroups().itertuples(index=False):
-        score = "∞" if np.isinf(row.score) else f"{row.score:.3g}"
-        out.append(
-            f"{definition_name(row.title, row.definition)}: most unfair subgroup "
-            f"'{readable_bins(row.subgroup)}', bias against {row.bias_against} (score {score})."
-        )
-    return out
+    return [f"{definition_name(row.title, row.definition)}: most unfair subgroup "
+            f"'{readable_bins(row.subgroup)}', bias against {row.bias_against} "
+            f"(score {_score(row.score)})." for row in facts.top_subgroups().itertuples()]  # fmt: skip
 
 
 def _curve_figures(facts: FactsResult, subgroups: list[str]) -> list[Any]:
     blocks = []
     for sub in subgroups:
         curves = facts.effectiveness_curves(sub)
-        labelled = curves.assign(group=[f"{g} (n={n})" for g, n in zip(curves["group"],
-                                                                        curves["n"], strict=True)])  # fmt: skip
+        n = zip(curves["group"], curves["n"], strict=True)
+        labelled = curves.assign(group=[f"{g} (n={k})" for g, k in n])
         name = readable_bins(sub)
         figure = rb.figure(
             plots.cumulative_effectiveness(labelled, name),
@@ -247,11 +234,10 @@ def _cards(results: Mapping[str, Any]) -> list[Any]:
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The report section: definitions, effectiveness curves, CSC cards, the first ranking."""
     facts: FactsResult = run.results["definitions"]
-    summary = facts.summary()
-    if {"definition", "metric"} <= set(summary.columns):  # named in words, code in brackets
-        pairs = zip(summary["definition"], summary["metric"], strict=True)
-        names = [definition_name(t, c) for t, c in pairs]
-        summary = summary.assign(definition=names).drop(columns="metric")
+    summary = facts.summary()  # definitions named in words, their code in brackets
+    pairs = zip(summary["definition"], summary["metric"], strict=True)
+    summary = summary.assign(definition=[definition_name(t, c) for t, c in pairs])
+    summary = summary.drop(columns="metric")
     blocks: list[Any] = [
         rb.table(
             summary,
@@ -270,8 +256,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     first = next(iter(facts.rankings.values()), None)
     if first is not None:
         ranking = first.to_frame()
-        if "subgroup" in ranking.columns:
-            ranking = ranking.assign(subgroup=ranking["subgroup"].astype(str).map(readable_bins))
+        ranking = ranking.assign(subgroup=ranking["subgroup"].astype(str).map(readable_bins))
         blocks.append(
             rb.table(
                 ranking,

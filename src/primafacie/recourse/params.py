@@ -30,19 +30,6 @@ __all__ = [
 ]
 
 
-def _is_number_map(value: Any, low: float, finite: bool) -> bool:
-    """``{column: number >= low}`` (finite numbers only when ``finite``)."""
-    if not isinstance(value, Mapping):
-        return False
-    for v in value.values():
-        if _is_bool(v) or not isinstance(v, Real):
-            return False
-        x = float(v)
-        if math.isnan(x) or x < low or (finite and math.isinf(x)):
-            return False
-    return True
-
-
 def _is_metric(value: Any) -> bool:
     from .metrics import resolve_metric  # numpy: loaded only when a metric name is checked
 
@@ -60,11 +47,15 @@ def _is_backend(value: Any) -> bool:
 
 def _number_map(finite: bool) -> Predicate:
     """``{feature: number ≥ 0}`` (``finite``: inf refused too) as a constraint."""
-    return Predicate(
-        lambda v: _is_number_map(v, 0.0, finite=finite),
-        f"a mapping {{feature: {'finite ' if finite else ''}number ≥ 0}}",
-        bad={"x": -1},
-    )
+
+    def ok(value: Any) -> bool:  # NaN fails v >= 0
+        return isinstance(value, Mapping) and all(
+            isinstance(v, Real) and not _is_bool(v) and v >= 0 and not (finite and math.isinf(v))
+            for v in value.values()
+        )
+
+    what = f"a mapping {{feature: {'finite ' if finite else ''}number ≥ 0}}"
+    return Predicate(ok, what, bad={"x": -1})
 
 
 _NAMES = Predicate(is_names, "a column name or a list of column names", bad=3.5)

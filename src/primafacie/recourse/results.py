@@ -61,14 +61,6 @@ def _label_key(label: str) -> str:
     return "; ".join(sorted(part.strip() for part in str(label).split(";")))
 
 
-def _score_text(score: float) -> str:
-    return (
-        "score ∞: recourse is out of reach for that group"
-        if math.isinf(float(score))
-        else f"score {float(score):.3g}"
-    )
-
-
 def _n(count: int, noun: str) -> str:
     """``1 subgroup``, ``3 subgroups``."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
@@ -76,6 +68,11 @@ def _n(count: int, noun: str) -> str:
 
 def _fmt_param(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+#: The stem of a definition's label in the paper's tables: (micro, macro) per metric (E(C)MR: MR).
+_STEMS = {"ECE": ("Mi", "Ma"), "ECR": ("C", "C"), "EEWB": ("B", "BMa"), "EE": ("EE", "EEMa"),
+          "FECT": ("KS", "KSMa")}  # fmt: skip
 
 
 def metric_label(key: str, viewpoint: str, param: float | None) -> str:
@@ -87,36 +84,21 @@ def metric_label(key: str, viewpoint: str, param: float | None) -> str:
     ('Ma.3', 'B5.08')
     """
 
-    def phi_txt(p: float) -> str:
-        return f"{p:.2f}".rstrip("0").lstrip("0") or "0"
-
-    if key == "ECE":
-        return ("Ma" if viewpoint == "macro" else "Mi") + phi_txt(param)
-    if key == "ECR":
-        return "C" + phi_txt(param)
-    if key == "EEWB":
-        return ("B" if viewpoint == "micro" else "BMa") + _fmt_param(param)
-    if key == "EE":
-        return "EE" if viewpoint == "micro" else "EEMa"
-    if key == "FECT":
-        return "KS" if viewpoint == "micro" else "KSMa"
-    return "MR"
+    stem = _STEMS.get(key, ("MR", "MR"))[viewpoint == "macro"]
+    if key in ("ECE", "ECR"):  # φ = 0.3 as .3
+        return stem + (f"{param:.2f}".rstrip("0").lstrip("0") or "0")
+    return stem + (_fmt_param(param) if key == "EEWB" else "")
 
 
 def metric_title(
     key: str, name: str, viewpoint: str, param: float | None, spec_param: str | None
 ) -> str:
     """Definition name as printed in a CSC, e.g. ``Equal Cost of Effectiveness (threshold = 0.7)``."""
-    title = name
-    if key == "ECE" and viewpoint == "micro":
-        title += " (Micro)"
-    if key in ("EE", "EEWB", "FECT") and viewpoint == "macro":
-        title += " (Macro)"
-    if spec_param == "phi":
-        title += f" (threshold = {_fmt_param(param)})"
-    elif spec_param == "budget":
-        title += f" (budget = {_fmt_param(param)})"
-    return title
+    # the viewpoint is named when it is not the metric's usual one
+    named = {"ECE": "micro", "EE": "macro", "EEWB": "macro", "FECT": "macro"}.get(key)
+    title = name + (f" ({viewpoint.title()})" if viewpoint == named else "")
+    word = {"phi": "threshold", "budget": "budget"}.get(spec_param or "")
+    return title + (f" ({word} = {_fmt_param(param)})" if word else "")
 
 
 @dataclass(frozen=True)
@@ -250,10 +232,8 @@ class RankingResult(BaseResult):
 
     @property
     def _rows(self) -> list[dict[str, Any]]:
-        rows = self.table.to_dict(orient="records")
-        for r in rows:
-            r["rank"] = None if r["rank"] == 0 else int(r["rank"])
-        return rows
+        # a Fair subgroup (rank 0) has no rank
+        return [{**r, "rank": int(r["rank"]) or None} for r in self.table.to_dict(orient="records")]
 
     def plot(self, top: int = 20):
         """Horizontal bar chart of the top scores (inf drawn at 1.1 × the largest finite)."""
@@ -264,8 +244,7 @@ class RankingResult(BaseResult):
         cap = (finite.max() if finite.size else 1.0) * 1.1
         shown = np.where(np.isinf(scores), cap, scores)
         ax.barh(range(len(ranked)), shown, color="tab:red")
-        ax.set_yticks(range(len(ranked)))
-        ax.set_yticklabels([s[:60] for s in ranked["subgroup"]], fontsize=7)
+        ax.set_yticks(range(len(ranked)), [s[:60] for s in ranked["subgroup"]], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlabel("unfairness score (inf drawn as the longest bar)")
         ax.set_title(self.title)
@@ -289,8 +268,7 @@ def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
     for i, g in enumerate(groups):
         data[f"n[{g}]"] = n[:, i]
         data[f"cov[{g}]"] = n[:, i] / audit.n_affected_[i]
-    for i, g in enumerate(groups):
-        data[f"d[{g}]"] = out["d"][:, i]
+    data.update({f"d[{g}]": out["d"][:, i] for i, g in enumerate(groups)})
     if spec.key == "FECT" and len(groups) == 2:
         from .metrics import ks_critical_value
 
@@ -437,12 +415,9 @@ class EffectivenessCurves:
     def frame(self, subgroup: str | int) -> pd.DataFrame:
         """Long table ``group, n, cost, effectiveness`` (one step per distinct cost and group)."""
         s = self.index(subgroup)
-        parts = []
-        for gi, g in enumerate(self.groups):
-            x, y = self.steps(s, gi)
-            parts.append(
-                pd.DataFrame({"group": g, "n": int(self.n[s, gi]), "cost": x, "effectiveness": y})
-            )
+        steps = ((g, int(self.n[s, i]), *self.steps(s, i)) for i, g in enumerate(self.groups))
+        parts = [pd.DataFrame({"group": g, "n": n, "cost": x, "effectiveness": y})
+                 for g, n, x, y in steps]  # fmt: skip
         return pd.concat(parts, ignore_index=True)
 
 
@@ -484,15 +459,9 @@ class FactsResult(BaseResult):
         Columns ``definition`` (label), ``title``, ``subgroup``, ``bias_against``, ``score``; in
         the order of :attr:`rankings`. Definitions where every subgroup is Fair are left out.
         """
-        rows = []
-        for label, ranking in self.rankings.items():
-            ranked = ranking.ranked()
-            if len(ranked):
-                top = ranked.iloc[0]
-                rows.append({"definition": label, "title": ranking.title,
-                             "subgroup": str(top["subgroup"]),
-                             "bias_against": top["bias_against"],
-                             "score": float(top["score"])})  # fmt: skip
+        firsts = ((label, r.title, r.ranked()) for label, r in self.rankings.items())
+        rows = [(label, title, str(top["subgroup"].iloc[0]), top["bias_against"].iloc[0],
+                 float(top["score"].iloc[0])) for label, title, top in firsts if len(top)]  # fmt: skip
         return pd.DataFrame(
             rows, columns=["definition", "title", "subgroup", "bias_against", "score"]
         )
@@ -503,10 +472,8 @@ class FactsResult(BaseResult):
         """
         top = self.top_subgroups()
         n_def = len(self.rankings)
-        if self.audited is not None:
-            n_sub = self.audited.subgroups
-        else:
-            n_sub = len(next(iter(self.rankings.values())).table) if self.rankings else 0
+        tables = [len(r.table) for r in self.rankings.values()]
+        n_sub = self.audited.subgroups if self.audited is not None else (tables or [0])[0]
         pv = list(self.audited.protected_values) if self.audited else []
         if not len(top):
             return (
@@ -529,11 +496,9 @@ class FactsResult(BaseResult):
             )
         first = top.iloc[0]
         label = first["definition"]
-        score = _score_text(first["score"])
-        if math.isinf(float(first["score"])):
-            score = "score ∞: " + self.unreachable_text(
-                label, first["subgroup"], first["bias_against"]
-            )
+        score = f"score {float(first['score']):.3g}"
+        if math.isinf(float(first["score"])):  # out of reach: how far the best action gets
+            score = "score ∞: " + self.unreachable_text(label, *first[["subgroup", "bias_against"]])
         ties = self.rankings[label].rank1_count() if label in self.rankings else 1
         tie = f"; {ties} subgroups tie at rank 1 under {label}" if ties > 1 else ""
         return (
@@ -611,11 +576,8 @@ class FactsResult(BaseResult):
         ]
         a = self.audited
         if a is not None:
-            outside = [
-                f"{n - k} {g}"
-                for g, k, n in zip(a.groups, a.in_subgroups, a.rejected, strict=True)
-                if n > k
-            ]
+            counts = zip(a.groups, a.in_subgroups, a.rejected, strict=True)
+            outside = [f"{n - k} {g}" for g, k, n in counts if n > k]
             if outside:
                 out.append(
                     f"Rejected applicants in no audited subgroup ({', '.join(outside)}) are not "
@@ -681,17 +643,10 @@ class FactsResult(BaseResult):
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: metric, viewpoint, param, rank, score, bias_against, subgroup (ranked rows)."""
-        parts = []
-        for r in self.rankings.values():
-            t = r.ranked()[["rank", "score", "bias_against", "subgroup"]]
-            t.insert(0, "param", r.param)
-            t.insert(0, "viewpoint", r.viewpoint)
-            t.insert(0, "metric", r.metric)
-            parts.append(t)
-        if not parts:
-            return pd.DataFrame(columns=["metric", "viewpoint", "param", "rank", "score",
-                                         "bias_against", "subgroup"])  # fmt: skip
-        return pd.concat(parts, ignore_index=True)
+        cols = ["metric", "viewpoint", "param", "rank", "score", "bias_against", "subgroup"]
+        parts = [r.ranked().assign(metric=r.metric, viewpoint=r.viewpoint, param=r.param)[cols]
+                 for r in self.rankings.values()]  # fmt: skip
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
 
     def ranking_analysis(self, share: float = 0.1) -> pd.DataFrame:
         """Rank-1 tie counts and top-share bias tallies per definition (Tables 15, 17, …)."""
@@ -725,9 +680,7 @@ class FactsResult(BaseResult):
         1 decimal, ratio to 3 decimals). Diagonal is NaN.
         """
         labels = list(self.rankings)
-        aligned = {}
-        for lab, r in self.rankings.items():
-            aligned[lab] = r.table.set_index("subgroup")["rank"]
+        aligned = {lab: r.table.set_index("subgroup")["rank"] for lab, r in self.rankings.items()}
         out = pd.DataFrame(index=labels, columns=labels, dtype=float)
         for i in labels:
             top = aligned[i].index[aligned[i].to_numpy() == 1]
@@ -751,7 +704,7 @@ class FactsResult(BaseResult):
         ``timings=True`` adds the stage seconds (``seconds[...]``); they vary run to run, so
         files written by the CLI and the reproductions leave them out (byte-identical outputs).
         """
-        rows = [(k, v) for k, v in self.stats.items()]
+        rows = list(self.stats.items())
         rows += [(f"budget[{i}]", b) for i, b in enumerate(self.budgets)]
         if timings:
             rows += [(f"seconds[{k}]", round(v, 3)) for k, v in self.timings.items()]
@@ -787,10 +740,8 @@ class FactsResult(BaseResult):
         agg = self.aggregated_rankings()
         fig, ax = figure_axes(figsize=(7, 6))
         im = ax.imshow(agg.to_numpy(dtype=float), vmin=0, vmax=1, cmap="viridis")
-        ax.set_xticks(range(len(agg.columns)))
-        ax.set_xticklabels(agg.columns, rotation=90)
-        ax.set_yticks(range(len(agg.index)))
-        ax.set_yticklabels(agg.index)
+        ax.set_xticks(range(len(agg.columns)), agg.columns, rotation=90)
+        ax.set_yticks(range(len(agg.index)), agg.index)
         ax.set_title("Aggregated rankings (row: rank-1 of metric, column: re-ranked)")
         fig.colorbar(im, ax=ax)
         return laid_out(fig)
