@@ -11,6 +11,7 @@ import pandas as pd
 from ..base import BaseResult
 from ..formats import listing, rate_text
 from ..jsonsafe import json_safe
+from ..weights import METHOD as WEIGHTS_METHOD
 from .comparisons import adverse_impact, error_gaps
 from .params import FOUR_FIFTHS
 
@@ -125,14 +126,9 @@ class GroupMetricsResult(BaseResult):
 
     @property
     def _weights_method(self) -> str | None:
-        if self.weights is None:
-            return None
-        from ..weights import METHOD
-
-        return (
-            METHOD + "; Fisher's test on the effective counts rounded, the pooled z on the "
-            "effective counts, the shortfall in weight units (Σ w)"
-        )
+        tests = ("; Fisher's test on the effective counts rounded, the pooled z on the effective "
+                 "counts, the shortfall in weight units (Σ w)")  # fmt: skip
+        return None if self.weights is None else WEIGHTS_METHOD + tests
 
     @property
     def referenced(self) -> bool:
@@ -276,9 +272,7 @@ class GroupMetricsResult(BaseResult):
             f"a selection rate is the favourable decisions{decision} among the group’s members"
         )
         if self.weights is not None:
-            from ..weights import METHOD
-
-            text += f"; weighted by {self.weights}: {METHOD}"
+            text += f"; weighted by {self.weights}: {WEIGHTS_METHOD}"
         said = [c for c in self.comparisons if set(c["rules"].values()) != {"rest"}]
         for c in said:
             text += f"; {c['attribute']} compared with {c['reference']}"
