@@ -70,21 +70,12 @@ is bad (exit 2).
 
 
 # ---------------------------------------------------------------------------------- print
-def _below(flag: Any) -> str:
-    """The four-fifths cell: yes (in red), no, or — when the ratio is undefined (an empty
-    group, or a reference group without a favourable decision)."""
-    import pandas as pd
-
-    if pd.isna(flag):
-        return "—"
-    return "[bold red]yes[/]" if bool(flag) else "no"
-
-
 def summary_tables(res: Any) -> list[Table]:
     """Rich tables, one per grouping (an attribute or an intersection), one row per protected
     group against the reference group named in the caption: the selection rate as k/n, the
     ratio with its interval and the four-fifths flag (and the TPR and equalized-odds gaps with
     an outcome). The intervals of every number are in the CSVs."""
+    import pandas as pd
     from rich import box
     from rich.table import Table
 
@@ -114,7 +105,9 @@ def summary_tables(res: Any) -> list[Table]:
                 escape(f"{r.group} (small)" if r.small else str(r.group)),
                 rate_text(r.selection_k, r.selection_n),
                 interval_text(r.selection_ratio, 2, r.selection_ratio_low, r.selection_ratio_high),
-                _below(r.four_fifths),
+                # the four-fifths cell: yes (in red), no, or — when the ratio is undefined (an
+                # empty group, or a reference group without a favourable decision)
+                "—" if pd.isna(r.four_fifths) else "[bold red]yes[/]" if r.four_fifths else "no",
             ]
             if res.has_outcome:
                 row += [interval_text(r.equal_opportunity_diff, 3),

@@ -138,6 +138,8 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
             f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
         )
+    eq_odds = (" Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
+               "intervals at half the level each (Bonferroni)." if res.has_outcome else "")  # fmt: skip
     blocks = [
         rb.figure(
             res.plot(),
@@ -155,13 +157,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "(Uniform Guidelines, 29 CFR 1607.4(D)): which of the practical criterion (below "
             f"four-fifths) and the statistical one (Fisher's exact test, two-sided, p < "
             f"{res.alpha:g}) hold; shortfall = favourable decisions the group would need to "
-            "reach the reference rate."
-            + (
-                " Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
-                "intervals at half the level each (Bonferroni)."
-                if res.has_outcome
-                else ""
-            ),
+            "reach the reference rate." + eq_odds,
             csv=table_path("groups", f"{LABEL}_summary"),
         ),
         rb.table(

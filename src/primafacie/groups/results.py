@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..base import BaseResult
+from ..errors import InputError
 from ..formats import listing, rate_text
 from ..jsonsafe import json_safe
 from ..weights import METHOD as WEIGHTS_METHOD
@@ -139,8 +140,6 @@ class GroupMetricsResult(BaseResult):
     def rates(self, metric: str = "selection_rate") -> pd.DataFrame:
         """The rows of one metric (a copy), e.g. ``rates("tpr")``."""
         if metric not in set(self.table["metric"]):
-            from ..errors import InputError
-
             raise InputError(
                 f"metric {metric!r} was not computed; computed: "
                 f"{', '.join(dict.fromkeys(self.table['metric']))}"
