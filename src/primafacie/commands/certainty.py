@@ -121,7 +121,7 @@ class Certainty(AnalysisCommand):
 
         if not v["protected"]:
             raise InputError("give --protected COLUMN (repeat it for intersectional groups)")
-        pairs = {flag: parse_pairs(v[flag[2:]], flag) for flag in ("--model", "--column", "--rule")}
+        pairs = {flag: parse_pairs(v[flag[2:]], flag) for flag in ("--column", "--rule")}
         recorded, rules = ([value for _, value in pairs[f]] for f in ("--column", "--rule"))
         # the audited columns of --dropna all: a recorded decision, a rule's columns, else (only
         # models) the protected columns alone
@@ -131,6 +131,8 @@ class Certainty(AnalysisCommand):
         table = _data.read_frame(reading or {}, v["data"], "certainty", roles)
         read = {"--model": lambda f: load_cli_model(f, v["trust_pickle"], v["trusted_type"]),
                 "--column": str, "--rule": Rule}  # fmt: skip
+        # --model files are named (and loaded) once the data are read, as before
+        pairs = {"--model": parse_pairs(v["model"], "--model"), **pairs}
         dms: dict[str, Any] = {}
         for flag, named in pairs.items():
             for name, value in named:
