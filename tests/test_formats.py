@@ -25,14 +25,16 @@ def test_rate_text_by_hand(args, kwargs, text):
 
 
 def test_the_report_groups_and_recourse_share_one_formatter():
-    from primafacie.commands.groups import _rate
+    from primafacie.commands import groups as groups_command
     from primafacie.groups import results as groups_results
     from primafacie.recourse import results as recourse_results
     from primafacie.report.html import rate_text as report_rate
 
     # the Result modules call the one formatter itself (their wrappers _pct, _share are gone)
     assert groups_results.rate_text is rate_text and recourse_results.rate_text is rate_text
-    assert {_rate(3, 5), rate_text(3, 5), report_rate(3, 5)} == {"60.0% (3 of 5)"}
+    # the command too (its wrapper _rate is gone)
+    assert groups_command.rate_text is rate_text
+    assert {groups_command.rate_text(3, 5), report_rate(3, 5)} == {"60.0% (3 of 5)"}
 
 
 def test_column_decimals_give_three_significant_digits_of_the_largest():

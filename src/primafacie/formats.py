@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any
 
-__all__ = ["rate_text", "listing", "column_decimals", "fixed", "no_negative_zero"]
+__all__ = ["rate_text", "listing", "column_decimals", "fixed", "no_negative_zero", "interval_text"]
 
 
 def rate_text(
@@ -102,3 +102,20 @@ def no_negative_zero(text: str) -> str:
     if text.startswith("-") and text[1:].replace(".", "").strip("0") == "":
         return text[1:]
     return text
+
+
+def interval_text(value: Any, digits: int, low: Any = None, high: Any = None) -> str:
+    """``0.60 [0.56, 0.65]``, the value alone when its interval is undefined, or ``—`` when
+    the value is (the report's and the terminal's estimate cells).
+
+    Examples
+    --------
+    >>> interval_text(0.6, 2, 0.561, 0.649), interval_text(-0.267, 3), interval_text(None, 2)
+    ('0.60 [0.56, 0.65]', '-0.267', '—')
+    """
+    import pandas as pd  # NaN and pd.NA alike; every caller holds a table already
+
+    if pd.isna(value):
+        return "—"
+    text = f"{value:.{digits}f}"
+    return text if low is None or pd.isna(low) else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"

@@ -84,6 +84,24 @@ def test_bad_input_exit_2_nothing_written(tmp_path, table, extra, message):
     assert not out.exists()
 
 
+def test_flag_errors_keep_their_order(tmp_path, table):
+    # --column and --rule are read before the data, --model after it: a missing file is named
+    # before a malformed --model, a malformed --column before the file; a name given twice
+    # (across --column and --rule) is refused
+    path, _ = table
+    out, missing = tmp_path / "out", str(tmp_path / "none.csv")
+    cases = [
+        (["--data", missing, "--model", "broken"], "data file not found"),
+        (["--data", missing, "--column", "broken"], "--column expects NAME=VALUE"),
+        (["--data", str(path), "--column", "a=clerk", "--rule", "a=x > 0"], "used twice"),
+    ]
+    for args, message in cases:
+        res = runner.invoke(app, ["certainty", "--protected", "g", "--out", str(out), *args])
+        assert res.exit_code == 2, res.output
+        assert message in " ".join(res.output.split()), (args, res.output)
+        assert not out.exists()
+
+
 def test_wrong_length_model_predictions_exit_2(tmp_path, table):
     path, _ = table
     joblib.dump(_FixedLength(), tmp_path / "bad.joblib")

@@ -84,15 +84,14 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The report section: the ranking, the (disparity, uncertainty) plane, group rates."""
     res = run.results["ranking"]
     table = res.to_frame()
-    findings = []
-    for r in table.itertuples():
-        findings.append(
-            f"{r.decision_maker} (rank {r.rank}): favourable rate "
-            f"{rate_text(int(r.k_i), int(r.n_i))} for {r.most_privileged} vs "
-            f"{rate_text(int(r.k_j), int(r.n_j))} for {r.least_privileged}; disparity "
-            f"{r.disparity:.3f}, uncertainty {r.uncertainty:.4f}, utility {r.utility:.3f}"
-            + ("." if np.isnan(r.p_most_fair) else f"; P(most fair) {r.p_most_fair:.2f}.")
-        )
+    findings = [
+        f"{r.decision_maker} (rank {r.rank}): favourable rate "
+        f"{rate_text(int(r.k_i), int(r.n_i))} for {r.most_privileged} vs "
+        f"{rate_text(int(r.k_j), int(r.n_j))} for {r.least_privileged}; disparity "
+        f"{r.disparity:.3f}, uncertainty {r.uncertainty:.4f}, utility {r.utility:.3f}"
+        + ("." if np.isnan(r.p_most_fair) else f"; P(most fair) {r.p_most_fair:.2f}.")
+        for r in table.itertuples()
+    ]
     chosen = table[table["selected"].astype(bool)]
     if len(chosen) and float(chosen["disparity"].iloc[0]) > 0.1:
         r = chosen.iloc[0]

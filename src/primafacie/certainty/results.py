@@ -106,28 +106,23 @@ class CertaintyResult(BaseResult):
         'Most certainly fair decision-maker (statistical parity): B — disparity 1.000 between yellow (1 of 1) and blue (0 of 1), uncertainty 1.0000; posterior probability that it has the smallest disparity 0.72 (10,000 draws)'
         """
         row = self.table[self.table["decision_maker"] == self.selected[0]].iloc[0]
-        who = "decision-makers" if len(self.selected) > 1 else "decision-maker"
-        return self._headline_point(row, who) + self._headline_probability()
-
-    def _headline_probability(self) -> str:
-        """``; posterior probability ...`` for the selected decision-maker(s), or ''."""
-        if self.n_draws is None or len(self.table) < 2:
-            return ""
-        chosen = self.table[self.table["decision_maker"].isin(self.selected)]
-        p = float(chosen["p_most_fair"].sum())
-        it = "one of them" if len(self.selected) > 1 else "it"
-        return (
-            f"; posterior probability that {it} has the smallest disparity {p:.2f} "
-            f"({self.n_draws:,} draws)"
-        )
-
-    def _headline_point(self, row: pd.Series, who: str) -> str:
-        return (
+        several = len(self.selected) > 1
+        who, it = ("decision-makers", "one of them") if several else ("decision-maker", "it")
+        text = (
             f"Most certainly fair {who} ({self.criterion.replace('_', ' ')}): "
             f"{', '.join(self.selected)} — disparity {row['disparity']:.3f} between "
             f"{row['most_privileged']} ({int(row['k_i'])} of {int(row['n_i'])}) and "
             f"{row['least_privileged']} ({int(row['k_j'])} of {int(row['n_j'])}), "
             f"uncertainty {row['uncertainty']:.4f}"
+        )
+        if self.n_draws is None or len(self.table) < 2:
+            return text
+        p = float(
+            self.table.loc[self.table["decision_maker"].isin(self.selected), "p_most_fair"].sum()
+        )
+        return text + (
+            f"; posterior probability that {it} has the smallest disparity {p:.2f} "
+            f"({self.n_draws:,} draws)"
         )
 
     def scope(self) -> str:

@@ -56,38 +56,6 @@ when loaded and is refused unless --trust-pickle is given (see docs/security.md)
 """
 
 
-def _from_flags(data, protected, models, columns, rules, trust=(False, None), reading=None,
-                outcome=None) -> tuple[Any, dict]:  # fmt: skip
-    """The table (read by the configuration's reader, :func:`_data.read_frame`) and the
-    decision-makers the flags name (models loaded, rules parsed)."""
-    from ..decisions import Rule
-
-    if not protected:
-        raise InputError("give --protected COLUMN (repeat it for intersectional groups)")
-    recorded = [value for _, value in parse_pairs(columns, "--column")]
-    rules_given = [value for _, value in parse_pairs(rules, "--rule")]
-    # the audited columns of --dropna all: a recorded decision, a rule's columns, else (only
-    # models) the protected columns alone
-    decision = {"rule": rules_given[0]} if rules_given and not recorded else {
-        "column": (recorded or list(protected))[0]}  # fmt: skip
-    roles = {"protected": list(protected), "decision": decision, "outcome": outcome}
-    frame = _data.read_frame(reading or {}, data, "certainty", roles)
-    dms: dict[str, Any] = {}
-    for flag, pairs in (("--model", models), ("--column", columns), ("--rule", rules)):
-        for name, value in parse_pairs(pairs, flag):
-            if name in dms:
-                raise InputError(f"decision-maker name {name!r} is used twice")
-            if flag == "--model":
-                dms[name] = load_cli_model(value, *trust)
-            elif flag == "--rule":
-                dms[name] = Rule(value)
-            else:
-                dms[name] = value
-    if not dms:
-        raise InputError("name at least one decision-maker: --model, --column or --rule")
-    return frame, dms
-
-
 def summary_table(res: Any) -> Table:
     """Rich table, one row per decision-maker in rank order; P(most fair) and accuracy appear
     only when computed (``--n-draws`` not 0, ``--outcome`` given), so the table stays legible
@@ -146,44 +114,58 @@ class Certainty(AnalysisCommand):
         return {"protected": list(v["protected"] or []) or None}
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
-        """The table and decision-makers the flags name, ranked by the engine the spec builds
-        (the roles of a plain table set on it)."""
-        table, dms = _from_flags(v["data"], v["protected"], v["model"], v["column"], v["rule"],
-                                 (v["trust_pickle"], v["trusted_type"]), reading, v["outcome"])  # fmt: skip
+        """The table (read by the configuration's reader, :func:`_data.read_frame`) and the
+        decision-makers the flags name (models loaded, rules parsed), ranked by the engine the
+        spec builds (the roles of a plain table set on it)."""
+        from ..decisions import Rule
+
+        if not v["protected"]:
+            raise InputError("give --protected COLUMN (repeat it for intersectional groups)")
+        pairs = {flag: parse_pairs(v[flag[2:]], flag) for flag in ("--column", "--rule")}
+        recorded, rules = ([value for _, value in pairs[f]] for f in ("--column", "--rule"))
+        # the audited columns of --dropna all: a recorded decision, a rule's columns, else (only
+        # models) the protected columns alone
+        decision = {"rule": rules[0]} if rules and not recorded else {
+            "column": (recorded or list(v["protected"]))[0]}  # fmt: skip
+        roles = {"protected": list(v["protected"]), "decision": decision, "outcome": v["outcome"]}
+        table = _data.read_frame(reading or {}, v["data"], "certainty", roles)
+        read = {"--model": lambda f: load_cli_model(f, v["trust_pickle"], v["trusted_type"]),
+                "--column": str, "--rule": Rule}  # fmt: skip
+        # --model files are named (and loaded) once the data are read, as before
+        pairs = {"--model": parse_pairs(v["model"], "--model"), **pairs}
+        dms: dict[str, Any] = {}
+        for flag, named in pairs.items():
+            for name, value in named:
+                if name in dms:
+                    raise InputError(f"decision-maker name {name!r} is used twice")
+                dms[name] = read[flag](value)
+        if not dms:
+            raise InputError("name at least one decision-maker: --model, --column or --rule")
         engine = spec.build()
         engine.favorable, engine.outcome = _data.scalar(v["favorable"]), v["outcome"]
         engine.outcome_favorable = _data.scalar(v["outcome_favorable"])
         engine.weights = reading["weights"]  # --weights (None: unweighted)
         with err_console.status(self.status):
-            res = engine.run(table, dms)
-            return (res, res.plot()), (v["data"],)
-
-    def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
-        """The audit's ranking and its plane."""
-        res = run.results["ranking"]
-        return res, res.plot()
+            return engine.run(table, dms), (v["data"],)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """certainty.csv, certainty_counts.csv, certainty.json and certainty.png."""
-        ranking, fig = res
-        return [("certainty.csv", ranking.to_frame()),
-                ("certainty_counts.csv", ranking.counts_frame()),
-                ("certainty.json", ranking.to_dict()), ("certainty.png", fig)]  # fmt: skip
+        return [("certainty.csv", res.to_frame()), ("certainty_counts.csv", res.counts_frame()),
+                ("certainty.json", res.to_dict()), ("certainty.png", res.plot())]  # fmt: skip
 
     def tables(self, res: Any) -> list[Any]:
         """The ranking."""
-        return [summary_table(res[0])]
+        return [summary_table(res)]
 
     def words(self, res: Any) -> list[str]:
         """Who is selected, the headline and the scope (the caveats go to stderr)."""
-        ranking = res[0]
-        return [f"selected: [bold]{', '.join(ranking.selected)}[/]", escape(ranking.headline()),
-                escape(f"scope: {ranking.scope()}")]  # fmt: skip
+        return [f"selected: [bold]{', '.join(res.selected)}[/]", escape(res.headline()),
+                escape(f"scope: {res.scope()}")]  # fmt: skip
 
     def show(self, res: Any, out: Any, names: list[str]) -> None:
         """The summary, then the caveats on stderr."""
         super().show(res, out, names)
-        for note in res[0].caveats():
+        for note in res.caveats():
             err_console.print(f"[yellow]caveat:[/] {escape(note)}")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..formats import interval_text, rate_text
 from ..groups.params import PARAMS
 from . import _data
 from ._analysis import AnalysisCommand, role
@@ -69,37 +70,12 @@ is bad (exit 2).
 
 
 # ---------------------------------------------------------------------------------- print
-def _rate(k: Any, n: Any) -> str:
-    from ..formats import rate_text
-
-    return rate_text(k, n)
-
-
-def _number(value: Any, digits: int, low: Any = None, high: Any = None) -> str:
-    """``0.60 [0.56, 0.65]``, ``-0.267`` or — when undefined."""
-    import pandas as pd
-
-    if pd.isna(value):
-        return "—"
-    text = f"{value:.{digits}f}"
-    return text if low is None or pd.isna(low) else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def _below(flag: Any) -> str:
-    """The four-fifths cell: yes (in red), no, or — when the ratio is undefined (an empty
-    group, or a reference group without a favourable decision)."""
-    import pandas as pd
-
-    if pd.isna(flag):
-        return "—"
-    return "[bold red]yes[/]" if bool(flag) else "no"
-
-
 def summary_tables(res: Any) -> list[Table]:
     """Rich tables, one per grouping (an attribute or an intersection), one row per protected
     group against the reference group named in the caption: the selection rate as k/n, the
     ratio with its interval and the four-fifths flag (and the TPR and equalized-odds gaps with
     an outcome). The intervals of every number are in the CSVs."""
+    import pandas as pd
     from rich import box
     from rich.table import Table
 
@@ -113,7 +89,7 @@ def summary_tables(res: Any) -> list[Table]:
             title=escape(f"{attribute}: selection rates"),
             caption=escape(
                 f"reference {first['reference']}: "
-                f"{_rate(first['reference_k'], first['reference_n'])}"
+                f"{rate_text(first['reference_k'], first['reference_n'])}"
             ),
             box=box.SIMPLE_HEAD,
         )
@@ -127,12 +103,15 @@ def summary_tables(res: Any) -> list[Table]:
         for r in rows.itertuples(index=False):
             row = [
                 escape(f"{r.group} (small)" if r.small else str(r.group)),
-                _rate(r.selection_k, r.selection_n),
-                _number(r.selection_ratio, 2, r.selection_ratio_low, r.selection_ratio_high),
-                _below(r.four_fifths),
+                rate_text(r.selection_k, r.selection_n),
+                interval_text(r.selection_ratio, 2, r.selection_ratio_low, r.selection_ratio_high),
+                # the four-fifths cell: yes (in red), no, or — when the ratio is undefined (an
+                # empty group, or a reference group without a favourable decision)
+                "—" if pd.isna(r.four_fifths) else "[bold red]yes[/]" if r.four_fifths else "no",
             ]
             if res.has_outcome:
-                row += [_number(r.equal_opportunity_diff, 3), _number(r.equalized_odds_diff, 3)]
+                row += [interval_text(r.equal_opportunity_diff, 3),
+                        interval_text(r.equalized_odds_diff, 3)]  # fmt: skip
             table.add_row(*row)
         tables.append(table)
     return tables

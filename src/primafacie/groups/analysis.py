@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..errors import InputError
+from ..formats import interval_text, listing, rate_text
 from ..report import blocks as rb
 from ..weights import METHOD as WEIGHTS_METHOD
 from .params import FOUR_FIFTHS
@@ -48,35 +49,16 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
 
 def _rate_cells(k: Any, n: Any, low: Any, high: Any, level: str = "95%") -> list[tuple[str, float]]:
     """``25.0% (1 of 4; 95% CI 4.6–69.9%)`` cells, sorted by the rate (blank rate when n = 0)."""
-    from ..formats import rate_text
-
-    cells = []
-    for ki, ni, lo, hi in zip(k, n, low, high, strict=True):
-        ki, ni = int(ki), int(ni)
-        if ni == 0:
-            cells.append((rate_text(ki, ni), float("nan")))
-            continue
-        cells.append((rate_text(ki, ni, ci=(lo, hi), level=level), ki / ni))
-    return cells
-
-
-def _interval(est: Any, low: Any, high: Any, digits: int = 3) -> list[tuple[str, float]]:
-    """``0.123 [0.045, 0.201]`` cells sorted by the estimate (blank when undefined)."""
-    out = []
-    for e, lo, hi in zip(est, low, high, strict=True):
-        if pd.isna(e):
-            out.append(("—", float("nan")))
-        elif pd.isna(lo):
-            out.append((f"{e:.{digits}f}", float(e)))
-        else:
-            out.append((f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]", float(e)))
-    return out
+    return [(rate_text(ki, ni, ci=(lo, hi), level=level), rb.rate_cell(ki, ni)[1])
+            for ki, ni, lo, hi in zip(k, n, low, high, strict=True)]  # fmt: skip
 
 
 def _ci(s: pd.DataFrame, est: str, stem: str | None = None, digits: int = 3) -> list[Any]:
-    """:func:`_interval` of column ``est`` with ``<stem>_low`` / ``<stem>_high`` (stem: est)."""
-    stem = stem or est
-    return _interval(s[est], s[f"{stem}_low"], s[f"{stem}_high"], digits)
+    """``0.123 [0.045, 0.201]`` cells of column ``est`` with ``<stem>_low`` / ``<stem>_high``
+    (stem: est), sorted by the estimate (blank when undefined)."""
+    low, high = s[f"{stem or est}_low"], s[f"{stem or est}_high"]
+    return [(interval_text(e, digits, lo, hi), float(e))
+            for e, lo, hi in zip(s[est].astype(float), low, high, strict=True)]  # fmt: skip
 
 
 def _comparison_table(res: Any) -> pd.DataFrame:
@@ -111,16 +93,12 @@ def _summary_rates(res: Any, s: pd.DataFrame, prefix: str) -> list[tuple[str, fl
                                                                            strict=True)]  # fmt: skip
 
 
-def _p_text(p: float) -> str:
-    """A p-value for people: three decimals, or the bound below 0.001."""
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
 def _adverse_cell(criteria: str, p: float, short: float) -> str:
-    """``practical and statistical (Fisher p < 0.001; shortfall 41.3)``."""
+    """``practical and statistical (Fisher p < 0.001; shortfall 41.3)``: the p-value with
+    three decimals, or the bound below 0.001."""
     if criteria == "undefined" or pd.isna(p):
         return "undefined"
-    text = f"{criteria} (Fisher {_p_text(p)}"
+    text = f"{criteria} (Fisher {'p < 0.001' if p < 0.001 else f'p = {p:.3f}'}"
     return text + (f"; shortfall {short:.1f})" if short > 0 else ")")
 
 
@@ -160,6 +138,8 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
             f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
         )
+    eq_odds = (" Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
+               "intervals at half the level each (Bonferroni)." if res.has_outcome else "")  # fmt: skip
     blocks = [
         rb.figure(
             res.plot(),
@@ -177,13 +157,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "(Uniform Guidelines, 29 CFR 1607.4(D)): which of the practical criterion (below "
             f"four-fifths) and the statistical one (Fisher's exact test, two-sided, p < "
             f"{res.alpha:g}) hold; shortfall = favourable decisions the group would need to "
-            "reach the reference rate."
-            + (
-                " Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
-                "intervals at half the level each (Bonferroni)."
-                if res.has_outcome
-                else ""
-            ),
+            "reach the reference rate." + eq_odds,
             csv=table_path("groups", f"{LABEL}_summary"),
         ),
         rb.table(
@@ -212,11 +186,8 @@ def _reference_sentences(res: Any) -> list[str]:
         if highest:
             text += f" (for {', '.join(highest)}: the highest selection rate; {TIE_RULE})"
         if c["left_out"]:
-            groups = ", ".join(c["left_out_groups"][:8]) + (
-                " …" if len(c["left_out_groups"]) > 8 else ""
-            )
             text += (f" ({c['left_out']:,} rows, {100 * c['left_out_share']:.1f}%, of other "
-                     f"groups left out: {groups})")  # fmt: skip
+                     f"groups left out: {listing(c['left_out_groups'], 8)})")  # fmt: skip
         out.append(text)
     return out
 

@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 
 from ..base import BaseResult
+from ..errors import InputError
 from ..formats import listing, rate_text
 from ..jsonsafe import json_safe
+from ..weights import METHOD as WEIGHTS_METHOD
 from .comparisons import adverse_impact, error_gaps
 from .params import FOUR_FIFTHS
 
@@ -36,28 +38,6 @@ _COMPARISON_KEYS = [
     "selection_diff", "selection_ratio", "four_fifths", "fisher_p", "z_pooled", "shortfall",
     "adverse_impact",
 ]  # fmt: skip
-
-
-def group_numbers(res: GroupMetricsResult) -> dict[str, Any]:
-    """The numbers of a group-metrics Result in ``results.json``.
-
-    Counts of the protected groups below four-fifths, statistically significant, both, and
-    small; every comparison (:data:`_COMPARISON_KEYS`); the smallest selection ratio
-    (:func:`min_ratio`); and ``scores`` when a score was audited.
-    """
-    summ = res.summary()
-    return {
-        "protected_groups": int(len(summ)),
-        "below_four_fifths": int(summ["four_fifths"].fillna(False).sum()),
-        "statistically_significant": int(summ["statistical"].fillna(False).sum()),
-        "practical_and_statistical": int(
-            (summ["adverse_impact"] == "practical and statistical").sum()
-        ),
-        "small_groups": int(res.rates()["small"].sum()),
-        "comparisons": json_safe(summ[_COMPARISON_KEYS].to_dict(orient="records")),
-        "min_selection_ratio": min_ratio(summ),
-        **({} if res.scores is None else {"scores": res.scores.to_dict()}),
-    }
 
 
 def min_ratio(summ: pd.DataFrame) -> dict[str, Any]:
@@ -147,14 +127,9 @@ class GroupMetricsResult(BaseResult):
 
     @property
     def _weights_method(self) -> str | None:
-        if self.weights is None:
-            return None
-        from ..weights import METHOD
-
-        return (
-            METHOD + "; Fisher's test on the effective counts rounded, the pooled z on the "
-            "effective counts, the shortfall in weight units (Σ w)"
-        )
+        tests = ("; Fisher's test on the effective counts rounded, the pooled z on the effective "
+                 "counts, the shortfall in weight units (Σ w)")  # fmt: skip
+        return None if self.weights is None else WEIGHTS_METHOD + tests
 
     @property
     def referenced(self) -> bool:
@@ -165,8 +140,6 @@ class GroupMetricsResult(BaseResult):
     def rates(self, metric: str = "selection_rate") -> pd.DataFrame:
         """The rows of one metric (a copy), e.g. ``rates("tpr")``."""
         if metric not in set(self.table["metric"]):
-            from ..errors import InputError
-
             raise InputError(
                 f"metric {metric!r} was not computed; computed: "
                 f"{', '.join(dict.fromkeys(self.table['metric']))}"
@@ -201,27 +174,22 @@ class GroupMetricsResult(BaseResult):
         ref = sel[sel["role"] == "reference"].set_index("attribute")
         out = sel.loc[prot, ["attribute", "group", "reference", "members", "small"]].copy()
         at = out["attribute"]
-        out.insert(4, "reference_members", ref.loc[at, "members"].to_numpy())
-        out["selection_k"] = sel.loc[prot, "k"].to_numpy()
-        out["selection_n"] = sel.loc[prot, "n"].to_numpy()
-        out["selection_rate"] = sel.loc[prot, "rate"].to_numpy()
-        out["reference_k"] = ref.loc[at, "k"].to_numpy()
-        out["reference_n"] = ref.loc[at, "n"].to_numpy()
-        out["reference_rate"] = ref.loc[at, "rate"].to_numpy()
+        own, its_ref = sel.loc[prot], ref.loc[at]
+        out.insert(4, "reference_members", its_ref["members"].to_numpy())
+        for side, rows in (("selection", own), ("reference", its_ref)):
+            for col in ("k", "n", "rate"):
+                out[f"{side}_{col}"] = rows[col].to_numpy()
         for col in ("diff", "diff_low", "diff_high", "ratio", "ratio_low", "ratio_high"):
-            out[f"selection_{col}"] = sel.loc[prot, col].to_numpy()
-        if self.weights is not None:
-            for col in ("weighted_k", "weighted_n", "n_eff"):
-                out[f"selection_{col}"] = sel.loc[prot, col].to_numpy()
-                out[f"reference_{col}"] = ref.loc[at, col].to_numpy()
-        if self.referenced:
-            left = {c["attribute"]: c for c in self.comparisons}
-            out["left_out"] = [left[a]["left_out"] for a in at]
-            out["left_out_share"] = [left[a]["left_out_share"] for a in at]
+            out[f"selection_{col}"] = own[col].to_numpy()
+        for col in ("weighted_k", "weighted_n", "n_eff") if self.weights is not None else ():
+            out[f"selection_{col}"] = own[col].to_numpy()
+            out[f"reference_{col}"] = its_ref[col].to_numpy()
+        left = {c["attribute"]: c for c in self.comparisons}
+        for key in ("left_out", "left_out_share") if self.referenced else ():
+            out[key] = [left[a][key] for a in at]
         ratio = out["selection_ratio"].to_numpy(dtype=float)
-        out["four_fifths"] = pd.array(
-            [pd.NA if np.isnan(r) else bool(r < FOUR_FIFTHS) for r in ratio], dtype="boolean"
-        )
+        out["four_fifths"] = pd.array(np.where(np.isnan(ratio), None, ratio < FOUR_FIFTHS),
+                                      dtype="boolean")  # fmt: skip
         adverse_impact(out, weighted=self.weights is not None, alpha=self.alpha)
         if self.has_outcome:
             error_gaps(out, self.rates, weighted=self.weights is not None, alpha=self.alpha)
@@ -303,9 +271,7 @@ class GroupMetricsResult(BaseResult):
             f"a selection rate is the favourable decisions{decision} among the group’s members"
         )
         if self.weights is not None:
-            from ..weights import METHOD
-
-            text += f"; weighted by {self.weights}: {METHOD}"
+            text += f"; weighted by {self.weights}: {WEIGHTS_METHOD}"
         said = [c for c in self.comparisons if set(c["rules"].values()) != {"rest"}]
         for c in said:
             text += f"; {c['attribute']} compared with {c['reference']}"
@@ -380,8 +346,25 @@ class GroupMetricsResult(BaseResult):
 
     # ------------------------------------------------------------------ export
     def numbers(self) -> dict[str, Any]:
-        """The numbers of ``results.json`` (:func:`group_numbers`)."""
-        return group_numbers(self)
+        """The numbers of ``results.json``.
+
+        Counts of the protected groups below four-fifths, statistically significant, both, and
+        small; every comparison (:data:`_COMPARISON_KEYS`); the smallest selection ratio
+        (:func:`min_ratio`); and ``scores`` when a score was audited.
+        """
+        summ = self.summary()
+        return {
+            "protected_groups": int(len(summ)),
+            "below_four_fifths": int(summ["four_fifths"].fillna(False).sum()),
+            "statistically_significant": int(summ["statistical"].fillna(False).sum()),
+            "practical_and_statistical": int(
+                (summ["adverse_impact"] == "practical and statistical").sum()
+            ),
+            "small_groups": int(self.rates()["small"].sum()),
+            "comparisons": json_safe(summ[_COMPARISON_KEYS].to_dict(orient="records")),
+            "min_selection_ratio": min_ratio(summ),
+            **({} if self.scores is None else {"scores": self.scores.to_dict()}),
+        }
 
     def extra_tables(self) -> dict[str, pd.DataFrame]:
         """The score tables computed (``thresholds``, ``auc``, ``calibration``), if any."""
@@ -394,11 +377,7 @@ class GroupMetricsResult(BaseResult):
         """
         from ..report.plots import group_rates
 
-        metrics = (
-            [metric]
-            if metric
-            else ["selection_rate"] + (["tpr", "fpr"] if self.has_outcome else [])
-        )
+        metrics = [metric] if metric else ["selection_rate"] + ["tpr", "fpr"] * self.has_outcome
         frame = self.table[self.table["metric"].isin(metrics)]
         return group_rates(
             frame.assign(metric=frame["metric"].map(METRIC_LABELS)), ax=ax, level=1 - self.alpha
