@@ -25,13 +25,16 @@ demo: $(VENV)/.installed
 	$(BIN)/primafacie demo --out $(OUT)
 
 # One worker per core (pytest-xdist); a test module stays on one worker (--dist loadscope) so
-# its module-scoped fixtures (an audit folder, a browser page) are built once. src/ is compiled
+# its module-scoped fixtures (an audit folder, a browser page) are built once. Modules are handed
+# out in collection order, which tests/conftest.py starts with the most expensive ones
+# (HEAVY_FIRST), so the workers finish together on small modules; xdist's own reorder (most
+# tests first) is turned off because it queued the longest modules last. src/ is compiled
 # first: an editable install leaves it uncompiled, and with PYTHONDONTWRITEBYTECODE set every
 # worker and every CLI subprocess of the tests would compile what it imports again (all of
 # src: 0.9 s CPU).
 test: $(STAMP)
 	$(BIN)/python -m compileall -q src
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadscope
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n auto --dist loadscope --no-loadscope-reorder
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks tools conftest.py
