@@ -126,6 +126,12 @@ class ListReducer:
     keep: bool = False
 
     @property
+    def rows_by_list(self) -> bool:
+        """Whether each output row depends only on its list (no query's own row or centre is
+        read): ``knn`` then reduces the list of each distinct query once."""
+        return self.own is None and self.centre_rows is None
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Names of the outputs of :meth:`__call__`, in order."""
         names = ("self_pos",) if self.own is not None else ()
