@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .topk import select_pairs, topk_block
+from .topk import topk_block
 
 __all__ = ["BaseGroups", "base_groups", "grouped_topk"]
 
@@ -79,21 +79,57 @@ def grouped_topk(d: np.ndarray, groups: BaseGroups, k: int) -> tuple[np.ndarray,
     >>> idx.tolist(), dist.tolist()
     [[1, 3, 4, 0]], [[0.25, 0.25, 0.25, 0.5]]]
     """
-    m = len(d)
-    # The distinct rows nearest first until they hold k base rows: the k-th row's distance
-    # (``limit``). Rows nearer than it all belong to the answer (fewer than k of them); the
-    # rest come from the distinct rows at exactly ``limit``, the earliest rows first, so no
-    # such row needs more than the ``need`` rows still missing.
-    top, tdist = topk_block(d, min(k, d.shape[1]))
-    held = np.cumsum(groups.size[top], axis=1)
-    cut = np.minimum((held < k).sum(axis=1), top.shape[1] - 1)
-    limit = tdist[np.arange(m), cut]
+    m, n = len(d), len(groups.rows)
+    # ``limit``: the k-th row's distance. Rows nearer than it all belong to the answer (fewer
+    # than k of them); the rest come from the distinct rows at exactly ``limit``, the earliest
+    # rows first, so no such distinct row gives more than the ``need`` rows still missing.
+    limit = _limits(d, groups.size, k)
     q, g = np.nonzero(d <= limit[:, None])
     dist = d[q, g]
+    order = np.lexsort((dist, q))  # each query's distinct rows, nearest first
+    q, g, dist = q[order], g[order], dist[order]
     less = dist < limit[q]
     need = k - np.bincount(q[less], weights=groups.size[g[less]], minlength=m).astype(np.int64)
     take = np.where(less, groups.size[g], np.minimum(groups.size[g], need[q]))
     # every (query, distinct row) pair expanded to its first ``take`` base rows, no loop
     starts = np.repeat(np.cumsum(take) - take, take)
     pos = np.arange(int(take.sum())) - starts + np.repeat(groups.start[g], take)
-    return select_pairs(np.repeat(q, take), groups.rows[pos], np.repeat(dist, take), m, k)
+    rows = groups.rows[pos]
+    # Order by (query, distance, base row): pairs are in (query, distance) order and each
+    # pair's rows ascend, so only distinct rows at equal distances need merging by row.
+    run = np.cumsum(np.r_[True, (q[1:] != q[:-1]) | (dist[1:] != dist[:-1])])
+    key = np.repeat(run, take) * n + rows
+    order = np.argsort(key) if len(key) > 1 and (key[1:] < key[:-1]).any() else slice(None)
+    q, rows, dist = np.repeat(q, take)[order], rows[order], np.repeat(dist, take)[order]
+    rank = np.arange(len(q)) - np.searchsorted(q, q)  # position within the query's list
+    keep = rank < k
+    out_i = np.full((m, k), -1, dtype=np.int64)
+    out_d = np.full((m, k), np.inf)
+    out_i[q[keep], rank[keep]] = rows[keep]
+    out_d[q[keep], rank[keep]] = dist[keep]
+    return out_i, out_d
+
+
+def _limits(d: np.ndarray, size: np.ndarray, k: int) -> np.ndarray:
+    """Per query, the distance of its k-th nearest base row: its distinct rows nearest first
+    until their repeats hold k rows.
+
+    A first pass looks among a few distinct rows per query (twice the mean share k needs,
+    plus 8); the queries they do not fill look among ``min(k, distinct rows)``, which always
+    hold k rows (each holds at least one; all of them hold every base row).
+    """
+    m, width = d.shape
+    full = min(k, width)
+    guess = min(full, 2 * -(-k * width // int(size.sum())) + 8)
+    limit = np.empty(m)
+    left = np.arange(m)
+    for w in dict.fromkeys((guess, full)):  # two widths at most, never a loop over rows
+        top, tdist = topk_block(d[left], w)
+        held = np.cumsum(size[top], axis=1)
+        done = held[:, -1] >= k
+        cut = (held[done] < k).sum(axis=1)
+        limit[left[done]] = tdist[done, cut]
+        left = left[~done]
+        if not len(left):
+            break
+    return limit

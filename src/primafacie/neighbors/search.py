@@ -766,10 +766,30 @@ def _check(
 
 
 def _unique_rows(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray]:
-    """First position of every distinct query row and the inverse map (rows in sorted order)."""
+    """First position of every distinct query row and the inverse map (rows in sorted order).
+
+    Rows are equal when their values are (``-0.0`` equals ``0.0``: both are at the same
+    distance from every row). One ``np.lexsort`` of the columns: ``np.unique(axis=0)``
+    compares rows as structured records, ~10x slower (a third of the CST law searches).
+
+    Examples
+    --------
+    >>> X = GowerMatrix(np.array([[1.0], [0.0], [1.0]]), np.zeros((3, 0)))
+    >>> first, inverse = _unique_rows(X)
+    >>> first.tolist(), inverse.tolist()
+    ([1, 0], [1, 0, 1])
+    """
     key = np.hstack([q.num, q.codes.astype(float)])
-    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    n = len(key)
+    if not key.shape[1] or n < 2:
+        return np.arange(min(n, 1)), np.zeros(n, dtype=np.int64)
+    order = np.lexsort(key.T[::-1])  # stable: equal rows keep their order, the first leads
+    ranked = key[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 #: Distinct queries are searched alone when at most this share of the queries is distinct
