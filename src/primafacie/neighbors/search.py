@@ -868,8 +868,9 @@ def knn(
     algorithm
         ``"brute"`` (blocked exact scan), ``"tree"`` (KD-trees), ``"faiss"`` (faiss flat L1;
         needs the ``[fast]`` extra) or ``"auto"`` (:func:`choose_algorithm`: chosen from the
-        base's rows, numeric columns and categorical levels by measured cost). Every choice
-        returns exactly the brute-force answer, tie rule included.
+        base's rows, numeric columns and categorical levels by measured cost; a base whose
+        rows repeat is scanned by its distinct rows, :mod:`~primafacie.neighbors.grouped`).
+        Every choice returns exactly the brute-force answer, tie rule included.
     divisor
         ``|X|`` (``GowerTransformer.divisor``); distances are sums divided by it.
     backend
