@@ -79,11 +79,12 @@ def test_distinct_rows_are_not_grouped(grouped_calls):
     assert not grouped_calls
 
 
-@pytest.mark.parametrize("own", [False, True])
-def test_reducers_of_repeated_queries(own, monkeypatch):
+@pytest.mark.parametrize("own, keep", [(False, True), (True, False), (True, True)])
+def test_reducers_of_repeated_queries(own, keep, monkeypatch):
     """A reducer that reads only the lists runs once per distinct query; one that reads the
-    query's own row (the control search) sees every query's list. Both give the rows of a
-    search of every query one by one."""
+    query's own row (the control search) works from the distinct lists
+    (``reduce_repeated``) unless it keeps the lists, which are then expanded to every query.
+    Each gives the rows of a search of every query one by one."""
     rng = np.random.default_rng(5)
     base = _matrix(rng, 400, 2, 0, 1, 5)
     rows = rng.choice(400, size=300)  # queries repeat: few distinct
@@ -92,7 +93,7 @@ def test_reducers_of_repeated_queries(own, monkeypatch):
         neg=rng.integers(0, 2, size=400).astype(np.int8),
         own=rows if own else None,
         drop_own=own,
-        keep=True,
+        keep=keep,
     )
     assert reducer.rows_by_list is (not own)
     seen = []
@@ -104,8 +105,11 @@ def test_reducers_of_repeated_queries(own, monkeypatch):
 
     monkeypatch.setattr(ListReducer, "__call__", spy)
     got = knn(base[rows], base, 21, reduce=reducer)
-    assert sum(seen) == (300 if own else len(np.unique(base[rows].num, axis=0)))
+    distinct = len(np.unique(base[rows].num, axis=0))
+    assert sum(seen) == {(False, True): distinct, (True, False): 0, (True, True): 300}[own, keep]
     whole = knn(base[rows], base, 21)
     want = real(reducer, whole.indices, whole.distances, slice(0, 300))
+    assert len(got) == len(want)
     for a, b in zip(got, want, strict=True):
         np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype

@@ -817,16 +817,23 @@ def _reduce_expanded(
     backend: Any,
 ) -> tuple[np.ndarray, ...]:
     """``reduce`` over chunks of the original queries, each fed the lists of its distinct
-    query (``lists[j][inverse]``): what the chunks would have given searched one by one.
+    query (``lists[j][inverse]``): what the chunks would have given searched one by one. A
+    ``reduce`` with a ``reduce_repeated(idx, dist, inverse)`` method gives those outputs
+    itself when it can (it returns None when it cannot).
 
     Runs in this process (threads of a local backend): the distinct lists are at most half
     the (m, k) lists, so on Dask they are not worth scattering.
     """
     from ..compute import Backend, chunk_slices, get_backend
 
+    idx, dist = lists
+    # a reducer that can work from the distinct lists (``reduce_repeated``) does so
+    repeated = getattr(reduce, "reduce_repeated", None)
+    found = repeated(idx, dist, inverse) if repeated is not None else None
+    if found is not None:
+        return tuple(found)
     local = get_backend(backend)
     local = local if local.kind == "local" else Backend(n_jobs=1)
-    idx, dist = lists
     slices = chunk_slices(len(inverse), max(1, _BLOCK_CELLS // max(k, 1)))
     parts = local.map(lambda sl: tuple(reduce(idx[inverse[sl]], dist[inverse[sl]], sl)), slices)
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
