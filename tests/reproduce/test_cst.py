@@ -381,3 +381,55 @@ def test_law_multiple_cases_are_intersectional_cases(law_dir):
     m_ids = set(multi.row[multi.discriminated])
     i_ids = set(r_int.row[r_int.discriminated])
     assert len(m_ids) == 8 and len(i_ids) == 130 and m_ids <= i_ids  # Table 14 / claim 8
+
+
+#: What ``primafacie reproduce cst-loan`` / ``cst-law`` no longer load (issue 22, start-up):
+#: the CLI framework (typer, click, pydantic), rich's live display when stderr is not a
+#: terminal, the Parquet-parts path of the situation engine, the synthetic generators beside
+#: the CST loaders, and SciPy (the law searches scan the distinct rows of their repeated
+#: search spaces instead of building cKDTrees; the loan's are a flat scan), scikit-learn and
+#: matplotlib. pandas stays: the engine's tables and the CSVs are pandas'.
+NOT_LOADED = (
+    "typer", "click", "pydantic", "rich.status", "rich.live", "primafacie.situation.partitioned",
+    "primafacie.datasets.loan_world", "primafacie.datasets.null_worlds", "scipy", "sklearn",
+    "matplotlib",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["cst-loan", "cst-law"])
+def test_reproduce_loads_only_what_it_needs(name, loan_dir, law_dir, tmp_path):
+    """A fresh interpreter runs the console entry point (``launch.main``, as the installed
+    ``primafacie`` script does) and reports which of :data:`NOT_LOADED` it imported."""
+    import json
+    import subprocess
+    import sys
+
+    script = (
+        "import json, sys\n"
+        f"sys.argv = ['primafacie', 'reproduce', {name!r}, '--out', {str(tmp_path / 'o')!r},"
+        f" '--data-dir', {str(loan_dir)!r}]\n"
+        "from primafacie.launch import main\n"
+        "main()\n"
+        f"print(json.dumps(sorted(m for m in {NOT_LOADED!r} if m in sys.modules)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
+    assert (tmp_path / "o" / f"{name}.csv").is_file()
+
+
+def test_law_facts_read_once_equal_a_fresh_read(law_dir):
+    """``law_table`` reads clean_LawSchool.csv once and passes it to each scenario: the
+    cases are those of a loader that reads the file itself, and the shared table is not
+    modified."""
+    from primafacie.datasets.cst_data import law_facts
+
+    facts = law_facts(law_dir)
+    before = facts.copy()
+    for scenario in ("race", "gender", "intersectional"):
+        shared = load_cst_law(scenario, law_dir, gender_feature=True, facts=facts)
+        fresh = load_cst_law(scenario, law_dir, gender_feature=True)
+        pd.testing.assert_frame_equal(shared.data.frame, fresh.data.frame)
+        pd.testing.assert_frame_equal(shared.counterfactuals, fresh.counterfactuals)
+        assert shared.data.features == fresh.data.features
+    pd.testing.assert_frame_equal(facts, before)

@@ -71,3 +71,43 @@ def test_knn_reduce_equals_reducing_the_full_lists():
     got = knn(query, base, 11, reduce=red, chunk_size=7)
     for a, b in zip(expect, got, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("drop_own", [False, True])
+def test_reduce_repeated_is_the_reduction_of_the_expanded_lists(drop_own):
+    """Queries sharing a distinct list (the CST law complainants): the counts and own
+    positions from the distinct lists equal the reducer run on every query's copy, pads, own
+    rows present or absent, dtypes included."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        g, width, n = int(rng.integers(1, 15)), int(rng.integers(2, 10)), 30
+        idx = np.array([rng.permutation(n)[:width] for _ in range(g)])
+        short = rng.random(g) < 0.3  # lists shorter than width: -1 pads at the end
+        idx[short, width - int(rng.integers(1, width)) :] = -1
+        m = int(rng.integers(1, 40))
+        inverse = rng.integers(0, g, size=m)
+        own = rng.integers(0, n, size=m)
+        take = rng.random(m) < 0.6  # most queries' own row in their list
+        at = rng.integers(0, width, size=int(take.sum()))  # anywhere in the list, or a pad
+        own[take] = idx[inverse[take], at].clip(0)
+        top = width - 1 if drop_own else width
+        cols = tuple(sorted({1, top, int(rng.integers(1, top + 1))}))
+        red = ListReducer(cols=cols, neg=rng.integers(0, 2, size=n).astype(np.int8),
+                          own=own, drop_own=drop_own)  # fmt: skip
+        dist = rng.random(idx.shape)
+        got = red.reduce_repeated(idx, dist, inverse)
+        want = red(idx[inverse], dist[inverse], slice(0, m))
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == b.dtype
+
+
+def test_reduce_repeated_declines_what_needs_the_lists():
+    neg = np.zeros(5, dtype=np.int8)
+    idx, inverse = np.array([[0, 1]]), np.array([0, 0])
+    for red in (
+        ListReducer(cols=(1,), neg=neg),  # no own row: the lists are reduced once anyway
+        ListReducer(cols=(1,), neg=neg, own=np.array([0, 1]), keep=True),
+        ListReducer(cols=(1,), neg=neg, own=np.array([0, 1]), neg_cf=neg),
+    ):
+        assert red.reduce_repeated(idx, idx * 0.0, inverse) is None

@@ -25,6 +25,7 @@ __all__ = [
     "CSTCase",
     "load_cst_loan",
     "load_cst_law",
+    "law_facts",
     "LOAN_RULE",
     "LAW_RULE",
     "LAW_SCENARIOS",
@@ -106,8 +107,34 @@ def _read_r_table(path: os.PathLike) -> pd.DataFrame:
     return pd.read_csv(path, sep="|").reset_index(drop=True)
 
 
+def law_facts(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
+    """The factual law-school table every scenario shares: ``sex``, ``race_nonwhite``,
+    ``LSAT``, ``UGPA``, ``sex_race`` and the decision ``Y`` of :data:`LAW_RULE`.
+
+    Parameters
+    ----------
+    data_dir
+        Folder holding ``law_school/``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        21,790 rows in file order; read it once and pass it to :func:`load_cst_law` for each
+        scenario (the CST law tables run three).
+    """
+    raw = pd.read_csv(require_file(data_dir, "law_school", "clean_LawSchool.csv"), sep="|")
+    raw = raw.reset_index(drop=True)
+    fact = raw[["sex", "race_nonwhite", "LSAT", "UGPA"]].copy()
+    fact["sex_race"] = fact["sex"] + "-" + fact["race_nonwhite"]
+    fact["Y"] = Rule(LAW_RULE).predict(fact).astype(np.int64)
+    return fact
+
+
 def load_cst_law(
-    scenario: str, data_dir: str | os.PathLike | None = None, gender_feature: bool = False
+    scenario: str,
+    data_dir: str | os.PathLike | None = None,
+    gender_feature: bool = False,
+    facts: pd.DataFrame | None = None,
 ) -> CSTCase:
     """The law-school data (21790 rows) for one scenario, with the authors' counterfactuals.
 
@@ -122,6 +149,9 @@ def load_cst_law(
     gender_feature
         Race scenario only: also use ``sex`` as a categorical distance feature, as the
         authors' race run did (spec §9 g). The corrected runs leave it out.
+    facts
+        The table :func:`law_facts` read (not modified), to read ``clean_LawSchool.csv``
+        once for several scenarios; default: read it.
 
     Returns
     -------
@@ -135,11 +165,7 @@ def load_cst_law(
             f"unknown law-school scenario {scenario!r}; expected one of {', '.join(LAW_SCENARIOS)}"
         )
     rule = Rule(LAW_RULE)
-    raw = pd.read_csv(require_file(data_dir, "law_school", "clean_LawSchool.csv"), sep="|")
-    raw = raw.reset_index(drop=True)
-    fact = raw[["sex", "race_nonwhite", "LSAT", "UGPA"]].copy()
-    fact["sex_race"] = fact["sex"] + "-" + fact["race_nonwhite"]
-    fact["Y"] = rule.predict(fact).astype(np.int64)
+    fact = (law_facts(data_dir) if facts is None else facts).copy()
     do = LAW_SCENARIOS[scenario]
     cf_raw = _read_r_table(
         require_file(data_dir, "law_school", "counterfactuals", f"cf_LawSchool_lev3_do{do}.csv")

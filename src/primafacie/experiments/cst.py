@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..datasets.cst_data import load_cst_law, load_cst_loan
+from ..datasets.cst_data import law_facts, load_cst_law, load_cst_loan
 from ..errors import InputError
 from ..io import atomic_write_csv
 from ..situation import METHOD_LABELS, SituationTest, combine_multiple
@@ -107,8 +107,10 @@ def law_table(data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     legacy = settings["legacy"]
     frames = []
     singles, states = {}, {}
+    facts = law_facts(data_dir)  # clean_LawSchool.csv once for the three scenarios
     for scenario in ("race", "gender", "intersectional"):
-        case = load_cst_law(scenario, data_dir, gender_feature=legacy and scenario == "race")
+        gender = legacy and scenario == "race"
+        case = load_cst_law(scenario, data_dir, gender_feature=gender, facts=facts)
         engine = SituationTest(**settings, keep_neighbors=False)
         # the race and gender searches are kept: the multiple scenario reuses them
         keep = scenario != "intersectional"

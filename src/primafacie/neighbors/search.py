@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -16,9 +17,11 @@ import numpy as np
 
 from ..errors import InputError
 from .gower import GowerMatrix, as_gower_matrix, canonical_sums
+from .grouped import BaseGroups, base_groups, grouped_topk
 from .layout import z_sorted
 from .levels import by_levels, level_column
 from .ondemand import OnDemand
+from .topk import select_pairs, topk_block
 
 __all__ = ["knn", "KnnResult", "TIE_RULES", "ALGORITHMS", "choose_algorithm", "AutoRule"]
 
@@ -157,30 +160,6 @@ def choose_algorithm(
     return "faiss" if faiss else "brute"
 
 
-def _topk_block(d: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact k smallest per row, ties to the smaller column, sorted by (distance, column)."""
-    m, n = d.shape
-    if k >= n:
-        order = np.argsort(d, axis=1, kind="stable")
-        return order, np.take_along_axis(d, order, axis=1)
-    kth = np.partition(d, k - 1, axis=1)[:, k - 1]
-    rows, cols = np.nonzero(d <= kth[:, None])
-    dv = d[rows, cols]
-    less = dv < kth[rows]
-    need = k - np.bincount(rows[less], minlength=m)
-    # Among the cells equal to the k-th value keep the first `need` in column order
-    # (np.nonzero lists them row by row, columns ascending).
-    eq = (~less).astype(np.int64)
-    csum = np.cumsum(eq)
-    starts = np.searchsorted(rows, np.arange(m))
-    before = np.concatenate([[0], csum])[starts]
-    keep = less | ((csum - before[rows]) <= need[rows])
-    cols = cols[keep].reshape(m, k)
-    dist = dv[keep].reshape(m, k)
-    order = np.lexsort((cols, dist))
-    return np.take_along_axis(cols, order, axis=1), np.take_along_axis(dist, order, axis=1)
-
-
 def _faiss_available() -> bool:
     import importlib.util
 
@@ -307,7 +286,52 @@ def _brute_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
     query, base, k, divisor, decimals = shared
     qi = np.arange(sl.start, sl.stop)[:, None]
     cols = np.arange(len(base))[None, :]
-    return _topk_block(_finish(canonical_sums(query, base, qi, cols), divisor, decimals), k)
+    return topk_block(_finish(canonical_sums(query, base, qi, cols), divisor, decimals), k)
+
+
+def _grouped(
+    query: GowerMatrix,
+    base: GowerMatrix,
+    k: int,
+    chunk_size: int | None,
+    divisor: float,
+    backend: Any = None,
+    decimals: int | None = None,
+    post: _Post | None = None,
+    groups: BaseGroups | None = None,
+) -> tuple[np.ndarray, ...]:
+    """Blocked scan of the base's distinct rows (``groups``), each expanded to its rows
+    (:mod:`primafacie.neighbors.grouped`): the brute-force answer at the cost of the distinct
+    rows."""
+    width = len(groups.first) + 2 * k  # a block's distances, then its expanded candidates
+    rows = chunk_size or max(1, _cells(backend) // width)
+    shared = (query, base[groups.first], groups, k, divisor, decimals)
+    return _map_chunks(_grouped_chunk, shared, len(query), rows, backend, post)
+
+
+def _grouped_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
+    """One block of :func:`_grouped` (module level: a Dask task ships only the slice)."""
+    query, distinct, groups, k, divisor, decimals = shared
+    qi = np.arange(sl.start, sl.stop)[:, None]
+    cols = np.arange(len(distinct))[None, :]
+    d = _finish(canonical_sums(query, distinct, qi, cols), divisor, decimals)
+    return grouped_topk(d, groups, k)
+
+
+def _grouped_search(
+    query: GowerMatrix, base: GowerMatrix, k: int
+) -> Callable[..., tuple[np.ndarray, ...]] | None:
+    """``algorithm="auto"`` on a base whose rows repeat (at most half of them distinct) and
+    whose distinct rows a flat scan suits (:func:`choose_algorithm` on their count): the
+    grouped scan; else None (the base is searched row by row)."""
+    found = _distinct_rows(base)
+    if found is None:
+        return None
+    first, inverse = found
+    shape = (len(first), base.num.shape[1], base.levels, k)
+    if choose_algorithm(*shape, m=len(query)) != "brute":
+        return None
+    return partial(_grouped, groups=base_groups(first, inverse))
 
 
 def _plan(levels: tuple[int, ...], rule: AutoRule) -> tuple[list[int], list[int]]:
@@ -598,54 +622,6 @@ def _searched(
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
 
 
-def _select(
-    qi: np.ndarray, bi: np.ndarray, d: np.ndarray, m: int, k: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per query, the k candidate pairs with the smallest (distance, base row); duplicates once.
-
-    Candidates are laid out as one padded row per query (``np.lexsort`` along rows: many small
-    sorts, much cheaper than one global three-key sort); a query with far more candidates than
-    the others (ties fetched by a radius search) would make the padding big, so that case is
-    sorted globally instead.
-    """
-    out_i = np.full((m, k), -1, dtype=np.int64)
-    out_d = np.full((m, k), np.inf)
-    if not len(qi):
-        return out_i, out_d
-    order = np.argsort(qi, kind="stable")
-    qi, bi, d = qi[order], bi[order], d[order]
-    counts = np.bincount(qi, minlength=m)
-    width = int(counts.max())
-    if m * width > 4 * len(qi) + 1024:
-        order = np.lexsort((bi, d, qi))
-        qi, bi, d = qi[order], bi[order], d[order]
-        width = 0
-    starts = np.cumsum(counts) - counts
-    col = np.arange(len(qi)) - starts[qi]
-    if width:
-        D = np.full((m, width), np.inf)
-        B = np.full((m, width), np.iinfo(np.int64).max)
-        D[qi, col], B[qi, col] = d, bi
-        o = np.lexsort((B, D), axis=-1)
-        D, B = np.take_along_axis(D, o, axis=1), np.take_along_axis(B, o, axis=1)
-        real = np.isfinite(D) | (B < np.iinfo(np.int64).max)
-        mask = real.ravel()
-        qi = np.repeat(np.arange(m), width)[mask]
-        d, bi = D.ravel()[mask], B.ravel()[mask]
-    # The same pair found twice has bit-identical distances: it now sits next to itself.
-    dup = np.zeros(len(qi), dtype=bool)
-    dup[1:] = (qi[1:] == qi[:-1]) & (bi[1:] == bi[:-1])
-    qi, bi, d = qi[~dup], bi[~dup], d[~dup]
-    first = np.ones(len(qi), dtype=bool)
-    first[1:] = qi[1:] != qi[:-1]
-    pos = np.arange(len(qi))
-    rank = pos - np.maximum.accumulate(np.where(first, pos, 0))
-    keep = rank < k
-    out_i[qi[keep], rank[keep]] = bi[keep]
-    out_d[qi[keep], rank[keep]] = d[keep]
-    return out_i, out_d
-
-
 def _stratified(
     query: GowerMatrix,
     base: GowerMatrix,
@@ -708,7 +684,7 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
         qi = np.concatenate([np.nonzero(have)[0], where[qi - sl.start]])
         bi = np.concatenate([best_i[need][have], bi])
         d = np.concatenate([best_d[need][have], d])
-        best_i[need], best_d[need] = _select(qi, bi, d, len(need), k)
+        best_i[need], best_d[need] = select_pairs(qi, bi, d, len(need), k)
     fb = np.flatnonzero(fallback)
     if len(fb):
         best_i[fb], best_d[fb] = _brute(query[glob[fb]], base, k, None, divisor, decimals=decimals)
@@ -759,10 +735,30 @@ def _check(
 
 
 def _unique_rows(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray]:
-    """First position of every distinct query row and the inverse map (rows in sorted order)."""
+    """First position of every distinct query row and the inverse map (rows in sorted order).
+
+    Rows are equal when their values are (``-0.0`` equals ``0.0``: both are at the same
+    distance from every row). One ``np.lexsort`` of the columns: ``np.unique(axis=0)``
+    compares rows as structured records, ~10x slower (a third of the CST law searches).
+
+    Examples
+    --------
+    >>> X = GowerMatrix(np.array([[1.0], [0.0], [1.0]]), np.zeros((3, 0)))
+    >>> first, inverse = _unique_rows(X)
+    >>> first.tolist(), inverse.tolist()
+    ([1, 0], [1, 0, 1])
+    """
     key = np.hstack([q.num, q.codes.astype(float)])
-    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    n = len(key)
+    if not key.shape[1] or n < 2:
+        return np.arange(min(n, 1)), np.zeros(n, dtype=np.int64)
+    order = np.lexsort(key.T[::-1])  # stable: equal rows keep their order, the first leads
+    ranked = key[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 #: Distinct queries are searched alone when at most this share of the queries is distinct
@@ -771,8 +767,9 @@ def _unique_rows(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray]:
 _DISTINCT_SHARE, _SAMPLE = 0.5, 4096
 
 
-def _distinct_queries(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_unique_rows` of the queries when few enough are distinct, else None."""
+def _distinct_rows(q: GowerMatrix) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_unique_rows` of the queries (or of a base) when few enough are distinct, else
+    None."""
     m = len(q)
     sample = np.arange(0, m, max(1, m // _SAMPLE))
     if len(_unique_rows(q[sample])[0]) > _DISTINCT_SHARE * len(sample):
@@ -789,16 +786,23 @@ def _reduce_expanded(
     backend: Any,
 ) -> tuple[np.ndarray, ...]:
     """``reduce`` over chunks of the original queries, each fed the lists of its distinct
-    query (``lists[j][inverse]``): what the chunks would have given searched one by one.
+    query (``lists[j][inverse]``): what the chunks would have given searched one by one. A
+    ``reduce`` with a ``reduce_repeated(idx, dist, inverse)`` method gives those outputs
+    itself when it can (it returns None when it cannot).
 
     Runs in this process (threads of a local backend): the distinct lists are at most half
     the (m, k) lists, so on Dask they are not worth scattering.
     """
     from ..compute import Backend, chunk_slices, get_backend
 
+    idx, dist = lists
+    # a reducer that can work from the distinct lists (``reduce_repeated``) does so
+    repeated = getattr(reduce, "reduce_repeated", None)
+    found = repeated(idx, dist, inverse) if repeated is not None else None
+    if found is not None:
+        return tuple(found)
     local = get_backend(backend)
     local = local if local.kind == "local" else Backend(n_jobs=1)
-    idx, dist = lists
     slices = chunk_slices(len(inverse), max(1, _BLOCK_CELLS // max(k, 1)))
     parts = local.map(lambda sl: tuple(reduce(idx[inverse[sl]], dist[inverse[sl]], sl)), slices)
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
@@ -840,8 +844,9 @@ def knn(
     algorithm
         ``"brute"`` (blocked exact scan), ``"tree"`` (KD-trees), ``"faiss"`` (faiss flat L1;
         needs the ``[fast]`` extra) or ``"auto"`` (:func:`choose_algorithm`: chosen from the
-        base's rows, numeric columns and categorical levels by measured cost). Every choice
-        returns exactly the brute-force answer, tie rule included.
+        base's rows, numeric columns and categorical levels by measured cost; a base whose
+        rows repeat is scanned by its distinct rows, :mod:`~primafacie.neighbors.grouped`).
+        Every choice returns exactly the brute-force answer, tie rule included.
     divisor
         ``|X|`` (``GowerTransformer.divisor``); distances are sums divided by it.
     backend
@@ -858,7 +863,9 @@ def knn(
         of arrays with one row per query. It must be picklable for Dask (a module-level
         function or a dataclass instance); large inputs it holds are sent once per worker.
         On a cluster only what it returns travels back, so a caller that needs counts, not
-        the ``(m, k)`` lists, keeps them off the client.
+        the ``(m, k)`` lists, keeps them off the client. A ``reduce`` whose attribute
+        ``rows_by_list`` is true promises that each output row depends only on that query's
+        lists (not on ``rows``): equal queries then have one list reduced, its rows repeated.
 
     Returns
     -------
@@ -893,7 +900,7 @@ def knn(
     # ``reduce`` (which may read which query a row is, e.g. to drop the query's own row) the
     # distinct lists are expanded back to every query before it runs: skipping the distinct
     # search there tripled the CST law tables' time (issue 22).
-    inverse = _distinct_queries(query)
+    inverse = _distinct_rows(query)
     if inverse is not None:
         first, inverse = inverse
         query = query[first]
@@ -901,17 +908,25 @@ def knn(
     if ties == "last":
         # "later row wins" is "first row wins" on the reversed search space.
         base = base[::-1]
-    if algorithm == "auto":
-        algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk, m=len(query))
-    late = reduce if inverse is None else None  # reduced in the chunks, or after expanding
+    search = _grouped_search(query, base, kk) if algorithm == "auto" else None
+    if search is None:
+        if algorithm == "auto":
+            algorithm = choose_algorithm(n, base.num.shape[1], base.levels, kk, m=len(query))
+        if algorithm == "brute":
+            search = _brute
+        else:
+            search = partial(_stratified, make_index=_stratum_index(algorithm))
+    # A reducer whose rows depend only on the lists reduces each distinct query's list once.
+    by_list = inverse is not None and getattr(reduce, "rows_by_list", False)
+    late = reduce if inverse is None or by_list else None  # in the chunks, or after expanding
     post = _Post(n=n, k=k, ties_last=ties == "last", max_distance=max_distance, reduce=late)
-    if algorithm == "brute":
-        out = _brute(query, base, kk, chunk_size, divisor, backend, decimals=decimals, post=post)
-    else:
-        index = _stratum_index(algorithm)
-        out = _stratified(query, base, kk, chunk_size, divisor, index, backend, decimals, post=post)
+    out = search(
+        query, base, kk, chunk_size, divisor, backend=backend, decimals=decimals, post=post
+    )
     if reduce is not None:
-        return out if inverse is None else _reduce_expanded(out, inverse, reduce, k, backend)
+        if inverse is None or by_list:
+            return out if inverse is None else tuple(part[inverse] for part in out)
+        return _reduce_expanded(out, inverse, reduce, k, backend)
     idx, dist = out
     if inverse is not None:
         idx, dist = idx[inverse], dist[inverse]

@@ -55,7 +55,6 @@ from .._renamed import both_given, renamed_argument
 from ..base import Engine, as_audit_data, deprecated_verb
 from ..data import AuditData
 from ..errors import InputError
-from . import partitioned
 from .params import DEFAULT_K, METHODS, _method_name  # declared once, with the parameters
 from .params import PARAMETER_CONSTRAINTS as _CONSTRAINTS
 from .params import WHERE as PARAMETER_SOURCES
@@ -445,6 +444,8 @@ class SituationTest(Engine):
         planner, searcher = self._stage(Planner), self._stage(GroupSearch)
         plan = planner.plan(data, complainant_mask)
         if parts is not None:  # the counterfactual table is released inside, after the search
+            from . import partitioned  # only this path writes Parquet parts: not at start-up
+
             return partitioned.run_engine(self, data, plan, scm, decider, *parts), None
         cf, ycf = planner.counterfactual_stage(data, plan, scm, counterfactuals, decider)
         space = searcher.space(data, plan, cf)

@@ -126,6 +126,63 @@ class ListReducer:
     keep: bool = False
 
     @property
+    def rows_by_list(self) -> bool:
+        """Whether each output row depends only on its list (no query's own row or centre is
+        read): ``knn`` then reduces the list of each distinct query once."""
+        return self.own is None and self.centre_rows is None
+
+    def reduce_repeated(
+        self, idx: np.ndarray, dist: np.ndarray, inverse: np.ndarray
+    ) -> tuple[np.ndarray, ...] | None:
+        """The outputs of every query when queries repeat: query ``i`` has the list
+        ``idx[inverse[i]]``. From each distinct list's prefix counts and the position of the
+        query's own row in it (one sorted look-up per query), without expanding the
+        ``(queries, width)`` lists (a fifth of ``law_table``'s profile); ``None`` when an
+        output needs them (kept lists, the legacy centre, negatives from the counterfactuals)
+        or no query has an own row: the caller expands.
+
+        Examples
+        --------
+        >>> red = ListReducer(cols=(1, 2), neg=np.array([1, 0, 1]), own=np.array([0, 2]),
+        ...                   drop_own=True)
+        >>> lists = np.array([[0, 2, 1]])  # one distinct list for both queries
+        >>> [a.tolist() for a in red.reduce_repeated(lists, lists * 0.0, np.array([0, 0]))]
+        [[0, 1], [[1, 1], [1, 1]], [[1, 2], [1, 2]]]
+        """
+        if self.own is None or self.keep or self.neg_cf is not None:
+            return None
+        if self.centre_rows is not None:
+            return None
+        g, width = idx.shape
+        valid = idx >= 0
+        vals = np.where(valid, self.neg[np.where(valid, idx, 0)], 0)
+        # column j: negatives (members) among the first j of each distinct list, j = 0..width
+        first = np.zeros((g, 1), dtype=np.int32)
+        cneg = np.hstack([first, np.cumsum(vals, axis=1, dtype=np.int32)])
+        csize = np.hstack([first, np.cumsum(valid, axis=1, dtype=np.int32)])
+        # each query's own row in its list: (list, row) keys sorted once, one look-up each
+        rows_space = int(max(idx.max(initial=0), self.own.max(initial=0))) + 1
+        key = (np.arange(g)[:, None] * rows_space + idx)[valid]
+        where = np.broadcast_to(np.arange(width), idx.shape)[valid]
+        order = np.argsort(key)
+        key, where = key[order], where[order]
+        wanted = inverse * rows_space + self.own
+        at = np.minimum(np.searchsorted(key, wanted), max(len(key) - 1, 0))
+        found = key[at] == wanted if len(key) else np.zeros(len(inverse), dtype=bool)
+        self_pos = np.where(found, where[at] if len(key) else 0, width + 1)
+        cols = np.asarray(self.cols, dtype=np.int64)
+        neg, size = cneg[:, cols][inverse], csize[:, cols][inverse]
+        if self.drop_own:
+            # Without its own row (at p), the first j members of a list are its first j + 1
+            # less that row when p < j; else its first j (an absent row drops the last one,
+            # beyond every prefix counted).
+            inside = found[:, None] & (self_pos[:, None] < cols[None, :])
+            own_neg = self.neg[self.own].astype(np.int32)[:, None]
+            neg = np.where(inside, cneg[:, cols + 1][inverse] - own_neg, neg)
+            size = np.where(inside, csize[:, cols + 1][inverse] - 1, size)
+        return self_pos, neg, size
+
+    @property
     def names(self) -> tuple[str, ...]:
         """Names of the outputs of :meth:`__call__`, in order."""
         names = ("self_pos",) if self.own is not None else ()
