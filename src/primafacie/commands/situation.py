@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from ..data import AuditData
-    from ..situation.spec import SituationSpec
 
 # numpy, pandas, the spec, the SCM and the engines are imported inside the functions: the CLI
 # loads this module to render --help, which must not wait for them.
@@ -150,17 +149,6 @@ def causal_from_flags(
     return None, None
 
 
-def run_tests(spec: SituationSpec, audit: AuditData, scm: Any = None,
-              counterfactuals: pd.DataFrame | None = None, decider: Any = None) -> dict[str, Any]:  # fmt: skip
-    """Every test of ``spec`` (built by :meth:`SituationSpec.tests`) run on ``audit``."""
-    if counterfactuals is not None and "multiple" in spec.dimensions:
-        raise InputError("--dimension multiple needs --edge (an SCM), not --counterfactuals")
-    engines = spec.tests(list(audit.protected))
-    kw = {"scm": scm, "counterfactuals": counterfactuals, "decider": decider}
-    with err_console.status("situation testing…"):
-        return {label: engine.run(audit, **kw) for label, engine in engines.items()}
-
-
 def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     from rich.table import Table
 
@@ -200,14 +188,6 @@ def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(dict.fromkeys(ints, "Int64"))
 
 
-def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The tests' frames one under the other, column ``dimension`` (the test's label) first."""
-    import pandas as pd
-
-    out = pd.concat(frames, ignore_index=True)
-    return out[["dimension"] + [c for c in out.columns if c != "dimension"]]
-
-
 class Situation(AnalysisCommand):
     """``primafacie situation`` (the help text is :data:`HELP`)."""
 
@@ -222,10 +202,16 @@ class Situation(AnalysisCommand):
     )  # fmt: skip
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
-        """Every test of the spec on the data, b() and causal model the flags describe."""
+        """Every test of the spec (built by :meth:`SituationSpec.tests`) on the data, b() and
+        causal model the flags describe."""
         audit, decider = parse_flags(v, reading)
         scm, cf = causal_from_flags(audit, v["edge"], v["counterfactuals"], reading)
-        results = run_tests(spec, audit, scm=scm, counterfactuals=cf, decider=decider)
+        if cf is not None and "multiple" in spec.dimensions:
+            raise InputError("--dimension multiple needs --edge (an SCM), not --counterfactuals")
+        engines = spec.tests(list(audit.protected))
+        with err_console.status("situation testing…"):
+            results = {label: engine.run(audit, scm=scm, counterfactuals=cf, decider=decider)
+                       for label, engine in engines.items()}  # fmt: skip
         return results, tuple(p for p in (v["data"], v["counterfactuals"], v["model"]) if p)
 
     def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
@@ -236,9 +222,12 @@ class Situation(AnalysisCommand):
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """complainants.csv and summary.csv: every test's rows, column ``dimension`` its label."""
-        frames = [_flat_ids(r.to_frame(neighbors=True)).assign(dimension=d) for d, r in res.items()]
-        summaries = [r.summary().assign(dimension=d) for d, r in res.items()]
-        return [("complainants.csv", _stacked(frames)), ("summary.csv", _stacked(summaries))]
+        from ..situation.results import stacked
+
+        frames = {d: _flat_ids(r.to_frame(neighbors=True)) for d, r in res.items()}
+        summaries = {d: r.summary() for d, r in res.items()}
+        return [("complainants.csv", stacked(frames, "dimension")),
+                ("summary.csv", stacked(summaries, "dimension"))]  # fmt: skip
 
     def show(self, res: Any, out: Path, names: list[str]) -> None:
         """Every test's counts, headline and caveats, then where the files went."""

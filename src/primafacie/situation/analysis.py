@@ -22,7 +22,7 @@ from .multi import MultipleResult
 from .multiplicity import MULTIPLICITY_NAMES
 from .partitioned import TOP_ROWS
 from .power import power_sentence
-from .results import expected_text, in_force, verdict_count
+from .results import expected_text, in_force, stacked, verdict_count
 from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
 from .spec import SituationSpec
 
@@ -62,37 +62,32 @@ def needs_scm(spec: SituationSpec) -> bool:
 def check(spec: SituationSpec, cfg: Any) -> None:
     """Cross-section checks that need no data (so a bad file fails before anything is read)."""
     multi = [d for d in spec.dimensions if d != "single"]
-    if multi and len(cfg.protected) < 2:
-        raise InputError(
-            f"analyses.situation.dimensions {multi} need at least two protected attributes; "
-            f"protected: names {list(cfg.protected)}"
-        )
     centred = [m for m in spec.methods if m in ("cst_centers", "cf")]
-    if centred and cfg.decision.column is not None:
-        raise InputError(
-            f"analyses.situation.methods {centred} label each complainant's counterfactual with "
-            "the decision model, but decision: is a recorded column; give decision: {model: "
-            "...} or {rule: ...}, or use methods: [st, cst]"
-        )
-    if spec.sensitivity is not None and not (needs_scm(spec) and cfg.causal is not None):
-        raise InputError(
-            "analyses.situation.sensitivity varies the causal model of CST: it needs the "
-            "causal: section and a counterfactual method (cst, cst_centers or cf) in "
-            "analyses.situation.methods; remove sensitivity: or add them"
-        )
-    if needs_scm(spec) and cfg.causal is None:
-        raise InputError(
-            "analyses.situation.methods lists a counterfactual method (cst, cst_centers or "
-            "cf), which needs the causal: section (edges of the causal graph); add it or use "
-            "methods: [st]"
-        )
+    problems = (  # (whether it applies, the message), in the order they are checked
+        (multi and len(cfg.protected) < 2,
+         f"analyses.situation.dimensions {multi} need at least two protected attributes; "
+         f"protected: names {list(cfg.protected)}"),
+        (centred and cfg.decision.column is not None,
+         f"analyses.situation.methods {centred} label each complainant's counterfactual with "
+         "the decision model, but decision: is a recorded column; give decision: {model: "
+         "...} or {rule: ...}, or use methods: [st, cst]"),
+        (spec.sensitivity is not None and not (needs_scm(spec) and cfg.causal is not None),
+         "analyses.situation.sensitivity varies the causal model of CST: it needs the "
+         "causal: section and a counterfactual method (cst, cst_centers or cf) in "
+         "analyses.situation.methods; remove sensitivity: or add them"),
+        (needs_scm(spec) and cfg.causal is None,
+         "analyses.situation.methods lists a counterfactual method (cst, cst_centers or "
+         "cf), which needs the causal: section (edges of the causal graph); add it or use "
+         "methods: [st]"),
+    )  # fmt: skip
+    message = next((text for applies, text in problems if applies), None)
+    if message is not None:
+        raise InputError(message)
 
 
 def summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     """Every test's ``summary()`` stacked, with a first column ``test`` (its label)."""
-    summaries = [res.summary().assign(test=label) for label, res in tests_of(results).items()]
-    out = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
-    return out[["test", *out.columns[:-1]]] if summaries else out
+    return stacked({label: res.summary() for label, res in tests_of(results).items()}, "test")
 
 
 def check_data(spec: SituationSpec, data: Any, cfg: Any) -> None:
@@ -225,10 +220,8 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
 
 def overview(run: AnalysisRun) -> Any:
     """Cases and significant cases by test, method and k (None when nothing was tested)."""
-    summary = summary_frame(tests_of(run.results))
-    if summary.empty:
-        return None
-    return plots.situation_counts(summary.rename(columns={"test": "dimension"}))
+    # (an empty summary draws nothing)
+    return plots.situation_counts(summary_frame(run.results).rename(columns={"test": "dimension"}))
 
 
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
@@ -258,33 +251,28 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
         return pd.DataFrame()
     ctrl, test = neigh[(method, k)]
     if callable(getattr(result, "block", None)):  # a partitioned table reads one part
-        sel = result.block(method, k, ["row"]).reset_index(drop=True)
+        rows_of = result.block(method, k, ["row"])["row"]
     else:
         table = result.table
-        sel = table[(table["method"] == method) & (table["k"] == k)].reset_index(drop=True)
-    pos = sel.index[sel["row"].isin(rows["row"])].to_numpy()
-    frame = data.frame
+        rows_of = table.loc[(table["method"] == method) & (table["k"] == k), "row"]
+    pos = np.flatnonzero(rows_of.isin(rows["row"]).to_numpy())  # positions in the block
     cols: dict[str, np.ndarray] = {}
     for name, spec in data.features.items():
-        col = frame[name]
-        if spec.kind == "numeric" or (spec.kind == "ordinal" and spec.order is None):
-            vals = col.to_numpy(dtype=float)
-        elif spec.kind == "ordinal":
+        col = data.frame[name]
+        if spec.kind == "ordinal" and spec.order is not None:
             order = {str(v): i for i, v in enumerate(spec.order)}
-            vals = col.astype(str).map(order).to_numpy(dtype=float)
-        else:
-            # categorical: one indicator per frequent level, so a skewed mix shows as a bar
+            cols[name] = _zscore(col.astype(str).map(order).to_numpy(dtype=float))
+        elif spec.kind in ("numeric", "ordinal"):
+            cols[name] = _zscore(col.to_numpy(dtype=float))
+        else:  # categorical: one indicator per frequent level, so a skewed mix shows as a bar
             text = col.astype(str)
             for level in text.value_counts().index[:_COMPOSITION_LEVELS]:
                 cols[f"{name}={level}"] = _zscore((text == level).to_numpy(dtype=float))
-            continue
-        cols[name] = _zscore(vals)
     cols["rejected"] = _zscore((1 - data.decision_array()).astype(float))
     out = []
     for group, idx in (("control", ctrl[pos]), ("test", test[pos])):
-        valid = idx >= 0
         for name, vals in cols.items():
-            v = np.where(valid, vals[np.maximum(idx, 0)], np.nan)
+            v = np.where(idx >= 0, vals[np.maximum(idx, 0)], np.nan)
             mean_z = float(np.nanmean(np.nanmean(v, axis=1)))
             out.append({"group": group, "feature": name, "mean_z": mean_z})
     return pd.DataFrame(out)
@@ -440,16 +428,13 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         return []
     counts = summary.assign(dimension=summary["test"].map(_name)).drop(columns="test")
     verdict = [verdict_count(r) for _, r in summary.iterrows()]  # one row per (test, method, k)
+    bars = counts.assign(method=counts["method"].map(METHOD_NAMES), n_significant=verdict)
     figure = rb.figure(
-        plots.situation_counts(
-            counts.assign(method=counts["method"].map(METHOD_NAMES), n_significant=verdict)
-        ),
-        "Cases by method and k",
-        "Light bars: cases (Δp > τ); dark bars: significant cases"
-        + _after_text(summary)
-        + "; both as a share of the tested protected individuals of the test (counts, "
-        "denominators and the untested in the table below).",
-    )
+        plots.situation_counts(bars), "Cases by method and k",
+        f"Light bars: cases (Δp > τ); dark bars: significant cases{_after_text(summary)}; both "
+        "as a share of the tested protected individuals of the test (counts, denominators and "
+        "the untested in the table below).",
+    )  # fmt: skip
     # "significant" names the adjustment that produced it, e.g. "3.1% (12 of 388) (bh)"
     named = [(f"{text} ({m})", rate) for (text, rate), m in zip(
         rb.rates(verdict, summary["denominator"]), summary["multiplicity"], strict=True)]  # fmt: skip
@@ -461,8 +446,7 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         "mean Δp (cases)": "mean_delta_cases", "expected by chance": chance,
     })  # fmt: skip
     table = rb.table(
-        shown,
-        "Counts by test, method and k",
+        shown, "Counts by test, method and k",
         "denominator: the protected individuals of the test minus the untested complainants "
         "(no control or test neighbour), who are left out of every share. significant: after "
         "the adjustment across the complainants of the row's method and k, which is named "
@@ -470,7 +454,7 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         "unadjusted count. expected by chance: α × tested, the significant cases chance alone "
         "gives before any adjustment when no one is discriminated against.",
         csv=table_path(ANALYSIS_NAME, "summary"),
-    )
+    )  # fmt: skip
     return [figure, table]
 
 
@@ -494,17 +478,15 @@ def _complaint_blocks(label: str, res: Any, data: Any, links: Mapping[str, str] 
     # a page of the table, not all of it (a partitioned table reads one part's keys)
     top = res.strongest(method, k, TOP_ROWS, keys)  # an audit keeps these rows' members
     name, method_name = _name(label), METHOD_NAMES.get(method, method)
-    blocks: list[dict[str, Any] | None] = [
-        rb.figure(
-            plots.delta_intervals(top, top=20, tau=tau),
-            f"Δp with intervals, top complainants ({name}, {method_name}, k={k})",
-            f"Each row is one protected person: Δp is the share of the {k} most similar "
-            "protected people who were rejected minus the share of the "
-            f"{k} most similar non-protected people (for CST: similar to the person's "
-            "counterfactual) who were rejected. The grey line is the one-sided "
-            f"{100 * (1 - alpha):.0f}% interval.",
-        ),
-    ]
+    blocks: list[dict[str, Any] | None] = [rb.figure(
+        plots.delta_intervals(top, top=20, tau=tau),
+        f"Δp with intervals, top complainants ({name}, {method_name}, k={k})",
+        f"Each row is one protected person: Δp is the share of the {k} most similar "
+        "protected people who were rejected minus the share of the "
+        f"{k} most similar non-protected people (for CST: similar to the person's "
+        "counterfactual) who were rejected. The grey line is the one-sided "
+        f"{100 * (1 - alpha):.0f}% interval.",
+    )]  # fmt: skip
     if isinstance(res, MultipleResult):  # one set of columns per attribute's run
         cols = [c for c in top.columns if c == "id" or c.startswith(("delta", "significant"))]
         shown = top[["method", "k", *cols]]
@@ -514,18 +496,15 @@ def _complaint_blocks(label: str, res: Any, data: Any, links: Mapping[str, str] 
         # the one verdict: significant after the correction in force
         verdict = top.get("significant_adjusted", top["significant"]).astype(bool)
         comp = _composition(data, res, method, k, top[verdict])
-        blocks.append(
-            rb.figure(
-                plots.group_composition(comp),
-                f"Control vs test group composition ({name})",
-                "Average profile of the control groups (similar protected people) and test "
-                "groups (similar non-protected people) of the significant complainants above, "
-                "in standard deviations from the population mean; a categorical feature shows "
-                "one bar per frequent level (feature=level, the share holding it, standardised) "
-                "and 'rejected' is the rejection indicator, standardised the same way. Similar "
-                "profiles with different rejection rates are the signature of discrimination.",
-            )
-        )
+        blocks.append(rb.figure(
+            plots.group_composition(comp), f"Control vs test group composition ({name})",
+            "Average profile of the control groups (similar protected people) and test "
+            "groups (similar non-protected people) of the significant complainants above, "
+            "in standard deviations from the population mean; a categorical feature shows "
+            "one bar per frequent level (feature=level, the share holding it, standardised) "
+            "and 'rejected' is the rejection indicator, standardised the same way. Similar "
+            "profiles with different rejection rates are the signature of discrimination.",
+        ))  # fmt: skip
         shown = top[[c for c in _SHOWN if c in top.columns]].rename(columns=_SHOWN)
         shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
         if links:  # a link column only when dossiers were written (the report is unchanged else)

@@ -10,6 +10,7 @@ never counted as tested negatives.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import product
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -26,17 +27,9 @@ from .multiplicity import MULTIPLICITY_NAMES
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["SituationResult", "summarize", "json_safe", "in_force", "verdict_count"]
+__all__ = ["SituationResult", "summarize", "json_safe", "in_force", "verdict_count", "stacked"]
 
 _ORDER = {m: i for i, m in enumerate(METHOD_NAMES)}  # the methods' display order
-
-
-#: The columns of :func:`summarize`, in order (the keys of :func:`counts_row`).
-_SUMMARY_COLUMNS = (
-    "method k complainants tested untested denominator cases cases_share n_significant "
-    "significant_share mean_delta_cases mean_delta_significant expected_by_chance "
-    "multiplicity n_significant_adjusted significant_adjusted_share"
-).split()
 
 
 def expected_text(value: float) -> str:
@@ -108,6 +101,10 @@ def counts_row(
         "n_significant_adjusted": int(adj),
         "significant_adjusted_share": adj / den if den else np.nan,
     }
+
+
+#: The columns of :func:`summarize`, in order: the keys of :func:`counts_row` (a row of zeros).
+_SUMMARY_COLUMNS = list(counts_row("", 0, 0, 0, 0, (0, 0, 0), ((), ()), None, "none"))
 
 
 def _group_rows(table: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
@@ -213,6 +210,17 @@ def summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
             ["method", "k"], key=lambda s: s.map(_ORDER) if s.name == "method" else s
         )
     return out.reset_index(drop=True)
+
+
+def stacked(frames: Mapping[str, pd.DataFrame], column: str) -> pd.DataFrame:
+    """The frames one under the other, with a first column ``column`` holding each one's
+    label (the audit's summary of several tests, the CLI's CSVs); none: an empty frame."""
+    import pandas as pd
+
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat([f.assign(**{column: key}) for key, f in frames.items()], ignore_index=True)
+    return out[[column, *(c for c in out.columns if c != column)]]
 
 
 def in_force(row: Any) -> bool:
