@@ -534,24 +534,18 @@ class _SituationResultBase(BaseResult):
         wanted = ("delta", "k_c", "k_t", "p_c", "p_t", "significant")
         g = self.block(method, k, [c for c in self.table.columns
                                    if c in wanted or c.startswith(("k_c_", "k_t_"))])  # fmt: skip
-        short = self._short_groups(g, method, k)
-        if short:
-            out.append(
-                f"{short:,} tested complainant{'s' if short > 1 else ''} "
-                f"({method_name(method)}, k={k}) had fewer than k neighbours in a group "
-                f"({self._why_short()}): their rates rest on the smaller groups and their "
-                "intervals are wider."
-            )
-        degenerate = self._degenerate(g)
-        if degenerate:
-            out.append(
-                f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} "
-                f"({method_name(method)}, k={k}) {'rest' if degenerate > 1 else 'rests'} "
-                "on a zero-width Wald interval (both rejection rates 0 or 1), where any Δp > τ "
-                "is significant; interval='newcombe' has better coverage for small groups."
-            )
-        out.extend(self._setting_caveats())
-        return out
+        short, degenerate = self._short_groups(g, method, k), self._degenerate(g)
+        at = f"({method_name(method)}, k={k})"
+        counted = (
+            (short, f"{short:,} tested complainant{'s' if short > 1 else ''} {at} had fewer "
+             f"than k neighbours in a group ({self._why_short()}): their rates rest on the "
+             "smaller groups and their intervals are wider."),
+            (degenerate, f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} {at} "
+             f"{'rest' if degenerate > 1 else 'rests'} on a zero-width Wald interval (both "
+             "rejection rates 0 or 1), where any Δp > τ is significant; interval='newcombe' "
+             "has better coverage for small groups."),
+        )  # fmt: skip
+        return out + [text for n, text in counted if n] + self._setting_caveats()
 
     def _why_short(self) -> str:
         eps = self.params.get("max_distance")
