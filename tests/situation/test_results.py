@@ -244,3 +244,21 @@ def test_to_frame_is_a_copy_a_change_never_reaches_the_result():
     del frame["p_c"]
     pd.testing.assert_frame_equal(res.table, before)
     pd.testing.assert_frame_equal(res.to_frame(), before)
+
+
+def test_stacked_puts_the_label_column_first_and_an_empty_input_gives_an_empty_frame():
+    from primafacie.situation.results import stacked
+
+    out = stacked({"a": pd.DataFrame({"x": [1]}), "b": pd.DataFrame({"x": [2, 3]})}, "test")
+    assert list(out.columns) == ["test", "x"]
+    assert out["test"].tolist() == ["a", "b", "b"] and out["x"].tolist() == [1, 2, 3]
+    assert stacked({}, "test").empty
+
+
+def test_verdict_count_is_the_adjusted_count_only_under_a_correction():
+    from primafacie.situation.results import in_force, verdict_count
+
+    row = {"n_significant": 7, "n_significant_adjusted": 2}
+    assert verdict_count({**row, "multiplicity": "bh"}) == 2 and in_force({"multiplicity": "bh"})
+    for none in ("none", None, np.nan):
+        assert verdict_count({**row, "multiplicity": none}) == 7

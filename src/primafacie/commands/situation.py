@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from ..data import AuditData
-    from ..situation.spec import SituationSpec
 
 # numpy, pandas, the spec, the SCM and the engines are imported inside the functions: the CLI
 # loads this module to render --help, which must not wait for them.
@@ -69,24 +68,11 @@ the unadjusted columns are unchanged.
 """
 
 
-def _parse_features(items: list[str]) -> dict[str, Any] | None:
-    if not items:
-        return None
-    out: dict[str, Any] = {}
-    for item in items:
-        name, _, kind = item.partition(":")
-        out[name] = kind or "numeric"
-    return out
-
-
 def _parse_edges(items: list[str]) -> list[tuple[str, str]]:
-    edges = []
-    for item in items:
-        a, sep, b = item.partition(":")
-        if not sep or not a or not b:
-            raise InputError(f"--edge expects PARENT:CHILD, got {item!r}")
-        edges.append((a, b))
-    return edges
+    bad = next((i for i in items if not all(i.partition(":"))), None)
+    if bad is not None:
+        raise InputError(f"--edge expects PARENT:CHILD, got {bad!r}")
+    return [(a, b) for a, _, b in (item.partition(":") for item in items)]
 
 
 def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
@@ -106,23 +92,14 @@ def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
         ) from None
 
 
-def parse_flags(
-    data: Path | None,
-    reading: dict[str, Any],
-    protected: list[str],
-    feature: list[str],
-    decision: str | None,
-    favorable: str,
-    rule: str | None,
-    model: Path | None,
-    trust: tuple[bool, list[str] | None] = (False, None),
-) -> tuple[AuditData, Any]:
+def parse_flags(v: dict[str, Any], reading: dict[str, Any]) -> tuple[AuditData, Any]:
     """The audited data (read by the audit's reader, :func:`_data.load`) and b() (a rule, a
-    model or None) from the flags; ``trust`` is (``--trust-pickle``, ``--trusted-type``
-    values) for the model file."""
-    if data is None:  # before the imports: a usage error answers at once
-        raise InputError("give --data FILE (with --protected, --decision, ...) or --config FILE")
-    from ..decisions import ModelDecider, Rule
+    model or None) from the values ``v`` of the flags (``data``, ``protected``, ``feature``,
+    ``decision``, ``favorable``, ``rule``, ``model``, and ``trust_pickle`` and
+    ``trusted_type`` for the model file) and the data flags (``reading``)."""
+    data, protected, decision, favorable = v["data"], v["protected"], v["decision"], v["favorable"]
+    rule, model, trust = v["rule"], v["model"], (v["trust_pickle"], v["trusted_type"])
+    from ..decisions import ModelDecider, Rule  # (no --data: refused by AnalysisCommand.run)
 
     if not protected:
         raise InputError("give at least one --protected COL=VALUE")
@@ -131,15 +108,13 @@ def parse_flags(
     if decision is None and rule is None and model is None:
         raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
     prot = _data.protected_values(protected)
-    features = _parse_features(feature) or {}
-    decider: Any = None
-    if rule is not None:
-        decider = Rule(rule)
-    elif model is not None:
+    # COL[:kind], numeric when the kind is left out
+    features = {n: kind or "numeric" for n, _, kind in (f.partition(":") for f in v["feature"])}
+    decider: Any = Rule(rule) if rule is not None else None
+    if model is not None:
         est = load_cli_model(model, *trust)
-        decider = ModelDecider(
-            est, features=list(features) or None, favorable=_model_label(est, favorable, model)
-        )
+        label = _model_label(est, favorable, model)
+        decider = ModelDecider(est, features=list(features) or None, favorable=label)
     recorded: dict[str, Any] = {"column": decision}
     if decision is None:  # ŷ is b()'s, computed by the configuration's decider
         recorded = {"rule": rule} if rule is not None else {"model": str(model)}
@@ -174,52 +149,28 @@ def causal_from_flags(
     return None, None
 
 
-def run_tests(
-    spec: SituationSpec,
-    audit: AuditData,
-    scm: Any = None,
-    counterfactuals: pd.DataFrame | None = None,
-    decider: Any = None,
-) -> dict[str, Any]:
-    """Every test of ``spec`` (built by :meth:`SituationSpec.tests`) run on ``audit``."""
-    if counterfactuals is not None and "multiple" in spec.dimensions:
-        raise InputError("--dimension multiple needs --edge (an SCM), not --counterfactuals")
-    engines = spec.tests(list(audit.protected))
-    with err_console.status("situation testing…"):
-        return {
-            label: engine.run(audit, scm=scm, counterfactuals=counterfactuals, decider=decider)
-            for label, engine in engines.items()
-        }
-
-
 def _summary_table(summary: pd.DataFrame, title: str) -> Table:
     from rich.table import Table
 
     from ..report.html import rate_text
     from ..situation.labels import method_name
+    from ..situation.results import in_force, verdict_count
 
     table = Table(title=title)
     # one verdict per test (issue 23): "significant" is after the adjustment in force, named
     # in its header; the unadjusted count follows in its own column
     methods = set(summary["multiplicity"]) - {"none"}
-    adjusted = f"significant after {methods.pop()}" if len(methods) == 1 else "significant"
-    before = "before adjustment" if len(set(summary["multiplicity"]) - {"none"}) else None
-    cols = ("method", "k", "cases", adjusted, before, "denominator", "untested")
-    for col in filter(None, cols):
+    adjusted = f"significant after {next(iter(methods))}" if len(methods) == 1 else "significant"
+    before = "before adjustment" if methods else None
+    for col in filter(None, ("method", "k", "cases", adjusted, before, "denominator", "untested")):
         table.add_column(col, justify="right" if col != "method" else "left")
-    for row in summary.itertuples(index=False):
-        den = int(row.denominator)
-        in_force = row.multiplicity != "none"
-        verdict = row.n_significant_adjusted if in_force else row.n_significant
-        cells = [
-            method_name(row.method),
-            str(row.k),
-            rate_text(int(row.cases), den),
-            rate_text(int(verdict), den),
-        ]
+    for _, row in summary.iterrows():
+        den = int(row["denominator"])
+        cells = [method_name(row["method"]), str(row["k"]), rate_text(int(row["cases"]), den),
+                 rate_text(verdict_count(row), den)]  # fmt: skip
         if before:
-            cells.append(rate_text(int(row.n_significant), den) if in_force else "—")
-        table.add_row(*cells, str(den), str(row.untested))
+            cells.append(rate_text(int(row["n_significant"]), den) if in_force(row) else "—")
+        table.add_row(*cells, str(den), str(row["untested"]))
     return table
 
 
@@ -237,14 +188,6 @@ def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(dict.fromkeys(ints, "Int64"))
 
 
-def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The tests' frames one under the other, column ``dimension`` (the test's label) first."""
-    import pandas as pd
-
-    out = pd.concat(frames, ignore_index=True)
-    return out[["dimension"] + [c for c in out.columns if c != "dimension"]]
-
-
 class Situation(AnalysisCommand):
     """``primafacie situation`` (the help text is :data:`HELP`)."""
 
@@ -259,12 +202,16 @@ class Situation(AnalysisCommand):
     )  # fmt: skip
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
-        """Every test of the spec on the data, b() and causal model the flags describe."""
-        audit, decider = parse_flags(v["data"], reading, v["protected"], v["feature"],
-                                     v["decision"], v["favorable"], v["rule"], v["model"],
-                                     (v["trust_pickle"], v["trusted_type"]))  # fmt: skip
+        """Every test of the spec (built by :meth:`SituationSpec.tests`) on the data, b() and
+        causal model the flags describe."""
+        audit, decider = parse_flags(v, reading)
         scm, cf = causal_from_flags(audit, v["edge"], v["counterfactuals"], reading)
-        results = run_tests(spec, audit, scm=scm, counterfactuals=cf, decider=decider)
+        if cf is not None and "multiple" in spec.dimensions:
+            raise InputError("--dimension multiple needs --edge (an SCM), not --counterfactuals")
+        engines = spec.tests(list(audit.protected))
+        with err_console.status("situation testing…"):
+            results = {label: engine.run(audit, scm=scm, counterfactuals=cf, decider=decider)
+                       for label, engine in engines.items()}  # fmt: skip
         return results, tuple(p for p in (v["data"], v["counterfactuals"], v["model"]) if p)
 
     def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
@@ -275,9 +222,12 @@ class Situation(AnalysisCommand):
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """complainants.csv and summary.csv: every test's rows, column ``dimension`` its label."""
-        frames = [_flat_ids(r.to_frame(neighbors=True)).assign(dimension=d) for d, r in res.items()]
-        summaries = [r.summary().assign(dimension=d) for d, r in res.items()]
-        return [("complainants.csv", _stacked(frames)), ("summary.csv", _stacked(summaries))]
+        from ..situation.results import stacked
+
+        frames = {d: _flat_ids(r.to_frame(neighbors=True)) for d, r in res.items()}
+        summaries = {d: r.summary() for d, r in res.items()}
+        return [("complainants.csv", stacked(frames, "dimension")),
+                ("summary.csv", stacked(summaries, "dimension"))]  # fmt: skip
 
     def show(self, res: Any, out: Path, names: list[str]) -> None:
         """Every test's counts, headline and caveats, then where the files went."""

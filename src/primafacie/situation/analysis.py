@@ -22,7 +22,7 @@ from .multi import MultipleResult
 from .multiplicity import MULTIPLICITY_NAMES
 from .partitioned import TOP_ROWS
 from .power import power_sentence
-from .results import expected_text
+from .results import expected_text, in_force, stacked, verdict_count
 from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
 from .spec import SituationSpec
 
@@ -46,9 +46,7 @@ LEAD = (
 def methods_text(results: Mapping[str, Any]) -> str:
     """One sentence per method that ran (issue 23: method text only for the methods run;
     the causal model is named only when a counterfactual method used it)."""
-    ran: list[str] = []
-    for res in tests_of(results).values():
-        ran += [m for m in res.params.get("methods", []) if m not in ran]
+    ran = {m for res in tests_of(results).values() for m in res.params.get("methods", [])}
     parts = [f"{METHOD_NAMES[m]} ({m}): {METHOD_GLOSSARY[m]}" for m in METHODS if m in ran]
     text = "Methods run: " + " ".join(parts)
     if any(m != "st" for m in ran):
@@ -64,40 +62,32 @@ def needs_scm(spec: SituationSpec) -> bool:
 def check(spec: SituationSpec, cfg: Any) -> None:
     """Cross-section checks that need no data (so a bad file fails before anything is read)."""
     multi = [d for d in spec.dimensions if d != "single"]
-    if multi and len(cfg.protected) < 2:
-        raise InputError(
-            f"analyses.situation.dimensions {multi} need at least two protected attributes; "
-            f"protected: names {list(cfg.protected)}"
-        )
     centred = [m for m in spec.methods if m in ("cst_centers", "cf")]
-    if centred and cfg.decision.column is not None:
-        raise InputError(
-            f"analyses.situation.methods {centred} label each complainant's counterfactual with "
-            "the decision model, but decision: is a recorded column; give decision: {model: "
-            "...} or {rule: ...}, or use methods: [st, cst]"
-        )
-    if spec.sensitivity is not None and not (needs_scm(spec) and cfg.causal is not None):
-        raise InputError(
-            "analyses.situation.sensitivity varies the causal model of CST: it needs the "
-            "causal: section and a counterfactual method (cst, cst_centers or cf) in "
-            "analyses.situation.methods; remove sensitivity: or add them"
-        )
-    if needs_scm(spec) and cfg.causal is None:
-        raise InputError(
-            "analyses.situation.methods lists a counterfactual method (cst, cst_centers or "
-            "cf), which needs the causal: section (edges of the causal graph); add it or use "
-            "methods: [st]"
-        )
+    problems = (  # (whether it applies, the message), in the order they are checked
+        (multi and len(cfg.protected) < 2,
+         f"analyses.situation.dimensions {multi} need at least two protected attributes; "
+         f"protected: names {list(cfg.protected)}"),
+        (centred and cfg.decision.column is not None,
+         f"analyses.situation.methods {centred} label each complainant's counterfactual with "
+         "the decision model, but decision: is a recorded column; give decision: {model: "
+         "...} or {rule: ...}, or use methods: [st, cst]"),
+        (spec.sensitivity is not None and not (needs_scm(spec) and cfg.causal is not None),
+         "analyses.situation.sensitivity varies the causal model of CST: it needs the "
+         "causal: section and a counterfactual method (cst, cst_centers or cf) in "
+         "analyses.situation.methods; remove sensitivity: or add them"),
+        (needs_scm(spec) and cfg.causal is None,
+         "analyses.situation.methods lists a counterfactual method (cst, cst_centers or "
+         "cf), which needs the causal: section (edges of the causal graph); add it or use "
+         "methods: [st]"),
+    )  # fmt: skip
+    message = next((text for applies, text in problems if applies), None)
+    if message is not None:
+        raise InputError(message)
 
 
 def summary_frame(results: Mapping[str, Any]) -> pd.DataFrame:
     """Every test's ``summary()`` stacked, with a first column ``test`` (its label)."""
-    summaries = []
-    for label, res in tests_of(results).items():
-        summ = res.summary().copy()
-        summ.insert(0, "test", label)
-        summaries.append(summ)
-    return pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
+    return stacked({label: res.summary() for label, res in tests_of(results).items()}, "test")
 
 
 def check_data(spec: SituationSpec, data: Any, cfg: Any) -> None:
@@ -123,8 +113,7 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
         if spec.sensitivity is not None and isinstance(engine, SituationTest):
             # keep the factual search spaces: the variants re-run only the CF stages
             res = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider, keep_state=True)
-            state = engine.state_
-            results[label], states[label] = res, (engine, res, state)
+            results[label], states[label] = res, (engine, res, engine.state_)
         elif _to_parts(spec, ctx, label):
             stem = table_stem(ANALYSIS_NAME, label, among=engines)
             results[label] = engine.run_to_parts(
@@ -143,8 +132,7 @@ def _to_parts(spec: SituationSpec, ctx: Context, label: str) -> bool:
     """A single-attribute test of an audit with a staging folder writes a large table as
     Parquet parts (:mod:`.partitioned`); the dossiers and the sensitivity analysis read the
     whole table, so with either of them every table stays in memory."""
-    single = label.startswith("single_")
-    return single and ctx.tables_dir is not None and spec.dossiers is None
+    return label.startswith("single_") and ctx.tables_dir is not None and spec.dossiers is None
 
 
 def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> AnalysisRun:
@@ -155,15 +143,10 @@ def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> Analy
     from .dossier import build_dossiers
 
     book = build_dossiers(
-        run.results,
-        ctx.data,
-        scm=ctx.scm,
-        source=decision_source(ctx.config),
-        top=spec.dossiers.top,
-        redact=spec.dossiers.redact,
-        sensitivity=run.results.get("sensitivity"),
-        **dossier_setting(ctx.config, ctx.data),
-    )
+        run.results, ctx.data, scm=ctx.scm, source=decision_source(ctx.config),
+        top=spec.dossiers.top, redact=spec.dossiers.redact,
+        sensitivity=run.results.get("sensitivity"), **dossier_setting(ctx.config, ctx.data),
+    )  # fmt: skip
     tables = {**run.tables, table_stem(ANALYSIS_NAME, "dossiers"): book.to_frame()}
     return replace(run, results={**run.results, "dossiers": book}, tables=tables)
 
@@ -218,16 +201,11 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
     Results give about themselves (headline, scope and caveats, each test named when there
     are several)."""
     tests = tests_of(results)
-
-    def named(label: str, text: str) -> str:
-        return _named(label, text, len(tests))
-
     summary = summary_frame(tests)
     tables = {} if summary.empty else {table_stem(ANALYSIS_NAME, "summary"): summary}
-    caveats = [named(label, c) for label, res in tests.items() for c in res.caveats()]
+    caveats = [_named(label, c, len(tests)) for label, res in tests.items() for c in res.caveats()]
     numbers: dict[str, Any] = {"by_test": _share_intervals(summary.to_dict(orient="records"))}
-    headline = " ".join(named(label, res.headline()) for label, res in tests.items())
-    scope = " ".join(named(label, res.scope()) for label, res in tests.items())
+    headline, scope = (" ".join(_said(tests, what)) for what in ("headline", "scope"))
     sens = results.get(SENSITIVITY_LABEL)
     if isinstance(sens, SensitivityResult):
         # beside the main headline: how many of those cases survive other causal models
@@ -242,10 +220,8 @@ def collect(results: Mapping[str, Any]) -> AnalysisRun:
 
 def overview(run: AnalysisRun) -> Any:
     """Cases and significant cases by test, method and k (None when nothing was tested)."""
-    summary = summary_frame(tests_of(run.results))
-    if summary.empty:
-        return None
-    return plots.situation_counts(summary.rename(columns={"test": "dimension"}))
+    # (an empty summary draws nothing)
+    return plots.situation_counts(summary_frame(run.results).rename(columns={"test": "dimension"}))
 
 
 def assumptions(spec: Mapping[str, Any], cfg: Mapping[str, Any]) -> list[str]:
@@ -275,33 +251,28 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
         return pd.DataFrame()
     ctrl, test = neigh[(method, k)]
     if callable(getattr(result, "block", None)):  # a partitioned table reads one part
-        sel = result.block(method, k, ["row"]).reset_index(drop=True)
+        rows_of = result.block(method, k, ["row"])["row"]
     else:
         table = result.table
-        sel = table[(table["method"] == method) & (table["k"] == k)].reset_index(drop=True)
-    pos = sel.index[sel["row"].isin(rows["row"])].to_numpy()
-    frame = data.frame
+        rows_of = table.loc[(table["method"] == method) & (table["k"] == k), "row"]
+    pos = np.flatnonzero(rows_of.isin(rows["row"]).to_numpy())  # positions in the block
     cols: dict[str, np.ndarray] = {}
     for name, spec in data.features.items():
-        col = frame[name]
-        if spec.kind == "numeric" or (spec.kind == "ordinal" and spec.order is None):
-            vals = col.to_numpy(dtype=float)
-        elif spec.kind == "ordinal":
+        col = data.frame[name]
+        if spec.kind == "ordinal" and spec.order is not None:
             order = {str(v): i for i, v in enumerate(spec.order)}
-            vals = col.astype(str).map(order).to_numpy(dtype=float)
-        else:
-            # categorical: one indicator per frequent level, so a skewed mix shows as a bar
+            cols[name] = _zscore(col.astype(str).map(order).to_numpy(dtype=float))
+        elif spec.kind in ("numeric", "ordinal"):
+            cols[name] = _zscore(col.to_numpy(dtype=float))
+        else:  # categorical: one indicator per frequent level, so a skewed mix shows as a bar
             text = col.astype(str)
             for level in text.value_counts().index[:_COMPOSITION_LEVELS]:
                 cols[f"{name}={level}"] = _zscore((text == level).to_numpy(dtype=float))
-            continue
-        cols[name] = _zscore(vals)
     cols["rejected"] = _zscore((1 - data.decision_array()).astype(float))
     out = []
     for group, idx in (("control", ctrl[pos]), ("test", test[pos])):
-        valid = idx >= 0
         for name, vals in cols.items():
-            v = np.where(valid, vals[np.maximum(idx, 0)], np.nan)
+            v = np.where(idx >= 0, vals[np.maximum(idx, 0)], np.nan)
             mean_z = float(np.nanmean(np.nanmean(v, axis=1)))
             out.append({"group": group, "feature": name, "mean_z": mean_z})
     return pd.DataFrame(out)
@@ -313,7 +284,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     composition), never the configuration."""
     results = tests_of(run.results)
     links = run.results["dossiers"].links() if "dossiers" in run.results else {}
-    findings = [_named(label, res.headline(), len(results)) for label, res in results.items()]
+    findings = _said(results, "headline")
     # the run's caveats are rendered by the report under the findings of every section
     blocks: list[dict[str, Any] | None] = [rb.text(methods_text(results))]
     blocks += _power_blocks(results)
@@ -339,17 +310,10 @@ def _power_blocks(results: Mapping[str, Any]) -> list[dict[str, Any] | None]:
     if not results:
         return []
     res = next(iter(results.values()))
-    method, k = res.main_test()
     p = res.params
-    text = power_sentence(
-        method,
-        k,
-        float(p.get("alpha", 0.05)),
-        float(p.get("tau", 0.0)),
-        str(p.get("interval", "wald")),
-        str(p.get("multiplicity", "none")),
-    )
-    return [rb.text(text)]
+    setting = (float(p.get("alpha", 0.05)), float(p.get("tau", 0.0)),
+               str(p.get("interval", "wald")), str(p.get("multiplicity", "none")))  # fmt: skip
+    return [rb.text(power_sentence(*res.main_test(), *setting))]
 
 
 def _main(res: Any) -> tuple[str, int, Any]:
@@ -365,24 +329,13 @@ def _main_number(res: Any) -> str:
     method, k, r = _main(res)
     if r is None:
         return ""
-    rate = rate_text(_significant(r), int(r["denominator"]), ci=True)
+    rate = rate_text(verdict_count(r), int(r["denominator"]), ci=True)
     return f"{rate} significant{_after(r)}, {METHOD_NAMES.get(method, method)} k={k}"
-
-
-def _in_force(row: Any) -> bool:
-    """A correction across complainants is in force for this summary row."""
-    return str(row["multiplicity"]) not in ("none", "None", "nan")
-
-
-def _significant(row: Any) -> int:
-    """The one verdict count of a summary row: significant after the correction in force
-    (issue 23), the unadjusted count when there is none."""
-    return int(row["n_significant_adjusted"] if _in_force(row) else row["n_significant"])
 
 
 def _after(row: Any) -> str:
     """`` after BH`` when a correction is in force (the short name: nav and cards)."""
-    return f" after {MULTIPLICITY_SHORT[row['multiplicity']]}" if _in_force(row) else ""
+    return f" after {MULTIPLICITY_SHORT[row['multiplicity']]}" if in_force(row) else ""
 
 
 #: Short names of the corrections for the nav and the cards (the sentences spell them out).
@@ -393,26 +346,22 @@ def headline_number(run: AnalysisRun) -> str:
     """Significant cases of each single-attribute test (of the tested), after the correction
     in force, e.g. ``significant after BH: gender 360 of 1526 · race 747 of 1197``; every test
     when there is no single-attribute one."""
-    parts, after = [], set()
-    for label, res in _single(run.results).items():
-        r = _main(res)[2]
-        if r is not None:
-            parts.append(f"{_name(label)} {_significant(r)} of {int(r['denominator'])}")
-            after.add(_after(r))
-    if not parts:
+    rows = {_name(label): r for label, (_, _, r) in _single_mains(run) if r is not None}
+    if not rows:
         return "no complainant tested"
-    return f"significant{''.join(sorted(after)) if len(after) == 1 else ''}: " + " · ".join(parts)
+    after = {_after(r) for r in rows.values()}
+    parts = [f"{name} {verdict_count(r)} of {int(r['denominator'])}" for name, r in rows.items()]
+    return f"significant{''.join(after) if len(after) == 1 else ''}: " + " · ".join(parts)
 
 
 def finding(run: AnalysisRun) -> dict[str, Any]:
     """The test with the largest share of significant cases (after the correction in
     force): a concern when any complainant is significant, else no evidence."""
     best: tuple[int, int, str] | None = None
-    for label, res in _single(run.results).items():
-        method, k, r = _main(res)
+    for label, (method, k, r) in _single_mains(run):
         if r is None or int(r["denominator"]) == 0:
             continue
-        sig, den = _significant(r), int(r["denominator"])
+        sig, den = verdict_count(r), int(r["denominator"])
         text = (
             f"{rate_text(sig, den)} of the tested complainants protected on {_name(label)} "
             f"are significant cases{_after(r)} ({METHOD_NAMES.get(method, method)}, k={k})"
@@ -425,17 +374,29 @@ def finding(run: AnalysisRun) -> dict[str, Any]:
     return rb.verdict(*best, "significant cases", "no evidence")
 
 
-def _single(results: Mapping[str, Any]) -> dict[str, Any]:
-    """The single-attribute tests of a run, or every test when there is none."""
-    tests = tests_of(results)
-    return {k: v for k, v in tests.items() if k.startswith("single_")} or tests
+def _single_mains(run: AnalysisRun) -> list[tuple[str, tuple[str, int, Any]]]:
+    """``(label, (method, k, summary row))`` of the main test of each single-attribute test
+    of a run, or of every test when there is none."""
+    tests = tests_of(run.results)
+    single = {k: v for k, v in tests.items() if k.startswith("single_")} or tests
+    return [(label, _main(res)) for label, res in single.items()]
 
 
 def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
     """ "How robust is this?": robust cases, variants × significant cases, single-edge cases."""
     summ = sens.summary()
     disp = summ.assign(significant=rb.rates(summ["significant"], summ["denominator"]))
-    single = sens.single_edge()
+    tables = (  # (table, CSV label, title, caption, rows shown)
+        (sens.robust_counts(), "robust", "Robust cases by k",
+         "significant: under the audited causal model; robust: significant under every "
+         "alternative too; denominator: the complainants re-tested.", 50),
+        (disp, "summary", "Significant cases under each alternative causal model",
+         "gained / lost: verdicts that become / stop being significant compared with the "
+         "audited model; unchanged: verdicts that stay the same.", 100),
+        (sens.single_edge(), "single_edge", "Verdicts that depend on a single edge",
+         "Complainants whose verdict at that k changes under exactly one edge variant "
+         "(that edge removed or added) and under no other edge change.", 50),
+    )  # fmt: skip
     return [
         rb.heading("How robust is this?"),
         rb.text(
@@ -445,33 +406,19 @@ def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:
             "swapped, and any graph listed in the configuration. A robust case is significant "
             "under the audited model and under every alternative."
         ),
-        rb.table(
-            sens.robust_counts(),
-            "Robust cases by k",
-            "significant: under the audited causal model; robust: significant under every "
-            "alternative too; denominator: the complainants re-tested.",
-            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_robust"),
-        ),
-        rb.table(
-            disp,
-            "Significant cases under each alternative causal model",
-            "gained / lost: verdicts that become / stop being significant compared with the "
-            "audited model; unchanged: verdicts that stay the same.",
-            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_summary"),
-            max_rows=100,
-        ),
-        rb.table(
-            single,
-            "Verdicts that depend on a single edge",
-            "Complainants whose verdict at that k changes under exactly one edge variant "
-            "(that edge removed or added) and under no other edge change.",
-            csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_single_edge"),
-        ),
-    ]
+        *(rb.table(frame, title, caption, max_rows=rows,
+                   csv=table_path(ANALYSIS_NAME, f"{SENSITIVITY_LABEL}_{label}"))
+          for frame, label, title, caption, rows in tables),
+    ]  # fmt: skip
 
 
 def _named(label: str, text: str, n_tests: int) -> str:
     return f"{_name(label)}: {text}" if n_tests > 1 else text
+
+
+def _said(tests: Mapping[str, Any], what: str) -> list[str]:
+    """Each test's ``headline()`` or ``scope()`` (``what``), named when there are several."""
+    return [_named(label, getattr(res, what)(), len(tests)) for label, res in tests.items()]
 
 
 def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
@@ -480,17 +427,14 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
     if summary.empty:
         return []
     counts = summary.assign(dimension=summary["test"].map(_name)).drop(columns="test")
-    verdict = [_significant(r) for _, r in summary.iterrows()]  # one row per (test, method, k)
+    verdict = [verdict_count(r) for _, r in summary.iterrows()]  # one row per (test, method, k)
+    bars = counts.assign(method=counts["method"].map(METHOD_NAMES), n_significant=verdict)
     figure = rb.figure(
-        plots.situation_counts(
-            counts.assign(method=counts["method"].map(METHOD_NAMES), n_significant=verdict)
-        ),
-        "Cases by method and k",
-        "Light bars: cases (Δp > τ); dark bars: significant cases"
-        + _after_text(summary)
-        + "; both as a share of the tested protected individuals of the test (counts, "
-        "denominators and the untested in the table below).",
-    )
+        plots.situation_counts(bars), "Cases by method and k",
+        f"Light bars: cases (Δp > τ); dark bars: significant cases{_after_text(summary)}; both "
+        "as a share of the tested protected individuals of the test (counts, denominators and "
+        "the untested in the table below).",
+    )  # fmt: skip
     # "significant" names the adjustment that produced it, e.g. "3.1% (12 of 388) (bh)"
     named = [(f"{text} ({m})", rate) for (text, rate), m in zip(
         rb.rates(verdict, summary["denominator"]), summary["multiplicity"], strict=True)]  # fmt: skip
@@ -502,8 +446,7 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         "mean Δp (cases)": "mean_delta_cases", "expected by chance": chance,
     })  # fmt: skip
     table = rb.table(
-        shown,
-        "Counts by test, method and k",
+        shown, "Counts by test, method and k",
         "denominator: the protected individuals of the test minus the untested complainants "
         "(no control or test neighbour), who are left out of every share. significant: after "
         "the adjustment across the complainants of the row's method and k, which is named "
@@ -511,7 +454,7 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         "unadjusted count. expected by chance: α × tested, the significant cases chance alone "
         "gives before any adjustment when no one is discriminated against.",
         csv=table_path(ANALYSIS_NAME, "summary"),
-    )
+    )  # fmt: skip
     return [figure, table]
 
 
@@ -523,16 +466,11 @@ def _after_text(summary: pd.DataFrame) -> str:
     return " after the adjustment named in the table" if methods else ""
 
 
-def _complaint_blocks(
-    label: str,
-    res: Any,
-    data: Any,
-    links: Mapping[str, str] | None = None,
-    among: Iterable[str] = (),
-) -> list[dict[str, Any] | None]:
+def _complaint_blocks(label: str, res: Any, data: Any, links: Mapping[str, str] | None = None,
+                      among: Iterable[str] = ()) -> list[dict[str, Any] | None]:  # fmt: skip
     """The strongest complaints of one test: Δp with intervals, group composition, table
     (``among``: the run's labels, which name the test's CSV as the writer did)."""
-    if not _rows(res):
+    if not int(getattr(res, "n_rows", len(res.table))):  # a partitioned table holds no rows
         return []
     method, k = res.main_test()
     tau, alpha = float(res.params["tau"]), float(res.params["alpha"])
@@ -540,40 +478,34 @@ def _complaint_blocks(
     # a page of the table, not all of it (a partitioned table reads one part's keys)
     top = res.strongest(method, k, TOP_ROWS, keys)  # an audit keeps these rows' members
     name, method_name = _name(label), METHOD_NAMES.get(method, method)
-    blocks: list[dict[str, Any] | None] = [
-        rb.figure(
-            plots.delta_intervals(top, top=20, tau=tau),
-            f"Δp with intervals, top complainants ({name}, {method_name}, k={k})",
-            f"Each row is one protected person: Δp is the share of the {k} most similar "
-            "protected people who were rejected minus the share of the "
-            f"{k} most similar non-protected people (for CST: similar to the person's "
-            "counterfactual) who were rejected. The grey line is the one-sided "
-            f"{100 * (1 - alpha):.0f}% interval.",
-        ),
-    ]
+    blocks: list[dict[str, Any] | None] = [rb.figure(
+        plots.delta_intervals(top, top=20, tau=tau),
+        f"Δp with intervals, top complainants ({name}, {method_name}, k={k})",
+        f"Each row is one protected person: Δp is the share of the {k} most similar "
+        "protected people who were rejected minus the share of the "
+        f"{k} most similar non-protected people (for CST: similar to the person's "
+        "counterfactual) who were rejected. The grey line is the one-sided "
+        f"{100 * (1 - alpha):.0f}% interval.",
+    )]  # fmt: skip
     if isinstance(res, MultipleResult):  # one set of columns per attribute's run
         cols = [c for c in top.columns if c == "id" or c.startswith(("delta", "significant"))]
         shown = top[["method", "k", *cols]]
         note = ("A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q for "
                 "significance); delta is the mean of the per-attribute deltas.")  # fmt: skip
     else:
-        comp = _composition(data, res, method, k, top[top[_verdict_column(top)].astype(bool)])
-        blocks.append(
-            rb.figure(
-                plots.group_composition(comp),
-                f"Control vs test group composition ({name})",
-                "Average profile of the control groups (similar protected people) and test "
-                "groups (similar non-protected people) of the significant complainants above, "
-                "in standard deviations from the population mean; a categorical feature shows "
-                "one bar per frequent level (feature=level, the share holding it, standardised) "
-                "and 'rejected' is the rejection indicator, standardised the same way. Similar "
-                "profiles with different rejection rates are the signature of discrimination.",
-            )
-        )
-        cols = [c for c in ("id", "method", "k", "k_c", "neg_c", "p_c", "k_t", "neg_t", "p_t",
-                            "delta", "ci_low", "p_value", "p_adjusted", "significant_adjusted",
-                            "significant") if c in top.columns]  # fmt: skip
-        shown = top[cols].rename(columns=_GROUP_COLUMNS)
+        # the one verdict: significant after the correction in force
+        verdict = top.get("significant_adjusted", top["significant"]).astype(bool)
+        comp = _composition(data, res, method, k, top[verdict])
+        blocks.append(rb.figure(
+            plots.group_composition(comp), f"Control vs test group composition ({name})",
+            "Average profile of the control groups (similar protected people) and test "
+            "groups (similar non-protected people) of the significant complainants above, "
+            "in standard deviations from the population mean; a categorical feature shows "
+            "one bar per frequent level (feature=level, the share holding it, standardised) "
+            "and 'rejected' is the rejection indicator, standardised the same way. Similar "
+            "profiles with different rejection rates are the signature of discrimination.",
+        ))  # fmt: skip
+        shown = top[[c for c in _SHOWN if c in top.columns]].rename(columns=_SHOWN)
         shown = shown.assign(method=shown["method"].map(METHOD_NAMES))
         if links:  # a link column only when dossiers were written (the report is unchanged else)
             shown = shown.assign(dossier=[_link(links, i) for i in top["id"]])
@@ -581,11 +513,6 @@ def _complaint_blocks(
     # a partitioned table is a folder of Parquet parts
     csv = getattr(res, "see", None) or table_path(ANALYSIS_NAME, label, among)
     return [*blocks, rb.table(shown, f"Top complainants ({name})", note, csv=csv, max_rows=20)]
-
-
-def _rows(res: Any) -> int:
-    """The rows of a test's table (a partitioned one holds none in memory)."""
-    return int(getattr(res, "n_rows", len(res.table)))
 
 
 def _link(links: Mapping[str, str], ident: Any) -> Any:
@@ -596,21 +523,13 @@ def _link(links: Mapping[str, str], ident: Any) -> Any:
     return PageLink(href) if href else ""
 
 
-_GROUP_COLUMNS = {
-    "k_c": "control size",
-    "neg_c": "control rejected",
-    "k_t": "test size",
-    "neg_t": "test rejected",
-    "p_value": "p-value",
-    "p_adjusted": "adjusted p-value",
-    "significant_adjusted": "significant",
-    "significant": "significant before adjustment",
-}
-
-
-def _verdict_column(frame: pd.DataFrame) -> str:
-    """The column that holds the one verdict: significant after the correction in force."""
-    return "significant_adjusted" if "significant_adjusted" in frame.columns else "significant"
+#: The columns of the table of top complainants, in order, and their headings.
+_SHOWN = {
+    "id": "id", "method": "method", "k": "k", "k_c": "control size", "neg_c": "control rejected",
+    "p_c": "p_c", "k_t": "test size", "neg_t": "test rejected", "p_t": "p_t", "delta": "delta",
+    "ci_low": "ci_low", "p_value": "p-value", "p_adjusted": "adjusted p-value",
+    "significant_adjusted": "significant", "significant": "significant before adjustment",
+}  # fmt: skip
 
 
 GLOSSARY = (

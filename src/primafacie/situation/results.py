@@ -10,7 +10,9 @@ never counted as tested negatives.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import product
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -25,29 +27,9 @@ from .multiplicity import MULTIPLICITY_NAMES
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["SituationResult", "summarize", "json_safe"]
+__all__ = ["SituationResult", "summarize", "json_safe", "in_force", "verdict_count", "stacked"]
 
-_ORDER = {"st": 0, "cst": 1, "cst_centers": 2, "cf": 3}
-
-
-_SUMMARY_COLUMNS = [
-    "method",
-    "k",
-    "complainants",
-    "tested",
-    "untested",
-    "denominator",
-    "cases",
-    "cases_share",
-    "n_significant",
-    "significant_share",
-    "mean_delta_cases",
-    "mean_delta_significant",
-    "expected_by_chance",
-    "multiplicity",
-    "n_significant_adjusted",
-    "significant_adjusted_share",
-]
+_ORDER = {m: i for i, m in enumerate(METHOD_NAMES)}  # the methods' display order
 
 
 def expected_text(value: float) -> str:
@@ -76,13 +58,11 @@ def _summary_row(
     (``significant_adjusted`` absent: a table built without the adjustment, by hand, is
     unadjusted, so the flags themselves count)."""
     flag, sig, delta = cols["discriminated"], cols["significant"], cols["delta"]
-    adjusted = "significant_adjusted" in cols
-    adj = cols["significant_adjusted"] if adjusted else sig
-    n = len(delta)
-    untested = int(np.isnan(delta).sum())
+    adj = cols.get("significant_adjusted", sig)
     return counts_row(
-        method, k, n, untested, denominator, (flag.sum(), sig.sum(), adj.sum()),
-        (delta[flag], delta[sig]), alpha, multiplicity if adjusted else "none",
+        method, k, len(delta), int(np.isnan(delta).sum()), denominator,
+        (flag.sum(), sig.sum(), adj.sum()), (delta[flag], delta[sig]), alpha,
+        multiplicity if "significant_adjusted" in cols else "none",
     )  # fmt: skip
 
 
@@ -121,6 +101,10 @@ def counts_row(
         "n_significant_adjusted": int(adj),
         "significant_adjusted_share": adj / den if den else np.nan,
     }
+
+
+#: The columns of :func:`summarize`, in order: the keys of :func:`counts_row` (a row of zeros).
+_SUMMARY_COLUMNS = list(counts_row("", 0, 0, 0, 0, (0, 0, 0), ((), ()), None, "none"))
 
 
 def _group_rows(table: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
@@ -208,17 +192,12 @@ def summarize(
     cols = {c: table[c].to_numpy(dtype=bool) for c in names if c in table}
     cols["delta"] = table["delta"].to_numpy(dtype=float)
     groups = _group_rows(table)
-    if methods is not None and ks is not None:
-        for m in methods:
-            for k in ks:
-                groups.setdefault((m, k), np.zeros(0, dtype=np.int64))
-    rows = [
-        _summary_row(
-            method, k, {c: a[idx] for c, a in cols.items()}, int(denominator), alpha, multiplicity
-        )
-        for (method, k), idx in groups.items()
-    ]
-    return summary_frame(rows)
+    for key in product(methods, ks) if methods is not None and ks is not None else ():
+        groups.setdefault(key, np.zeros(0, dtype=np.int64))
+    return summary_frame([
+        _summary_row(*key, {c: a[idx] for c, a in cols.items()}, int(denominator), alpha,
+                     multiplicity) for key, idx in groups.items()
+    ])  # fmt: skip
 
 
 def summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -231,6 +210,28 @@ def summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
             ["method", "k"], key=lambda s: s.map(_ORDER) if s.name == "method" else s
         )
     return out.reset_index(drop=True)
+
+
+def stacked(frames: Mapping[str, pd.DataFrame], column: str) -> pd.DataFrame:
+    """The frames one under the other, with a first column ``column`` holding each one's
+    label (the audit's summary of several tests, the CLI's CSVs); none: an empty frame."""
+    import pandas as pd
+
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat([f.assign(**{column: key}) for key, f in frames.items()], ignore_index=True)
+    return out[[column, *(c for c in out.columns if c != column)]]
+
+
+def in_force(row: Any) -> bool:
+    """A correction across complainants is in force for this summary row."""
+    return str(row["multiplicity"]) not in ("none", "None", "nan")
+
+
+def verdict_count(row: Any) -> int:
+    """The one verdict count of a summary row: significant after the correction in force
+    (issue 23), the unadjusted count when there is none."""
+    return int(row["n_significant_adjusted"] if in_force(row) else row["n_significant"])
 
 
 def _is(n: int) -> str:
@@ -265,14 +266,9 @@ class _SituationResultBase(BaseResult):
         pandas.DataFrame
             One row per (method, k).
         """
-        return summarize(
-            self.table,
-            self.n_protected,
-            self.params.get("methods"),
-            self.params.get("k"),
-            alpha=self.params.get("alpha"),
-            multiplicity=self.params.get("multiplicity"),
-        )
+        p = self.params
+        return summarize(self.table, self.n_protected, p.get("methods"), p.get("k"),
+                         p.get("alpha"), p.get("multiplicity"))  # fmt: skip
 
     def to_dict(
         self, neighbors: bool = False, max_rows: int | None = None, see: str | None = None
@@ -538,24 +534,18 @@ class _SituationResultBase(BaseResult):
         wanted = ("delta", "k_c", "k_t", "p_c", "p_t", "significant")
         g = self.block(method, k, [c for c in self.table.columns
                                    if c in wanted or c.startswith(("k_c_", "k_t_"))])  # fmt: skip
-        short = self._short_groups(g, method, k)
-        if short:
-            out.append(
-                f"{short:,} tested complainant{'s' if short > 1 else ''} "
-                f"({method_name(method)}, k={k}) had fewer than k neighbours in a group "
-                f"({self._why_short()}): their rates rest on the smaller groups and their "
-                "intervals are wider."
-            )
-        degenerate = self._degenerate(g)
-        if degenerate:
-            out.append(
-                f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} "
-                f"({method_name(method)}, k={k}) {'rest' if degenerate > 1 else 'rests'} "
-                "on a zero-width Wald interval (both rejection rates 0 or 1), where any Δp > τ "
-                "is significant; interval='newcombe' has better coverage for small groups."
-            )
-        out.extend(self._setting_caveats())
-        return out
+        short, degenerate = self._short_groups(g, method, k), self._degenerate(g)
+        at = f"({method_name(method)}, k={k})"
+        counted = (
+            (short, f"{short:,} tested complainant{'s' if short > 1 else ''} {at} had fewer "
+             f"than k neighbours in a group ({self._why_short()}): their rates rest on the "
+             "smaller groups and their intervals are wider."),
+            (degenerate, f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} {at} "
+             f"{'rest' if degenerate > 1 else 'rests'} on a zero-width Wald interval (both "
+             "rejection rates 0 or 1), where any Δp > τ is significant; interval='newcombe' "
+             "has better coverage for small groups."),
+        )  # fmt: skip
+        return out + [text for n, text in counted if n] + self._setting_caveats()
 
     def _why_short(self) -> str:
         eps = self.params.get("max_distance")
@@ -584,42 +574,31 @@ class _SituationResultBase(BaseResult):
         return int((zero & g["significant"].to_numpy(dtype=bool)).sum())
 
     def _setting_caveats(self) -> list[str]:
-        out = []
-        if self.params.get("interval", "wald") == "wald" and self.params.get("multiplicity") in (
-            "bonferroni",
-            "holm",
-            "bh",
-            "by",
-        ):
+        p, rest = self.params, self.n_protected - self.n_complainants
+        adjusted = p.get("multiplicity") in ("bonferroni", "holm", "bh", "by")
+        sentences = (
             # measured by benchmarks/calibration.py (docs/statistics.md: 250 null worlds with
             # Wald, 750 with Newcombe, k = 15, 30, 50)
-            out.append(
-                "Wald p-values of small groups are too small in the far tail, where an "
-                "adjustment across complainants looks: in simulated worlds without "
-                "discrimination (docs/statistics.md), Benjamini–Hochberg on Wald p-values "
-                "reported at least one discovery in 8–47% of runs (k = 15: 31–47%) where at "
-                "most 5% is the target, and Benjamini–Yekutieli in 0–20%; with the default "
-                "interval='newcombe' the rates are 2–6% and 0–1%."
-            )
-        if self.params.get("complainants") == "rejected":
-            rest = self.n_protected - self.n_complainants
-            out.append(
-                f"Only complainants with an unfavourable decision were tested; the {rest:,} "
-                "protected individuals with a favourable decision count as not discriminated "
-                "in every share."
-            )
-        if self.params.get("dimension") == "multiple":
-            out.append(
-                "A complainant is a case only when the test of every attribute flags them, "
-                "each at the Bonferroni level; Δp is the mean of the attributes' Δp."
-            )
-        if self.params.get("legacy"):
-            out.append(
-                "legacy=True reproduces the CST authors' code, including the scaler re-fitted "
-                "on the counterfactual data (spec §9): use it to match the published tables, "
-                "not for a new audit."
-            )
-        return out
+            (p.get("interval", "wald") == "wald" and adjusted,
+             "Wald p-values of small groups are too small in the far tail, where an "
+             "adjustment across complainants looks: in simulated worlds without "
+             "discrimination (docs/statistics.md), Benjamini–Hochberg on Wald p-values "
+             "reported at least one discovery in 8–47% of runs (k = 15: 31–47%) where at "
+             "most 5% is the target, and Benjamini–Yekutieli in 0–20%; with the default "
+             "interval='newcombe' the rates are 2–6% and 0–1%."),
+            (p.get("complainants") == "rejected",
+             f"Only complainants with an unfavourable decision were tested; the {rest:,} "
+             "protected individuals with a favourable decision count as not discriminated "
+             "in every share."),
+            (p.get("dimension") == "multiple",
+             "A complainant is a case only when the test of every attribute flags them, "
+             "each at the Bonferroni level; Δp is the mean of the attributes' Δp."),
+            (p.get("legacy"),
+             "legacy=True reproduces the CST authors' code, including the scaler re-fitted "
+             "on the counterfactual data (spec §9): use it to match the published tables, "
+             "not for a new audit."),
+        )  # fmt: skip
+        return [text for applies, text in sentences if applies]
 
 
 @dataclass(frozen=True)
@@ -671,18 +650,15 @@ class SituationResult(_SituationResultBase):
         # largest object of a run (~140 bytes per row, 6·10^7 rows at 10^7 decisions).
         out = self.table.copy(deep=False)
         if neighbors and self.neighbors:
-            ctrl_col, test_col = [], []
-            for (method, k), g in out.groupby(["method", "k"], sort=False):
-                ctrl, test = self.neighbors[(method, k)]
-                ctrl_col.append(pd.Series(self._id_lists(ctrl), index=g.index))
-                test_col.append(pd.Series(self._id_lists(test), index=g.index))
-            out["control_ids"] = pd.concat(ctrl_col)
-            out["test_ids"] = pd.concat(test_col)
+            groups = list(out.groupby(["method", "k"], sort=False))
+            for side, col in enumerate(("control_ids", "test_ids")):
+                lists = [pd.Series(self._id_lists(self.neighbors[key][side]), index=g.index)
+                         for key, g in groups]  # fmt: skip
+                out[col] = pd.concat(lists)
         return out
 
     def _id_lists(self, rows: np.ndarray) -> list[list]:
-        ids = self.ids
-        return [ids[r[r >= 0]].tolist() for r in rows]
+        return [self.ids[r[r >= 0]].tolist() for r in rows]
 
     def plot(self, ax: Any = None) -> Any:
         """Number of flagged (solid) and significant (dashed) complainants against k.
@@ -691,18 +667,11 @@ class SituationResult(_SituationResultBase):
         -------
         matplotlib.figure.Figure
         """
-        summary = self.summary()
         fig, ax = figure_axes(ax, figsize=(6, 4))
-        for method, g in summary.groupby("method", sort=False):
+        for method, g in self.summary().groupby("method", sort=False):
             line = ax.plot(g["k"], g["cases"], marker="o", label=f"{method}")[0]
-            ax.plot(
-                g["k"],
-                g["n_significant"],
-                marker="x",
-                linestyle="--",
-                color=line.get_color(),
-                label=f"{method} (sig.)",
-            )
+            ax.plot(g["k"], g["n_significant"], marker="x", linestyle="--",
+                    color=line.get_color(), label=f"{method} (sig.)")  # fmt: skip
         ax.set_xlabel("k")
         ax.set_ylabel(f"complainants flagged (of {self.n_protected})")
         ax.legend(fontsize="small")

@@ -103,12 +103,9 @@ class _SituationBase(_Strict):
 
     def engine_kwargs(self) -> dict[str, Any]:
         """The engine arguments this section sets (the one config → engine mapping)."""
-        args = {
-            **self.engine_args(),
-            "interval": {"wilson": "newcombe"}.get(self.interval, self.interval),
-        }
+        args = self.engine_args()
         del args["dimensions"]  # chooses the tests, not an engine argument
-        return args
+        return {**args, "interval": {"wilson": "newcombe"}.get(self.interval, self.interval)}
 
     def build(
         self, attribute: str | None = None, dimension: str = "single", backend: Any = None
@@ -121,9 +118,7 @@ class _SituationBase(_Strict):
         >>> SituationSpec(k=[15, 30]).build(attribute="gender").k
         [15, 30]
         """
-        kwargs = self.engine_kwargs()
-        if backend is not None:
-            kwargs["backend"] = backend
+        kwargs = {**self.engine_kwargs(), **({} if backend is None else {"backend": backend})}
         if dimension == "single":
             return SituationTest(attribute=attribute, **kwargs)
         return _MULTI[dimension](**kwargs)
@@ -145,16 +140,9 @@ class _SituationBase(_Strict):
         dict
             ``{label: engine}``, in the order the audit runs them.
         """
-        out: dict[str, Any] = {}
-        for dim in DIMENSIONS:
-            if dim not in self.dimensions:
-                continue
-            if dim == "single":
-                for attr in protected:
-                    out[f"single_{attr}"] = self.build(attribute=attr, backend=backend)
-            else:
-                out[dim] = self.build(dimension=dim, backend=backend)
-        return out
+        single = [(f"single_{a}", a, "single") for a in protected if "single" in self.dimensions]
+        tests = single + [(d, None, d) for d in DIMENSIONS[1:] if d in self.dimensions]
+        return {label: self.build(attr, dim, backend) for label, attr, dim in tests}
 
 
 def _method_aliases(v: Any) -> Any:
