@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from primafacie.report import plots
 
@@ -123,3 +125,21 @@ def test_labels_from_data_are_never_parsed_as_mathtext():
         {"method": ["$", "$$"], "k": [5, 5], "cases": [3, 4], "significant": [1, 2]}
     )
     assert "$$" in plots.svg_of(plots.situation_counts(frame))
+
+
+def test_delta_intervals_of_positive_discrimination_use_the_upper_bound():
+    """(−∞, upper bound]: the line runs from Δp to ci_high, the most negative Δp comes first,
+    significance is the upper bound below τ, and an infinite ci_low or a NaN bound (an
+    untested row) never reaches the axis limits."""
+    frame = pd.DataFrame({"id": [1, 2, 3, 4], "delta": [-0.5, 0.1, -0.2, np.nan],
+                          "ci_low": [-np.inf] * 4, "ci_high": [-0.2, 0.4, 0.1, np.nan]})  # fmt: skip
+    fig = plots.delta_intervals(frame, direction="positive")
+    ax = fig.axes[0]
+    assert ax.get_xlim() == (-1.02, pytest.approx(0.45))
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "3", "2"]
+    sig, not_sig = ax.collections[1], ax.collections[2]  # hlines, then the two scatters
+    assert sig.get_offsets()[:, 0].tolist() == [-0.5]
+    assert sorted(not_sig.get_offsets()[:, 0].tolist()) == [-0.2, 0.1]
+    assert plots.delta_intervals(frame.drop(columns="ci_high"), direction="positive") is None
+    nan_only = frame.assign(ci_low=np.nan)
+    assert plots.delta_intervals(nan_only).axes[0].get_xlim() == (-0.05, 1.02)

@@ -125,3 +125,30 @@ def test_section_quotes_the_simulated_power_under_the_headlines():
     where = texts.index(sentence)
     assert where <= 1
     assert where < [b.get("title") for b in blocks].index("Counts by test, method and k")
+
+
+def test_a_positive_direction_section_lists_the_most_favoured_first():
+    """direction: positive: every ci_low is −∞ (the interval is (−∞, upper bound]); the
+    section renders (its plot once crashed on an infinite axis limit) and its top rows are
+    the most negative Δp first, ordered by Δp then the upper bound, ascending."""
+    import numpy as np
+
+    from primafacie.analysis import Context
+    from primafacie.datasets.null_worlds import make_null_world
+    from primafacie.situation.analysis import run, section
+    from primafacie.situation.spec import SituationSpec
+
+    data = make_null_world(n=300, seed=2).data
+    out = run(SituationSpec(k=[10], methods=["st"], direction="positive"),
+              Context(config=None, data=data))  # fmt: skip
+    res = next(iter(out.results.values()))
+    assert np.isneginf(res.table["ci_low"].dropna()).all()
+    top = res.strongest("st", 10, 20)
+    block = res.block("st", 10)
+    want = block.sort_values(["delta", "ci_high"], kind="stable").head(20)
+    assert top["row"].tolist() == want["row"].tolist()
+    assert top["delta"].iloc[0] == block["delta"].min()
+    body = section(out, data, {})
+    figures = [b for g in body["blocks"] if g["kind"] == "group" for b in g["blocks"]
+               if str(b.get("title", "")).startswith("Δp with intervals")]  # fmt: skip
+    assert figures and all("(−∞, upper bound]" in str(f) for f in figures)

@@ -225,17 +225,23 @@ def situation_counts(summary: pd.DataFrame) -> Any:
     return fig
 
 
-def delta_intervals(frame: pd.DataFrame, top: int = 20, tau: float = 0.0) -> Any:
-    """Δp with its one-sided interval for the ``top`` complainants with the largest Δp.
+def delta_intervals(
+    frame: pd.DataFrame, top: int = 20, tau: float = 0.0, direction: str | None = "negative"
+) -> Any:
+    """Δp with its one-sided interval for the ``top`` strongest complainants.
 
-    ``frame`` needs ``delta`` and ``ci_low``; an ``id`` or ``complainant`` column labels rows.
-    A ``significant_adjusted`` column, when present, colours the points (the verdict after
-    the multiple-testing correction in force, issue 23); else the interval does (lower bound
-    above τ).
+    ``frame`` needs ``delta`` and the interval's bound: ``ci_low`` (negative discrimination,
+    interval [lower bound, ∞), largest Δp first) or, with ``direction="positive"``, ``ci_high``
+    (interval (−∞, upper bound], most negative Δp first). An ``id`` or ``complainant`` column
+    labels rows. A ``significant_adjusted`` column, when present, colours the points (the
+    verdict after the multiple-testing correction in force, issue 23); else the interval does
+    (the bound beyond τ).
     """
-    if frame.empty or not {"delta", "ci_low"} <= set(frame.columns):
+    positive = direction == "positive"
+    bound = "ci_high" if positive else "ci_low"
+    if frame.empty or not {"delta", bound} <= set(frame.columns):
         return None
-    df = frame.dropna(subset=["delta"]).sort_values("delta", ascending=False, kind="stable")
+    df = frame.dropna(subset=["delta"]).sort_values("delta", ascending=positive, kind="stable")
     df = df.head(top)
     if df.empty:
         return None
@@ -243,22 +249,28 @@ def delta_intervals(frame: pd.DataFrame, top: int = 20, tau: float = 0.0) -> Any
     labels = df[label_col].astype(str).tolist() if label_col else [str(i) for i in df.index]
     fig, ax = _figure(7.0, 0.22 * len(df) + 1.2)
     y = np.arange(len(df))
-    lo = df["ci_low"].to_numpy(dtype=float)
+    b = df[bound].to_numpy(dtype=float)
     d = df["delta"].to_numpy(dtype=float)
     adjusted = "significant_adjusted" in df.columns
-    sig = df["significant_adjusted"].to_numpy(dtype=bool) if adjusted else lo > tau
+    beyond = b < tau if positive else b > tau
+    sig = df["significant_adjusted"].to_numpy(dtype=bool) if adjusted else beyond
     after = " after adjustment" if adjusted else ""
-    ax.hlines(y, lo, d, color="#888888", lw=1.5)
-    ax.plot([], [], color="#888888", lw=1.5, label="one-sided interval [lower bound, ∞)")
+    shown = "(−∞, upper bound]" if positive else "[lower bound, ∞)"
+    ax.hlines(y, b, d, color="#888888", lw=1.5)
+    ax.plot([], [], color="#888888", lw=1.5, label=f"one-sided interval {shown}")
     ax.scatter(d[sig], y[sig], color=PALETTE[1], zorder=3, s=18, label=f"Δp, significant{after}")
     ax.scatter(d[~sig], y[~sig], color=PALETTE[0], zorder=3, s=18, label="Δp, not significant")
     ax.axvline(tau, color="black", lw=0.8, ls="--")
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
-    ax.set_xlim(min(-0.05, float(np.nanmin(lo)) - 0.05), 1.02)
+    finite = b[np.isfinite(b)]  # a bound is NaN where the test was undefined
+    if positive:
+        ax.set_xlim(-1.02, max(0.05, float(finite.max()) + 0.05 if finite.size else 0.05))
+    else:
+        ax.set_xlim(min(-0.05, float(finite.min()) - 0.05 if finite.size else -0.05), 1.02)
     ax.set_xlabel("Δp = rejection rate among similar protected − among similar non-protected")
     ax.set_ylabel("complainant id")
-    ax.legend(fontsize=7, frameon=False, loc="lower left")
+    ax.legend(fontsize=7, frameon=False, loc="lower right" if positive else "lower left")
     return fig
 
 

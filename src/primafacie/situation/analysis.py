@@ -474,12 +474,11 @@ def _complaint_blocks(label: str, res: Any, data: Any, links: Mapping[str, str] 
         return []
     method, k = res.main_test()
     tau, alpha = float(res.params["tau"]), float(res.params["alpha"])
-    keys = [c for c in ("delta", "ci_low") if c in res.table.columns]
     # a page of the table, not all of it (a partitioned table reads one part's keys)
-    top = res.strongest(method, k, TOP_ROWS, keys)  # an audit keeps these rows' members
+    top = res.strongest(method, k, TOP_ROWS)  # an audit keeps these rows' members
     name, method_name = _name(label), METHOD_NAMES.get(method, method)
     blocks: list[dict[str, Any] | None] = [rb.figure(
-        plots.delta_intervals(top, top=20, tau=tau),
+        plots.delta_intervals(top, top=20, tau=tau, direction=res.params.get("direction")),
         f"Δp with intervals, top complainants ({name}, {method_name}, k={k})",
         f"Each row is one protected person: Δp is the share of the {k} most similar "
         "protected people who were rejected minus the share of the "

@@ -225,12 +225,15 @@ class PartitionedResult(SituationResult):
             return self.table.iloc[:0] if columns is None else self.table[columns].iloc[:0]
         return read_parts([self.paths[i] for i in index], columns)
 
-    def strongest(self, method: str, k: int, n: int, keys: list[str]) -> pd.DataFrame:
-        """The ``n`` rows of one (method, k) first by ``keys`` descending (stable), reading
-        the keys of its parts and then only the row groups that hold those rows. The index
-        is each row's position in the (method, k) block."""
+    def strongest(self, method: str, k: int, n: int, keys: list[str] | None = None) -> pd.DataFrame:
+        """The ``n`` rows of one (method, k) first in the order of ``keys`` descending, or by
+        default the direction's (:meth:`strength`; stable), reading the keys of its parts and
+        then only the row groups that hold those rows. The index is each row's position in
+        the (method, k) block."""
         import pandas as pd
         import pyarrow.parquet as pq
+
+        keys, ascending = (keys, False) if keys is not None else self.strength()
 
         index = self._parts_of(method, k)
         if not index:
@@ -240,12 +243,13 @@ class PartitionedResult(SituationResult):
         candidates, offset = [], 0
         for i in index:
             order = pq.read_table(self.paths[i], columns=keys).to_pandas()
-            order = order.sort_values(keys, ascending=False, kind="stable").head(n)
+            order = order.sort_values(keys, ascending=ascending, kind="stable").head(n)
             order.index = order.index + offset
             candidates.append(order)
             offset += self.part_rows[i]
         merged = pd.concat(candidates) if len(candidates) > 1 else candidates[0]
-        top = merged.sort_values(keys, ascending=False, kind="stable").head(n).index.to_numpy()
+        top = merged.sort_values(keys, ascending=ascending, kind="stable").head(n)
+        top = top.index.to_numpy()
         starts = np.cumsum([0] + [self.part_rows[i] for i in index])
         which = np.searchsorted(starts, top, side="right") - 1
         pieces, got = [], []
@@ -317,8 +321,7 @@ def _top_members(
     if not rows_of(out):
         return out
     method, k = out.main_test()
-    keys = [c for c in ("delta", "ci_low") if c in out.table.columns]
-    top = out.strongest(method, k, TOP_ROWS, keys)
+    top = out.strongest(method, k, TOP_ROWS)
     pos = np.unique(np.searchsorted(plan.comp_rows, top["row"].to_numpy()))
     sub = replace(plan, comp_rows=plan.comp_rows[pos])
     opts = {**space.opts, "backend": None, "chunk_size": None}

@@ -326,9 +326,17 @@ class _SituationResultBase(BaseResult):
         rows = t[(t["method"] == method) & (t["k"] == k)]
         return rows if columns is None else rows[columns]
 
-    def strongest(self, method: str, k: int, n: int, keys: list[str]) -> pd.DataFrame:
-        """The first ``n`` rows of one (method, k) by ``keys`` descending (a stable sort: ties
-        keep table order), as the report lists the strongest complaints.
+    def strength(self) -> tuple[list[str], bool]:
+        """The columns that put the strongest complaints first, and whether ascending: Δp and
+        the interval's lower bound, descending, for negative discrimination; Δp and the upper
+        bound, ascending, for positive discrimination (the most favoured first)."""
+        positive = self.params.get("direction") == "positive"
+        bound = "ci_high" if positive else "ci_low"
+        return [c for c in ("delta", bound) if c in self.table.columns], positive
+
+    def strongest(self, method: str, k: int, n: int, keys: list[str] | None = None) -> pd.DataFrame:
+        """The first ``n`` rows of one (method, k), strongest first (a stable sort: ties keep
+        table order), as the report lists the strongest complaints.
 
         Parameters
         ----------
@@ -337,13 +345,15 @@ class _SituationResultBase(BaseResult):
         n
             How many rows.
         keys
-            The sort columns (e.g. ``["delta", "ci_low"]``).
+            Sort columns, descending (e.g. ``["delta", "ci_low"]``); by default the
+            direction's order, :meth:`strength`.
 
         Returns
         -------
         pandas.DataFrame
         """
-        return self.block(method, k).sort_values(keys, ascending=False, kind="stable").head(n)
+        keys, ascending = (keys, False) if keys is not None else self.strength()
+        return self.block(method, k).sort_values(keys, ascending=ascending, kind="stable").head(n)
 
     # ---- what the narrative is about
     def main_test(self) -> tuple[str, int]:
