@@ -176,7 +176,8 @@ def _tests(results: Mapping[str, Any], data: Any = None) -> dict[str, Any]:
 
 def select_ids(results: Mapping[str, Any], top: int) -> list[Any]:
     """The ``top`` strongest complainants of each test (as in the report's table: the main
-    (method, k), by Δp then the interval's lower bound), in first-seen order.
+    (method, k), by :meth:`~primafacie.situation.results.SituationResult.strongest`: Δp then
+    the interval's bound, in the test's direction), in first-seen order.
 
     Parameters
     ----------
@@ -193,9 +194,7 @@ def select_ids(results: Mapping[str, Any], top: int) -> list[Any]:
     out: list[Any] = []
     for res in _tests(results).values():
         method, k = res.main_test()
-        t = res.table[(res.table["method"] == method) & (res.table["k"] == k)]
-        keys = [c for c in ("delta", "ci_low") if c in t.columns]
-        out += t.sort_values(keys, ascending=False, kind="stable").head(top)["id"].tolist()
+        out += res.strongest(method, k, top)["id"].tolist()
     return list(dict.fromkeys(out))
 
 
