@@ -77,7 +77,7 @@ def grouped_topk(d: np.ndarray, groups: BaseGroups, k: int) -> tuple[np.ndarray,
     >>> g = base_groups(np.array([0, 1]), np.array([0, 1, 0, 1, 1]))
     >>> idx, dist = grouped_topk(np.array([[0.5, 0.25]]), g, 4)
     >>> idx.tolist(), dist.tolist()
-    [[1, 3, 4, 0]], [[0.25, 0.25, 0.25, 0.5]]]
+    ([[1, 3, 4, 0]], [[0.25, 0.25, 0.25, 0.5]])
     """
     m, n = len(d), len(groups.rows)
     # ``limit``: the k-th row's distance. Rows nearer than it all belong to the answer (fewer
