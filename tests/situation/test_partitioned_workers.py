@@ -142,6 +142,32 @@ def test_top_members_are_those_of_the_whole_lists(loan, tmp_path, monkeypatch):
         ctrl[others]
 
 
+@pytest.mark.parametrize("legacy", [False, True])
+def test_counterfactual_table_released_before_the_searches(loan, tmp_path, monkeypatch, legacy):
+    """The audit's run drops the counterfactual table once the search spaces are built (its
+    memory then serves the searches, the client's peak): the searches of a corrected run get
+    no table; legacy mode's centres' search still reads its decisions, so there it is kept.
+    The parts are those of a run that kept it (the in-memory table)."""
+    from primafacie.situation.search import GroupSearch
+
+    data, scm, rule = loan
+    given = []
+    search = GroupSearch.search
+
+    def spy(self, data, plan, space, cf):
+        given.append(cf)
+        return search(self, data, plan, space, cf)
+
+    monkeypatch.setattr(GroupSearch, "search", spy)
+    opts = {"legacy": True, "interval": "wald"} if legacy else {}
+    engine = SituationTest(methods=METHODS, k=[5, 12], **opts)
+    res = _parts_run(engine, loan, tmp_path / "p", monkeypatch, 64)
+    # the first call is the run's searches (the second, the report's top rows again)
+    assert (given[0] is not None) == legacy
+    whole = SituationTest(methods=METHODS, k=[5, 12], **opts).run(data, scm=scm, decider=rule)
+    pd.testing.assert_frame_equal(res.to_frame(), whole.table.reset_index(drop=True))
+
+
 def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypatch):
     """On a 2-worker LocalCluster the parts are byte-identical to the local run's, and what
     the tasks return to the client holds no per-complainant row: histograms of p-values,

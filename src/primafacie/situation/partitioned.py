@@ -278,7 +278,8 @@ def run_engine(
 ) -> SituationResult:
     """Stages 2 to 5 of ``engine.run_to_parts`` (a
     :class:`~primafacie.situation.engine.SituationTest`): the counterfactual table lives until
-    the searches are done; the searches keep no neighbour list (only the counts the tests
+    the search spaces are built (through the searches in legacy mode, whose centres' search
+    reads it); the searches keep no neighbour list (only the counts the tests
     read; on a cluster nothing else comes back), the statistics are
     written as parts where they are computed when the table is large
     (:func:`run_parts`), and the members of the groups the report shows
@@ -292,9 +293,12 @@ def run_engine(
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=False)
     stats = replace(engine._stage(Statistics), keep_neighbors=False)
     space = searcher.space(data, plan, cf)
-    lists = searcher.search(data, plan, space, cf)
     if not (plan.legacy and plan.need_cf):
-        cf = None  # only the legacy centres' search reads the counterfactual table again
+        # only the legacy centres' search reads the counterfactual table again; released
+        # before the searches, whose transient memory (the client's peak) then reuses it:
+        # a whole copy of the data (~110 B per row of the credit world)
+        cf = None
+    lists = searcher.search(data, plan, space, cf)
     rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
     if rows > PARQUET_MIN_ROWS:
         out: SituationResult = run_parts(
