@@ -55,7 +55,8 @@ def score_values(frame: Any, column: str, where: str) -> Any:
 
 def run(spec: Any, ctx: Context) -> AnalysisRun:
     """The rule's tables on the audited rows."""
-    selected, score = inputs(spec, ctx.data, getattr(ctx.config.decision, "score", None))
+    decision = getattr(ctx.config, "decision", None)  # None when run outside an audit
+    selected, score = inputs(spec, ctx.data, getattr(decision, "score", None))
     res = spec.build().run(ctx.data.frame, selected=selected, score=score)
     return AnalysisRun.of(
         "ll144",
