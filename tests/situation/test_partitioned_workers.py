@@ -84,7 +84,7 @@ def test_partitions_equal_the_in_memory_table(loan, tmp_path, monkeypatch, corre
     name order, are the in-memory table row for row (values and dtypes), the correction being
     over every complainant of a family; the summary is the in-memory summary exactly."""
     data, scm, rule = loan
-    engine = SituationTest(method=METHODS, k=[5, 12], multiplicity=correction)
+    engine = SituationTest(methods=METHODS, k=[5, 12], multiplicity=correction)
     whole = engine.run(data, scm=scm, decider=rule)
     res = _parts_run(engine, loan, tmp_path / "p", monkeypatch, 37)
     assert isinstance(res, partitioned.PartitionedResult)
@@ -113,9 +113,9 @@ def test_partitions_equal_the_in_memory_table(loan, tmp_path, monkeypatch, corre
 
 
 def test_parts_rerun_byte_identical_whatever_the_threads(loan, tmp_path, monkeypatch):
-    engine = SituationTest(method=METHODS, k=[5, 12])
+    engine = SituationTest(methods=METHODS, k=[5, 12])
     _parts_run(engine, loan, tmp_path / "a", monkeypatch, 50)
-    threads = SituationTest(method=METHODS, k=[5, 12], backend=Backend(n_jobs=1))
+    threads = SituationTest(methods=METHODS, k=[5, 12], backend=Backend(n_jobs=1))
     _parts_run(threads, loan, tmp_path / "b", monkeypatch, 50)
     a = {p.name: p.read_bytes() for p in sorted((tmp_path / "a").iterdir())}
     b = {p.name: p.read_bytes() for p in sorted((tmp_path / "b").iterdir())}
@@ -126,7 +126,7 @@ def test_top_members_are_those_of_the_whole_lists(loan, tmp_path, monkeypatch):
     """The audit keeps no neighbour list: the members of the report's top rows are searched
     again for those complainants alone, and equal the lists of a run that kept them all."""
     data, scm, rule = loan
-    engine = SituationTest(method=METHODS, k=[5, 12])
+    engine = SituationTest(methods=METHODS, k=[5, 12])
     whole = engine.run(data, scm=scm, decider=rule)
     res = _parts_run(engine, loan, tmp_path / "p", monkeypatch, 64)
     method, k = res.main_test()
@@ -179,7 +179,7 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
     from primafacie import compute
 
     data, scm, rule = loan
-    local = _parts_run(SituationTest(method=METHODS, k=[5, 12]), loan, tmp_path / "l",
+    local = _parts_run(SituationTest(methods=METHODS, k=[5, 12]), loan, tmp_path / "l",
                        monkeypatch, 90)  # fmt: skip
     returned: list = []
     real_map = Backend.map
@@ -197,7 +197,7 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
         try:
             backend = Backend(kind="dask", n_jobs=2)
             monkeypatch.setitem(compute._CLIENTS, (None, 2), client)
-            engine = SituationTest(method=METHODS, k=[5, 12], backend=backend)
+            engine = SituationTest(methods=METHODS, k=[5, 12], backend=backend)
             remote = _parts_run(engine, loan, tmp_path / "d", monkeypatch, 90)
             pids = client.run(lambda: __import__("os").getpid())
         finally:
