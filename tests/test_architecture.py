@@ -3,7 +3,10 @@
 * the import graph of ``src/primafacie`` has no circle (every import counts, including the
   ones inside functions and ``TYPE_CHECKING`` blocks);
 * nothing reaches the project's own modules through ``importlib`` (every dependency is a
-  plain import that readers and type checkers see);
+  plain import that readers and type checkers see), and ``commands/_defaults.py`` is gone;
+* the engine packages and their section modules are read from the registry
+  (:data:`primafacie.audit.registry.ANALYSES`), never listed by hand; analyses never import
+  each other (``CROSS_IMPORTS_ALLOWED`` lists the exceptions, each with its reason);
 * no analysis name is spelled outside its own package and the registry: the audit, the
   report, ``results.json`` and the configuration iterate the registry;
 * no function or method is longer than 80 code lines (``LONG_FUNCTIONS_ALLOWED`` lists the
@@ -12,13 +15,16 @@
   its reason, and fails when one of them is no longer over the limit);
 * each layer does its own job: no module of ``report/`` imports an engine package or
   ``causal/`` (the report renders Results), and no module of an engine package imports
-  ``report/`` except the one that builds its report section (``analysis.py``) and the modules
-  of ``REPORT_IMPORTS_ALLOWED``, each with its reason;
+  ``report/`` except the one that builds its report section (where its registry ``section``
+  hook is defined) and the modules of ``REPORT_IMPORTS_ALLOWED``, each with its reason;
 * every engine derives from :class:`primafacie.base.Engine` and every Result from
   :class:`primafacie.base.BaseResult`;
 * one vocabulary: every engine package keeps its engine class in ``engine.py``, and no engine
   class name ends in ``Audit`` ("audit" is the orchestration: the ``audit`` command,
   ``primafacie.audit``, ``AuditConfig``, ``AuditData``).
+
+Each check is a function of the package's import graph or of a folder, so a ``test_planted_...``
+test shows it fails on a module planted in a tmp copy of part of the package.
 """
 
 from __future__ import annotations
@@ -59,16 +65,18 @@ def _drop_parsed_trees():
     _docstring_lines.cache_clear()
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(SRC.parent).with_suffix("")
+def _module_name(path: Path, root: Path = SRC) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
 
 
-def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for p in sorted(SRC.rglob("*.py"))}
+def _modules(root: Path = SRC) -> dict[str, Path]:
+    """``{module name: path}`` of every module below ``root`` (the package, or a planted copy
+    of part of it in a test's tmp folder)."""
+    return {_module_name(p, root): p for p in sorted(root.rglob("*.py"))}
 
 
 def _resolve(current: str, is_pkg: bool, node: ast.ImportFrom) -> str:
@@ -81,15 +89,15 @@ def _resolve(current: str, is_pkg: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def import_graph() -> dict[str, set[str]]:
-    """``{module: {primafacie modules it imports}}`` for every module of the package."""
+def import_graph(root: Path = SRC) -> dict[str, set[str]]:
+    """``{module: {primafacie modules it imports}}`` for every module below ``root``."""
     # a fresh copy of the one graph of this run: a caller cannot change another's
-    return {mod: set(targets) for mod, targets in _import_graph().items()}
+    return {mod: set(targets) for mod, targets in _import_graph(root).items()}
 
 
 @functools.cache
-def _import_graph() -> dict[str, set[str]]:
-    mods = _modules()
+def _import_graph(root: Path) -> dict[str, set[str]]:
+    mods = _modules(root)
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for name, path in mods.items():
         tree = _parse(path)
@@ -180,13 +188,29 @@ def test_no_importlib_dispatch_to_own_modules(path):
                 )
 
 
-@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: _module_name(p))
-def test_no_importlib_anywhere(path):
-    """No module imports code through ``importlib`` (experiments/ dispatches through plain
-    imports); only the facilities of IMPORTLIB_ALLOWED are used, except in IMPORT_BY_NAME."""
-    if _module_name(path) in IMPORT_BY_NAME:
-        return
+#: Modules allowed to call ``__import__`` or ``importlib.import_module``, each with why.
+DYNAMIC_IMPORTS_ALLOWED = {
+    **IMPORT_BY_NAME,
+    "primafacie._lazy": "the one loader of the lazy public names: a plain import statement's "
+    "hook for a name spelled in a _LAZY table (and in a TYPE_CHECKING import)",
+    "primafacie._renamed": "the deprecation shims of renamed modules (one release): the new "
+    "module is named in its table, as a plain import statement would",
+}
+
+
+def _importlib_offenders(path: Path, root: Path = SRC) -> list[str]:
+    """Where the module at ``path`` imports code through ``importlib`` (only the facilities of
+    IMPORTLIB_ALLOWED, except in IMPORT_BY_NAME) or calls ``__import__``/``import_module``
+    (only in DYNAMIC_IMPORTS_ALLOWED)."""
+    name = _module_name(path, root)
+    out = []
     for node in ast.walk(_parse(path)):
+        if isinstance(node, ast.Call):
+            fn = node.func
+            called = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+            if called in ("import_module", "__import__") and name not in DYNAMIC_IMPORTS_ALLOWED:
+                out.append(f"{path.name}:{node.lineno} calls {called}")
+            continue
         if isinstance(node, ast.Import):
             used = {a.name for a in node.names if a.name.startswith("importlib")}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("importlib"):
@@ -194,7 +218,41 @@ def test_no_importlib_anywhere(path):
                     for a in node.names}  # fmt: skip
         else:
             continue
-        assert used <= IMPORTLIB_ALLOWED, f"{path.name}:{node.lineno} imports {used}"
+        if not used <= IMPORTLIB_ALLOWED and name not in IMPORT_BY_NAME:
+            out.append(f"{path.name}:{node.lineno} imports {sorted(used)}")
+    return out
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: _module_name(p))
+def test_no_importlib_anywhere(path):
+    """No module imports code through ``importlib`` (experiments/ dispatches through plain
+    imports); only the facilities of IMPORTLIB_ALLOWED are used, except in IMPORT_BY_NAME, and
+    only the modules of DYNAMIC_IMPORTS_ALLOWED call ``__import__``/``import_module``."""
+    assert _importlib_offenders(path) == []
+
+
+def test_planted_importlib_uses_are_found(tmp_path):
+    root = tmp_path / "primafacie"
+    (root / "experiments").mkdir(parents=True)
+    bad = root / "experiments" / "__init__.py"
+    bad.write_text(
+        "import importlib\n"
+        "from importlib import import_module\n"
+        "from importlib import resources\n"
+        "def run(name):\n"
+        "    importlib.import_module(f'.{name}', __name__)\n"
+        "    return __import__(name)\n",
+        encoding="utf-8",
+    )
+    assert _importlib_offenders(bad, root) == [
+        "__init__.py:1 imports ['importlib']",
+        "__init__.py:2 imports ['importlib.import_module']",
+        "__init__.py:5 calls import_module",
+        "__init__.py:6 calls __import__",
+    ]
+    good = root / "_lazy.py"  # an allowed loader, and importlib's data facilities
+    good.write_text("from importlib import metadata\nx = __import__('a')\n", encoding="utf-8")
+    assert _importlib_offenders(good, root) == []
 
 
 def test_lazy_names_are_plain_imports_for_readers():
@@ -220,9 +278,21 @@ def test_lazy_names_are_plain_imports_for_readers():
             assert getattr(module, name) is not None
 
 
-def test_commands_defaults_module_is_gone():
-    """Option defaults come from the declarations (primafacie.params), not from literals."""
-    assert not (SRC / "commands" / "_defaults.py").exists()
+#: Modules that issue 20 deleted: option defaults come from the declarations
+#: (primafacie.params), not from literals kept equal by a test.
+GONE_MODULES = ("commands/_defaults.py",)
+
+
+def _present(root: Path = SRC) -> list[str]:
+    """The GONE_MODULES that exist below ``root``."""
+    return [m for m in GONE_MODULES if (root / m).exists()]
+
+
+def test_commands_defaults_module_is_gone(tmp_path):
+    assert _present() == []
+    (tmp_path / "commands").mkdir()
+    (tmp_path / "commands" / "_defaults.py").write_text("ALPHA = 0.05\n", encoding="utf-8")
+    assert _present(tmp_path) == ["commands/_defaults.py"]
 
 
 #: Analysis names that are also ordinary words of the orchestration, with the modules where
@@ -298,14 +368,26 @@ def _docstring_lines() -> frozenset[str]:
     return frozenset(out)
 
 
-_ENGINES = ("situation", "recourse", "principal", "certainty", "groups")
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
 
-#: Every package holding an analysis (engine, Result, spec, section).
-ENGINE_PACKAGES = (*_ENGINES, "alternatives", "ll144")
 
-#: The module of an engine package that builds its report section (always allowed to use
-#: ``report/``'s blocks, plots and formatting).
-SECTION_MODULE = "analysis"
+#: Every package holding an analysis (engine, Result, spec, section), from the registry: the
+#: package of each analysis' ``run`` hook.
+ENGINE_PACKAGES = tuple(dict.fromkeys(_package(a.run.__module__) for a in ANALYSES))
+
+#: The module of each engine package that builds its report section (always allowed to use
+#: ``report/``'s blocks, plots and formatting): where its registry ``section`` hook is defined.
+SECTION_MODULES = frozenset(a.section.__module__ for a in ANALYSES)
+
+
+def test_engine_packages_come_from_the_registry():
+    assert set(ENGINE_PACKAGES) == {"situation", "recourse", "principal", "certainty",
+                                    "groups", "alternatives", "ll144"}  # fmt: skip
+    assert all((SRC / p / "engine.py").exists() for p in ENGINE_PACKAGES)
+    assert SECTION_MODULES == {f"primafacie.{p}.analysis" for p in ENGINE_PACKAGES}
+
 
 #: ``module: reason`` for the other modules of an engine package that import ``report/``.
 #: An entry that no longer imports ``report/`` (or is gone) fails
@@ -326,16 +408,11 @@ REPORT_IMPORTS_ALLOWED: dict[str, str] = {
 }
 
 
-def _package(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
-
-
-def _report_importers() -> dict[str, list[str]]:
+def _report_importers(graph: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
     """``{engine-package module: [report modules it imports]}`` (section modules left out)."""
     out = {}
-    for mod, targets in import_graph().items():
-        if _package(mod) not in ENGINE_PACKAGES or mod.split(".")[-1] == SECTION_MODULE:
+    for mod, targets in (import_graph() if graph is None else graph).items():
+        if _package(mod) not in ENGINE_PACKAGES or mod in SECTION_MODULES:
             continue
         found = sorted(t for t in targets if _package(t) == "report")
         if found:
@@ -371,6 +448,27 @@ def test_engine_packages_import_report_only_from_their_section():
 def test_report_import_allow_list_is_not_stale():
     stale = sorted(set(REPORT_IMPORTS_ALLOWED) - set(_report_importers()))
     assert not stale, f"allowed report importers that no longer import report/: {stale}"
+
+
+def test_planted_engine_imports_of_report_are_found(tmp_path):
+    root = tmp_path / "primafacie"
+    for rel, text in {
+        "report/__init__.py": "",
+        "report/blocks.py": "",
+        "ll144/__init__.py": "",
+        "ll144/analysis.py": "from ..report import blocks\n",
+        "ll144/engine.py": "def run():\n    from ..report.blocks import x\n",
+        "ll144/page.py": "from ..report import blocks\n",
+        "formats.py": "from .report import blocks\n",
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    found = _report_importers(import_graph(root))
+    # the section module and modules outside the engine packages are not counted
+    assert found == {"primafacie.ll144.engine": ["primafacie.report.blocks"],
+                     "primafacie.ll144.page": ["primafacie.report.blocks"]}  # fmt: skip
+    new = {m for m in found if m not in REPORT_IMPORTS_ALLOWED}
+    assert new == {"primafacie.ll144.engine"}
 
 
 def test_planted_report_imports_are_found():
@@ -467,19 +565,38 @@ def test_planted_vocabulary_offenders_are_found(tmp_path):
     assert "primafacie.recourse: no engine class" not in offenders
 
 
+#: ``"module -> package": reason`` for the imports of one engine package by another.
+CROSS_IMPORTS_ALLOWED: dict[str, str] = {
+    "primafacie.alternatives.engine -> primafacie.certainty": "the candidates are ranked by "
+    "the certainty ranking's score_counts (DESIGN.md: alternatives feeds its candidates to it)",
+}
+
+
+def _cross_imports(graph: dict[str, set[str]]) -> list[str]:
+    """``"module -> module"`` for every import of one engine package by another."""
+    return sorted(
+        f"{mod} -> {t}"
+        for mod, targets in graph.items()
+        if _package(mod) in ENGINE_PACKAGES
+        for t in targets
+        if _package(t) in ENGINE_PACKAGES and _package(t) != _package(mod)
+    )
+
+
 def test_analyses_never_import_each_other():
     """An engine package shares data, decisions, neighbors, causal, compute, validation and
     intervals with the others, never another engine's modules (DESIGN.md)."""
-    offenders = []
-    for mod, targets in import_graph().items():
-        own = mod.split(".")[1] if mod.count(".") >= 1 else ""
-        if own not in _ENGINES:
-            continue
-        for t in targets:
-            other = t.split(".")[1] if t.count(".") >= 1 else ""
-            if other in _ENGINES and other != own:
-                offenders.append(f"{mod} -> {t}")
-    assert not offenders, "analyses import each other:\n" + "\n".join(sorted(offenders))
+    found = _cross_imports(import_graph())
+    offenders = [o for o in found if o not in CROSS_IMPORTS_ALLOWED]
+    assert not offenders, "analyses import each other:\n" + "\n".join(offenders)
+    stale = sorted(set(CROSS_IMPORTS_ALLOWED) - set(found))
+    assert not stale, f"allowed cross imports that are gone: {stale}"
+
+
+def test_planted_cross_import_is_found():
+    graph = {"primafacie.ll144.engine": {"primafacie.groups.engine", "primafacie.formats"},
+             "primafacie.groups.engine": {"primafacie.groups.results"}}  # fmt: skip
+    assert _cross_imports(graph) == ["primafacie.ll144.engine -> primafacie.groups.engine"]
 
 
 # ---------------------------------------------------------------------- function length
@@ -619,9 +736,9 @@ def test_class_lengths_by_hand():
     assert class_lengths(source) == {"A": 11, "A.B": 2, "A.f.C": 2}
 
 
-def _large_classes() -> dict[str, int]:
+def _large_classes(root: Path = SRC) -> dict[str, int]:
     out = {}
-    for name, path in _modules().items():
+    for name, path in _modules(root).items():
         for qualname, n in class_lengths(path.read_text(encoding="utf-8")).items():
             if n > MAX_CLASS_LINES:
                 out[f"{name}:{qualname}"] = n
@@ -640,3 +757,13 @@ def test_no_class_is_longer_than_the_limit():
 def test_large_class_allow_list_is_not_stale():
     stale = sorted(set(LARGE_CLASSES_ALLOWED) - set(_large_classes()))
     assert not stale, f"allowed large classes that are now within the limit or gone: {stale}"
+
+
+def test_planted_large_class_is_found(tmp_path):
+    root = tmp_path / "primafacie"
+    (root / "recourse").mkdir(parents=True)
+    body = "".join(f"    def m{i}(self):\n        return {i}\n" for i in range(200))
+    (root / "recourse" / "engine.py").write_text(
+        f"class Small:\n    pass\n\n\nclass Giant:\n{body}", encoding="utf-8"
+    )
+    assert _large_classes(root) == {"primafacie.recourse.engine:Giant": 401}

@@ -27,6 +27,7 @@ import pandas as pd
 from ..certainty import CertaintyRanking, score_counts, synthetic_grid
 from ..errors import InputError
 from .compare import Check, check, comparison_frame, read_run_csv
+from .shared_doc import compare_doc
 
 __all__ = [
     "run_hiring",
@@ -237,6 +238,12 @@ _COUNT_COLUMNS = ("n_i", "k_i", "n_j", "k_j")
 _DM_COLUMNS = ("disparity", "uncertainty", "utility")
 
 
+@compare_doc(
+    "``certainty-hiring.csv``",
+    ":func:`run_hiring`",
+    "Reproduce options (``legacy`` changes nothing here).",
+    " (21 rows)",
+)
 def compare_hiring(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """Table 1 (recruiters A and B) next to ours.
 
@@ -245,19 +252,7 @@ def compare_hiring(out_dir: Path, data_dir: Path | None = None, **options: Any) 
     the paper's conclusion, B preferred to A; two ``spec §7 [derived]`` rows check the
     utilities to the CSV's 6 decimals (-0.629234 and 1 - sqrt(2)).
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding ``certainty-hiring.csv`` written by :func:`run_hiring`.
-    data_dir
-        Unused.
-    **options
-        Reproduce options (``legacy`` changes nothing here).
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame` (21 rows).
+    {{compare}}
 
     Examples
     --------
@@ -324,6 +319,12 @@ def _rank_check(quantity: str, ours: pd.DataFrame, paper_rank: int) -> Check:
     return Check("Table 2", quantity, text, str(paper_rank), "differs", "tie range", "")
 
 
+@compare_doc(
+    "``certainty-synthetic.csv``",
+    ":func:`run_synthetic`",
+    "Reproduce options (``legacy`` changes nothing here).",
+    " (50 rows)",
+)
 def compare_synthetic(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """Table 2 (top 4 and bottom 4 of the 4,900 synthetic decision-makers) next to ours.
 
@@ -336,19 +337,7 @@ def compare_synthetic(out_dir: Path, data_dir: Path | None = None, **options: An
     uncertainty and utility to 6 decimals, the tie sizes (2, 2, 4, 2), ranks 5-6, the mean
     and median utility (4 decimals) and the 120 DMs with disparity 0.5.
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding ``certainty-synthetic.csv`` written by :func:`run_synthetic`.
-    data_dir
-        Unused.
-    **options
-        Reproduce options (``legacy`` changes nothing here).
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame` (50 rows).
+    {{compare}}
 
     Examples
     --------
@@ -429,6 +418,12 @@ def _synthetic_derived(t: pd.DataFrame) -> list[Check]:
     return rows
 
 
+@compare_doc(
+    "``certainty-compas.csv``",
+    ":func:`run_compas`",
+    "Reproduce options (``seed`` is reflected in the CSV; it is named in the notes).",
+    " (51 rows)",
+)
 def compare_compas(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """Table 3 (four COMPAS models) next to ours.
 
@@ -438,19 +433,7 @@ def compare_compas(out_dir: Path, data_dir: Path | None = None, **options: Any) 
     test-set size (20 % of 7,214, within one row), the paper's findings that Asian is the most
     and Native American the least privileged group for every model, and that LR is selected.
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding ``certainty-compas.csv`` written by :func:`run_compas`.
-    data_dir
-        Unused (the run already read the data).
-    **options
-        Reproduce options (``seed`` is reflected in the CSV; it is named in the notes).
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame` (51 rows).
+    {{compare}}
 
     Examples
     --------

@@ -26,6 +26,7 @@ from ..io import atomic_write_csv
 from ..situation import METHOD_LABELS, SituationTest, combine_multiple
 from ..situation.engine import restricted_run
 from .compare import Check, check, comparison_frame, read_run_csv
+from .shared_doc import compare_doc
 
 __all__ = [
     "run_loan",
@@ -391,6 +392,14 @@ def _variant(options: Mapping[str, Any]) -> tuple[bool, float, bool, list[int] |
     return legacy, tau, positive, (None if ks is None else [int(k) for k in ks])
 
 
+@compare_doc(
+    "the ``cst-loan.csv``",
+    ":func:`run_loan` with the same options",
+    "The run's options: ``legacy``, ``positive``, ``tau``, ``k`` (restricts the rows to "
+    "those k); others are ignored.",
+    " (columns table, quantity, ours, paper, status, tolerance, note). A published cell "
+    'absent from the CSV has ours ``"missing"`` and status ``differs``',
+)
 def compare_loan(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """The loan counts of ``cst-loan.csv`` against the paper's Tables 1, 15 and 16.
 
@@ -405,22 +414,7 @@ def compare_loan(out_dir: Path, data_dir: Path | None = None, **options: Any) ->
     * ``tau=0.05``: Table 16 (16 numbers, k = 15…100);
     * any other combination (e.g. positive with τ > 0) has no published table: no rows.
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding the ``cst-loan.csv`` that :func:`run_loan` wrote with the same options.
-    data_dir
-        Unused (the comparison reads only ``out_dir``); accepted for the common signature.
-    **options
-        The run's options: ``legacy``, ``positive``, ``tau``, ``k`` (restricts the rows to
-        those k); others are ignored.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame` (columns table, quantity,
-        ours, paper, status, tolerance, note). A published cell absent from the CSV has ours
-        ``"missing"`` and status ``differs``.
+    {{compare}}
 
     Raises
     ------
@@ -449,6 +443,11 @@ def compare_loan(out_dir: Path, data_dir: Path | None = None, **options: Any) ->
     return comparison_frame(checks)
 
 
+@compare_doc(
+    "the ``cst-law.csv``",
+    ":func:`run_law` with the same options",
+    "The run's options: ``legacy``, ``positive``, ``tau``, ``k``; others are ignored.",
+)
 def compare_law(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """The law-school counts of ``cst-law.csv`` against the paper's Tables 10–13 and 17–18.
 
@@ -464,19 +463,7 @@ def compare_law(out_dir: Path, data_dir: Path | None = None, **options: Any) -> 
 
     Table 14 (average p_c, p_t) is not in the run's output and is not compared here.
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding the ``cst-law.csv`` that :func:`run_law` wrote with the same options.
-    data_dir
-        Unused; accepted for the common signature.
-    **options
-        The run's options: ``legacy``, ``positive``, ``tau``, ``k``; others are ignored.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame`.
+    {{compare}}
 
     Raises
     ------

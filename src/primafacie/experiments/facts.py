@@ -70,6 +70,7 @@ from sklearn.pipeline import Pipeline
 from ..datasets.adult import load_adult_facts
 from ..errors import InputError
 from ..io import atomic_write_csv
+from .shared_doc import compare_doc
 
 __all__ = [
     "OneHotCodes",
@@ -393,6 +394,11 @@ def _cells(table: pd.DataFrame, budgets: list[float]) -> dict[tuple[str, str], t
     return out
 
 
+@compare_doc(
+    "``facts-adult.csv`` and ``facts-adult-stats.csv``",
+    ":func:`run_adult`",
+    "``protected`` (``sex`` or ``race``) as given to the run; other options are ignored.",
+)
 def compare_adult(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """FACTS Adult against the paper: data, Table 12, budgets and Table 1 (sex) / Table 7 (race).
 
@@ -402,19 +408,7 @@ def compare_adult(out_dir: Path, data_dir: Path | None = None, **options: Any) -
     (inf exactly); ranks exactly for the rank-1 cells the paper discusses, for context only
     otherwise (a rank among ~10^4 subgroups moves with the fitted model).
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding ``facts-adult.csv`` and ``facts-adult-stats.csv`` from :func:`run_adult`.
-    data_dir
-        Unused (the comparison reads only the written CSVs).
-    **options
-        ``protected`` (``sex`` or ``race``) as given to the run; other options are ignored.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame`.
+    {{compare}}
 
     Examples
     --------

@@ -56,6 +56,7 @@ from ..principal.evaluate import evaluate_margins
 from ..principal.lp import lp_intervals
 from ..principal.population import TABLE1_STRATA, joint_targets, margins_from_joint, table1_joint
 from .compare import Check, check, comparison_frame, read_run_csv
+from .shared_doc import compare_doc
 
 __all__ = [
     "run_examples",
@@ -653,6 +654,12 @@ def _examples_checks(e: dict[tuple[str, str], float]) -> list[Check]:
     )
 
 
+@compare_doc(
+    "the ``principal-examples.csv``",
+    ":func:`run_examples`",
+    "Reproduce options (``legacy`` is accepted and ignored).",
+    " (one row per number)",
+)
 def compare_examples(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """Tables 1 and 4 (and the spec's exact derivations from them) next to ours.
 
@@ -661,19 +668,7 @@ def compare_examples(out_dir: Path, data_dir: Path | None = None, **options: Any
     the paper's tables (the paper itself prints only the counts, pr(S(a)=1), the definitions'
     verdicts and "Definition 2 is violated").
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding the ``principal-examples.csv`` that :func:`run_examples` wrote.
-    data_dir
-        Unused.
-    **options
-        Reproduce options (``legacy`` is accepted and ignored).
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame` (one row per number).
+    {{compare}}
 
     Examples
     --------
@@ -794,6 +789,11 @@ def _student_checks(res: pd.DataFrame, comp: pd.DataFrame) -> list[Check]:
     return rows
 
 
+@compare_doc(
+    "``principal-student.csv`` and ``principal-student-paper.csv``",
+    ":func:`run_student` (with any ``protected`` option: only its rows are compared)",
+    "Reproduce options (ignored: the CSVs already reflect them).",
+)
 def compare_student(out_dir: Path, data_dir: Path | None = None, **options: Any) -> pd.DataFrame:
     """Tables 5 and 6 and the naive Bayes accuracies next to ours.
 
@@ -806,20 +806,7 @@ def compare_student(out_dir: Path, data_dir: Path | None = None, **options: Any)
     row says whether ours and the paper's agree (``same_verdict`` of
     ``principal-student-paper.csv``).
 
-    Parameters
-    ----------
-    out_dir
-        Folder holding ``principal-student.csv`` and ``principal-student-paper.csv`` written
-        by :func:`run_student` (with any ``protected`` option: only its rows are compared).
-    data_dir
-        Unused (the run already read the data).
-    **options
-        Reproduce options (ignored: the CSVs already reflect them).
-
-    Returns
-    -------
-    pandas.DataFrame
-        A :func:`~primafacie.experiments.compare.comparison_frame`.
+    {{compare}}
 
     Examples
     --------

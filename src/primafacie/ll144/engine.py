@@ -61,10 +61,7 @@ class LL144Tables(Engine):
         exclude_below: float = DEFAULT_EXCLUDE_BELOW,
         unknown: Sequence[Any] = (),
     ) -> None:
-        # stored as given, checked at run against the declared constraints
-        self.categories = categories
-        self.exclude_below = exclude_below
-        self.unknown = unknown
+        self._store_params(locals())  # as given; checked at run against the declarations
 
     def _known(self, col: pd.Series) -> np.ndarray:
         """Rows of known category: not blank and not a listed unknown value."""

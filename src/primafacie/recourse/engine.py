@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..base import Engine, deprecated_verb
+from ..docstrings import fill_doc
 from ..validation import validate_params
 from .effectiveness import ActionEffectiveness
 from .metrics import resolve_metric
@@ -54,6 +55,13 @@ def _floats(obj: Any) -> list[float]:
     if isinstance(obj, (list, tuple, np.ndarray)):
         return [float(x) for x in obj]
     return [float(obj)]
+
+
+#: The ``data`` entry of :meth:`RecourseFairness.run` and of the fit it calls.
+_DATA_DOC = """\
+data
+    :class:`~primafacie.data.AuditData` or a DataFrame (pandas/polars/pyarrow) with
+    the model's input columns and the protected attribute (the audit split)."""
 
 
 class RecourseFairness(SubgroupMining, ActionEffectiveness, RecourseRanking, Engine):
@@ -168,14 +176,13 @@ class RecourseFairness(SubgroupMining, ActionEffectiveness, RecourseRanking, Eng
         deprecated_verb(type(self).__name__, "fit")
         return self._fit(data, progress)
 
+    @fill_doc(data=_DATA_DOC)
     def _fit(self, data: Any, progress: ProgressCallback | None = None) -> RecourseFairness:
         """Mine subgroups and actions, and compute every (subgroup, action, group) flip count.
 
         Parameters
         ----------
-        data
-            :class:`~primafacie.data.AuditData` or a DataFrame (pandas/polars/pyarrow) with
-            the model's input columns and the protected attribute (the audit split).
+        {{data}}
         progress
             Optional ``progress(stage, done, total)`` called as the stages advance:
             ``"mining"`` (one step per protected group and one for the unaffected),
@@ -243,6 +250,7 @@ class RecourseFairness(SubgroupMining, ActionEffectiveness, RecourseRanking, Eng
         }
         return self
 
+    @fill_doc(data=_DATA_DOC)
     def run(
         self, data: Any, phi: Sequence[float] | float = (0.3, 0.7),
         budgets: Sequence[float] | float | str = "auto", metrics: Sequence[str] | str = "all",
@@ -255,9 +263,7 @@ class RecourseFairness(SubgroupMining, ActionEffectiveness, RecourseRanking, Eng
 
         Parameters
         ----------
-        data
-            :class:`~primafacie.data.AuditData` or a DataFrame (pandas/polars/pyarrow) with
-            the model's input columns and the protected attribute (the audit split).
+        {{data}}
         phi
             Effectiveness thresholds of ECR/ECE (one number or a list, each in [0, 1]).
         budgets

@@ -21,11 +21,7 @@ no-network Content-Security-Policy and no data in their style sheet.
 
 Examples
 --------
->>> from primafacie.data import AuditData
->>> from primafacie.situation import SituationTest
->>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
-...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
->>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+{{setup}}
 >>> res = SituationTest(methods="st", k=2).run(data)
 >>> book = dossier_pages({"single_a": res}, data, ids=[0])
 >>> book.to_frame()[["id", "file", "p_c", "p_t"]].values.tolist()
@@ -44,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..docstrings import SITUATION_SETUP, fill
 from ..errors import InputError
 from ..formats import fixed
 from ..jsonsafe import json_safe
@@ -51,6 +48,8 @@ from ..legal import legal_note
 from .html import CSP, format_number, template_environment
 from .html import fixed_decimals as _column_decimals
 from .sections import LEGAL_NOTE
+
+__doc__ = fill(__doc__, setup=SITUATION_SETUP)  # the examples' set-up, shared
 
 __all__ = [
     "Dossiers",

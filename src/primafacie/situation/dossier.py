@@ -5,12 +5,7 @@
 
 Examples
 --------
->>> import pandas as pd
->>> from primafacie.data import AuditData
->>> from primafacie.situation import SituationTest
->>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
-...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
->>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+{{setup}}
 >>> res = SituationTest(methods="st", k=2).run(data)
 >>> book = build_dossiers({"single_a": res}, data, ids=[0])
 >>> book.to_frame()[["id", "file", "p_c", "p_t"]].values.tolist()
@@ -19,12 +14,15 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..docstrings import SITUATION_SETUP, fill
 from ..errors import InputError
 from ..report.dossier import Dossiers, dossier_pages
 from .reference import reference_value
+
+__doc__ = fill(__doc__, setup=SITUATION_SETUP)  # the examples' set-up, shared
 
 __all__ = ["build_dossiers", "twin_maker"]
 
@@ -70,29 +68,23 @@ def twin_maker(
 
 
 def build_dossiers(
-    results: Mapping[str, Any],
-    data: Any,
-    *,
-    scm: Any = None,
-    source: Mapping[str, str] | None = None,
-    ids: Sequence[Any] | None = None,
-    top: int = 20,
-    redact: Sequence[str] = (),
-    sensitivity: Any = None,
-    windows: Sequence[str] | None = None,
-    jurisdiction: str = "eu",
+    results: Mapping[str, Any], data: Any, *, scm: Any = None, **options: Any
 ) -> Dossiers:
     """A page per complainant: the given ``ids``, or the ``top`` strongest of each test.
 
-    The arguments are those of :func:`primafacie.report.dossier.dossier_pages`, with ``scm``
-    (the fitted SCM, None for ST only) turned into each person's twin here.
+    Parameters
+    ----------
+    results, data
+        As :func:`primafacie.report.dossier.dossier_pages` takes them.
+    scm
+        The fitted SCM (None for ST only), turned into each person's twin here.
+    **options
+        The other keywords of :func:`~primafacie.report.dossier.dossier_pages`, declared
+        there once: ``source``, ``ids``, ``top``, ``redact``, ``sensitivity``, ``windows``,
+        ``jurisdiction``.
 
     Returns
     -------
     Dossiers
     """
-    return dossier_pages(
-        results, data, scm=scm, twin=twin_maker(scm, data, results), source=source, ids=ids,
-        top=top, redact=redact, sensitivity=sensitivity, windows=windows,
-        jurisdiction=jurisdiction,
-    )  # fmt: skip
+    return dossier_pages(results, data, scm=scm, twin=twin_maker(scm, data, results), **options)

@@ -262,31 +262,7 @@ class SituationTest(Engine):
         id_column: str | None = None,
         method: str | Sequence[str] | None = None,
     ) -> None:
-        self.multiplicity = multiplicity
-        self.methods = methods
-        self.k = k
-        self.alpha = alpha
-        self.tau = tau
-        self.direction = direction
-        self.interval = interval
-        self.legacy = legacy
-        self.ties = ties
-        self.max_distance = max_distance
-        self.complainants = complainants
-        self.reference = reference
-        self.attribute = attribute
-        self.n_attributes = n_attributes
-        self.strict_k = strict_k
-        self.keep_neighbors = keep_neighbors
-        self.chunk_size = chunk_size
-        self.algorithm = algorithm
-        self.backend = backend
-        self.protected = protected
-        self.decision = decision
-        self.favorable = favorable
-        self.features = features
-        self.id_column = id_column
-        self.method = method
+        self._store_params(locals())  # as given; checked at run
         if method is not None:
             renamed_argument(type(self).__name__, "method", "methods")
 

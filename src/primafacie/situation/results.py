@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..base import BaseResult, figure_axes
+from ..docstrings import SITUATION_SETUP, fill_doc
 from ..jsonsafe import json_safe
 from .labels import METHOD_NAMES, method_name
 from .multiplicity import MULTIPLICITY_NAMES
@@ -388,6 +389,7 @@ class _SituationResultBase(BaseResult):
         return hit.iloc[0] if len(hit) else None
 
     # ---- the three texts
+    @fill_doc(setup=SITUATION_SETUP)
     def headline(self) -> str:
         """One sentence: the significant cases among who was tested, for :meth:`main_test`.
 
@@ -404,11 +406,7 @@ class _SituationResultBase(BaseResult):
 
         Examples
         --------
-        >>> from primafacie.data import AuditData
-        >>> from primafacie.situation import SituationTest
-        >>> df = pd.DataFrame({"x": [0.0, 1, 2, 10, 0.5, 1.5, 2.5, 3.5],
-        ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
-        >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
+        {{setup}}
         >>> res = SituationTest(methods="st", k=2, max_distance=0.12, interval="wald").run(data)
         >>> print(res.headline())  # doctest: +NORMALIZE_WHITESPACE
         ST, k=2 (α = 0.05, τ = 0): 1 of 3 tested individuals protected on 'a' (33.3%) are
