@@ -289,7 +289,10 @@ def run_engine(
     from .search import GroupSearch
     from .statistics import Statistics
 
-    cf, ycf = engine._stage(Planner).counterfactual_stage(data, plan, scm, None, decider)
+    # corrected mode reads the complainants' counterfactual rows alone: only those are built
+    cf, ycf = engine._stage(Planner).counterfactual_stage(
+        data, plan, scm, None, decider, complainants_only=True
+    )
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=False)
     stats = replace(engine._stage(Statistics), keep_neighbors=False)
     space = searcher.space(data, plan, cf)
