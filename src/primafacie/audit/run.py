@@ -28,6 +28,7 @@ from ..budget import check_audit, memory_error_message
 from ..config import AuditConfig
 from ..errors import AnalysisError, InputError
 from ..io import atomic_output_dir, check_output_dir
+from ..release import release_memory
 from .inputs import check_date, data_info, input_files, input_paths, provenance, versions
 from .progress import Stages
 from .registry import ANALYSES, requested
@@ -114,10 +115,14 @@ def compute_audit(
         # a run that cannot fit in memory is refused before it starts
         check_audit(cfg, data, scm=_needs_scm(cfg))
         stages.done("load data", f"{data.n} rows")
+        # the reader's and the fit's transient copies, handed back before the analyses
+        # allocate (freed memory is otherwise kept by the allocators: docs/scaling.md)
+        release_memory()
         scm = None
         if _needs_scm(cfg):
             stages.start("fit causal model")
             scm = cfg.causal.build().fit(data)
+            release_memory()
             stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
         decider = cfg.decider()
         runs: dict[str, AnalysisRun] = {}
