@@ -115,15 +115,10 @@ def compute_audit(
         # a run that cannot fit in memory is refused before it starts
         check_audit(cfg, data, scm=_needs_scm(cfg))
         stages.done("load data", f"{data.n} rows")
-        # the reader's and the fit's transient copies, handed back before the analyses
-        # allocate (freed memory is otherwise kept by the allocators: docs/scaling.md)
+        # the reader's transient copies, handed back before the analyses allocate (freed
+        # memory is otherwise kept by the allocators: docs/scaling.md)
         release_memory()
-        scm = None
-        if _needs_scm(cfg):
-            stages.start("fit causal model")
-            scm = cfg.causal.build().fit(data)
-            release_memory()
-            stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
+        scm = _fitted_scm(cfg, data, stages)
         decider = cfg.decider()
         runs: dict[str, AnalysisRun] = {}
         for analysis in analyses:
@@ -173,6 +168,18 @@ def compute_audit(
         scm=scm,
         provenance=provenance(cfg, inputs, seeds, date),
     )
+
+
+def _fitted_scm(cfg: AuditConfig, data: Any, stages: Stages) -> Any:
+    """The audit's SCM fitted on ``data`` (None when no analysis needs one); the fit's
+    transient arrays are handed back before the analyses allocate."""
+    if not _needs_scm(cfg):
+        return None
+    stages.start("fit causal model")
+    scm = cfg.causal.build().fit(data)
+    release_memory()
+    stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
+    return scm
 
 
 def _backend(cfg: AuditConfig) -> Any:
