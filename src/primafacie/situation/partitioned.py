@@ -335,11 +335,7 @@ def _top_members(
     top = out.strongest(method, k, TOP_ROWS)
     pos = np.unique(np.searchsorted(plan.comp_rows, top["row"].to_numpy()))
     sub = replace(plan, comp_rows=plan.comp_rows[pos])
-    # a flat scan: for TOP_ROWS queries it is cheaper than building the strata's trees over
-    # the whole search spaces (on a Dask client, the only searches it runs itself: credit
-    # world 10^6, 20 queries x 3 searches, peak +104 MB against +190 MB, 0.97 CPU s against
-    # 1.43), and every backend gives the same lists bit for bit (the canonical arithmetic)
-    opts = {**space.opts, "backend": None, "chunk_size": None, "algorithm": "brute"}
+    opts = {**space.opts, "backend": None, "chunk_size": None}
     xcf = None if space.Xcf is None else space.Xcf[pos]
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=True, backend=None)
     lists = searcher.search(data, sub, replace(space, Xcf=xcf, opts=opts), cf)
