@@ -651,3 +651,24 @@ def test_the_categorical_mechanism_refuses_through_the_api_too(monkeypatch):
         CategoricalCDF(100).fit(np.zeros((100, 1)), y)
     monkeypatch.setenv("PRIMAFACIE_MEMORY", "300000")
     assert CategoricalCDF(100).fit(np.zeros((100, 1)), y).cdf(np.zeros((1, 1))).shape == (1, 100)
+
+
+def test_a_duckdb_read_holds_none_of_duckdbs_buffers(tmp_path):
+    # DuckDB returns one Arrow chunk per row group; pandas' text columns would keep those
+    # (DuckDB-allocated) buffers alive. The frame holds one chunk of Arrow's own instead.
+    import duckdb
+
+    from primafacie.data_files import _arrow_to_pandas
+
+    n = 300_000  # several DuckDB row groups (122,880 rows each)
+    pd.DataFrame({"g": np.where(np.arange(n) % 3 == 0, "female", "male"), "x": np.arange(n)}
+                 ).to_parquet(tmp_path / "p.parquet", index=False)  # fmt: skip
+    con = duckdb.connect()
+    table = con.sql(f"select * from '{(tmp_path / 'p.parquet').as_posix()}'").to_arrow_table()
+    con.close()
+    assert table.column("g").num_chunks > 1
+    frame = _arrow_to_pandas(table)
+    pd.testing.assert_frame_equal(frame, table.to_pandas(), check_exact=True)
+    assert frame["g"].array._pa_array.num_chunks == 1
+    read = read_table(tmp_path / "p.parquet", reader="duckdb")
+    pd.testing.assert_frame_equal(read, frame, check_exact=True)

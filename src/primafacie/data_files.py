@@ -498,7 +498,7 @@ def duckdb_frame(
         raise InputError(f"data.sql: {exc}" if options.sql else f"{path}: {exc}") from None
     finally:
         con.close()
-    return table.to_pandas()
+    return _arrow_to_pandas(table)
 
 
 # ---------------------------------------------------------------------- choice of reader
@@ -679,7 +679,19 @@ def duckdb_csv(
         raise InputError(f"cannot read {path} with DuckDB: {exc}") from None
     finally:
         con.close()
-    return _as_pandas_text(table.to_pandas(), set(nulls))
+    return _as_pandas_text(_arrow_to_pandas(table), set(nulls))
+
+
+def _arrow_to_pandas(table: Any) -> pd.DataFrame:
+    """DuckDB's Arrow result as pandas, holding none of DuckDB's buffers.
+
+    pandas' text columns keep the Arrow buffers they come from; DuckDB's are allocated by
+    DuckDB's own allocator, in one chunk per row group, and were kept alive by the frame
+    (at 10^6 rows of the credit world, 71 MB resident beyond the frame's 112 MB). Combined
+    into one chunk first, the frame holds buffers of Arrow's pool, sized to the data, and
+    DuckDB's are freed with the table. The values, dtypes and column order are unchanged.
+    """
+    return table.combine_chunks().to_pandas()
 
 
 def duckdb_parquet(path: Path, columns: Sequence[str] | None) -> pd.DataFrame:
@@ -694,7 +706,7 @@ def duckdb_parquet(path: Path, columns: Sequence[str] | None) -> pd.DataFrame:
         raise InputError(f"cannot read {path} with DuckDB: {exc}") from None
     finally:
         con.close()
-    return table.to_pandas()
+    return _arrow_to_pandas(table)
 
 
 def reader_note(info: dict[str, Any]) -> str | None:

@@ -74,3 +74,56 @@ def test_cf_decisions_decider_or_table_and_legacy_prefers_the_table(data):
     assert cf_decisions(data, cf, rows, None, "cf", legacy=False).tolist() == [1, 1]
     with pytest.raises(InputError, match="method 'cf' needs the counterfactual decision"):
         cf_decisions(data, cf.drop(columns="y"), rows, None, "cf", legacy=False)
+
+
+def test_complainants_only_builds_the_complainants_rows_of_the_whole_table():
+    from primafacie.causal import SCM
+    from primafacie.situation.planning import complainant_rows
+
+    rng = np.random.default_rng(0)
+    n = 400
+    a = rng.choice(["f", "m"], n)
+    region = np.where(rng.random(n) < np.where(a == "f", 0.7, 0.3), "urban", "rural")
+    x = rng.normal(size=n) + (a == "f") + (region == "urban")
+    df = pd.DataFrame({"a": a, "region": region, "x": x, "id": np.arange(n).astype(str)})
+    data = AuditData(df.assign(y=(x > 0.8).astype(int)), features={"x": "numeric",
+                     "region": "categorical"}, protected={"a": "f"}, decision="y")  # fmt: skip
+    scm = SCM([("a", "region"), ("a", "x"), ("region", "x")]).fit(data)
+    planner = _planner(methods=["cst", "cf"], k=3, complainants="rejected")
+    plan = planner.plan(data, None)
+    rule = Rule("x > 0.8 and region != 'urban'")
+    whole, ycf = planner.counterfactual_stage(data, plan, scm, None, rule)
+    rows, ycf_rows = planner.counterfactual_stage(data, plan, scm, None, rule,
+                                                  complainants_only=True)  # fmt: skip
+    assert len(whole) == n and len(rows) == len(plan.comp_rows) < n
+    # the same rows, bit for bit, with the same index, dtypes and centres' decisions
+    pd.testing.assert_frame_equal(rows, whole.iloc[plan.comp_rows], check_exact=True)
+    assert np.array_equal(ycf_rows, ycf) and ycf_rows.dtype == np.int64
+    assert (rows["region"] != whole["region"].iloc[plan.comp_rows]).sum() == 0
+    assert (rows["x"] != data.frame["x"].iloc[plan.comp_rows]).any()  # they did change
+    for table in (whole, rows):
+        pd.testing.assert_frame_equal(complainant_rows(table, plan), rows, check_exact=True)
+    # a given table, or legacy mode (which reads every row), is whole whatever is asked
+    legacy = _planner(methods="cst", k=3, legacy=True, complainants="rejected")
+    table, _ = legacy.counterfactual_stage(data, legacy.plan(data, None), scm, None, None,
+                                           complainants_only=True)  # fmt: skip
+    assert len(table) == n
+    table, _ = planner.counterfactual_stage(data, plan, None, whole, rule, complainants_only=True)
+    assert len(table) == n
+
+
+def test_complainants_only_stops_on_missing_counterfactual_values(data):
+    class NaNSCM:  # an SCM whose counterfactual x is missing on every changed row
+        edges = [("a", "x")]
+
+        def counterfactual(self, frame, intervention, rows=None):
+            out = frame.copy()
+            out.loc[out.index if rows is None else out.index[rows], "x"] = np.nan
+            return out
+
+    planner = _planner(methods="cst", k=1)
+    plan = planner.plan(data, None)
+    for compact in (False, True):
+        with pytest.raises(InputError, match=r"missing values in \['x'\] for complainant rows"):
+            planner.counterfactual_stage(data, plan, NaNSCM(), None, None,
+                                         complainants_only=compact)  # fmt: skip

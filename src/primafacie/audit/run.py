@@ -28,6 +28,7 @@ from ..budget import check_audit, memory_error_message
 from ..config import AuditConfig
 from ..errors import AnalysisError, InputError
 from ..io import atomic_output_dir, check_output_dir
+from ..release import release_memory
 from .inputs import check_date, data_info, input_files, input_paths, provenance, versions
 from .progress import Stages
 from .registry import ANALYSES, requested
@@ -114,11 +115,10 @@ def compute_audit(
         # a run that cannot fit in memory is refused before it starts
         check_audit(cfg, data, scm=_needs_scm(cfg))
         stages.done("load data", f"{data.n} rows")
-        scm = None
-        if _needs_scm(cfg):
-            stages.start("fit causal model")
-            scm = cfg.causal.build().fit(data)
-            stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
+        # the reader's transient copies, handed back before the analyses allocate (freed
+        # memory is otherwise kept by the allocators: docs/scaling.md)
+        release_memory()
+        scm = _fitted_scm(cfg, data, stages)
         decider = cfg.decider()
         runs: dict[str, AnalysisRun] = {}
         for analysis in analyses:
@@ -168,6 +168,18 @@ def compute_audit(
         scm=scm,
         provenance=provenance(cfg, inputs, seeds, date),
     )
+
+
+def _fitted_scm(cfg: AuditConfig, data: Any, stages: Stages) -> Any:
+    """The audit's SCM fitted on ``data`` (None when no analysis needs one); the fit's
+    transient arrays are handed back before the analyses allocate."""
+    if not _needs_scm(cfg):
+        return None
+    stages.start("fit causal model")
+    scm = cfg.causal.build().fit(data)
+    release_memory()
+    stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
+    return scm
 
 
 def _backend(cfg: AuditConfig) -> Any:

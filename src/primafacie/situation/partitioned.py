@@ -285,19 +285,26 @@ def run_engine(
     (:func:`run_parts`), and the members of the groups the report shows
     (the first :data:`TOP_ROWS` rows of the main test) are searched again
     for those complainants alone (:func:`_top_members`)."""
+    from ..release import release_memory
     from .planning import Planner
     from .search import GroupSearch
     from .statistics import Statistics
 
-    cf, ycf = engine._stage(Planner).counterfactual_stage(data, plan, scm, None, decider)
+    # corrected mode reads the complainants' counterfactual rows alone: only those are built
+    cf, ycf = engine._stage(Planner).counterfactual_stage(
+        data, plan, scm, None, decider, complainants_only=True
+    )
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=False)
     stats = replace(engine._stage(Statistics), keep_neighbors=False)
     space = searcher.space(data, plan, cf)
     if not (plan.legacy and plan.need_cf):
         # only the legacy centres' search reads the counterfactual table again; released
         # before the searches, whose transient memory (the client's peak) then reuses it:
-        # a whole copy of the data (~110 B per row of the credit world)
+        # the complainants' rows (a whole copy of the data in legacy mode)
         cf = None
+    # what the counterfactuals and the coordinates' transform freed, handed back before the
+    # searches allocate their trees and chunks (else the allocators keep it: docs/scaling.md)
+    release_memory()
     lists = searcher.search(data, plan, space, cf)
     rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
     if rows > PARQUET_MIN_ROWS:

@@ -24,7 +24,7 @@ from .reference import reference_value
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Plan", "Planner", "cf_decisions"]
+__all__ = ["Plan", "Planner", "cf_decisions", "complainant_rows"]
 
 
 def _as_list(value: Any) -> list:
@@ -129,10 +129,22 @@ class Planner:
 
     # ---- stage 2: counterfactuals
     def counterfactual_stage(
-        self, data: AuditData, plan: Plan, scm: Any, counterfactuals: Any, decider: Any
+        self,
+        data: AuditData,
+        plan: Plan,
+        scm: Any,
+        counterfactuals: Any,
+        decider: Any,
+        complainants_only: bool = False,
     ) -> tuple[pd.DataFrame | None, np.ndarray | None]:
         """The counterfactual table (None for ST alone) and ŷ^CF of the complainants (None
-        unless a method counts the counterfactual centres)."""
+        unless a method counts the counterfactual centres).
+
+        With ``complainants_only`` (corrected mode and an SCM only; ignored otherwise) the
+        table holds the complainants' rows alone, indexed by their positions: all that the
+        corrected mode reads of it (:func:`complainant_rows`), and a fraction of a whole copy
+        of the data. Each row's counterfactual is computed from that row alone, so the rows
+        are the whole table's (tested)."""
         if not plan.need_cf:
             return None, None
         if scm is None and counterfactuals is None:
@@ -141,7 +153,21 @@ class Planner:
                 "scm=... (a fitted SCM) or counterfactuals=... (a precomputed table); on the CLI "
                 "--edge or --counterfactuals, in audit.yaml a causal: section"
             )
-        cf = self._counterfactuals(data, plan, scm, counterfactuals)
+        compact = complainants_only and counterfactuals is None and not plan.legacy
+        cf = self._counterfactuals(data, plan, scm, counterfactuals, compact)
+        if compact:
+            # only the centres' decisions below read the table: its rows are the complainants
+            bad = cf[list(data.features)].isna().any()
+            if bad.any():
+                raise InputError(
+                    f"the counterfactual table has missing values in {list(bad[bad].index)} "
+                    "for complainant rows"
+                )
+            if not plan.need_centres:
+                return cf, None
+            which = "cf" if "cf" in plan.methods else "cst_centers"
+            ycf = cf_decisions(data, cf, np.arange(len(cf)), decider, which, plan.legacy)
+            return cf, ycf.astype(np.int64)
         bad = cf.iloc[plan.comp_rows][list(data.features)].isna().any()
         if bad.any():
             raise InputError(
@@ -158,9 +184,10 @@ class Planner:
         return cf, ycf.astype(np.int64)
 
     def _counterfactuals(
-        self, data: AuditData, plan: Plan, scm: Any, counterfactuals: Any
+        self, data: AuditData, plan: Plan, scm: Any, counterfactuals: Any, compact: bool = False
     ) -> pd.DataFrame:
-        """The given counterfactual table (checked), or the SCM's under do(reference)."""
+        """The given counterfactual table (checked), or the SCM's under do(reference) (with
+        ``compact``: of the complainants' rows alone, indexed by their positions)."""
         if counterfactuals is not None:
             cf = to_pandas(counterfactuals).reset_index(drop=True)
             if len(cf) != data.n:
@@ -177,14 +204,40 @@ class Planner:
         _check_scm(scm, data, attribute)
         if hasattr(scm, "is_fitted") and not scm.is_fitted:
             scm = scm.fit(data)
-        cf = to_pandas(
-            scm.counterfactual(data.frame, intervention={attribute: ref}, rows=plan.prot)
-        )
-        cf = cf.reset_index(drop=True)
+        if compact:
+            # every complainant is a protected row, so each is changed as in the whole table;
+            # the other rows (copied unchanged there) are never read in corrected mode
+            rows = data.frame.iloc[plan.comp_rows].set_axis(plan.comp_rows, axis=0)
+            cf = to_pandas(scm.counterfactual(rows, intervention={attribute: ref}))
+        else:
+            cf = to_pandas(
+                scm.counterfactual(data.frame, intervention={attribute: ref}, rows=plan.prot)
+            )
+            cf = cf.reset_index(drop=True)
         # The SCM copies the recorded decision unchanged; it is not b(x^CF), so drop it.
         if data.decision in cf.columns:
             cf = cf.drop(columns=data.decision)
         return cf
+
+
+def complainant_rows(cf: pd.DataFrame, plan: Plan) -> pd.DataFrame:
+    """The complainants' rows of a counterfactual table: ``cf`` itself when it holds only
+    them (:meth:`Planner.counterfactual_stage` with ``complainants_only``), else its rows at
+    ``plan.comp_rows`` (a whole table has one row per data row; when every row is a
+    complainant the two are the same rows).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> plan = Plan(["cst"], [1], "a", False, "first", np.zeros(3, int),
+    ...             np.array([True, False, True]), np.array([0, 2]), np.array([0, 2]),
+    ...             np.array([1]))
+    >>> complainant_rows(pd.DataFrame({"x": [1.0, 2.0, 3.0]}), plan)["x"].tolist()
+    [1.0, 3.0]
+    >>> complainant_rows(pd.DataFrame({"x": [1.0, 3.0]}, index=[0, 2]), plan)["x"].tolist()
+    [1.0, 3.0]
+    """
+    return cf if len(cf) != len(plan.y) else cf.iloc[plan.comp_rows]
 
 
 def _check_k(plan: Plan) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 from ..data import AuditData
 from ..neighbors import GowerTransformer, knn
 from .lists import ListReducer, PrefixCounts, prefix_lengths
-from .planning import Plan, cf_decisions
+from .planning import Plan, cf_decisions, complainant_rows
 
 # pandas is imported in the functions that use it: importing the situation engine must not
 # load it (issue 22, start-up); the annotations name it only for type checkers.
@@ -107,7 +107,7 @@ class GroupSearch:
             order = {"categorical": 0, "numeric": 1, "ordinal": 2}
             features = dict(sorted(features.items(), key=lambda kv: order[kv[1].kind]))
         scale = "zscore" if plan.legacy else "range"
-        extra = [cf.iloc[plan.comp_rows]] if cf is not None else []
+        extra = [complainant_rows(cf, plan)] if cf is not None else []
         tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
         tf.fit(data.frame, extra_categories=extra)
         X = tf.transform(data.frame)
@@ -134,7 +134,7 @@ class GroupSearch:
     ) -> np.ndarray:
         """Gower coordinates of the complainants' counterfactual centres."""
         if not plan.legacy:
-            return space.transformer.transform(cf.iloc[plan.comp_rows])
+            return space.transformer.transform(complainant_rows(cf, plan))
         # Legacy (b): the scaler is re-fitted on the whole counterfactual table.
         tcf = GowerTransformer(
             space.transformer.features, scale="zscore", n_attributes=self.n_attributes
