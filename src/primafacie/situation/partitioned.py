@@ -113,13 +113,32 @@ def part_name(index: int) -> str:
     return f"part-{index:05d}.parquet"
 
 
+#: Columns of a part that hold a different value on every row (the complainant's data row and
+#: id): Parquet's default tries a dictionary for every column and drops it for these after
+#: building it. They are written without one, and as deltas when they are integers (the rows
+#: increase): a 262,144-row part of the 10^6 credit world took 0.098 CPU s and 4.49 MB, and
+#: takes 0.068 s and 1.58 MB (the same table read back).
+_UNIQUE_COLUMNS = ("row", "id")
+
+
 def write_part(path: Path, frame: pd.DataFrame) -> None:
-    """One part, with the pandas metadata (dtypes come back as written) and no index."""
+    """One part, with the pandas metadata (dtypes come back as written) and no index; every
+    column but :data:`_UNIQUE_COLUMNS` dictionary-encoded."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    pq.write_table(table, path, row_group_size=PART_ROW_GROUP)
+    unique = [c for c in _UNIQUE_COLUMNS if c in table.column_names]
+    deltas = {
+        c: "DELTA_BINARY_PACKED" for c in unique if pa.types.is_integer(table.schema.field(c).type)
+    }
+    pq.write_table(
+        table,
+        path,
+        row_group_size=PART_ROW_GROUP,
+        use_dictionary=[c for c in table.column_names if c not in unique],
+        column_encoding=deltas or None,
+    )
 
 
 def read_parts(paths: list[Path], columns: list[str] | None = None) -> pd.DataFrame:
