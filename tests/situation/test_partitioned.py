@@ -67,3 +67,28 @@ def test_the_columns_unique_per_row_skip_the_dictionary(tmp_path, ids):
     assert ("DELTA_BINARY_PACKED" in enc["id"]) == (ids == "int")
     for name in ("method", "k", "k_c", "delta", "ci_low", "cf_decision"):
         assert "RLE_DICTIONARY" in enc[name], name
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("ascending", [False, True])
+def test_the_first_rows_are_those_of_the_whole_stable_sort(seed, ascending):
+    """_first sorts only the rows that can be first; ties (many, on few distinct Δp), NaN
+    and the second key order them exactly as the stable sort of the whole frame does."""
+    rng = np.random.default_rng(seed)
+    n = 5_000
+    delta = rng.integers(-4, 5, n) / 4  # 9 distinct values: thousands of ties
+    delta[rng.random(n) < 0.1] = np.nan
+    bound = np.round(rng.normal(size=n), 1)
+    bound[rng.random(n) < 0.1] = np.nan
+    frame = pd.DataFrame({"delta": delta, "ci_low": bound}, index=np.arange(n) * 2 + 5)
+    keys = ["delta", "ci_low"]
+    for top in (1, 20, 700, 4_400, 4_600, 6_000):
+        whole = frame.sort_values(keys, ascending=ascending, kind="stable").head(top)
+        pd.testing.assert_frame_equal(partitioned._first(frame, keys, ascending, top), whole)
+
+
+def test_the_first_rows_of_an_all_missing_or_integer_key_use_the_whole_sort():
+    frame = pd.DataFrame({"delta": [np.nan] * 5, "k": [3, 1, 3, 2, 1]})
+    for keys in (["delta"], ["k"]):
+        whole = frame.sort_values(keys, ascending=False, kind="stable").head(2)
+        pd.testing.assert_frame_equal(partitioned._first(frame, keys, False, 2), whole)

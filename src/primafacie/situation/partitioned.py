@@ -261,8 +261,8 @@ class PartitionedResult(SituationResult):
         # them in the block's order is ahead of it in its part too
         candidates, offset = [], 0
         for i in index:
-            order = pq.read_table(self.paths[i], columns=keys).to_pandas()
-            order = order.sort_values(keys, ascending=ascending, kind="stable").head(n)
+            order = _first(pq.read_table(self.paths[i], columns=keys).to_pandas(), keys,
+                           ascending, n)  # fmt: skip
             order.index = order.index + offset
             candidates.append(order)
             offset += self.part_rows[i]
@@ -290,6 +290,23 @@ class PartitionedResult(SituationResult):
         """As :meth:`SituationResult.to_dict`; ``complainants`` is always ``{"rows": n,
         "see": folder}`` (the parts' folder, whatever ``see`` is given)."""
         return self._dict_with({"rows": self.n_rows, "see": self.see})
+
+
+def _first(frame: pd.DataFrame, keys: list[str], ascending: bool, n: int) -> pd.DataFrame:
+    """``frame.sort_values(keys, ascending=ascending, kind="stable").head(n)``, sorting only
+    the rows that can be among them: those whose first key is at least the n-th largest
+    (ascending: at most the n-th smallest). Every other row is behind all of those in the
+    full sort (a smaller first key, or a missing one, which sorts last), and the rows kept
+    stay in table order, so the stable sort orders them and their ties as the whole one.
+    """
+    lead = frame[keys[0]].to_numpy() if len(keys) else np.empty(0)
+    if lead.dtype.kind == "f" and 0 < n < np.count_nonzero(~np.isnan(lead)):
+        known = lead[~np.isnan(lead)]
+        if ascending:
+            frame = frame[lead <= np.partition(known, n - 1)[n - 1]]
+        else:
+            frame = frame[lead >= -np.partition(-known, n - 1)[n - 1]]
+    return frame.sort_values(keys, ascending=ascending, kind="stable").head(n)
 
 
 def run_engine(
