@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from .csvtext import csv_bytes
+
 __all__ = [
     "atomic_write_text",
     "atomic_write_bytes",
@@ -114,17 +116,24 @@ def atomic_write_csv(
     kwargs.setdefault("lineterminator", "\n")
     step = CSV_CHUNK_ROWS if chunk_rows is None else max(int(chunk_rows), 1)
     prep = prepare if prepare is not None else (lambda f: f)
-    if len(frame) <= step:
-        return atomic_write_text(path, prep(frame).to_csv(**kwargs))
     header = kwargs.pop("header", True)
+
+    def text(chunk: pd.DataFrame, first: bool) -> bytes:
+        # each distinct cell formatted once (csvtext), or pandas where it does not apply:
+        # the same bytes either way (tested)
+        head = header if first else False
+        fast = csv_bytes(chunk, header=head, **kwargs)
+        return fast if fast is not None else chunk.to_csv(header=head, **kwargs).encode("utf-8")
+
+    if len(frame) <= step:
+        return atomic_write_bytes(path, text(prep(frame), True))
 
     def write(fh: Any) -> None:
         for start in range(0, len(frame), step):
             # a slice of rows is a view; only its text is held
-            chunk = prep(frame.iloc[start : start + step])
-            chunk.to_csv(fh, header=header if start == 0 else False, **kwargs)
+            fh.write(text(prep(frame.iloc[start : start + step]), start == 0))
 
-    return atomic_write_stream(path, write)
+    return _write_replacing(path, write, mode="wb")
 
 
 #: First characters that make a spreadsheet read a text cell as a formula (OWASP CSV injection).

@@ -162,3 +162,24 @@ def test_alpha_is_checked_with_the_one_constraint():
     assert str(err.value) == "z_value: alpha must be a number in (0, 1); got 0"
     with pytest.raises(InputError, match="bonferroni: q must be an integer ≥ 1; got 0"):
         bonferroni(0.05, 0)
+
+
+@pytest.mark.parametrize("arrays", [1, 2, 4])
+def test_distinct_counts_equal_np_unique(arrays):
+    """distinct_counts hashes the keys (pandas.factorize) and sorts the distinct ones: the
+    tuples, their order and the inverse are np.unique's (return_index/return_inverse)."""
+    from primafacie.situation.stats import _PACK, distinct_counts
+
+    rng = np.random.default_rng(arrays)
+    for m in (0, 1, 7, 20_000):
+        counts = [rng.integers(0, 60, m) for _ in range(arrays)]
+        counts[0][: m // 3] = _PACK - 1  # the largest count packed
+        uniq, inverse = distinct_counts(*counts)
+        key = np.zeros(m, dtype=np.int64)
+        for c in counts:
+            key = key * _PACK + c
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        assert np.array_equal(inverse, inv.ravel())
+        for got, c in zip(uniq, counts, strict=True):
+            assert got.dtype == np.float64
+            assert np.array_equal(got, c[first].astype(float))

@@ -1,0 +1,94 @@
+"""situation.partitioned: how a part is written and read back (its write path)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from primafacie.situation import partitioned
+
+
+def _part(n: int, ids: str) -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    missing = rng.random(n) < 0.3
+    frame = pd.DataFrame(
+        {
+            "method": pd.array(["cst"] * n, dtype="str"),
+            "k": np.full(n, 15, dtype=np.int64),
+            "row": np.sort(rng.choice(10 * n, n, replace=False)).astype(np.int64),
+            "id": np.arange(n, dtype=np.int64) * 3,
+            "k_c": rng.integers(0, 16, n).astype(np.int32),
+            "delta": rng.integers(-15, 16, n) / 15,
+            "ci_low": np.where(missing, np.nan, rng.normal(size=n)),
+            "significant": rng.random(n) < 0.2,
+            "cf_decision": pd.arrays.IntegerArray(rng.integers(0, 2, n).astype(np.int8), missing),
+            "cf_flag": pd.arrays.BooleanArray(rng.random(n) < 0.5, missing),
+        }
+    )
+    if ids == "text":
+        frame["id"] = pd.array([f"p-{i}" for i in range(n)], dtype="str")
+    return frame
+
+
+def _encodings(path) -> dict[str, set[str]]:
+    meta = pq.ParquetFile(path).metadata
+    names = meta.schema.to_arrow_schema().names
+    return {name: set(meta.row_group(0).column(i).encodings) for i, name in enumerate(names)}
+
+
+@pytest.mark.parametrize("ids", ["int", "text"])
+def test_a_part_reads_back_as_written(tmp_path, monkeypatch, ids):
+    monkeypatch.setattr(partitioned, "PART_ROW_GROUP", 1_000)  # several row groups
+    frame = _part(4_321, ids)
+    path = tmp_path / "part-00000.parquet"
+    partitioned.write_part(path, frame)
+    back = partitioned.read_parts([path])
+    pd.testing.assert_frame_equal(back, frame)
+    assert back.dtypes.equals(frame.dtypes)
+    assert pq.ParquetFile(path).metadata.num_row_groups == 5
+    # a few rows across row groups, in the order asked
+    rows = np.array([4_000, 3, 1_500, 999, 1_000])
+    pd.testing.assert_frame_equal(
+        partitioned._read_rows(path, rows), frame.iloc[rows].reset_index(drop=True)
+    )
+
+
+@pytest.mark.parametrize("ids", ["int", "text"])
+def test_the_columns_unique_per_row_skip_the_dictionary(tmp_path, ids):
+    """row and id hold a value per row: no dictionary (integers as deltas); every other
+    non-boolean column is dictionary-encoded, as before (booleans are RLE in Parquet)."""
+    path = tmp_path / "part.parquet"
+    partitioned.write_part(path, _part(3_000, ids))
+    enc = _encodings(path)
+    assert "DELTA_BINARY_PACKED" in enc["row"] and "RLE_DICTIONARY" not in enc["row"]
+    assert "RLE_DICTIONARY" not in enc["id"]
+    assert ("DELTA_BINARY_PACKED" in enc["id"]) == (ids == "int")
+    for name in ("method", "k", "k_c", "delta", "ci_low", "cf_decision"):
+        assert "RLE_DICTIONARY" in enc[name], name
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("ascending", [False, True])
+def test_the_first_rows_are_those_of_the_whole_stable_sort(seed, ascending):
+    """_first sorts only the rows that can be first; ties (many, on few distinct Δp), NaN
+    and the second key order them exactly as the stable sort of the whole frame does."""
+    rng = np.random.default_rng(seed)
+    n = 5_000
+    delta = rng.integers(-4, 5, n) / 4  # 9 distinct values: thousands of ties
+    delta[rng.random(n) < 0.1] = np.nan
+    bound = np.round(rng.normal(size=n), 1)
+    bound[rng.random(n) < 0.1] = np.nan
+    frame = pd.DataFrame({"delta": delta, "ci_low": bound}, index=np.arange(n) * 2 + 5)
+    keys = ["delta", "ci_low"]
+    for top in (1, 20, 700, 4_400, 4_600, 6_000):
+        whole = frame.sort_values(keys, ascending=ascending, kind="stable").head(top)
+        pd.testing.assert_frame_equal(partitioned._first(frame, keys, ascending, top), whole)
+
+
+def test_the_first_rows_of_an_all_missing_or_integer_key_use_the_whole_sort():
+    frame = pd.DataFrame({"delta": [np.nan] * 5, "k": [3, 1, 3, 2, 1]})
+    for keys in (["delta"], ["k"]):
+        whole = frame.sort_values(keys, ascending=False, kind="stable").head(2)
+        pd.testing.assert_frame_equal(partitioned._first(frame, keys, False, 2), whole)
