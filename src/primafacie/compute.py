@@ -202,22 +202,46 @@ class Backend:
             yield from _threads(call, items, min(self.n_jobs, len(items)))
             return
         if self.kind == "dask":
-            if not items:
-                return
-            client = _dask_client(self.address, self.n_jobs, self.timeout)
-            if shared is _NOTHING:
-                futures = client.map(fn, items, pure=False, retries=self.retries)
-            else:
-                # hash=False: a fresh key per run, so a rerun never reads a stale copy
-                ref = client.scatter(shared, broadcast=True, hash=False)
-                futures = client.map(
-                    _with_shared, items, fn=fn, shared=ref, pure=False, retries=self.retries
-                )
+            futures = self._submit(fn, items, shared)
             for i, future in enumerate(futures):
                 yield future.result()
                 futures[i] = None  # release the result on the cluster
             return
         raise InputError(f"unknown compute backend {self.kind!r}; expected 'local' or 'dask'")
+
+    def keep(
+        self, fn: Callable[..., Any], items: Sequence[Any], shared: Any = _NOTHING
+    ) -> list[Any]:
+        """:meth:`map` whose results stay where they were computed: on Dask one future per
+        item, nothing gathered; locally the results themselves.
+
+        Give the list as the ``items`` of a later :meth:`map` or :meth:`keep`: on Dask each of
+        its tasks runs on the worker holding its item (the item never travels through the
+        client), and a result lost with its worker is recomputed from its task. The results
+        live as long as the list.
+
+        Examples
+        --------
+        >>> b = Backend(n_jobs=2)
+        >>> b.map(lambda s, x: s * x, b.keep(lambda x: x + 1, [1, 2]), shared=10)
+        [20, 30]
+        """
+        items = list(items)
+        if self.kind == "dask":
+            return self._submit(fn, items, shared)
+        return self.map(fn, items, shared=shared)
+
+    def _submit(self, fn: Callable[..., Any], items: list[Any], shared: Any) -> list[Any]:
+        """The Dask futures of ``fn`` over ``items`` (``shared`` scattered once to every
+        worker; an item that is a future is its result, on the worker that holds it)."""
+        if not items:
+            return []
+        client = _dask_client(self.address, self.n_jobs, self.timeout)
+        if shared is _NOTHING:
+            return client.map(fn, items, pure=False, retries=self.retries)
+        # hash=False: a fresh key per run, so a rerun never reads a stale copy
+        ref = client.scatter(shared, broadcast=True, hash=False)
+        return client.map(_with_shared, items, fn=fn, shared=ref, pure=False, retries=self.retries)
 
 
 def _threads(call: Callable[[Any], Any], items: list[Any], n: int) -> Iterator[Any]:
