@@ -77,6 +77,18 @@ def test_shared_input_is_scattered_once_not_sent_per_chunk(dask_backend):
     assert max(len(c) for c in per_worker.values()) > 1
 
 
+def test_workers_keep_glibcs_adaptive_mmap_threshold(dask_backend):
+    """The LocalCluster's workers run without Dask's ``MALLOC_TRIM_THRESHOLD_=65536``, which
+    fixes glibc's mmap threshold (every large chunk array mapped and unmapped: measured ~4x the
+    system CPU of a search); a value set in this process's environment is inherited."""
+    from primafacie import compute
+
+    client = compute._dask_client(None, 2)
+    seen = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+    assert len(seen) == 2
+    assert set(seen.values()) == {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
+
+
 def test_situation_test_identical_on_dask(dask_backend):
     data = loan_world_data(n=1500, seed=3)
     scm = SCM(edges=LOAN_EDGES).fit(data)

@@ -376,14 +376,38 @@ def _dask_client(address: str | None, n_jobs: int, timeout: float = 30.0) -> Any
     if address:
         client = _connect(check_address(address), timeout)
     else:
-        cluster = LocalCluster(
-            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True, dashboard_address=":0"
-        )
+        import dask
+
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": _worker_environ()}):
+            cluster = LocalCluster(
+                n_workers=max(2, n_jobs),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+            )
         client = Client(cluster)
     _CLIENTS[key] = client
     if len(_CLIENTS) == 1:
         atexit.register(close_dask_clients)
     return client
+
+
+def _worker_environ() -> dict[str, Any]:
+    """The environment Dask sets in the worker processes of the ``LocalCluster`` started here:
+    Dask's default without its ``MALLOC_TRIM_THRESHOLD_=65536``.
+
+    Setting that variable fixes glibc's mmap threshold at 128 kB (an explicit trim threshold
+    turns its adjustment off), so every larger array a search chunk allocates is mapped fresh
+    from the kernel and unmapped when freed: page faults on every chunk. Measured on one
+    credit-world search of 10^5 complainants (2·10^5 rows): 2.2–2.5 s of system CPU per
+    search on the workers with it, 0.5 s without; a worker then keeps freed memory for reuse
+    as this process does. A value set in this process's own environment is still inherited.
+    """
+    import dask
+
+    env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
+    env.pop("MALLOC_TRIM_THRESHOLD_", None)
+    return env
 
 
 def close_dask_clients() -> None:
