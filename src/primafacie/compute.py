@@ -24,7 +24,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -269,8 +269,34 @@ def _threads(call: Callable[[Any], Any], items: list[Any], n: int) -> Iterator[A
 
 
 def _with_shared(item: Any, fn: Callable[..., Any], shared: Any) -> Any:
-    """Dask task body: ``fn(shared, item)`` (``shared`` resolved to the worker's copy)."""
-    return fn(shared, item)
+    """Dask task body: ``fn(shared, item)`` (``shared`` resolved to the worker's copy); then
+    the heap memory the task freed goes back to the system (:func:`_trim`)."""
+    try:
+        return fn(shared, item)
+    finally:
+        _trim()
+
+
+def _trim() -> None:
+    """glibc's ``malloc_trim(0)``, where there is one: a worker runs with glibc's adaptive
+    mmap threshold (:func:`_worker_environ`), which reuses freed arrays within a task instead
+    of mapping them afresh, and would otherwise keep the task's peak between tasks (measured
+    at 2·10^5: +250 MB on the cluster's total peak without this). Once per task, not per
+    array: the next task faults its pages in once."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, looked up once per process (None without glibc)."""
+    import ctypes
+
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        return None
 
 
 _CLIENTS: dict[tuple[str | None, int], Any] = {}
