@@ -263,3 +263,17 @@ def test_threads_keep_order_bound_the_work_in_flight_and_raise():
 
     with pytest.raises(ValueError, match="chunk 3"):
         Backend(n_jobs=2).map(boom, list(range(6)))
+
+
+def test_dask_task_body_trims_the_heap_after_each_task(monkeypatch):
+    """A Dask task gives the heap memory it freed back to the system once it ends, whether
+    it returned or raised (its workers keep glibc's adaptive mmap threshold)."""
+    from primafacie import compute
+
+    calls: list = []
+    monkeypatch.setattr(compute, "_malloc_trim", lambda: calls.append)
+    assert compute._with_shared(3, fn=lambda s, x: s + x, shared=1) == 4
+    assert calls == [0]
+    with pytest.raises(ZeroDivisionError):
+        compute._with_shared(0, fn=lambda s, x: s / x, shared=1)
+    assert calls == [0, 0]

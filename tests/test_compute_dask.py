@@ -33,6 +33,9 @@ from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data  # noqa: 
 
 METHODS = ["st", "cst", "cst_centers", "cf"]
 
+#: This process's MALLOC_TRIM_THRESHOLD_ before any cluster started (a nanny writes Dask's).
+_TRIM_BEFORE = os.environ.get("MALLOC_TRIM_THRESHOLD_")
+
 
 @pytest.fixture(scope="module")
 def dask_backend():
@@ -75,6 +78,20 @@ def test_shared_input_is_scattered_once_not_sent_per_chunk(dask_backend):
     for calls in per_worker.values():
         assert sorted(calls) == list(range(1, len(calls) + 1)), per_worker
     assert max(len(c) for c in per_worker.values()) > 1
+
+
+def test_workers_keep_glibcs_adaptive_mmap_threshold(dask_backend):
+    """The LocalCluster's workers run without Dask's ``MALLOC_TRIM_THRESHOLD_=65536``, which
+    fixes glibc's mmap threshold (every large chunk array mapped and unmapped: measured ~4x the
+    system CPU of a search); a value set in this process's environment is inherited. (Dask's
+    nanny also writes its variables into the environment of the process that starts the
+    cluster: compared with the value before any cluster started.)"""
+    from primafacie import compute
+
+    client = compute._dask_client(None, 2)
+    seen = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+    assert len(seen) == 2
+    assert set(seen.values()) == {_TRIM_BEFORE}
 
 
 def test_situation_test_identical_on_dask(dask_backend):

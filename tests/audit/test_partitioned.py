@@ -213,11 +213,11 @@ def test_a_partition_that_fails_leaves_nothing(inputs, tmp_path, monkeypatch):
     real = partitioned._write_partition
     seen: list[Path] = []
 
-    def fail_second(job, part):
-        if part.index == 1:
+    def fail_second(job, done):  # pass 2 runs on pass 1's (histograms, partition)
+        if done[1].index == 1:
             seen.extend(Path(job.folder).glob("part-*.parquet"))
             raise RuntimeError("worker lost its disk")
-        return real(job, part)
+        return real(job, done)
 
     monkeypatch.setattr(partitioned, "_write_partition", fail_second)
     with pytest.raises(RuntimeError, match="lost its disk"):

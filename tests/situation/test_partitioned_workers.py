@@ -171,7 +171,9 @@ def test_counterfactual_table_released_before_the_searches(loan, tmp_path, monke
 def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypatch):
     """On a 2-worker LocalCluster the parts are byte-identical to the local run's, and what
     the tasks return to the client holds no per-complainant row: histograms of p-values,
-    empty frames (the columns) and per part counts with the Δp of its cases."""
+    empty frames (the columns) and per part counts with the Δp of its cases. A partition's
+    counts are sent once: pass 1 keeps them on its worker (futures, never gathered) and
+    pass 2 runs on those futures, not on counts the client sends again."""
     pytest.importorskip("distributed", reason="the [dask] extra is not installed")
     import dask
     from distributed import Client, LocalCluster
@@ -189,7 +191,22 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
         returned.append((fn.__name__, out))
         return out
 
-    monkeypatch.setattr(Backend, "map", spy)
+    kept: list = []
+    real_keep = Backend.keep
+
+    def keep_spy(self, fn, items, shared=compute._NOTHING):
+        out = real_keep(self, fn, items, shared=shared)
+        kept.append((fn.__name__, [type(x).__name__ for x in out]))
+        return out
+
+    given: dict = {}
+
+    def map_spy(self, fn, items, shared=compute._NOTHING):
+        given[fn.__name__] = [type(x).__name__ for x in items]
+        return spy(self, fn, items, shared)
+
+    monkeypatch.setattr(Backend, "map", map_spy)
+    monkeypatch.setattr(Backend, "keep", keep_spy)
     with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                dashboard_address=":0")  # fmt: skip
@@ -208,9 +225,14 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
     b = {p.name: p.read_bytes() for p in sorted((tmp_path / "d").iterdir())}
     assert a == b and len(a) == 8 * -(-local.n_complainants // 90) >= 16
     pd.testing.assert_frame_equal(remote.summary(), local.summary())
-    tasks = {name: out for name, out in returned if name in ("_histograms", "_write_partition")}
-    assert set(tasks) == {"_histograms", "_write_partition"}
-    for hist in tasks["_histograms"]:
+    tasks = {name: out for name, out in returned if name in ("_histograms_of", "_write_partition")}
+    assert set(tasks) == {"_histograms_of", "_write_partition"}
+    # pass 1's results (histograms and the partition's counts) stay on the workers: futures
+    n_parts = -(-local.n_complainants // 90)
+    assert kept == [("_histograms", ["Future"] * n_parts)]
+    # pass 1's histograms and pass 2 are tasks on those futures: the counts are not sent again
+    assert given["_histograms_of"] == given["_write_partition"] == ["Future"] * n_parts
+    for hist in tasks["_histograms_of"]:
         assert all(len(v) == len(c) <= 200 for v, c in hist.values())
     cases = remote.summary()[["cases", "n_significant"]].to_numpy().sum()
     floats = 0

@@ -430,8 +430,12 @@ def run_parts(
     parts = [_Part.of(i, s, plan, ids, lists, ycf) for i, s in enumerate(slices)]
     job = _Job(stats, plan.methods, plan.ks, plan.legacy, str(folder), len(parts))
     run = get_backend(backend)
-    # pass 1: each family's p-values as histograms, merged into the adjusted value of each
-    hists = run.map(_histograms, parts, shared=job)
+    # pass 1: each family's p-values as histograms, merged into the adjusted value of each.
+    # The partitions' counts travel to the workers once: each task's (histograms, partition)
+    # stays where it ran (a future on Dask), only the histograms come back, and pass 2 runs
+    # on the worker holding its partition
+    held = run.keep(_histograms, parts, shared=job)
+    hists = run.map(_histograms_of, held)
     grid = [(method, k) for k in plan.ks for method in plan.methods]
     tables = {}
     for key in grid:
@@ -439,7 +443,8 @@ def run_parts(
         tables[key] = (values, adjust_distinct(values, counts, stats.multiplicity))
     del hists
     # pass 2: the tasks apply the tables and write their parts; counts come back
-    written = run.map(_write_partition, parts, shared=replace(job, tables=tables))
+    written = run.map(_write_partition, held, shared=replace(job, tables=tables))
+    del held
     keys = [key for key in grid for _ in parts]
     names = {part_name(i) for i in range(len(keys))}
     for stray in folder.iterdir():  # a part a lost worker left half-written
@@ -532,18 +537,26 @@ def _no_adjustment(method: str, k: int, block: dict) -> None:
     """Pass 1 reads the raw p-values only."""
 
 
-def _histograms(job: _Job, part: _Part) -> dict:
-    """Task of pass 1: the histogram of each family's p-values in this partition."""
+def _histograms(job: _Job, part: _Part) -> tuple[dict, _Part]:
+    """Task of pass 1: the histogram of each family's p-values in this partition, and the
+    partition itself (kept where the task ran, for pass 2: :func:`_write_partition`)."""
     blocks = job.stats.blocks(part.plan(job), part.lists, part.ycf, adjust=_no_adjustment)
-    return {(method, k): p_histogram(block["p_value"]) for method, k, block, _ in blocks}
+    return {(method, k): p_histogram(block["p_value"]) for method, k, block, _ in blocks}, part
 
 
-def _write_partition(job: _Job, part: _Part) -> tuple[pd.DataFrame, list[dict]]:
-    """Task of pass 2: this partition's rows of every (method, k), adjusted with the
-    family's table and written as parts; returns the table's empty frame and each part's
-    counts (:func:`_partial`)."""
+def _histograms_of(done: tuple[dict, _Part]) -> dict:
+    """What pass 1 sends the client: the histograms of :func:`_histograms`, not its
+    partition."""
+    return done[0]
+
+
+def _write_partition(job: _Job, done: tuple[dict, _Part]) -> tuple[pd.DataFrame, list[dict]]:
+    """Task of pass 2 on the result of pass 1 (:func:`_histograms`): this partition's rows of
+    every (method, k), adjusted with the family's table and written as parts; returns the
+    table's empty frame and each part's counts (:func:`_partial`)."""
     from .statistics import block_frame
 
+    part = done[1]
     plan = part.plan(job)
     alpha = float(job.stats.alpha)
 

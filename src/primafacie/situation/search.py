@@ -191,7 +191,11 @@ class GroupSearch:
         own = np.searchsorted(rows, comp_rows)
         width = kmax + 1 if plan.legacy else kmax
         red = self._reducer(plan, rows, width, own=own, drop_own=not plan.legacy)
-        out = self._knn(space.X[comp_rows], rows, kmax + 1, space, red)
+        query = space.X[comp_rows]
+        # every protected row a complainant (the default): the queries are the search space,
+        # one matrix, copied, held and sent to the workers once instead of twice
+        same = len(comp_rows) == len(rows) and np.array_equal(comp_rows, rows)
+        out = self._knn(query, rows, kmax + 1, space, red, base=query if same else None)
         return Lists(
             self_pos=out["self_pos"],
             ctrl_counts=PrefixCounts(red.cols, out["neg"], out["size"]),
@@ -201,12 +205,19 @@ class GroupSearch:
 
     @staticmethod
     def _knn(
-        centres: np.ndarray, rows: np.ndarray, k: int, space: Space, reducer: ListReducer
+        centres: np.ndarray,
+        rows: np.ndarray,
+        k: int,
+        space: Space,
+        reducer: ListReducer,
+        base: Any = None,
     ) -> dict[str, np.ndarray]:
         """The one place that calls the k-NN backend: the k nearest of ``rows`` to each centre,
         reduced where the search ran to ``reducer``'s outputs (by name); kept lists come back
-        as data-row positions (-1 pads)."""
-        found = knn(centres, space.X[rows], k, **space.opts, reduce=reducer)
+        as data-row positions (-1 pads). ``base``: ``space.X[rows]`` when the caller holds it
+        already."""
+        base = space.X[rows] if base is None else base
+        found = knn(centres, base, k, **space.opts, reduce=reducer)
         out = dict(zip(reducer.names, found, strict=True))
         if "list" in out:
             idx = out["list"]
