@@ -686,11 +686,17 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
             fallback[unsure - sl.start] = True
         if not len(qi):
             continue
-        d = _finish(canonical_sums(query, base, qi, bi), divisor, decimals)
         # A pair farther than its query's current k-th distance never enters the top k (that
         # distance only falls): drop it, and merge only the queries with a pair left. Most
         # pairs of a stratum gathered after a nearer one go here (a 5,000-level postcode).
-        keep = ~(d > best_d[qi - sl.start, -1])
+        kth = best_d[qi - sl.start, -1]
+        if np.isfinite(kth).any():
+            d, keep = _sums_within(query, base, qi, bi, kth, divisor, decimals)
+            qi, bi = qi[keep], bi[keep]
+            keep = ~(d > kth[keep])
+        else:
+            d = _finish(canonical_sums(query, base, qi, bi), divisor, decimals)
+            keep = np.ones(len(d), dtype=bool)
         if not keep.all():
             qi, bi, d = qi[keep], bi[keep], d[keep]
             hit = np.zeros(m, dtype=bool)
@@ -710,6 +716,38 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
     if len(fb):
         best_i[fb], best_d[fb] = _brute(query[glob[fb]], base, k, None, divisor, decimals=decimals)
     return best_i, best_d
+
+
+def _sums_within(
+    query: GowerMatrix,
+    base: GowerMatrix,
+    qi: np.ndarray,
+    bi: np.ndarray,
+    kth: np.ndarray,
+    divisor: float,
+    decimals: int | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The finished distances of the pairs ``(qi, bi)`` that may be within their query's
+    ``kth``, and the mask of those pairs among all.
+
+    The sum runs as in :func:`~primafacie.neighbors.gower.canonical_sums` (the mismatching codes,
+    then the numeric columns left to right; the same operations in the same order, so the same
+    bits), but a pair whose sum after the codes and the first numeric column, finished, already
+    exceeds ``kth`` is dropped before its other columns: adding non-negative terms never lowers
+    a float sum, and dividing and rounding keep the order, so its distance would exceed it too.
+    A 5,000-level postcode's gathered strata bring ~66 such pairs per query at 10^6.
+    """
+    out = np.zeros(len(qi))
+    for j in range(query.codes.shape[1]):  # loops over columns, never over rows
+        out += query.codes[qi, j] != base.codes[bi, j]
+    p = query.num.shape[1]
+    if p:
+        out += np.abs(query.num[qi, 0] - base.num[bi, 0])
+    keep = ~(_finish(out.copy(), divisor, decimals) > kth)
+    out, qi, bi = out[keep], qi[keep], bi[keep]
+    for j in range(1, p):
+        out += np.abs(query.num[qi, j] - base.num[bi, j])
+    return _finish(out, divisor, decimals), keep
 
 
 def _stratum_index(algorithm: str) -> Callable[[np.ndarray, float], _Index]:
