@@ -427,3 +427,21 @@ def test_many_level_key_strata_merge_only_queries_they_can_improve(monkeypatch):
     # and the two postcode strata of one mismatch: three merges each before (measured 2.5
     # per query in all), now the two postcode strata merge ~5 % of them (1.55 per query)
     assert sum(merged) < 2 * len(query), merged
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_sums_within_drops_only_pairs_beyond_the_kth_and_keeps_the_bits(decimals):
+    """The staged sum gives canonical_sums' bits for the pairs it keeps, and drops exactly
+    pairs whose whole distance exceeds their bound (some of them: those the first column shows)."""
+    from primafacie.neighbors.gower import canonical_sums
+    from primafacie.neighbors.search import _finish, _sums_within
+
+    rng = np.random.default_rng(5)
+    X = GowerMatrix(np.round(rng.random((300, 4)), 2), rng.integers(0, 3, (300, 2)), (3, 3))
+    qi, bi = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
+    full = _finish(canonical_sums(X, X, qi, bi), 6.0, decimals)
+    kth = np.quantile(full, 0.3) + np.zeros(len(qi))
+    d, keep = _sums_within(X, X, qi, bi, kth, 6.0, decimals)
+    assert np.array_equal(d, full[keep])  # the same bits
+    assert not (full[~keep] <= kth[~keep]).any()  # nothing within the bound is dropped
+    assert 0 < (~keep).sum() < (full > kth).sum()  # it drops some, not all, of the far ones
