@@ -1,3 +1,5 @@
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -268,10 +270,10 @@ def test_threads_keep_order_bound_the_work_in_flight_and_raise():
 def test_dask_task_body_trims_the_heap_after_each_task(monkeypatch):
     """A Dask task gives the heap memory it freed back to the system once it ends, whether
     it returned or raised (its workers keep glibc's adaptive mmap threshold)."""
-    from primafacie import compute
+    from primafacie import compute, release
 
     calls: list = []
-    monkeypatch.setattr(compute, "_malloc_trim", lambda: calls.append)
+    monkeypatch.setattr(release, "_libc", lambda: SimpleNamespace(malloc_trim=calls.append))
     assert compute._with_shared(3, fn=lambda s, x: s + x, shared=1) == 4
     assert calls == [0]
     with pytest.raises(ZeroDivisionError):

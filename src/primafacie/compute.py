@@ -24,7 +24,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -283,20 +283,9 @@ def _trim() -> None:
     of mapping them afresh, and would otherwise keep the task's peak between tasks (measured
     at 2·10^5: +250 MB on the cluster's total peak without this). Once per task, not per
     array: the next task faults its pages in once."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
+    from .release import trim_heap
 
-
-@lru_cache(maxsize=1)
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, looked up once per process (None without glibc)."""
-    import ctypes
-
-    try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc: nothing to trim
-        return None
+    trim_heap()
 
 
 _CLIENTS: dict[tuple[str | None, int], Any] = {}

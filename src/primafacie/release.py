@@ -21,7 +21,7 @@ import ctypes.util
 import sys
 from functools import cache
 
-__all__ = ["release_memory"]
+__all__ = ["release_memory", "trim_heap"]
 
 
 @cache
@@ -51,11 +51,25 @@ def release_memory() -> dict[str, bool]:
         ``{"glibc": ..., "arrow": ...}``: whether each allocator was asked (glibc: only on
         Linux with glibc; arrow: only if pyarrow is already imported, never importing it).
     """
-    libc = _libc()
-    if libc is not None:
-        libc.malloc_trim(0)
+    glibc = trim_heap()
     arrow = sys.modules.get("pyarrow")
     asked = arrow is not None and hasattr(arrow, "default_memory_pool")
     if asked:
         arrow.default_memory_pool().release_unused()
-    return {"glibc": libc is not None, "arrow": asked}
+    return {"glibc": glibc, "arrow": asked}
+
+
+def trim_heap() -> bool:
+    """glibc's ``malloc_trim(0)`` alone: the free pages of this process's heap go back to the
+    system (a Dask task calls it once it ends, :func:`primafacie.compute._with_shared`).
+
+    Returns
+    -------
+    bool
+        Whether there was a glibc to ask (False on macOS, Windows or musl).
+    """
+    libc = _libc()
+    if libc is None:
+        return False
+    libc.malloc_trim(0)
+    return True
