@@ -155,20 +155,10 @@ class Planner:
             )
         compact = complainants_only and counterfactuals is None and not plan.legacy
         cf = self._counterfactuals(data, plan, scm, counterfactuals, compact)
-        if compact:
-            # only the centres' decisions below read the table: its rows are the complainants
-            bad = cf[list(data.features)].isna().any()
-            if bad.any():
-                raise InputError(
-                    f"the counterfactual table has missing values in {list(bad[bad].index)} "
-                    "for complainant rows"
-                )
-            if not plan.need_centres:
-                return cf, None
-            which = "cf" if "cf" in plan.methods else "cst_centers"
-            ycf = cf_decisions(data, cf, np.arange(len(cf)), decider, which, plan.legacy)
-            return cf, ycf.astype(np.int64)
-        bad = cf.iloc[plan.comp_rows][list(data.features)].isna().any()
+        # a compact table holds the complainants' rows alone (only the centres' decisions
+        # below read it); a whole one, every row
+        rows = np.arange(len(cf)) if compact else plan.comp_rows
+        bad = cf[list(data.features)].iloc[rows].isna().any()
         if bad.any():
             raise InputError(
                 f"the counterfactual table has missing values in {list(bad[bad].index)} "
@@ -177,10 +167,10 @@ class Planner:
         if not plan.need_centres:
             return cf, None
         which = "cf" if "cf" in plan.methods else "cst_centers"
-        if plan.legacy and data.decision in cf.columns:
+        if plan.legacy and data.decision in cf.columns:  # never compact: legacy keeps it whole
             every = cf_decisions(data, cf, np.arange(data.n), None, which, plan.legacy)
             return cf, every[plan.comp_rows]
-        ycf = cf_decisions(data, cf, plan.comp_rows, decider, which, plan.legacy)
+        ycf = cf_decisions(data, cf, rows, decider, which, plan.legacy)
         return cf, ycf.astype(np.int64)
 
     def _counterfactuals(
