@@ -330,19 +330,25 @@ def test_n_draws_and_seed_give_the_api_p_most_fair(tmp_path, table):
     assert (got * 2000 == np.round(got * 2000)).all()  # shares of 2000 draws
     doc = json.loads((out / "certainty.json").read_text())
     assert (doc["n_draws"], doc["seed"]) == (2000, 5)
+    # the terminal prints the report's ranking table (certainty.analysis.tables)
+    from primafacie.certainty.analysis import tables
     from primafacie.certainty.spec import CertaintySpec
-    from primafacie.commands.certainty import summary_table
+    from primafacie.terminal import rich_table
 
-    table = summary_table(api)
-    headers = [c.header for c in table.columns]
-    assert list(table.columns[headers.index("P(most fair)")].cells) == [
-        f"{p:.2f}" for p in api.table["p_most_fair"]
-    ]
-    assert "accuracy" not in headers  # no --outcome: the column would be empty
+    def column(result, header):
+        table = rich_table(tables(result)[0])
+        return list(table.columns[[c.header for c in table.columns].index(header)].cells)
+
+    assert [float(c) for c in column(api, "P(most fair)")] == pytest.approx(
+        list(api.table["p_most_fair"]), abs=5e-4
+    )
+    assert set(column(api, "accuracy")) == {"—"}  # no --outcome: no accuracy shown
     off = CertaintySpec(n_draws=None, protected=["g"]).build()
     off.favorable = 1
     no_draws = off.run(df, {"clerk": "clerk"})
-    assert "P(most fair)" not in [c.header for c in summary_table(no_draws).columns]
+    assert set(column(no_draws, "P(most fair)")) == {"—"}  # no draws: no P(most fair)
+    for cell in column(api, "P(most fair)") + column(api, "rate (most privileged)"):
+        assert cell in res.output  # printed whole
 
 
 def test_n_draws_zero_leaves_p_most_fair_out(tmp_path, table):

@@ -15,7 +15,7 @@ from .params import DEFAULT_DECISION_MAKER
 from .spec import CertaintySpec
 from .trend import trend
 
-__all__ = ["ANALYSIS", "LEAD", "DEFAULT_DECISION_MAKER", "run", "section"]
+__all__ = ["ANALYSIS", "LEAD", "DEFAULT_DECISION_MAKER", "run", "section", "tables"]
 
 LEAD = (
     "Several decision-makers (models, rules, people) are compared on the gap in "
@@ -111,14 +111,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "curves of the TOPSIS utility: points on one line are equally preferred; the "
             "dashed line δ = 0.5 separates fair-leaning from unfair-leaning decision-makers.",
         ),
-        rb.table(
-            rb.columns(table, _RANKING_COLUMNS),
-            "Ranking of the decision-makers",
-            _P_MOST_FAIR_NOTE.format(n=res.n_draws or 0, seed=res.seed)
-            if res.n_draws is not None
-            else "",
-            csv=table_path("certainty", "ranking"),
-        ),
+        *tables(res),
         rb.table(
             res.counts_frame()[["decision_maker", "group", "n", "k", "rate", "ci_low", "ci_high"]],
             "Favourable decisions per group",
@@ -129,6 +122,21 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         ),
     ]
     return rb.section(findings, blocks + _trend_blocks(run))
+
+
+def tables(res: Any) -> list[dict[str, Any]]:
+    """The section's ranking of the decision-makers, which ``primafacie certainty`` prints
+    too (:func:`primafacie.terminal.print_table`)."""
+    return [
+        rb.table(
+            rb.columns(res.to_frame(), _RANKING_COLUMNS),
+            "Ranking of the decision-makers",
+            _P_MOST_FAIR_NOTE.format(n=res.n_draws or 0, seed=res.seed)
+            if res.n_draws is not None
+            else "",
+            csv=table_path("certainty", "ranking"),
+        )
+    ]
 
 
 def _trend_blocks(run: AnalysisRun) -> list[Any]:

@@ -14,7 +14,7 @@ Everything else is derived here, once:
 * the flags: the spec is built from the declared options (:func:`spec_from_flags`: a bad
   value names its flag and key), then the command reads its data and runs the engine;
 * the outputs written all-or-nothing by their suffix, then the summary table, headline,
-  scope and caveats printed.
+  scope and caveats printed (the tables are the report section's, :meth:`tables`).
 
 Only typer is imported at module level: ``primafacie <cmd> --help`` builds the options
 without numpy or pandas (the declarations import neither).
@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Optional
 import typer
 
 from ..errors import InputError
+from ..terminal import print_table
 from . import _data
 from ._common import (
     TRUST_PICKLE_HELP,
@@ -208,7 +209,8 @@ class AnalysisCommand:
         raise NotImplementedError
 
     def tables(self, res: Any) -> list[Any]:
-        """The rich tables printed before the words."""
+        """The report's table blocks printed before the words (the ``tables`` of
+        ``<analysis>/analysis.py``, which its section shows: the two cannot disagree)."""
         return []
 
     def words(self, res: Any) -> list[str]:
@@ -219,7 +221,7 @@ class AnalysisCommand:
     def show(self, res: Any, out: Path, names: list[str]) -> None:
         """Print the tables, the words and where the files (``names``) went."""
         for table in self.tables(res):
-            console.print(table)
+            print_table(console, table)
         for line in self.words(res):
             console.print(line)
         console.print(escape(f"wrote {out}/{', '.join(names)}"))

@@ -1,22 +1,20 @@
 """``primafacie certainty``: rank decision-makers by how certainly fair they are.
 
 Options, ``--config``, outputs and words are derived (:mod:`._analysis`); this module holds
-the help, the decision-maker flags (``--model``, ``--column``, ``--rule`` as NAME=...), how
-they are read and the ranking table.
+the help, the decision-maker flags (``--model``, ``--column``, ``--rule`` as NAME=...) and how
+they are read; the ranking printed is the report's
+(:func:`primafacie.certainty.analysis.tables`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from ..certainty.params import PARAMS, RENAMED
 from ..errors import InputError
 from . import _data
 from ._analysis import AnalysisCommand, role
 from ._common import err_console, escape, load_cli_model, parse_pairs
-
-if TYPE_CHECKING:
-    from rich.table import Table
 
 # the engine and pandas are imported inside the functions: the CLI loads this module to render
 # --help, which must not wait for them.
@@ -54,42 +52,6 @@ interval), certainty.json and certainty.png into --out; nothing is written when 
 bad (exit 2). A --model file is .skops or .onnx; a pickle/joblib file runs its author's code
 when loaded and is refused unless --trust-pickle is given (see docs/security.md).
 """
-
-
-def summary_table(res: Any) -> Table:
-    """Rich table, one row per decision-maker in rank order; P(most fair) and accuracy appear
-    only when computed (``--n-draws`` not 0, ``--outcome`` given), so the table stays legible
-    at 80 columns."""
-    import pandas as pd
-    from rich.table import Table
-
-    rows = res.table
-    cols = ["rank", "decision-maker", "most priv.", "least priv.", "n_i/k_i", "n_j/k_j",
-            "disparity", "uncertainty", "utility"]  # fmt: skip
-    has_p = bool(rows["p_most_fair"].notna().any())
-    has_acc = bool(rows["accuracy"].notna().any())
-    cols += ["P(most fair)"] * has_p + ["accuracy"] * has_acc
-    table = Table(title=f"certainty of fairness — {res.criterion.replace('_', ' ')}")
-    for col in cols:
-        table.add_column(
-            col, justify="left" if "priv" in col or col == "decision-maker" else "right"
-        )
-    for row in rows.itertuples(index=False):
-        acc = "" if row.accuracy != row.accuracy else f"{row.accuracy:.3f}"
-        if acc and not pd.isna(row.accuracy_n):
-            acc += f" ({row.accuracy_k}/{row.accuracy_n})"
-        mark = " ★" if row.selected else ""
-        cells = [
-            str(row.rank), f"{row.decision_maker}{mark}", str(row.most_privileged),
-            str(row.least_privileged), f"{row.n_i}/{row.k_i}", f"{row.n_j}/{row.k_j}",
-            f"{row.disparity:.3f}", f"{row.uncertainty:.3f}", f"{row.utility:.3f}",
-        ]  # fmt: skip
-        if has_p:
-            cells.append("" if pd.isna(row.p_most_fair) else f"{row.p_most_fair:.2f}")
-        if has_acc:
-            cells.append(acc)
-        table.add_row(*(escape(c) for c in cells))
-    return table
 
 
 class Certainty(AnalysisCommand):
@@ -154,8 +116,10 @@ class Certainty(AnalysisCommand):
                 ("certainty.json", res.to_dict()), ("certainty.png", res.plot())]  # fmt: skip
 
     def tables(self, res: Any) -> list[Any]:
-        """The ranking."""
-        return [summary_table(res)]
+        """The ranking, as the report shows it."""
+        from ..certainty.analysis import tables
+
+        return tables(res)
 
     def words(self, res: Any) -> list[str]:
         """Who is selected, the headline and the scope (the caveats go to stderr)."""

@@ -1,23 +1,20 @@
 """``primafacie groups``: selection rates, four-fifths ratios and error-rate gaps per group.
 
 Options, ``--config``, outputs and words are derived (:mod:`._analysis`); this module holds
-the help, the score roles, how the flags become an AuditData and the summary tables. With
-``--config`` the CSVs are the audit's ``tables/groups_*.csv`` byte for byte.
+the help, the score roles and how the flags become an AuditData; the table printed is the
+report's (:func:`primafacie.groups.analysis.tables`). With ``--config`` the CSVs are the
+audit's ``tables/groups_*.csv`` byte for byte.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InputError
-from ..formats import interval_text, rate_text
 from ..groups.params import PARAMS
 from . import _data
 from ._analysis import AnalysisCommand, role
 from ._common import err_console, escape
-
-if TYPE_CHECKING:
-    from rich.table import Table
 
 # pandas and the engine are imported inside the functions: the CLI loads this module to render
 # --help, which must not wait for them.
@@ -69,54 +66,6 @@ is bad (exit 2).
 """
 
 
-# ---------------------------------------------------------------------------------- print
-def summary_tables(res: Any) -> list[Table]:
-    """Rich tables, one per grouping (an attribute or an intersection), one row per protected
-    group against the reference group named in the caption: the selection rate as k/n, the
-    ratio with its interval and the four-fifths flag (and the TPR and equalized-odds gaps with
-    an outcome). The intervals of every number are in the CSVs."""
-    import pandas as pd
-    from rich import box
-    from rich.table import Table
-
-    from ..groups.params import FOUR_FIFTHS
-
-    level = f"{100 * (1 - res.alpha):g}%"
-    tables = []
-    for attribute, rows in res.summary().groupby("attribute", sort=False):
-        first = rows.iloc[0]
-        table = Table(
-            title=escape(f"{attribute}: selection rates"),
-            caption=escape(
-                f"reference {first['reference']}: "
-                f"{rate_text(first['reference_k'], first['reference_n'])}"
-            ),
-            box=box.SIMPLE_HEAD,
-        )
-        cols = ["group", "selection rate", f"ratio [{level} CI]", f"< {FOUR_FIFTHS:g}"]
-        if res.has_outcome:
-            cols += ["TPR gap", "eq. odds"]
-        for col in cols:
-            # the numbers never wrap; a long intersection label does
-            table.add_column(col, justify="left" if col == "group" else "right",
-                             no_wrap=col != "group")  # fmt: skip
-        for r in rows.itertuples(index=False):
-            row = [
-                escape(f"{r.group} (small)" if r.small else str(r.group)),
-                rate_text(r.selection_k, r.selection_n),
-                interval_text(r.selection_ratio, 2, r.selection_ratio_low, r.selection_ratio_high),
-                # the four-fifths cell: yes (in red), no, or — when the ratio is undefined (an
-                # empty group, or a reference group without a favourable decision)
-                "—" if pd.isna(r.four_fifths) else "[bold red]yes[/]" if r.four_fifths else "no",
-            ]
-            if res.has_outcome:
-                row += [interval_text(r.equal_opportunity_diff, 3),
-                        interval_text(r.equalized_odds_diff, 3)]  # fmt: skip
-            table.add_row(*row)
-        tables.append(table)
-    return tables
-
-
 class Groups(AnalysisCommand):
     """``primafacie groups`` (the help text is :data:`HELP`)."""
 
@@ -161,7 +110,11 @@ class Groups(AnalysisCommand):
         return [("rates.csv", res.to_frame()), ("summary.csv", res.summary()), *scores,
                 ("groups.json", res.to_dict())]  # fmt: skip
 
-    tables = staticmethod(summary_tables)
+    def tables(self, res: Any) -> list[Any]:
+        """Each protected group against its reference group, as the report shows it."""
+        from ..groups.analysis import tables
+
+        return tables(res)
 
     def words(self, res: Any) -> list[str]:
         """Headline, scope, caveats, then what the score sweep found."""

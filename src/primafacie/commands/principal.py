@@ -1,7 +1,8 @@
 """``primafacie principal``: counterfactual fairness on principal strata from flags or a config.
 
 Options, ``--config``, outputs and words are derived (:mod:`._analysis`); this module holds
-the help, the roles (S from a column or a rule, Y), the ``--repair`` switch and the table.
+the help, the roles (S from a column or a rule, Y) and the ``--repair`` switch; the table
+printed is the report's (:func:`primafacie.principal.analysis.tables`).
 """
 
 from __future__ import annotations
@@ -122,23 +123,10 @@ class Principal(AnalysisCommand):
         return out
 
     def tables(self, res: Any) -> list[Any]:
-        """One row per cell and definition: verdict, evidence, repair size, bootstrap share."""
-        import pandas as pd
-        from rich.table import Table
+        """The verdict per cell and definition, as the report shows it."""
+        from ..principal.analysis import tables
 
-        result = res[0]
-        table = Table(title=escape(f"principal fairness: {result.protected} "
-                                   f"(A=1: {result.a1}, A=0: {result.a0})"))  # fmt: skip
-        for col in ("cell", "n", "definition", "verdict", "evidence", "eps_sum",
-                    "boot_share_violated"):  # fmt: skip
-            table.add_column(col)
-        for r in result.summary().itertuples():
-            eps = "" if pd.isna(r.eps_sum) else f"{r.eps_sum:.4f}"
-            share = "" if pd.isna(r.boot_share_violated) else f"{r.boot_share_violated:.2f}"
-            verdict = f"[red]{r.verdict}[/]" if r.verdict == "violated" else r.verdict
-            table.add_row(escape(r.cell), str(r.n), str(r.definition), verdict,
-                          escape(r.evidence), eps, share)  # fmt: skip
-        return [table]
+        return tables(res[0])
 
     def words(self, res: Any) -> list[str]:
         """Headline, scope and the caveats (no bullets)."""

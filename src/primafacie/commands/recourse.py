@@ -3,8 +3,8 @@
 Options, the ``--config`` refusals, the writing of the files and the defaults are derived
 (:mod:`._analysis`); this module holds the help, its own flags (b() as a model or a rule, the
 columns mined, ``--loose``), the parsers of its ``COL=VALUE`` options, the progress bars of the
-FACTS stages and the summary. ``--config`` runs the analysis as the audit does, its engine
-adjusted by ``--legacy``/``--loose``.
+FACTS stages and what is printed (the definitions' table is the report's). ``--config`` runs
+the analysis as the audit does, its engine adjusted by ``--legacy``/``--loose``.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..errors import InputError
 from ..recourse.params import PARAMS
+from ..terminal import print_table
 from . import _data
 from ._analysis import AnalysisCommand, role, split_list
 from ._common import console, err_console, load_cli_model, parse_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.table import Table
 
 # pandas, the spec and the engine are imported inside the functions: the CLI loads this module
 # to render --help, which must not wait for them.
@@ -227,21 +227,6 @@ def run_with_bars(spec: Any, engine: Any, data: Any, config: Any = None,
     return result, cscs, run.results.get("rank_stability"), run.tables
 
 
-# ---------------------------------------------------------------------------------- print
-def summary_table(result: Any) -> Table:
-    """Rich table: one row per definition (subgroups, Fair, rank-1 ties, top-10% tallies)."""
-    from rich.table import Table
-
-    table = Table(title=f"FACTS: {result.protected} ({', '.join(result.groups)})")
-    for col in ("metric", "definition", "subgroups", "fair", "rank1"):
-        table.add_column(col)
-    for g in result.groups:
-        table.add_column(f"top10 against {g}")
-    for r in result.ranking_analysis().itertuples(index=False):
-        table.add_row(*[str(v) for v in r])
-    return table
-
-
 class Recourse(AnalysisCommand):
     """``primafacie recourse`` (the help text is :data:`HELP`)."""
 
@@ -303,10 +288,13 @@ class Recourse(AnalysisCommand):
         return [*out, ("recourse.json", doc)]
 
     def show(self, res: Any, out: Path, names: list[str]) -> None:
-        """Headline, scope, the summary table, rank stability, stage seconds and where the
-        files went."""
+        """The definitions' table (the report's), headline, scope, rank stability, stage
+        seconds and where the files went."""
+        from ..recourse.analysis import tables
+
         result, _, stability, _ = res
-        console.print(summary_table(result))
+        for table in tables(result):
+            print_table(console, table)
         lines = [result.headline(), f"scope: {result.scope()}"]
         if stability is not None:
             lines += [stability.headline(), *(f"  • {c}" for c in stability.caveats())]

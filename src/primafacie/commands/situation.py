@@ -3,8 +3,9 @@
 Options, ``--config`` (which runs exactly what ``primafacie audit`` runs for
 ``analyses.situation``), the writing of the files and the defaults are derived
 (:mod:`._analysis`); this module holds the help, the roles (features, b() as a rule or a model,
-the SCM's edges or a counterfactual table), how they are read and the summary tables. Every
-engine is built by :meth:`~primafacie.situation.spec.SituationSpec.tests`.
+the SCM's edges or a counterfactual table) and how they are read; the table printed is the
+report's (:func:`primafacie.situation.analysis.tables`). Every engine is built by
+:meth:`~primafacie.situation.spec.SituationSpec.tests`.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..errors import InputError
 from ..situation.params import PARAMS
+from ..terminal import print_table
 from . import _data
 from ._analysis import AnalysisCommand, role
 from ._common import console, err_console, escape, load_cli_model
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.table import Table
 
     from ..data import AuditData
 
@@ -149,31 +150,6 @@ def causal_from_flags(
     return None, None
 
 
-def _summary_table(summary: pd.DataFrame, title: str) -> Table:
-    from rich.table import Table
-
-    from ..report.html import rate_text
-    from ..situation.labels import method_name
-    from ..situation.results import in_force, verdict_count
-
-    table = Table(title=title)
-    # one verdict per test (issue 23): "significant" is after the adjustment in force, named
-    # in its header; the unadjusted count follows in its own column
-    methods = set(summary["multiplicity"]) - {"none"}
-    adjusted = f"significant after {next(iter(methods))}" if len(methods) == 1 else "significant"
-    before = "before adjustment" if methods else None
-    for col in filter(None, ("method", "k", "cases", adjusted, before, "denominator", "untested")):
-        table.add_column(col, justify="right" if col != "method" else "left")
-    for _, row in summary.iterrows():
-        den = int(row["denominator"])
-        cells = [method_name(row["method"]), str(row["k"]), rate_text(int(row["cases"]), den),
-                 rate_text(verdict_count(row), den)]  # fmt: skip
-        if before:
-            cells.append(rate_text(int(row["n_significant"]), den) if in_force(row) else "—")
-        table.add_row(*cells, str(den), str(row["untested"]))
-    return table
-
-
 def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
     """Neighbour id lists as space-separated text (a multiple result has one per attribute),
     and integer columns as nullable integers, so that stacking tests whose columns differ
@@ -229,10 +205,18 @@ class Situation(AnalysisCommand):
         return [("complainants.csv", stacked(frames, "dimension")),
                 ("summary.csv", stacked(summaries, "dimension"))]  # fmt: skip
 
+    def tables(self, res: Any) -> list[Any]:
+        """The counts by test, method and k, as the report shows them."""
+        from ..situation.analysis import tables
+
+        return tables(res)
+
     def show(self, res: Any, out: Path, names: list[str]) -> None:
-        """Every test's counts, headline and caveats, then where the files went."""
-        for label, r in res.items():
-            console.print(_summary_table(r.summary(), escape(f"situation testing ({label})")))
+        """The counts of every test, each test's headline and caveats, then where the files
+        went."""
+        for table in self.tables(res):
+            print_table(console, table)
+        for r in res.values():
             console.print(escape(r.headline()))
             for caveat in r.caveats():
                 console.print(escape(f"  • {caveat}"))

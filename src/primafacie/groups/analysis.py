@@ -25,7 +25,7 @@ from .score_section import score_blocks, score_check
 from .spec import GroupsSpec
 from .trend import trend
 
-__all__ = ["ANALYSIS", "LEAD", "run", "section"]
+__all__ = ["ANALYSIS", "LEAD", "run", "section", "tables"]
 
 #: Label of the engine's Result in ``AnalysisRun.results`` (and of its CSV tables).
 LABEL = "metrics"
@@ -138,8 +138,6 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
             f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
         )
-    eq_odds = (" Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
-               "intervals at half the level each (Bonferroni)." if res.has_outcome else "")  # fmt: skip
     blocks = [
         rb.figure(
             res.plot(),
@@ -148,18 +146,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "is the reference (non-protected) group's selection rate. Groups marked (small) "
             f"have fewer than {res.min_group} members.",
         ),
-        rb.table(
-            _comparison_table(res),
-            "Each protected group against the reference group",
-            f"Difference = group rate − reference rate ({level} Newcombe interval); ratio = "
-            f"group rate / reference rate ({level} Katz log interval); below "
-            f"{FOUR_FIFTHS:g} = the four-fifths rule flags adverse impact. Adverse impact "
-            "(Uniform Guidelines, 29 CFR 1607.4(D)): which of the practical criterion (below "
-            f"four-fifths) and the statistical one (Fisher's exact test, two-sided, p < "
-            f"{res.alpha:g}) hold; shortfall = favourable decisions the group would need to "
-            "reach the reference rate." + eq_odds,
-            csv=table_path("groups", f"{LABEL}_summary"),
-        ),
+        *tables(res),
         rb.table(
             _rates_table(res),
             "Rates of every group",
@@ -173,6 +160,28 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     ]
     score_findings, score_part = score_blocks(res.scores)
     return rb.section(findings + score_findings, blocks + score_part + _trend_blocks(run))
+
+
+def tables(res: Any) -> list[dict[str, Any]]:
+    """The section's table of each protected group against its reference group, which
+    ``primafacie groups`` prints too (:func:`primafacie.terminal.print_table`)."""
+    level = f"{100 * (1 - res.alpha):g}%"
+    eq_odds = (" Equalized odds = max(|TPR gap|, |FPR gap|), its interval from the two gaps' "
+               "intervals at half the level each (Bonferroni)." if res.has_outcome else "")  # fmt: skip
+    return [
+        rb.table(
+            _comparison_table(res),
+            "Each protected group against the reference group",
+            f"Difference = group rate − reference rate ({level} Newcombe interval); ratio = "
+            f"group rate / reference rate ({level} Katz log interval); below "
+            f"{FOUR_FIFTHS:g} = the four-fifths rule flags adverse impact. Adverse impact "
+            "(Uniform Guidelines, 29 CFR 1607.4(D)): which of the practical criterion (below "
+            f"four-fifths) and the statistical one (Fisher's exact test, two-sided, p < "
+            f"{res.alpha:g}) hold; shortfall = favourable decisions the group would need to "
+            "reach the reference rate." + eq_odds,
+            csv=table_path("groups", f"{LABEL}_summary"),
+        )
+    ]
 
 
 def _reference_sentences(res: Any) -> list[str]:

@@ -13,7 +13,7 @@ from ..report import blocks as rb
 from ..report import plots
 from .spec import PrincipalSpec
 
-__all__ = ["ANALYSIS", "LEAD", "run", "section"]
+__all__ = ["ANALYSIS", "LEAD", "run", "section", "tables"]
 
 LEAD = (
     "Principal-stratum fairness uses the true outcome (here: whether the loan is repaid). "
@@ -72,14 +72,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "Definition 1 needs both τ1 (always-repay stratum) and τ0 (never-repay stratum) to "
             "be 0; Definition 2 pools the two strata.",
         ),
-        rb.table(
-            summary.drop(columns="note", errors="ignore"),
-            "Verdict per cell and definition",
-            f"n_a1 / n_a0 = people with A=1 ({res.a1}) / A=0 ({res.a0}) in the cell; a direction "
-            "names the group a violation favours; Definitions 3 and 4 are shown for comparison "
-            "only.",
-            csv=table_path("principal", "evaluation_summary"),
-        ),
+        *tables(res),
         rb.table(
             eps.rename(columns={"estimate": "ε (total repair probability)"}),
             "Minimal repair ε",
@@ -109,6 +102,21 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         blocks.append(rb.figure(res.plot(), "LP ranges and repair probabilities",
                               "The analysis' own view: red intervals exclude 0."))  # fmt: skip
     return rb.section(findings, blocks)
+
+
+def tables(res: Any) -> list[dict[str, Any]]:
+    """The section's verdict per cell and definition, which ``primafacie principal`` prints
+    too (:func:`primafacie.terminal.print_table`)."""
+    return [
+        rb.table(
+            res.summary().drop(columns="note", errors="ignore"),
+            "Verdict per cell and definition",
+            f"n_a1 / n_a0 = people with A=1 ({res.a1}) / A=0 ({res.a0}) in the cell; a direction "
+            "names the group a violation favours; Definitions 3 and 4 are shown for comparison "
+            "only.",
+            csv=table_path("principal", "evaluation_summary"),
+        )
+    ]
 
 
 def headline_number(run: AnalysisRun) -> str:

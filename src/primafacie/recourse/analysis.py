@@ -32,6 +32,7 @@ __all__ = [
     "CURVES",
     "run",
     "section",
+    "tables",
     "shown_subgroups",
     "definition_name",
     "headline_number",
@@ -234,19 +235,8 @@ def _cards(results: Mapping[str, Any]) -> list[Any]:
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The report section: definitions, effectiveness curves, CSC cards, the first ranking."""
     facts: FactsResult = run.results["definitions"]
-    summary = facts.summary()  # definitions named in words, their code in brackets
-    pairs = zip(summary["definition"], summary["metric"], strict=True)
-    summary = summary.assign(definition=[definition_name(t, c) for t, c in pairs])
-    summary = summary.drop(columns="metric")
     blocks: list[Any] = [
-        rb.table(
-            summary,
-            "Definitions of recourse unfairness",
-            "subgroups = subgroups audited; fair = subgroups with no difference; rank1 = "
-            "subgroups tied first; top10_against[g] = among the top 10% ranked subgroups, how "
-            "many are biased against group g.",
-            csv=table_path("recourse", "definitions_summary"),
-        ),
+        *tables(facts),
         *_curve_figures(facts, shown_subgroups(run.results)),
         *_cards(run.results),
     ]
@@ -268,6 +258,24 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             )
         )
     return rb.section(_findings(facts), blocks)
+
+
+def tables(facts: FactsResult) -> list[dict[str, Any]]:
+    """The section's table of the definitions (subgroups, Fair, rank-1 ties, top-10%
+    tallies), which ``primafacie recourse`` prints too (:func:`~primafacie.terminal.print_table`)."""
+    summary = facts.summary()  # definitions named in words, their code in brackets
+    pairs = zip(summary["definition"], summary["metric"], strict=True)
+    summary = summary.assign(definition=[definition_name(t, c) for t, c in pairs])
+    return [
+        rb.table(
+            summary.drop(columns="metric"),
+            "Definitions of recourse unfairness",
+            "subgroups = subgroups audited; fair = subgroups with no difference; rank1 = "
+            "subgroups tied first; top10_against[g] = among the top 10% ranked subgroups, how "
+            "many are biased against group g.",
+            csv=table_path("recourse", "definitions_summary"),
+        )
+    ]
 
 
 def _stability_blocks(stab: RankStabilityResult) -> list[Any]:

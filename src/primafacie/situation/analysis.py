@@ -26,7 +26,8 @@ from .results import expected_text, in_force, stacked, verdict_count
 from .sensitivity import SENSITIVITY_LABEL, SensitivityResult, run_sensitivity
 from .spec import SituationSpec
 
-__all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "summary_frame"]
+__all__ = ["ANALYSIS", "METHOD_NAMES", "LEAD", "run", "collect", "section", "summary_frame",
+           "tables"]  # fmt: skip
 
 #: The registry name (the ``analyses.situation`` key and the prefix of every table).
 ANALYSIS_NAME = "situation"
@@ -421,20 +422,27 @@ def _said(tests: Mapping[str, Any], what: str) -> list[str]:
     return [_named(label, getattr(res, what)(), len(tests)) for label, res in tests.items()]
 
 
-def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
-    """The bar chart and the table of counts by test, method and k: "significant" is the
-    count after the correction in force (issue 23), the unadjusted count beside it."""
+def tables(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The section's counts by test, method and k, which ``primafacie situation`` prints too
+    (:func:`primafacie.terminal.print_table`); none without a test."""
+    return _count_blocks(summary_frame(results), figure=False)
+
+
+def _count_blocks(summary: pd.DataFrame, figure: bool = True) -> list[Any]:
+    """The bar chart (unless ``figure`` is False) and the table of counts by test, method and
+    k: "significant" is the count after the correction in force (issue 23), the unadjusted
+    count beside it."""
     if summary.empty:
         return []
     counts = summary.assign(dimension=summary["test"].map(_name)).drop(columns="test")
     verdict = [verdict_count(r) for _, r in summary.iterrows()]  # one row per (test, method, k)
     bars = counts.assign(method=counts["method"].map(METHOD_NAMES), n_significant=verdict)
-    figure = rb.figure(
+    blocks = [rb.figure(
         plots.situation_counts(bars), "Cases by method and k",
         f"Light bars: cases (Δp > τ); dark bars: significant cases{_after_text(summary)}; both "
         "as a share of the tested protected individuals of the test (counts, denominators and "
         "the untested in the table below).",
-    )  # fmt: skip
+    )] if figure else []  # fmt: skip
     # "significant" names the adjustment that produced it, e.g. "3.1% (12 of 388) (bh)"
     named = [(f"{text} ({m})", rate) for (text, rate), m in zip(
         rb.rates(verdict, summary["denominator"]), summary["multiplicity"], strict=True)]  # fmt: skip
@@ -455,7 +463,7 @@ def _count_blocks(summary: pd.DataFrame) -> list[dict[str, Any] | None]:
         "gives before any adjustment when no one is discriminated against.",
         csv=table_path(ANALYSIS_NAME, "summary"),
     )  # fmt: skip
-    return [figure, table]
+    return [*blocks, table]
 
 
 def _after_text(summary: pd.DataFrame) -> str:
