@@ -148,6 +148,13 @@ def _pct(arr: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+#: The engine's parameters that :func:`principal_arrays` takes, validated against their
+#: declarations (:data:`PARAMETER_CONSTRAINTS`) and passed by :class:`PrincipalFairness`.
+_ENGINE_ARGS = tuple("definitions joint tol min_group empty_cells n_boot seed level".split())
+#: The labels :class:`PrincipalFairness` reads from the data and carries into the result.
+_LABELS = tuple("protected a1 a0 covariates decision outcome".split())
+
+
 # over 80 lines only through its numpy-style docstring; the body is under 60
 def principal_arrays(
     a: np.ndarray,
@@ -203,20 +210,8 @@ def principal_arrays(
     >>> bool(r.violated(2)[0]), float(r.values["eps_sum_def2"][0])
     (False, 0.0)
     """
-    validate_params(
-        "principal_arrays",
-        PARAMETER_CONSTRAINTS,
-        dict(
-            definitions=definitions,
-            joint=joint,
-            tol=tol,
-            min_group=min_group,
-            empty_cells=empty_cells,
-            n_boot=n_boot,
-            seed=seed,
-            level=level,
-        ),  # fmt: skip
-    )
+    args = locals()
+    validate_params("principal_arrays", PARAMETER_CONSTRAINTS, {k: args[k] for k in _ENGINE_ARGS})
     cc: CellCounts = count_cells(a, s, y, codes, labels, min_group=min_group)
     idx = _cells_to_evaluate(cc, empty_cells, min_group, protected, a0, a1)
     vals = evaluate_margins(cc.p[idx], definitions=definitions, joint=joint, tol=tol)
@@ -470,28 +465,11 @@ class PrincipalFairness(Engine):
     def _evaluate_arrays(
         self, arr: dict[str, Any], definitions: tuple[int, ...], s: np.ndarray, n_boot: int
     ) -> PrincipalResult:
-        return principal_arrays(
-            arr["a"],
-            s,
-            arr["y"],
-            arr["codes"],
-            arr["labels"],
-            definitions=definitions,
-            joint=self.joint,
-            tol=self.tol,
-            min_group=self.min_group,
-            empty_cells=self.empty_cells,
-            n_boot=n_boot,
-            seed=self.seed,
-            level=self.level,
-            protected=arr["protected"],
-            a1=arr["a1"],
-            a0=arr["a0"],
-            covariates=arr["covariates"],
-            decision=arr["decision"],
-            outcome=arr["outcome"],
-            backend=self.backend,
-        )
+        own = {name: getattr(self, name) for name in _ENGINE_ARGS}
+        labels = {name: arr[name] for name in _LABELS}
+        keywords = own | labels | {"definitions": definitions, "n_boot": n_boot}
+        return principal_arrays(arr["a"], s, arr["y"], arr["codes"], arr["labels"], **keywords,
+                                backend=self.backend)  # fmt: skip
 
     # ------------------------------------------------------------------ API
     def run(self, data: AuditData | pd.DataFrame | Any) -> PrincipalResult:
