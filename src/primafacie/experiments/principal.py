@@ -42,7 +42,7 @@ tau', eps10, sum(eps)); ``same_verdict`` says whether both exclude 0 (or both ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -433,225 +433,70 @@ def _flag(value: float, yes: str, no: str) -> str:
     return yes if value == 1 else no
 
 
-def _table1_text_checks(t1: Callable[[str], float]) -> list[Check]:
-    """Table 1: per-stratum rates, pr(S(a)=1) and the four definitions' verdicts."""
-    rows: list[Check] = []
-    for stratum, (r1, r0) in _T1_RATES.items():
-        for a, paper in ((1, r1), (0, r0)):
-            rows.append(
-                check(
-                    "Table 1",
-                    f"pr(S({a})=1 | stratum ({stratum[0]},{stratum[1]}))",
-                    t1(f"true_rate_S{a}_{stratum}"),
-                    paper,
-                    note="from the table's counts (the text swaps some rates: spec §2 [typo])",
-                )
-            )
-    rows.append(check("§2 text", "pr(S(1)=1)", t1("true_pr_S1"), 4 / 7))
-    rows.append(
-        check(
-            "§2 text",
-            "pr(S(0)=1)",
-            t1("true_pr_S0"),
-            3 / 7,
-            note="the text writes pr(S(1)=1)=3/7 for S(0) (spec §2 [typo])",
-        )
-    )
-    for d, paper in ((1, "holds"), (2, "holds"), (3, "fails")):
-        rows.append(
-            check(
-                "§2 text",
-                f"Table 1: Definition {d}",
-                _flag(t1(f"true_def{d}_holds"), "holds", "fails"),
-                paper,
-            )
-        )
-    rows.append(
-        check(
-            "spec §8.1 [derived]",
-            "Table 1: Definition 4",
-            _flag(t1("true_def4_holds"), "holds", "fails"),
-            "fails",
-        )
-    )
-    rows.append(check("spec §8.1 [derived]", "pr(S(1)=1 | Y(0)=1)", t1("true_def4_S1"), 0.55))
-    rows.append(check("spec §8.1 [derived]", "pr(S(0)=1 | Y(0)=1)", t1("true_def4_S0"), 0.20))
-    return rows
+_TYPO = "from the table's counts (the text swaps some rates: spec §2 [typo])"
+_S82, _S4, _S5 = "spec §8.2 [derived]", "spec §4 [derived]", "spec §5 [derived]"
+_BOUNDS = (("lower", -1.0), ("upper", 1.0))
 
 
-def _table1_lp_checks(t1: Callable[[str], float]) -> list[Check]:
-    """Table 1 (spec §8.2): observed margins, LP ranges, eps* and Proposition 1 bounds."""
-    rows: list[Check] = []
-    for key, count in _T1_MARGINS.items():
-        rows.append(
-            check(
-                "spec §8.2 [derived]",
-                f"Table 1 margin {key}",
-                t1(key),
-                count / 700,
-                note=f"{count}/700",
-            )
-        )
-    for name, bound, text in (
-        ("tau0'", 4 / 35, "4/35"),
-        ("tau1'", 4 / 35, "4/35"),
-        ("tau'", 8 / 35, "8/35"),
-    ):
-        rows.append(
-            check(
-                "spec §8.2 [derived]",
-                f"Table 1 LP {name} lower",
-                t1(f"lp_{name}_lower"),
-                -bound,
-                note=f"-{text}",
-            )
-        )
-        rows.append(
-            check(
-                "spec §8.2 [derived]",
-                f"Table 1 LP {name} upper",
-                t1(f"lp_{name}_upper"),
-                bound,
-                note=text,
-            )
-        )
-    for d in (1, 2):
-        rows.append(
-            check(
-                "spec §8.2 [derived]",
-                f"Table 1 sum(eps*) Definition {d}",
-                t1(f"def{d}_eps_sum"),
-                0.0,
-            )
-        )
-    for k in (0, 1):
-        for side, paper in (("lower", -1.0), ("upper", 1.0)):
-            rows.append(
-                check(
-                    "spec §8.2 [derived]",
-                    f"Table 1 Prop. 1 tau{k} {side}",
-                    t1(f"prop1_tau{k}_{side}"),
-                    paper,
-                    note="d1 = d0 = 0",
-                )
-            )
-    return rows
-
-
-def _table4_lp_checks(t4: Callable[[str], float]) -> list[Check]:
-    """Table 4 (§3.2, spec §4): the definitions' verdicts and the LP ranges."""
-    rows: list[Check] = []
-    rows.append(
-        check(
-            "§3.2 text",
-            "Table 4: Definition 2",
-            _flag(t4("def2_violated"), "violated", "not violated"),
-            "violated",
-            note="paper: the feasible set with tau'=0 is empty",
-        )
-    )
-    rows.append(
-        check(
-            "spec §4 [derived]",
-            "Table 4: Definition 1",
-            _flag(t4("def1_violated"), "violated", "not violated"),
-            "violated",
-        )
-    )
-    for name, (lo, hi) in _T4_LP.items():
-        rows.append(
-            check("spec §4 [derived]", f"Table 4 LP {name} lower", t4(f"lp_{name}_lower"), lo)
-        )
-        rows.append(
-            check(
-                "spec §4 [derived]",
-                f"Table 4 LP {name} upper",
-                t4(f"lp_{name}_upper"),
-                hi,
-                note="paper: max tau' < 0" if name == "tau'" else "",
-            )
-        )
-    rows.append(
-        check(
-            "spec §4 [derived]",
-            "Table 4: (8) + {tau0'=0}",
-            _flag(t4("lp_tau0'=0_feasible"), "feasible", "infeasible"),
-            "infeasible",
-        )
-    )
-    return rows
-
-
-def _table4_bound_checks(t4: Callable[[str], float]) -> list[Check]:
-    """Table 4 (spec §4-5): Proposition 1, Corollary 1 and the minimal repair eps*."""
-    rows: list[Check] = []
-    rows.append(
-        check(
-            "spec §4 [derived]",
-            "Table 4 Prop. 1 tau0 lower",
-            t4("prop1_tau0_lower"),
-            -11 / 57,
-            note="-11/57",
-        )
-    )
-    rows.append(
-        check(
-            "spec §4 [derived]",
-            "Table 4 Prop. 1 tau0 upper",
-            t4("prop1_tau0_upper"),
-            -1 / 57,
-            note="-1/57",
-        )
-    )
-    for side, paper in (("lower", -1.0), ("upper", 1.0)):
-        rows.append(
-            check(
-                "spec §4 [derived]",
-                f"Table 4 Prop. 1 tau1 {side}",
-                t4(f"prop1_tau1_{side}"),
-                paper,
-                note="d1 = 0.36 - 0.93 < 0",
-            )
-        )
-    rows.append(
-        check(
-            "spec §4 [derived]",
-            "Table 4 Corollary 1: (2)",
-            _flag(t4("cor1_eq2_upper_neg"), "violated", "holds"),
-            "violated",
-            note="0.03 + 0.53 = 0.56 < d0 = 0.57",
-        )
-    )
-    for d in (1, 2):
-        for ab, paper in zip(("00", "01", "10", "11"), _T4_EPS, strict=True):
-            rows.append(
-                check(
-                    "spec §5 [derived]",
-                    f"Table 4 eps{ab}* Definition {d}",
-                    t4(f"def{d}_eps{ab}"),
-                    paper,
-                    note="1/90 = 0.01/0.90" if ab == "11" else "",
-                )
-            )
-        rows.append(
-            check(
-                "spec §5 [derived]",
-                f"Table 4 sum(eps*) Definition {d}",
-                t4(f"def{d}_eps_sum"),
-                sum(_T4_EPS),
-            )
-        )
-    return rows
+def _paper_checks() -> list[tuple[str, str, Any, Any, str]]:
+    """Every check of Tables 1 and 4, in the order of the comparison table, as typed from the
+    paper and the spec: (where it is printed, quantity, our value's key, the paper's value,
+    note); a key ``(key, yes, no)`` reads a 0/1 flag as words."""
+    t1, t4 = (lambda k: ("table1", k)), (lambda k: ("table4", k))
+    lp1 = (("tau0'", 4 / 35, "4/35"), ("tau1'", 4 / 35, "4/35"), ("tau'", 8 / 35, "8/35"))
+    return [
+        # Table 1: per-stratum rates, pr(S(a)=1) and the four definitions' verdicts
+        *(("Table 1", f"pr(S({a})=1 | stratum ({st[0]},{st[1]}))", t1(f"true_rate_S{a}_{st}"),
+           paper, _TYPO) for st, (r1, r0) in _T1_RATES.items() for a, paper in ((1, r1), (0, r0))),
+        ("§2 text", "pr(S(1)=1)", t1("true_pr_S1"), 4 / 7, ""),
+        ("§2 text", "pr(S(0)=1)", t1("true_pr_S0"), 3 / 7,
+         "the text writes pr(S(1)=1)=3/7 for S(0) (spec §2 [typo])"),
+        *(("§2 text", f"Table 1: Definition {d}", (t1(f"true_def{d}_holds"), "holds", "fails"),
+           paper, "") for d, paper in ((1, "holds"), (2, "holds"), (3, "fails"))),
+        ("spec §8.1 [derived]", "Table 1: Definition 4", (t1("true_def4_holds"), "holds", "fails"),
+         "fails", ""),
+        ("spec §8.1 [derived]", "pr(S(1)=1 | Y(0)=1)", t1("true_def4_S1"), 0.55, ""),
+        ("spec §8.1 [derived]", "pr(S(0)=1 | Y(0)=1)", t1("true_def4_S0"), 0.20, ""),
+        # Table 1 (spec §8.2): observed margins, LP ranges, eps* and Proposition 1 bounds
+        *((_S82, f"Table 1 margin {key}", t1(key), count / 700, f"{count}/700")
+          for key, count in _T1_MARGINS.items()),
+        *(row for name, bound, text in lp1 for row in (
+            (_S82, f"Table 1 LP {name} lower", t1(f"lp_{name}_lower"), -bound, f"-{text}"),
+            (_S82, f"Table 1 LP {name} upper", t1(f"lp_{name}_upper"), bound, text))),
+        *((_S82, f"Table 1 sum(eps*) Definition {d}", t1(f"def{d}_eps_sum"), 0.0, "")
+          for d in (1, 2)),
+        *((_S82, f"Table 1 Prop. 1 tau{k} {side}", t1(f"prop1_tau{k}_{side}"), paper,
+           "d1 = d0 = 0") for k in (0, 1) for side, paper in _BOUNDS),
+        # Table 4 (§3.2, spec §4): the definitions' verdicts and the LP ranges
+        ("§3.2 text", "Table 4: Definition 2", (t4("def2_violated"), "violated", "not violated"),
+         "violated", "paper: the feasible set with tau'=0 is empty"),
+        (_S4, "Table 4: Definition 1", (t4("def1_violated"), "violated", "not violated"),
+         "violated", ""),
+        *(row for name, (lo, hi) in _T4_LP.items() for row in (
+            (_S4, f"Table 4 LP {name} lower", t4(f"lp_{name}_lower"), lo, ""),
+            (_S4, f"Table 4 LP {name} upper", t4(f"lp_{name}_upper"), hi,
+             "paper: max tau' < 0" if name == "tau'" else ""))),
+        (_S4, "Table 4: (8) + {tau0'=0}", (t4("lp_tau0'=0_feasible"), "feasible", "infeasible"),
+         "infeasible", ""),
+        # Table 4 (spec §4-5): Proposition 1, Corollary 1 and the minimal repair eps*
+        (_S4, "Table 4 Prop. 1 tau0 lower", t4("prop1_tau0_lower"), -11 / 57, "-11/57"),
+        (_S4, "Table 4 Prop. 1 tau0 upper", t4("prop1_tau0_upper"), -1 / 57, "-1/57"),
+        *((_S4, f"Table 4 Prop. 1 tau1 {side}", t4(f"prop1_tau1_{side}"), paper,
+           "d1 = 0.36 - 0.93 < 0") for side, paper in _BOUNDS),
+        (_S4, "Table 4 Corollary 1: (2)", (t4("cor1_eq2_upper_neg"), "violated", "holds"),
+         "violated", "0.03 + 0.53 = 0.56 < d0 = 0.57"),
+        *(row for d in (1, 2) for row in (
+            *((_S5, f"Table 4 eps{ab}* Definition {d}", t4(f"def{d}_eps{ab}"), paper,
+               "1/90 = 0.01/0.90" if ab == "11" else "")
+              for ab, paper in zip(("00", "01", "10", "11"), _T4_EPS, strict=True)),
+            (_S5, f"Table 4 sum(eps*) Definition {d}", t4(f"def{d}_eps_sum"), sum(_T4_EPS), ""))),
+    ]  # fmt: skip
 
 
 def _examples_checks(e: dict[tuple[str, str], float]) -> list[Check]:
-    """Every check of Tables 1 and 4, in the order of the comparison table."""
-    return (
-        _table1_text_checks(lambda q: e[("table1", q)])
-        + _table1_lp_checks(lambda q: e[("table1", q)])
-        + _table4_lp_checks(lambda q: e[("table4", q)])
-        + _table4_bound_checks(lambda q: e[("table4", q)])
-    )
+    """Every check of Tables 1 and 4 (:func:`_paper_checks`) against our values ``e``."""
+    return [check(where, quantity, _flag(e[key[0]], *key[1:]) if len(key) == 3 else e[key],
+                  paper, note=note) for where, quantity, key, paper, note in _paper_checks()]  # fmt: skip
 
 
 @compare_doc(
