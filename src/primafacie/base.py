@@ -46,6 +46,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from .docstrings import AUDIT_DATA_RETURNS, fill_doc
 from .errors import InputError
 from .validation import validate_params
 
@@ -64,6 +65,7 @@ __all__ = [
 ROLES = ("protected", "decision", "outcome", "favorable", "outcome_favorable")
 
 
+@fill_doc(returns=AUDIT_DATA_RETURNS)
 def as_audit_data(
     data: Any,
     *,
@@ -95,13 +97,7 @@ def as_audit_data(
         ``protected`` that is not a mapping (a column name) declares no protected value and
         is left to the engine.
 
-    Returns
-    -------
-    AuditData
-
-    Raises
-    ------
-    InputError
+    {{returns}}
         A table without a required role (naming the owner and the roles to give), or any
         error of :class:`~primafacie.data.AuditData` (missing column, non-binary decision...).
 

@@ -41,7 +41,7 @@ import textwrap
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["fill", "fill_doc", "SITUATION_SETUP"]
+__all__ = ["fill", "fill_doc", "AUDIT_DATA_RETURNS", "SITUATION_SETUP"]
 
 T = TypeVar("T")
 
@@ -55,6 +55,18 @@ SITUATION_SETUP = """\
 ...                    "a": [1] * 4 + [0] * 4, "y": [0, 0, 1, 0, 1, 1, 0, 1]})
 >>> data = AuditData(df, features={"x": "numeric"}, protected={"a": 1}, decision="y")
 """
+
+#: The Returns and Raises headings of the two functions that build an AuditData from an
+#: engine's input (:func:`primafacie.base.as_audit_data` and the situation test's
+#: :func:`~primafacie.situation.engine.audit_data`); each says under them when it raises.
+AUDIT_DATA_RETURNS = """\
+Returns
+-------
+AuditData
+
+Raises
+------
+InputError"""
 
 #: A line holding only ``{{name}}`` (and the indentation the part takes).
 MARKER = re.compile(r"^(?P<indent>[ \t]*)\{\{(?P<name>\w+)\}\}[ \t]*$", flags=re.M)

@@ -54,6 +54,7 @@ import numpy as np
 from .._renamed import both_given, renamed_argument
 from ..base import Engine, as_audit_data, deprecated_verb
 from ..data import AuditData
+from ..docstrings import AUDIT_DATA_RETURNS, fill_doc
 from ..errors import InputError
 from .params import DEFAULT_K, METHODS, _method_name  # declared once, with the parameters
 from .params import PARAMETER_CONSTRAINTS as _CONSTRAINTS
@@ -84,6 +85,7 @@ _S = TypeVar("_S", Planner, GroupSearch, Statistics)
 _ROLES = ("protected", "decision", "favorable", "features", "id_column")
 
 
+@fill_doc(returns=AUDIT_DATA_RETURNS)
 def audit_data(data: Any, roles: Mapping[str, Any]) -> AuditData:
     """The :class:`~primafacie.data.AuditData` a situation test runs on.
 
@@ -97,13 +99,7 @@ def audit_data(data: Any, roles: Mapping[str, Any]) -> AuditData:
         ``{role: value}`` of the constructor (``protected``, ``decision``, ``favorable``,
         ``features``, ``id_column``); None means not given.
 
-    Returns
-    -------
-    AuditData
-
-    Raises
-    ------
-    InputError
+    {{returns}}
         A table without the roles a test needs (the message names the missing ones), or
         ``protected`` that is not a ``{column: protected value(s)}`` mapping.
     """
