@@ -16,7 +16,7 @@ from ..report import blocks as rb
 from .results import DISPARITY_LABELS
 from .spec import MODEL_KEY, AlternativesSpec
 
-__all__ = ["ANALYSIS", "LEAD", "run", "section"]
+__all__ = ["ANALYSIS", "LEAD", "run", "section", "tables"]
 
 LABEL = "candidates"
 
@@ -131,6 +131,15 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "the candidates no other beats on both (Pareto frontier); the square is the "
             "audited model, the star the candidate chosen by the certainty ranking.",
         ),
+        *tables(res),
+    ]
+    return rb.section(findings, blocks)
+
+
+def tables(res: Any) -> list[dict[str, Any]]:
+    """The section's table of every candidate, which ``primafacie alternatives`` prints too
+    (:func:`primafacie.terminal.print_table`)."""
+    return [
         rb.table(
             _table(res),
             "Every candidate tried",
@@ -138,9 +147,8 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "rows; certainty rank among the candidates within the utility tolerance. The full "
             "table has every interval and threshold.",
             csv=table_path("alternatives", LABEL),
-        ),
+        )
     ]
-    return rb.section(findings, blocks)
 
 
 def check(spec: Any, config: Any) -> None:

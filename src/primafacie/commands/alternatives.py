@@ -2,8 +2,9 @@
 
 Options, ``--config``, outputs and words are derived (:mod:`._analysis`) from the
 declarations of :mod:`primafacie.alternatives.params`; this module holds the help, the roles
-(the model, ``--train``), how the flags become the audited and training rows, and the summary
-table. The candidates table equals the audit's ``tables/alternatives_candidates.csv``.
+(the model, ``--train``) and how the flags become the audited and training rows; the table
+printed is the report's (:func:`primafacie.alternatives.analysis.tables`). The candidates
+table equals the audit's ``tables/alternatives_candidates.csv``.
 """
 
 from __future__ import annotations
@@ -136,20 +137,10 @@ class Alternatives(AnalysisCommand):
         return [("candidates.csv", res.to_frame()), ("alternatives.json", res.to_dict())]
 
     def tables(self, res: Any) -> list[Any]:
-        """The best 10 candidates by certainty rank."""
-        from rich.table import Table
+        """Every candidate tried, as the report shows it."""
+        from ..alternatives.analysis import tables
 
-        table = Table(title="less discriminatory alternatives (best 10 by certainty rank)")
-        for col in ("candidate", "utility CV", "disparity CV", "utility held out",
-                    "disparity held out", "status"):  # fmt: skip
-            table.add_column(col)
-        t = res.to_frame().sort_values(["certainty_rank", "candidate"], kind="stable").head(10)
-        for r in t.itertuples():
-            table.add_row(
-                escape(r.description), f"{r.cv_utility:.3f}", f"{r.cv_disparity:.3f}",
-                f"{r.holdout_utility:.3f}", f"{r.holdout_disparity:.3f}", escape(r.status),
-            )  # fmt: skip
-        return [table]
+        return tables(res)
 
     def words(self, res: Any) -> list[str]:
         """Headline and scope, as the command always printed."""
