@@ -26,15 +26,18 @@ def test_rate_text_by_hand(args, kwargs, text):
 
 def test_the_report_groups_and_recourse_share_one_formatter():
     from primafacie.commands import groups as groups_command
+    from primafacie.groups import analysis as groups_analysis
     from primafacie.groups import results as groups_results
     from primafacie.recourse import results as recourse_results
+    from primafacie.report.blocks import rate_cell
     from primafacie.report.html import rate_text as report_rate
 
     # the Result modules call the one formatter itself (their wrappers _pct, _share are gone)
     assert groups_results.rate_text is rate_text and recourse_results.rate_text is rate_text
-    # the command too (its wrapper _rate is gone)
-    assert groups_command.rate_text is rate_text
-    assert {groups_command.rate_text(3, 5), report_rate(3, 5)} == {"60.0% (3 of 5)"}
+    # the command formats nothing (its wrapper _rate, then its own table, are gone): it prints
+    # the report section's table (groups.analysis.tables), whose cells are the one formatter's
+    assert not hasattr(groups_command, "rate_text") and groups_analysis.rate_text is rate_text
+    assert {rate_cell(3, 5)[0], report_rate(3, 5)} == {"60.0% (3 of 5)"}
 
 
 def test_column_decimals_give_three_significant_digits_of_the_largest():
