@@ -106,3 +106,37 @@ def test_mismatched_columns_are_an_input_error():
         knn(a, b, 1)
     with pytest.raises(InputError, match="equal rows"):
         GowerMatrix(np.zeros((2, 1)), np.zeros((3, 1), dtype=int))
+
+
+def test_codes_are_held_in_the_smallest_dtype_that_holds_them():
+    """3 and 5,000 levels: int16 for the matrix (one dtype for every column); a row subset
+    keeps it; given levels above the codes' own maximum are what decides it."""
+    frame = _frame(n=200)
+    X = GowerTransformer({"region": "categorical", "income": "numeric",
+                          "postcode": "categorical"}).fit(frame).transform(frame)  # fmt: skip
+    assert X.codes.dtype == np.int16 and X[[0, 3]].codes.dtype == np.int16
+    small = GowerMatrix(np.zeros((2, 0)), np.array([[0, 1], [2, 0]]), (3, 128))
+    assert small.codes.dtype == np.int8
+    assert GowerMatrix(np.zeros((2, 0)), small.codes, (3, 129)).codes.dtype == np.int16
+    # a code the level counts do not announce is never wrapped
+    wide = GowerMatrix(np.zeros((1, 0)), np.array([[40_000]]), (2,))
+    assert wide.codes.dtype == np.int32 and wide.codes.tolist() == [[40_000]]
+
+
+def test_keys_of_narrow_codes_widen_before_multiplying():
+    """Two int8 code columns of 127 levels: a key reaches 126 + 127·126 = 16,128, which an
+    int8 product would wrap; the keys are the int64 keys, and the search agrees with the
+    one-hot distance."""
+    from primafacie.neighbors.search import _keys
+
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 127, (300, 2))
+    codes[0] = [126, 126]
+    X = GowerMatrix(np.zeros((300, 0)), codes, (127, 127))
+    assert X.codes.dtype == np.int8
+    kq, kb = _keys(X, X, (0, 1))
+    assert kq.dtype == np.int64 and kq[0] == 126 + 127 * 126
+    assert np.array_equal(kq, codes[:, 0] + 127 * codes[:, 1]) and np.array_equal(kq, kb)
+    found = knn(X[:20], X, 5)
+    dense = np.abs(np.asarray(X)[:20, None, :] - np.asarray(X)[None, :, :]).sum(axis=2)
+    assert np.allclose(np.sort(dense, axis=1)[:, :5], found.distances)

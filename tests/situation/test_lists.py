@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from primafacie.neighbors import knn
-from primafacie.situation.lists import ListReducer, prefix_counts, prefix_lengths
+from primafacie.situation.lists import ListReducer, count_dtype, prefix_counts, prefix_lengths
 
 
 def test_prefix_counts_cumulative_with_pads():
@@ -15,7 +15,9 @@ def test_prefix_counts_cumulative_with_pads():
     assert counts.neg.tolist() == [[1, 2, 2], [0, 0, 0]]
     assert counts.size.tolist() == [[1, 2, 3], [1, 1, 1]]
     assert counts.negatives(2).tolist() == [2, 0] and counts.sizes(3).tolist() == [3, 1]
-    assert counts.neg.dtype == np.int32 and counts.size.dtype == np.int32
+    # held in one byte each (a count never exceeds the width), handed out as int32
+    assert counts.neg.dtype == np.uint8 and counts.size.dtype == np.uint8
+    assert counts.negatives(2).dtype == np.int32 and counts.sizes(3).dtype == np.int32
     with pytest.raises(KeyError, match="prefix length 4 was not kept"):
         counts.negatives(4)
 
@@ -111,3 +113,39 @@ def test_reduce_repeated_declines_what_needs_the_lists():
         ListReducer(cols=(1,), neg=neg, own=np.array([0, 1]), neg_cf=neg),
     ):
         assert red.reduce_repeated(idx, idx * 0.0, inverse) is None
+
+
+@pytest.mark.parametrize(("width", "dtype"), [(255, np.uint8), (256, np.uint16), (300, np.uint16)])
+def test_prefix_counts_fit_their_dtype_at_the_boundary(width, dtype):
+    """Every member rejected: the counts reach the width itself. 256 in a uint8 would wrap to
+    0, so a list 256 long keeps uint16 counts, and the values read back are the widths."""
+    neg = np.ones(width, dtype=np.int8)
+    groups = np.arange(width)[None, :]
+    counts = prefix_counts(groups, neg, (width - 1, width))
+    assert counts.neg.dtype == dtype and counts.size.dtype == dtype
+    assert counts.negatives(width).tolist() == [width] and counts.sizes(width).tolist() == [width]
+    assert counts.negatives(width - 1).tolist() == [width - 1]
+
+
+def test_count_dtype_is_the_smallest_that_holds_the_largest_value():
+    assert count_dtype(0) == np.uint8 and count_dtype(255) == np.uint8
+    assert count_dtype(256) == np.uint16 and count_dtype(65_535) == np.uint16
+    assert count_dtype(65_536) == np.uint32
+
+
+@pytest.mark.parametrize("width", [254, 255])
+def test_reducer_self_pos_of_an_absent_complainant_fits(width):
+    """An absent complainant's position is width + 1: 256 for a 255-long list, which a uint8
+    would hold as 0 (read as "first in its list"). Both reduction paths keep it exact."""
+    idx = np.arange(width)[None, :].repeat(2, axis=0)
+    dist = np.zeros(idx.shape)
+    neg = np.ones(width + 1, dtype=np.int8)
+    red = ListReducer(cols=(width - 1,), neg=neg, own=np.array([width, width]), drop_own=True)
+    self_pos, neg_c, size = red(idx, dist, slice(0, 2))
+    assert self_pos.tolist() == [width + 1] * 2
+    assert self_pos.dtype == (np.uint8 if width + 1 <= 255 else np.uint16)
+    assert neg_c.dtype == self_pos.dtype and size.dtype == self_pos.dtype
+    assert neg_c.tolist() == [[width - 1]] * 2
+    rep = red.reduce_repeated(idx[:1], dist[:1], np.array([0, 0]))
+    assert [a.dtype for a in rep] == [self_pos.dtype] * 3
+    assert rep[0].tolist() == [width + 1] * 2 and rep[1].tolist() == neg_c.tolist()

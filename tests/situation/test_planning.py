@@ -33,6 +33,8 @@ def test_plan_rows_and_resolved_settings(data):
     assert plan.test_rows.tolist() == [4, 5, 6, 7]
     assert plan.need_cf and plan.need_centres
     assert _planner(legacy=True).plan(data, None).ties == "last"
+    # decisions held in one byte per row (the plan lives through the whole test)
+    assert plan.y.dtype == np.int8 and plan.y.tolist() == [0, 0, 1, 1, 1, 1, 1, 0]
 
 
 def test_complainants_rejected_and_mask_narrow_only_the_complainants(data):

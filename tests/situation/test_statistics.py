@@ -50,3 +50,57 @@ def test_adjustment_is_per_block_and_uses_alpha():
     assert block["p_adjusted"][:2] == pytest.approx([0.02, 0.06])
     assert np.isnan(block["p_adjusted"][2])
     assert block["significant_adjusted"].tolist() == [True, False, False]
+
+
+@pytest.mark.parametrize(("legacy", "k"), [(False, 255), (True, 254)])
+def test_blocks_widen_narrow_counts_and_decisions(legacy, k):
+    """Counts held as uint8 (up to 255) and decisions as int8 give the very columns int32
+    counts and int64 decisions give: the statistics add the centre (+1) after widening, so
+    a full list of 255 plus its centre is 256, not a wrapped 0. Corrected mode reads prefix
+    k alone, legacy k and k + 1."""
+    from primafacie.situation.lists import PrefixCounts
+    from primafacie.situation.planning import Plan
+    from primafacie.situation.search import Lists
+
+    rng = np.random.default_rng(0)
+    m = 400
+    cols = (k,) if not legacy else (k, k + 1)
+    top = cols[-1]
+    size = rng.integers(0, top + 1, (m, len(cols)))
+    size[:5] = cols  # full lists: the largest values
+    size = np.sort(size, axis=1)
+    neg = np.minimum(size, rng.integers(0, top + 1, (m, len(cols))))
+    neg[:2] = size[:2]  # every member rejected: neg + the complainant's own reaches 256
+    y = rng.integers(0, 2, m)
+    y[:2] = 0
+    ycf = rng.integers(0, 2, m)
+
+    def run(small, ydtype):
+        def counts(a, b):
+            return PrefixCounts(cols, a.astype(small), b.astype(small))
+
+        lists = Lists(
+            self_pos=(np.arange(m) % (k + 2)).astype(small),
+            ctrl_counts=counts(neg, size),
+            st_counts=counts(neg, size),
+            cf_counts=counts(neg[::-1], size[::-1]),
+            cf_counts_cfneg=counts(neg[::-1], size[::-1]),
+            centre_rank=(np.arange(m) % (k + 1)).astype(small),
+        )
+        local = np.arange(m)
+        plan = Plan(methods=["st", "cst", "cst_centers", "cf"], ks=[k], attribute="a",
+                    legacy=legacy, ties="first", y=y.astype(ydtype), prot=None,
+                    comp_rows=local, ctrl_rows=local, test_rows=local)  # fmt: skip
+        stats = _stats(interval="newcombe", multiplicity="holm")
+        return list(stats.blocks(plan, lists, ycf.astype(np.int64)))
+
+    wide, narrow = run(np.int32, np.int64), run(np.uint8, np.int8)
+    for a, b in zip(wide, narrow, strict=True):
+        assert a[:2] == b[:2]
+        for name, col in a[2].items():
+            assert b[2][name].dtype == col.dtype, name
+            assert np.array_equal(b[2][name].view(np.uint8), col.view(np.uint8)), name
+    k_c, neg_c = narrow[2][2]["k_c"], narrow[2][2]["neg_c"]  # cst_centers: the centre counted
+    assert k_c.max() == top + (0 if legacy else 1)
+    if not legacy:
+        assert k_c[0] == 256 and neg_c[0] == 256

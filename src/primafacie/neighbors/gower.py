@@ -37,7 +37,7 @@ from ..standardize import standard_scale
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["GowerTransformer", "GowerMatrix", "gower_distances", "as_gower_matrix"]
+__all__ = ["GowerTransformer", "GowerMatrix", "as_gower_matrix", "code_dtype", "gower_distances"]
 
 
 def _spec(name: str, kind: Any) -> FeatureSpec:
@@ -51,6 +51,26 @@ def _spec(name: str, kind: Any) -> FeatureSpec:
         levels = kind["ordinal"]
         return FeatureSpec(name, "ordinal", None if levels is None else tuple(levels))
     raise InputError(f"feature {name!r}: cannot understand kind {kind!r}")
+
+
+def code_dtype(codes: np.ndarray, levels: tuple[int, ...] = ()) -> np.dtype:
+    """The smallest signed integer dtype holding every value of ``codes`` and every code
+    ``range(levels[j])`` allows (an exact fit: no code is ever wrapped).
+
+    Examples
+    --------
+    >>> code_dtype(np.array([[0, 3]]), (4, 128)), code_dtype(np.array([[0, 3]]), (4, 129))
+    (dtype('int8'), dtype('int16'))
+    >>> code_dtype(np.array([[-1, 40_000]]))
+    dtype('int32')
+    """
+    lo = int(codes.min()) if codes.size else 0
+    hi = max([int(codes.max()) if codes.size else 0, *(int(v) - 1 for v in levels)])
+    for dtype in (np.int8, np.int16, np.int32):
+        info = np.iinfo(dtype)
+        if info.min <= lo and hi <= info.max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,7 +88,10 @@ class GowerMatrix:
     num
         ``(n, p)`` float64 scaled numeric/ordinal columns, in feature order.
     codes
-        ``(n, c)`` integer codes of the categorical columns, in feature order.
+        ``(n, c)`` integer codes of the categorical columns, in feature order; held in the
+        smallest signed integer dtype that holds every code and level count
+        (:func:`code_dtype`: ``int8`` up to 128 levels), since a search holds the codes of
+        every row. Arithmetic on them widens first (``neighbors.search._keys``).
     levels
         Number of levels of each categorical column (codes lie in ``range(levels[j])``).
     layout
@@ -90,7 +113,9 @@ class GowerMatrix:
 
     def __post_init__(self) -> None:
         num = np.ascontiguousarray(self.num, dtype=float)
-        codes = np.ascontiguousarray(self.codes, dtype=np.int64)
+        codes = np.asarray(self.codes)
+        if codes.dtype.kind not in "iu":
+            codes = codes.astype(np.int64)
         if num.ndim != 2 or codes.ndim != 2 or len(num) != len(codes):
             raise InputError(
                 f"GowerMatrix needs 2-D num and codes with equal rows, got {num.shape} and "
@@ -101,6 +126,7 @@ class GowerMatrix:
         )
         if len(levels) != codes.shape[1]:
             raise InputError(f"{len(levels)} level counts for {codes.shape[1]} code columns")
+        codes = np.ascontiguousarray(codes, dtype=code_dtype(codes, levels))
         layout = tuple(self.layout) or ("n",) * num.shape[1] + ("c",) * codes.shape[1]
         object.__setattr__(self, "num", num)
         object.__setattr__(self, "codes", codes)

@@ -21,10 +21,30 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-__all__ = ["PrefixCounts", "ListReducer", "prefix_counts", "prefix_lengths"]
+__all__ = ["PrefixCounts", "ListReducer", "count_dtype", "prefix_counts", "prefix_lengths"]
+
+
+def count_dtype(largest: int) -> np.dtype:
+    """The smallest unsigned integer dtype holding every value in ``[0, largest]``.
+
+    A complainant's counts are held on the client from its search to its partition's task (at
+    10^7 rows, 5·10^6 complainants × three searches): counts of a list of at most 254
+    members (k ≤ 253, or k_max + 1 ≤ 254) fit one byte, not the four of ``int32``. The
+    statistics widen them again where they compute (:meth:`PrefixCounts.negatives`).
+
+    Examples
+    --------
+    >>> count_dtype(51), count_dtype(255), count_dtype(256), count_dtype(70_000)
+    (dtype('uint8'), dtype('uint8'), dtype('uint16'), dtype('uint32'))
+    """
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.uint64)
 
 
 def prefix_lengths(ks: list[int], width: int) -> tuple[int, ...]:
@@ -37,7 +57,9 @@ def prefix_lengths(ks: list[int], width: int) -> tuple[int, ...]:
 class PrefixCounts:
     """Negatives and sizes of the first j neighbours of every list, for j in ``cols``.
 
-    ``neg[:, i]`` and ``size[:, i]`` belong to the prefix of length ``cols[i]``.
+    ``neg[:, i]`` and ``size[:, i]`` belong to the prefix of length ``cols[i]``. They are held
+    in the smallest dtype that fits (:func:`count_dtype`); :meth:`negatives` and :meth:`sizes`
+    hand out ``int32`` columns, so the statistics compute on the same types as ever.
     """
 
     cols: tuple[int, ...]
@@ -51,15 +73,17 @@ class PrefixCounts:
             raise KeyError(f"prefix length {j} was not kept; kept {self.cols}") from None
 
     def negatives(self, j: int) -> np.ndarray:
-        """Rejected members among the first ``j`` neighbours."""
-        return self.neg[:, self._col(j)]
+        """Rejected members among the first ``j`` neighbours (``int32``)."""
+        return self.neg[:, self._col(j)].astype(np.int32)
 
     def sizes(self, j: int) -> np.ndarray:
-        """Real members (pads excluded) among the first ``j`` neighbours."""
-        return self.size[:, self._col(j)]
+        """Real members (pads excluded) among the first ``j`` neighbours (``int32``)."""
+        return self.size[:, self._col(j)].astype(np.int32)
 
 
-def prefix_counts(groups: np.ndarray, neg: np.ndarray, cols: tuple[int, ...]) -> PrefixCounts:
+def prefix_counts(
+    groups: np.ndarray, neg: np.ndarray, cols: tuple[int, ...], dtype: Any = None
+) -> PrefixCounts:
     """Cumulative negatives and sizes of sorted neighbour lists at the prefix lengths ``cols``.
 
     Parameters
@@ -70,17 +94,20 @@ def prefix_counts(groups: np.ndarray, neg: np.ndarray, cols: tuple[int, ...]) ->
         1 for a rejected row, 0 otherwise, by position.
     cols
         Prefix lengths to keep, each in ``[1, width]``.
+    dtype
+        The counts' dtype (default :func:`count_dtype` of the width).
 
     Returns
     -------
     PrefixCounts
-        ``int32`` counts (a count never exceeds the width).
+        Counts in :func:`count_dtype` of the width (a count never exceeds it).
     """
     valid = groups >= 0
     vals = np.where(valid, neg[np.where(valid, groups, 0)], 0)
     at = np.asarray(cols, dtype=np.int64) - 1
-    cneg = np.cumsum(vals, axis=1, dtype=np.int32)[:, at]
-    csize = np.cumsum(valid, axis=1, dtype=np.int32)[:, at]
+    small = count_dtype(groups.shape[1]) if dtype is None else dtype
+    cneg = np.cumsum(vals, axis=1, dtype=np.int32)[:, at].astype(small)
+    csize = np.cumsum(valid, axis=1, dtype=np.int32)[:, at].astype(small)
     return PrefixCounts(tuple(cols), cneg, csize)
 
 
@@ -180,7 +207,8 @@ class ListReducer:
             own_neg = self.neg[self.own].astype(np.int32)[:, None]
             neg = np.where(inside, cneg[:, cols + 1][inverse] - own_neg, neg)
             size = np.where(inside, csize[:, cols + 1][inverse] - 1, size)
-        return self_pos, neg, size
+        small = self.out_dtype(width)
+        return self_pos.astype(small), neg.astype(small), size.astype(small)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -191,22 +219,31 @@ class ListReducer:
         names += ("centre_rank",) if self.centre_rows is not None else ()
         return names + (("list", "dist") if self.keep else ())
 
+    @staticmethod
+    def out_dtype(width: int) -> np.dtype:
+        """The dtype of every count output for lists ``width`` long (before ``drop_own``):
+        ``self_pos`` reaches width + 1, the counts and ``centre_rank`` at most the width, so
+        one small dtype (:func:`count_dtype`) holds them all, whichever path reduced them."""
+        return count_dtype(width + 1)
+
     def __call__(self, idx: np.ndarray, dist: np.ndarray, rows: slice) -> tuple[np.ndarray, ...]:
         out: list[np.ndarray] = []
+        small = self.out_dtype(idx.shape[1])
         if self.own is not None:
             is_self = idx == self.own[rows][:, None]
             has_self = is_self.any(axis=1)
-            out.append(np.where(has_self, is_self.argmax(axis=1), idx.shape[1] + 1))
+            self_pos = np.where(has_self, is_self.argmax(axis=1), idx.shape[1] + 1)
+            out.append(self_pos.astype(small))
             if self.drop_own:
                 keep = ~is_self
                 keep[~has_self, -1] = False
                 width = idx.shape[1] - 1
                 idx = idx[keep].reshape(len(idx), width)
                 dist = dist[keep].reshape(len(dist), width)
-        counts = prefix_counts(idx, self.neg, self.cols)
+        counts = prefix_counts(idx, self.neg, self.cols, small)
         out += [counts.neg, counts.size]
         if self.neg_cf is not None:
-            out.append(prefix_counts(idx, self.neg_cf, self.cols).neg)
+            out.append(prefix_counts(idx, self.neg_cf, self.cols, small).neg)
         if self.centre_rows is not None:
             # Rank of the appended centre (label c, distance 0) among the rows at distance 0:
             # they win over it unless the tie rule prefers the centre's (earlier) row.
@@ -214,7 +251,7 @@ class ListReducer:
             if self.ties_last:
                 data_rows = self.space_rows[np.maximum(idx, 0)]
                 zero &= data_rows > self.centre_rows[rows][:, None]
-            out.append(zero.sum(axis=1))
+            out.append(zero.sum(axis=1).astype(small))
         if self.keep:
             out += [idx, dist]
         return tuple(out)

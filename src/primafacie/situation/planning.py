@@ -42,7 +42,7 @@ class Plan:
     attribute: str
     legacy: bool
     ties: str
-    y: np.ndarray  # decisions of every row, 1 = favourable
+    y: np.ndarray  # decisions of every row (int8), 1 = favourable
     prot: np.ndarray  # protected mask
     comp_rows: np.ndarray  # complainants
     ctrl_rows: np.ndarray  # control search space: the protected rows
@@ -101,7 +101,9 @@ class Planner:
             how="pass attribute=... (or use MultipleSituationTest / IntersectionalSituationTest)",
         )
         legacy = bool(self.legacy)
-        y = data.decision_array().astype(np.int64)
+        # 0/1 decisions in one byte (not eight) per row: the plan lives through the whole
+        # test; what computes with them widens (:meth:`.statistics.Statistics.blocks`)
+        y = data.decision_array().astype(np.int8)
         prot = data.protected_mask(attribute)
         comp = prot.copy()
         if complainant_mask is not None:

@@ -88,7 +88,9 @@ class Statistics:
         whole table. ``members`` is the group members when ``keep_neighbors``, else None.
         ``adjust(method, k, columns)`` replaces the correction of the block (a part of a
         family is adjusted from the whole family's histogram, :mod:`.partitioned`)."""
-        negc = 1 - plan.y[plan.comp_rows]
+        # decisions are held as int8 (:class:`~.planning.Plan`): widened here, so the counts
+        # below add up in the types they always had (int32 counts + int64 → int64)
+        negc = 1 - plan.y[plan.comp_rows].astype(np.int64)
         negcf = None if ycf is None else 1 - ycf
         cf_flag = self.cf_flag(plan, ycf)
         cache_w: dict[int, dict[str, np.ndarray]] = {}
