@@ -678,7 +678,7 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
             # candidates, or certified out of its top k): not a candidate again.
             seen = np.zeros(len(qi), dtype=bool)
             for j in st.outside:  # a loop over keyed columns (at most 3), never over rows
-                seen |= query.codes[qi, j] == base.codes[bi, j]
+                seen |= query.codes[:, j].take(qi) == base.codes[:, j].take(bi)
             qi, bi = qi[~seen], bi[~seen]
         if len(big):
             qi2, bi2, unsure = _searched(st, big, k, kq, slack)
@@ -738,15 +738,16 @@ def _sums_within(
     A 5,000-level postcode's gathered strata bring ~66 such pairs per query at 10^6.
     """
     out = np.zeros(len(qi))
+    # column views and ``take``: numpy's 1-D gather, as in ``canonical_sums``
     for j in range(query.codes.shape[1]):  # loops over columns, never over rows
-        out += query.codes[qi, j] != base.codes[bi, j]
+        out += query.codes[:, j].take(qi) != base.codes[:, j].take(bi)
     p = query.num.shape[1]
     if p:
-        out += np.abs(query.num[qi, 0] - base.num[bi, 0])
+        out += np.abs(query.num[:, 0].take(qi) - base.num[:, 0].take(bi))
     keep = ~(_finish(out.copy(), divisor, decimals) > kth)
     out, qi, bi = out[keep], qi[keep], bi[keep]
     for j in range(1, p):
-        out += np.abs(query.num[qi, j] - base.num[bi, j])
+        out += np.abs(query.num[:, j].take(qi) - base.num[:, j].take(bi))
     return _finish(out, divisor, decimals), keep
 
 
