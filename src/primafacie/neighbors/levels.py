@@ -133,8 +133,15 @@ class _Levels:
             far = best_d[:, -1] + 4 * self.tol(best_d[:, -1])
             for v in range(levels):
                 rows = np.flatnonzero((ranked[:, r] == v) & ~(off[:, v] > far))
-                if len(rows):
-                    d, i = self._part(v, rest[rows], kq, off[rows, v])
+                if not len(rows):
+                    continue
+                d, i = self._part(v, rest[rows], kq, off[rows, v])
+                if r == 0:
+                    # Each query's first level: its lists are still empty (inf), and the
+                    # level's are ascending (the tree's sorted distances plus one offset per
+                    # query), so the merge would return them as they are.
+                    best_d[rows, : d.shape[1]], best_i[rows, : d.shape[1]] = d, i
+                else:
                     best_d[rows], best_i[rows] = _merge(best_d[rows], best_i[rows], d, i, kq)
         return best_d, best_i
 
