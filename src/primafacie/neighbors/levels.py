@@ -101,7 +101,9 @@ class _Levels:
         rest = np.delete(emb, col, axis=1)
         # rows of each level in their original order: ties among equal distances then come
         # out as the unsplit index would see them (the caller ranks them canonically anyway)
-        self.members = [np.flatnonzero(part == v) for v in range(len(values))]
+        # (int32 when they fit: held as long as the index)
+        small = np.int32 if len(emb) < 2**31 else np.int64
+        self.members = [np.flatnonzero(part == v).astype(small) for v in range(len(values))]
         self.parts = [make_index(np.ascontiguousarray(rest[r]), maxabs) for r in self.members]
         self.radius_ok = all(ix.radius is not None for ix in self.parts)
         eps = np.finfo(float).eps
