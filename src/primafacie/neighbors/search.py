@@ -627,12 +627,12 @@ def _index_pairs(
     # Queries in Z order: consecutive queries walk the same part of the tree, which then
     # stays in the CPU cache (in data order each query misses it once the tree outgrows the
     # cache; measured by benchmarks/slope.py). Each query's answer does not depend on it.
+    # The queries stay in that order (their pairs are ranked per query, in any order).
     order = _z_order(e)
-    dist, idx = index.search(e[order], kq)
-    back = np.empty_like(order)
-    back[order] = np.arange(len(order))
-    dist = np.asarray(dist, dtype=float)[back]
-    idx = np.asarray(idx, dtype=np.int64)[back]
+    e, rows = e[order], rows[order]
+    dist, idx = index.search(e, kq)
+    dist = np.asarray(dist, dtype=float)
+    idx = np.asarray(idx, dtype=np.int64)
     rho = dist[:, k - 1]
     margin = 4 * index.tol(rho) + slack
     ok = (dist[:, -1] > rho + margin) | (kq == n)

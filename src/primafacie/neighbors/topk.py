@@ -67,7 +67,9 @@ def select_pairs(
     D = np.full((m, width), np.inf)
     B = np.full((m, width), _PAD)
     D[qi, col], B[qi, col] = d, bi
-    o = np.argsort(D, axis=1)
+    # stable: a row from an index comes nearly sorted (its distances within the index's
+    # error of the canonical ones), which a stable sort passes through ~2-4x faster
+    o = np.argsort(D, axis=1, kind="stable")
     D, B = np.take_along_axis(D, o, axis=1), np.take_along_axis(B, o, axis=1)
     # A row's order by distance alone is its order by (distance, row) when no two of its
     # candidates tie; padding (inf) sorts after its real candidates when they are finite.
