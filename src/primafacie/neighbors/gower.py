@@ -378,14 +378,17 @@ def canonical_sums(q: GowerMatrix, b: GowerMatrix, qi: Any, bi: Any) -> np.ndarr
     """
     shape = np.broadcast_shapes(np.shape(qi), np.shape(bi))
     out = np.zeros(shape)
+    # ``column.take(rows)`` on a column's (strided) view: the same values as ``X[rows, j]``,
+    # but numpy's 1-D take instead of its 2-D fancy-index path, ~2.5x faster per pair for
+    # 1.4·10^6 random pairs among 5·10^5 rows (docs/scaling.md, "the k-NN kernels").
     for j in range(q.codes.shape[1]):
-        out += q.codes[qi, j] != b.codes[bi, j]
+        out += q.codes[:, j].take(qi) != b.codes[:, j].take(bi)
     # One scratch block for |q - b|, reused column after column: the same operations in the
     # same order (so the same bits), without two fresh blocks per column (a brute-force
     # block is ~32 MB; allocating and faulting them in was a third of the scan).
     scratch = np.empty(shape) if q.num.shape[1] else None
     for j in range(q.num.shape[1]):
-        np.subtract(q.num[qi, j], b.num[bi, j], out=scratch)
+        np.subtract(q.num[:, j].take(qi), b.num[:, j].take(bi), out=scratch)
         out += np.abs(scratch, out=scratch)
     return out
 

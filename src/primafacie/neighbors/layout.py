@@ -33,7 +33,8 @@ def z_sorted(
     def make(emb: np.ndarray, maxabs: float) -> Any:
         if len(emb) < MIN_ROWS:
             return make_index(emb, maxabs)
-        order = z_order(emb)
+        # int32 positions (held as long as the index): 4 B per row less than argsort's int64
+        order = z_order(emb).astype(np.int32 if len(emb) < 2**31 else np.int64)
         inner = make_index(np.ascontiguousarray(emb[order]), maxabs)
 
         def search(e: np.ndarray, kq: int) -> tuple[np.ndarray, np.ndarray]:

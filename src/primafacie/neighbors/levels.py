@@ -101,7 +101,9 @@ class _Levels:
         rest = np.delete(emb, col, axis=1)
         # rows of each level in their original order: ties among equal distances then come
         # out as the unsplit index would see them (the caller ranks them canonically anyway)
-        self.members = [np.flatnonzero(part == v) for v in range(len(values))]
+        # (int32 when they fit: held as long as the index)
+        small = np.int32 if len(emb) < 2**31 else np.int64
+        self.members = [np.flatnonzero(part == v).astype(small) for v in range(len(values))]
         self.parts = [make_index(np.ascontiguousarray(rest[r]), maxabs) for r in self.members]
         self.radius_ok = all(ix.radius is not None for ix in self.parts)
         eps = np.finfo(float).eps
@@ -133,8 +135,15 @@ class _Levels:
             far = best_d[:, -1] + 4 * self.tol(best_d[:, -1])
             for v in range(levels):
                 rows = np.flatnonzero((ranked[:, r] == v) & ~(off[:, v] > far))
-                if len(rows):
-                    d, i = self._part(v, rest[rows], kq, off[rows, v])
+                if not len(rows):
+                    continue
+                d, i = self._part(v, rest[rows], kq, off[rows, v])
+                if r == 0:
+                    # Each query's first level: its lists are still empty (inf), and the
+                    # level's are ascending (the tree's sorted distances plus one offset per
+                    # query), so the merge would return them as they are.
+                    best_d[rows, : d.shape[1]], best_i[rows, : d.shape[1]] = d, i
+                else:
                     best_d[rows], best_i[rows] = _merge(best_d[rows], best_i[rows], d, i, kq)
         return best_d, best_i
 

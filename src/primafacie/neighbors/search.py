@@ -462,16 +462,15 @@ def _strata(
     keyed, onehot = _plan(base.levels, rule)
     # A few-valued numeric column (an ordinal) splits each index by its levels (exact).
     make_index = by_levels(make_index, level_column(base.num))
-    both = np.vstack([query.num, base.num])
-    span = float((both.max(axis=0) - both.min(axis=0)).sum()) if both.size else 0.0
+    span, maxabs = _extent(query.num, base.num)
     weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
-    maxabs = float(np.abs(both).max(initial=0.0))
-    plain = _embed(base, onehot, None, weight)
     out = []
     for size in range(len(keyed), -1, -1):
         for cols in combinations(keyed, size):
-            qkey, bkey = _keys(query, base, cols)
-            order = np.argsort(bkey, kind="stable")
+            # Every stratum keeps its keys and row order for the whole search: int32 when
+            # they fit (the credit world at 10^6: 4 strata x 16 B per row less).
+            qkey, bkey = _narrow(*_keys(query, base, cols))
+            order = _narrow(np.argsort(bkey, kind="stable"))[0]
             sorted_keys = bkey[order]
             bounds = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1], True])
             limit = _GATHER * kq
@@ -486,8 +485,11 @@ def _strata(
                 st.groups = {}
                 for g in bigs:  # a loop over large groups (at most 256), never over rows
                     rows_g = order[bounds[g] : bounds[g + 1]]
+                    # each group embeds its own rows when its index is built: no embedding
+                    # of the whole base held for the search (40 B per row at 5 columns)
+                    embed_g = partial(_embed_rows, base, rows_g, onehot, weight)
                     st.groups[int(sorted_keys[bounds[g]])] = (
-                        OnDemand(make_index, lambda r=rows_g: plain[r], maxabs),
+                        OnDemand(make_index, embed_g, maxabs),
                         rows_g,
                     )
             elif len(bigs):
@@ -496,6 +498,49 @@ def _strata(
                 )
             out.append(st)
     return out
+
+
+def _extent(qnum: np.ndarray, bnum: np.ndarray) -> tuple[float, float]:
+    """Sum over the numeric columns of their range, and the largest absolute value, over the
+    query and base rows together (min and max select values, so the figures are those of the
+    stacked rows, without stacking them).
+
+    Examples
+    --------
+    >>> _extent(np.array([[0.0, 1.0]]), np.array([[2.0, -3.0], [1.0, 0.5]]))
+    (6.0, 3.0)
+    """
+    parts = [x for x in (qnum, bnum) if x.size]
+    if not parts:
+        return 0.0, 0.0
+    hi = np.max([x.max(axis=0) for x in parts], axis=0)
+    lo = np.min([x.min(axis=0) for x in parts], axis=0)
+    maxabs = max(float(np.abs(x).max(initial=0.0)) for x in parts)
+    return float((hi - lo).sum()), maxabs
+
+
+def _narrow(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Integer arrays as int32 when every value fits (all or none: keys compared together).
+
+    Examples
+    --------
+    >>> [a.dtype.name for a in _narrow(np.arange(3), np.array([7]))]
+    ['int32', 'int32']
+    >>> _narrow(np.array([2**40]))[0].dtype.name
+    'int64'
+    """
+    small = all(
+        not len(a) or (a.min() >= np.iinfo(np.int32).min and a.max() <= np.iinfo(np.int32).max)
+        for a in arrays
+    )
+    return tuple(a.astype(np.int32) if small else a for a in arrays)
+
+
+def _embed_rows(
+    base: GowerMatrix, rows: np.ndarray, onehot: list[int], weight: float
+) -> np.ndarray:
+    """:func:`_embed` of the base ``rows`` without a key (the rows of one group's index)."""
+    return _embed(base[rows], onehot, None, weight)
 
 
 class _LazyStrata:
@@ -582,12 +627,12 @@ def _index_pairs(
     # Queries in Z order: consecutive queries walk the same part of the tree, which then
     # stays in the CPU cache (in data order each query misses it once the tree outgrows the
     # cache; measured by benchmarks/slope.py). Each query's answer does not depend on it.
+    # The queries stay in that order (their pairs are ranked per query, in any order).
     order = _z_order(e)
-    dist, idx = index.search(e[order], kq)
-    back = np.empty_like(order)
-    back[order] = np.arange(len(order))
-    dist = np.asarray(dist, dtype=float)[back]
-    idx = np.asarray(idx, dtype=np.int64)[back]
+    e, rows = e[order], rows[order]
+    dist, idx = index.search(e, kq)
+    dist = np.asarray(dist, dtype=float)
+    idx = np.asarray(idx, dtype=np.int64)
     rho = dist[:, k - 1]
     margin = 4 * index.tol(rho) + slack
     ok = (dist[:, -1] > rho + margin) | (kq == n)
@@ -678,7 +723,7 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
             # candidates, or certified out of its top k): not a candidate again.
             seen = np.zeros(len(qi), dtype=bool)
             for j in st.outside:  # a loop over keyed columns (at most 3), never over rows
-                seen |= query.codes[qi, j] == base.codes[bi, j]
+                seen |= query.codes[:, j].take(qi) == base.codes[:, j].take(bi)
             qi, bi = qi[~seen], bi[~seen]
         if len(big):
             qi2, bi2, unsure = _searched(st, big, k, kq, slack)
@@ -738,15 +783,16 @@ def _sums_within(
     A 5,000-level postcode's gathered strata bring ~66 such pairs per query at 10^6.
     """
     out = np.zeros(len(qi))
+    # column views and ``take``: numpy's 1-D gather, as in ``canonical_sums``
     for j in range(query.codes.shape[1]):  # loops over columns, never over rows
-        out += query.codes[qi, j] != base.codes[bi, j]
+        out += query.codes[:, j].take(qi) != base.codes[:, j].take(bi)
     p = query.num.shape[1]
     if p:
-        out += np.abs(query.num[qi, 0] - base.num[bi, 0])
+        out += np.abs(query.num[:, 0].take(qi) - base.num[:, 0].take(bi))
     keep = ~(_finish(out.copy(), divisor, decimals) > kth)
     out, qi, bi = out[keep], qi[keep], bi[keep]
     for j in range(1, p):
-        out += np.abs(query.num[qi, j] - base.num[bi, j])
+        out += np.abs(query.num[:, j].take(qi) - base.num[:, j].take(bi))
     return _finish(out, divisor, decimals), keep
 
 

@@ -42,10 +42,13 @@ def select_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per query, the k candidate pairs with the smallest (distance, base row); duplicates once.
 
-    Candidates are laid out as one padded row per query (``np.lexsort`` along rows: many small
-    sorts, much cheaper than one global three-key sort); a query with far more candidates than
-    the others (ties fetched by a radius search) would make the padding big, so that case is
-    sorted globally instead.
+    Candidates are laid out as one padded row per query and each row is sorted by distance
+    alone (many small sorts, much cheaper than one global three-key sort); only the rows
+    where two of its candidates tie (or one is not finite) are sorted again by (distance,
+    base row), which is where the tie rule and duplicates matter (1.4 % of the rows of a
+    credit-world search: the two-key sort of every row was ~60 % of this function). A query
+    with far more candidates than the others (ties fetched by a radius search) would make the
+    padding big, so that case is sorted globally instead.
     """
     out_i = np.full((m, k), -1, dtype=np.int64)
     out_d = np.full((m, k), np.inf)
@@ -57,20 +60,48 @@ def select_pairs(
     width = int(counts.max())
     if m * width > 4 * len(qi) + 1024:
         order = np.lexsort((bi, d, qi))
-        qi, bi, d = qi[order], bi[order], d[order]
-        width = 0
+        _first_k(qi[order], bi[order], d[order], k, out_i, out_d)
+        return out_i, out_d
     starts = np.cumsum(counts) - counts
     col = np.arange(len(qi)) - starts[qi]
-    if width:
-        D = np.full((m, width), np.inf)
-        B = np.full((m, width), np.iinfo(np.int64).max)
-        D[qi, col], B[qi, col] = d, bi
+    D = np.full((m, width), np.inf)
+    B = np.full((m, width), _PAD)
+    D[qi, col], B[qi, col] = d, bi
+    # stable: a row from an index comes nearly sorted (its distances within the index's
+    # error of the canonical ones), which a stable sort passes through ~2-4x faster
+    o = np.argsort(D, axis=1, kind="stable")
+    D, B = np.take_along_axis(D, o, axis=1), np.take_along_axis(B, o, axis=1)
+    # A row's order by distance alone is its order by (distance, row) when no two of its
+    # candidates tie; padding (inf) sorts after its real candidates when they are finite.
+    tie = np.zeros((m, width), dtype=bool)
+    np.equal(D[:, 1:], D[:, :-1], out=tie[:, 1:])
+    tie &= np.arange(width)[None, :] < counts[:, None]
+    last = D[np.arange(m), np.maximum(counts - 1, 0)]
+    slow = tie.any(axis=1) | ((counts > 0) & ~np.isfinite(last))
+    w = min(k, width)
+    fast = np.flatnonzero(~slow)
+    out_d[fast, :w] = D[fast, :w]
+    out_i[fast, :w] = np.where(B[fast, :w] == _PAD, -1, B[fast, :w])
+    rows = np.flatnonzero(slow)
+    if len(rows):
+        D, B = D[rows], B[rows]
         o = np.lexsort((B, D), axis=-1)
         D, B = np.take_along_axis(D, o, axis=1), np.take_along_axis(B, o, axis=1)
-        real = np.isfinite(D) | (B < np.iinfo(np.int64).max)
-        mask = real.ravel()
-        qi = np.repeat(np.arange(m), width)[mask]
-        d, bi = D.ravel()[mask], B.ravel()[mask]
+        mask = (np.isfinite(D) | (B < _PAD)).ravel()
+        qr = np.repeat(rows, width)[mask]
+        _first_k(qr, B.ravel()[mask], D.ravel()[mask], k, out_i, out_d)
+    return out_i, out_d
+
+
+#: Base row of a padding cell (after every real row in the tie rule's order).
+_PAD = np.iinfo(np.int64).max
+
+
+def _first_k(
+    qi: np.ndarray, bi: np.ndarray, d: np.ndarray, k: int, out_i: np.ndarray, out_d: np.ndarray
+) -> None:
+    """Write each query's first ``k`` distinct pairs into ``out_i``/``out_d``; the pairs come
+    grouped by query, each group in (distance, base row) order."""
     # The same pair found twice has bit-identical distances: it now sits next to itself.
     dup = np.zeros(len(qi), dtype=bool)
     dup[1:] = (qi[1:] == qi[:-1]) & (bi[1:] == bi[:-1])
@@ -82,4 +113,3 @@ def select_pairs(
     keep = rank < k
     out_i[qi[keep], rank[keep]] = bi[keep]
     out_d[qi[keep], rank[keep]] = d[keep]
-    return out_i, out_d

@@ -1,0 +1,51 @@
+"""Tests of primafacie.neighbors.topk: the exact top-k kernels and their tie rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from primafacie.neighbors.topk import select_pairs
+
+
+def _reference(qi, bi, d, m, k):
+    """Per query, its distinct pairs sorted by (distance, base row), the first k."""
+    out_i = np.full((m, k), -1, dtype=np.int64)
+    out_d = np.full((m, k), np.inf)
+    for q in range(m):  # a reference: plain loops
+        pairs = sorted(
+            {(float(dv), int(b)) for qq, b, dv in zip(qi, bi, d, strict=True) if qq == q}
+        )
+        for r, (dv, b) in enumerate(pairs[:k]):
+            out_i[q, r], out_d[q, r] = b, dv
+    return out_i, out_d
+
+
+def test_ties_go_to_the_smaller_row_in_the_sorted_and_the_tied_rows():
+    # query 0: no tie; query 1: a tie at the k-th distance (rows 9 and 4), given 9 first;
+    # query 2: the same pair twice (found in two strata); query 3: no candidate
+    qi = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
+    bi = np.array([5, 1, 7, 9, 4, 2, 6, 6, 3])
+    d = np.array([0.3, 0.1, 0.2, 0.5, 0.5, 0.1, 0.2, 0.2, 0.4])
+    idx, dist = select_pairs(qi, bi, d, 4, 2)
+    assert idx.tolist() == [[1, 7], [2, 4], [6, 3], [-1, -1]]
+    assert dist.tolist() == [[0.1, 0.2], [0.1, 0.5], [0.2, 0.4], [np.inf, np.inf]]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_equals_a_sort_by_distance_then_row(seed):
+    rng = np.random.default_rng(seed)
+    m, k, p = int(rng.integers(1, 12)), int(rng.integers(1, 6)), int(rng.integers(0, 120))
+    qi = rng.integers(0, m, p)
+    bi = rng.integers(0, int(rng.integers(1, 30)), p)
+    d = rng.integers(0, int(rng.integers(1, 5)), p) / 3.0  # few values: many ties
+    if seed % 4 == 0:
+        d[rng.random(p) < 0.2] = np.inf  # a candidate at an infinite distance
+    _, first, inverse = np.unique(qi * 1000 + bi, return_index=True, return_inverse=True)
+    d = d[first][inverse.reshape(-1)]  # a pair found twice has one distance
+    if seed % 5 == 0:  # one query with far more candidates: the global sort
+        qi = np.r_[qi, np.zeros(200, dtype=np.int64)]
+        bi = np.r_[bi, np.arange(200) + 100]
+        d = np.r_[d, rng.random(200)]
+    got, want = select_pairs(qi, bi, d, m, k), _reference(qi, bi, d, m, k)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
