@@ -225,3 +225,24 @@ def test_a_partition_that_fails_leaves_nothing(inputs, tmp_path, monkeypatch):
     assert seen  # parts had been written into the staging folder
     assert not (tmp_path / "out").exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_freed_memory_is_handed_back_before_each_test_and_after_each_analysis(
+    inputs, tmp_path, monkeypatch
+):
+    """What a test's searches and an analysis freed goes back to the system before the next
+    test's counterfactuals and the next analysis (or the write) allocate: at 10^6 on Dask the
+    client's peak fell from 864 to 770 MB (docs/scaling.md)."""
+    import primafacie.audit.run as audit_run
+    import primafacie.release as release
+
+    calls: list[str] = []
+    real = release.release_memory
+    monkeypatch.setattr(release, "release_memory", lambda: calls.append("situation") or real())
+    monkeypatch.setattr(audit_run, "release_memory", lambda: calls.append("audit") or real())
+    monkeypatch.setattr(partitioned, "PARQUET_MIN_ROWS", 100)
+    run_audit(load_config(inputs), tmp_path / "out", progress=False)
+    # situation's run_engine releases twice per test (before its counterfactuals and before
+    # its searches): two tests here; the audit once after the read and after the analysis
+    assert calls.count("situation") == 4
+    assert calls[-1] == "audit" and calls.count("audit") >= 2

@@ -150,6 +150,8 @@ def compute_audit(
             if analysis.reference_rows and compared is not data:
                 run = replace(run, scope=_compared_scope(compared, run.scope))
             runs[name] = run
+            # what the analysis freed, handed back before the next one (or the write) allocates
+            release_memory()
             stages.done(stage, run.status if run.status != "ok" else "done")
         if cfg.time is not None:
             base = Context(config=cfg, data=data, scm=scm, decider=decider, backend=backend)

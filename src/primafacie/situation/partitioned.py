@@ -326,6 +326,9 @@ def run_engine(
     from .search import GroupSearch
     from .statistics import Statistics
 
+    # what an earlier test of the run freed (its searches' and statistics' buffers), handed
+    # back before this one's counterfactuals and coordinates allocate
+    release_memory()
     # corrected mode reads the complainants' counterfactual rows alone: only those are built
     cf, ycf = engine._stage(Planner).counterfactual_stage(
         data, plan, scm, None, decider, complainants_only=True
