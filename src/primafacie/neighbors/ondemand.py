@@ -7,6 +7,11 @@ those strata indexed every base row: four trees over the whole base where one is
 building them, growing as n log n). An :class:`OnDemand` index is built by the first chunk
 that needs it, under a lock (local threads share one build); building is deterministic, so
 every thread and every Dask worker searches the same index.
+
+An optional ``tune(index)`` runs once right after the build, under the same lock (the search
+chooses there how many candidates the index's queries fetch,
+:mod:`~primafacie.neighbors.candidates`); :meth:`OnDemand.tuned` returns the index and its
+setting.
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ class OnDemand:
         Returns the embedding to index; called once, at the build.
     maxabs
         Largest absolute coordinate (passed through to ``make_index``).
+    tune
+        Optional ``tune(index) -> setting``, run once after the build (deterministic, like
+        the build); ``None`` gives the setting ``None``.
 
     Examples
     --------
@@ -40,20 +48,31 @@ class OnDemand:
     0
     >>> lazy.get(), lazy.get(), built
     ('tree', 'tree', [3])
+    >>> OnDemand(lambda e, m: "tree", lambda: np.zeros((3, 1)), 0.0, tune=len).tuned()
+    ('tree', 4)
     """
 
     def __init__(
         self, make_index: Callable[[np.ndarray, float], Any], embed: Callable[[], np.ndarray],
-        maxabs: float,
+        maxabs: float, tune: Callable[[Any], Any] | None = None,
     ) -> None:  # fmt: skip
-        self._make, self._embed, self._maxabs = make_index, embed, maxabs
+        self._make, self._embed, self._maxabs, self._tune = make_index, embed, maxabs, tune
         self._index: Any = None
+        self._setting: Any = None
         self._lock = threading.Lock()
 
     def get(self) -> Any:
-        """The index, built on first use."""
+        """The index, built (and tuned) on first use."""
+        return self.tuned()[0]
+
+    def tuned(self) -> tuple[Any, Any]:
+        """The index and the setting ``tune`` chose for it, both computed on first use."""
         with self._lock:
             if self._index is None:
-                self._index = self._make(self._embed(), self._maxabs)
+                index = self._make(self._embed(), self._maxabs)
                 self._embed = None  # the embedding's closure may hold a large matrix
-            return self._index
+                if self._tune is not None:
+                    self._setting = self._tune(index)
+                    self._tune = None  # its closure may hold the queries' sample
+                self._index = index
+            return self._index, self._setting

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from .candidates import DEFAULT, EXTRAS, MIN_QUERIES, SAMPLE, certified_shares, choose_extra
 from .gower import GowerMatrix, as_gower_matrix, canonical_sums
 from .grouped import BaseGroups, base_groups, grouped_topk
 from .layout import z_sorted
@@ -35,8 +36,10 @@ TIE_RULES = ("first", "last")
 _BLOCK_CELLS = 4_000_000
 
 #: Extra candidates fetched beyond k, so that a query whose k-th distance is tied with a few
-#: later rows is still certified by one k-NN call (no radius search).
-_EXTRA = 8
+#: later rows is still certified by one k-NN call (no radius search). It sizes the groups
+#: gathered whole and the chunks; each index's queries fetch the extra chosen from a sample of
+#: them (:mod:`~primafacie.neighbors.candidates`), this one when it has too few queries.
+_EXTRA = DEFAULT
 
 
 #: A group of rows sharing a query's keys is fetched whole when it has at most this many
@@ -456,9 +459,19 @@ _MAX_GROUP_INDEXES = 256
 
 
 def _strata(
-    query: GowerMatrix, base: GowerMatrix, kq: int, make_index: Callable, rule: AutoRule
+    query: GowerMatrix,
+    base: GowerMatrix,
+    kq: int,
+    make_index: Callable,
+    rule: AutoRule,
+    k: int | None = None,
+    slack: float = 0.0,
 ) -> list[_Stratum]:
-    """One stratum per subset of the keyed columns, fewest mismatches first."""
+    """One stratum per subset of the keyed columns, fewest mismatches first.
+
+    With ``k``, each index chooses how many neighbours its queries fetch when it is built
+    (:func:`_tune_kq`); without, they fetch ``kq``.
+    """
     keyed, onehot = _plan(base.levels, rule)
     # A few-valued numeric column (an ordinal) splits each index by its levels (exact).
     make_index = by_levels(make_index, level_column(base.num))
@@ -479,6 +492,13 @@ def _strata(
             def embed(rows: np.ndarray, keyed_col: bool, qk=qkey) -> np.ndarray:
                 return _embed(query[rows], onehot, qk[rows] if keyed_col else None, weight)
 
+            def tune(key: int | None, size: int, embed=embed, qk=qkey) -> Callable | None:
+                if k is None:
+                    return None
+                return partial(_tune_kq, queries=partial(_queries_of, qk, key), size=size,
+                               embed=partial(embed, keyed_col=key is None), k=k, kq=kq,
+                               slack=slack)  # fmt: skip
+
             outside = tuple(j for j in keyed if j not in cols)
             st = _Stratum(len(keyed) - size, qkey, order, sorted_keys, embed, limit, outside)
             if len(bigs) and len(bigs) <= _MAX_GROUP_INDEXES:
@@ -488,16 +508,50 @@ def _strata(
                     # each group embeds its own rows when its index is built: no embedding
                     # of the whole base held for the search (40 B per row at 5 columns)
                     embed_g = partial(_embed_rows, base, rows_g, onehot, weight)
-                    st.groups[int(sorted_keys[bounds[g]])] = (
-                        OnDemand(make_index, embed_g, maxabs),
+                    key = int(sorted_keys[bounds[g]])
+                    st.groups[key] = (
+                        OnDemand(make_index, embed_g, maxabs, tune(key, len(rows_g))),
                         rows_g,
                     )
             elif len(bigs):
                 st.index = OnDemand(
-                    make_index, lambda bk=bkey: _embed(base, onehot, bk, weight), maxabs
+                    make_index,
+                    lambda bk=bkey: _embed(base, onehot, bk, weight),
+                    maxabs,
+                    tune(None, len(base)),
                 )
             out.append(st)
     return out
+
+
+def _queries_of(qkey: np.ndarray, key: int | None) -> np.ndarray:
+    """The queries a stratum's index serves: those of group ``key`` (all when ``None``)."""
+    return np.arange(len(qkey)) if key is None else np.flatnonzero(qkey == key)
+
+
+def _tune_kq(
+    index: _Index,
+    *,
+    queries: Callable[[], np.ndarray],
+    size: int,
+    embed: Callable[[np.ndarray], np.ndarray],
+    k: int,
+    kq: int,
+    slack: float,
+) -> int:
+    """Neighbours the queries of ``index`` (``size`` rows) fetch: ``k`` + the extra of least
+    expected cost on an evenly spaced sample of its queries
+    (:mod:`~primafacie.neighbors.candidates`); ``kq`` when it has fewer than ``MIN_QUERIES``
+    queries or no radius search (its uncertified queries would go to brute force). The answer
+    is the same whatever this returns; only its cost is not."""
+    rows = queries()
+    if index.radius is None or len(rows) < MIN_QUERIES:
+        return kq
+    sample = rows[np.linspace(0, len(rows) - 1, SAMPLE).astype(np.int64)]
+    dist, idx = index.search(embed(sample), min(k + max(EXTRAS), size))
+    dist, idx = np.asarray(dist, dtype=float), np.asarray(idx, dtype=np.int64)
+    margin = 4 * index.tol(dist[:, k - 1]) + slack
+    return min(k + choose_extra(certified_shares(dist, idx, k, margin, size), k), size)
 
 
 def _extent(qnum: np.ndarray, bnum: np.ndarray) -> tuple[float, float]:
@@ -620,8 +674,11 @@ def _index_pairs(
     With ``rho`` the k-th distance found, every indexed row within ``rho + margin`` (4 × the
     distance error + ``slack``) is fetched: by the ``kq`` nearest when the last of them is
     farther (or the index has only ``kq`` rows), else by a radius search; an index without
-    one returns those rows as uncertified (searched by brute force). ``rowmap`` maps index
-    positions to base rows.
+    one returns those rows as uncertified (searched by brute force). Of the ``kq`` nearest
+    only those within ``rho + margin`` are candidates: a row beyond is where a row the
+    search did not fetch is, out of the top k by the same certificate (and the rows within are
+    those a radius search would return), so fewer pairs are ranked and the answer is the same.
+    ``rowmap`` maps index positions to base rows.
     """
     n = len(rowmap) if rowmap is not None else None
     # Queries in Z order: consecutive queries walk the same part of the tree, which then
@@ -638,7 +695,9 @@ def _index_pairs(
     ok = (dist[:, -1] > rho + margin) | (kq == n)
     ok &= (idx >= 0).all(axis=1) & np.isfinite(rho)
     good, bad = np.flatnonzero(ok), np.flatnonzero(~ok)
-    qi, bi = [np.repeat(rows[good], kq)], [idx[good].ravel()]
+    # only the fetched rows within rho + margin (the first k always are: ascending lists)
+    near = dist[good] <= (rho + margin)[good, None]
+    qi, bi = [np.repeat(rows[good], near.sum(axis=1))], [idx[good][near]]
     unsure = rows[:0]
     if len(bad) and index.radius is None:
         unsure = rows[bad]
@@ -654,18 +713,21 @@ def _index_pairs(
 def _searched(
     st: _Stratum, rows: np.ndarray, k: int, kq: int, slack: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Candidates of query ``rows`` whose group is too large to gather, from the indexes."""
+    """Candidates of query ``rows`` whose group is too large to gather, from the indexes
+    (each fetching the neighbours it chose when built, ``kq`` if none)."""
     if st.groups is None:
-        return _index_pairs(st.index.get(), st.embed(rows, True), rows, None, k, kq, slack)
+        index, kq_i = st.index.tuned()
+        return _index_pairs(index, st.embed(rows, True), rows, None, k, kq_i or kq, slack)
     keys = st.qkey[rows]
     o = np.argsort(keys, kind="stable")
     rows, keys = rows[o], keys[o]
     cuts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1], True])
     parts = []
     for a, b in zip(cuts[:-1], cuts[1:], strict=True):  # one call per large group present
-        index, rows_g = st.groups[int(keys[a])]
+        lazy, rows_g = st.groups[int(keys[a])]
+        index, kq_i = lazy.tuned()
         r = rows[a:b]
-        parts.append(_index_pairs(index.get(), st.embed(r, False), r, rows_g, k, kq, slack))
+        parts.append(_index_pairs(index, st.embed(r, False), r, rows_g, k, kq_i or kq, slack))
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
 
 
@@ -693,7 +755,7 @@ def _stratified(
     kq = min(k + _EXTRA, n)
     step = 0.0 if decimals is None else 10.0**-decimals
     slack = 2 * divisor * step
-    strata = _LazyStrata((query, base, kq, make_index, rule))
+    strata = _LazyStrata((query, base, kq, make_index, rule, k, slack))
     rows_per_chunk = chunk_size or max(1, _cells(backend) // (2 * kq + k))
 
     shared = (query, base, strata, k, kq, divisor, decimals, step, slack)
