@@ -126,3 +126,34 @@ def test_rounding_merges_a_farther_earlier_row_into_the_tie(algorithm):
     assert res.distances.tolist() == [[0.1, 0.1]]
     last = knn(np.zeros((1, 1)), base, 2, algorithm=algorithm, divisor=7, decimals=1, ties="last")
     assert last.indices.tolist() == [[20, 19]]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=tables(),
+    ties=st.sampled_from(["first", "last"]),
+    decimals=st.sampled_from([None, 12, 1]),
+    max_distance=st.sampled_from([None, 0.5]),
+)
+@pytest.mark.parametrize("extra", [1, 2, 32])
+@pytest.mark.parametrize("layout", ["group-indexes", "one-index"])
+def test_every_extra_an_index_may_choose_is_brute_force(
+    extra, layout, data, ties, decimals, max_distance
+):
+    """Each index samples its queries (however few) and fetches ``k + extra``: the answer is
+    brute force's whatever the extra (tied rows past it come by the radius search)."""
+    q, b, k = data
+    with ExitStack() as stack:
+        for name, value in LAYOUTS[layout].items():
+            stack.enter_context(patch.object(search, name, value))
+        stack.enter_context(patch.object(search, "MIN_QUERIES", 0))
+        stack.enter_context(patch.object(search, "choose_extra", lambda shares, k: extra))
+        got = knn(q, b, k, algorithm="tree", ties=ties, decimals=decimals,
+                  max_distance=max_distance)  # fmt: skip
+    kk = min(k, len(b))
+    idx, dist = reference(q, b, kk, ties, 1.0, decimals)
+    if max_distance is not None:
+        far = dist > max_distance
+        idx, dist = np.where(far, -1, idx), np.where(far, np.inf, dist)
+    assert np.array_equal(got.indices[:, :kk], idx)
+    assert np.array_equal(got.distances[:, :kk], dist)

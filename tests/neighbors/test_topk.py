@@ -49,3 +49,38 @@ def test_equals_a_sort_by_distance_then_row(seed):
         d = np.r_[d, rng.random(200)]
     got, want = select_pairs(qi, bi, d, m, k), _reference(qi, bi, d, m, k)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_pairs_grouped_out_of_query_order_and_pairs_apart_give_the_same_lists():
+    # query 2's pairs first, then query 0's (grouped, not sorted by query: no sort by query);
+    # then query 1's pairs split in two runs (sorted by query first). Query 0's row arrives
+    # ascending (no row sort), query 2's does not.
+    qi = np.array([2, 2, 2, 0, 0, 0])
+    bi = np.array([4, 3, 8, 1, 5, 2])
+    d = np.array([0.3, 0.1, 0.2, 0.1, 0.2, 0.3])
+    got = select_pairs(qi, bi, d, 3, 2)
+    assert got[0].tolist() == [[1, 5], [-1, -1], [3, 8]]
+    assert got[1].tolist() == [[0.1, 0.2], [np.inf, np.inf], [0.1, 0.2]]
+    qi2, bi2, d2 = np.r_[qi, 1, 0, 1], np.r_[bi, 7, 9, 6], np.r_[d, 0.5, 0.05, 0.5]
+    got = select_pairs(qi2, bi2, d2, 3, 2)
+    want = _reference(qi2, bi2, d2, 3, 2)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert got[0].tolist() == [[9, 1], [6, 7], [3, 8]]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_index_like_lists_equal_a_sort(seed):
+    # each query's candidates contiguous and nearly ascending (an index's lists): most rows
+    # take the path without a sort; a few swapped neighbours, ties and repeats do not
+    rng = np.random.default_rng(seed)
+    m, k = 30, 4
+    counts = rng.integers(0, 8, m)
+    qi = np.repeat(rng.permutation(m), counts[rng.permutation(m)])
+    bi = rng.integers(0, 50, len(qi))
+    d = np.sort(rng.integers(0, 6, len(qi)) / 4.0)
+    swap = rng.random(len(qi)) < 0.1
+    d[1:][swap[1:]], d[:-1][swap[1:]] = d[:-1][swap[1:]], d[1:][swap[1:]]
+    _, first, inverse = np.unique(qi * 1000 + bi, return_index=True, return_inverse=True)
+    d = d[first][inverse.reshape(-1)]
+    got, want = select_pairs(qi, bi, d, m, k), _reference(qi, bi, d, m, k)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

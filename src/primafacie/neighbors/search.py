@@ -545,7 +545,7 @@ def _tune_kq(
     queries or no radius search (its uncertified queries would go to brute force). The answer
     is the same whatever this returns; only its cost is not."""
     rows = queries()
-    if index.radius is None or len(rows) < MIN_QUERIES:
+    if index.radius is None or len(rows) < max(MIN_QUERIES, 1):
         return kq
     sample = rows[np.linspace(0, len(rows) - 1, SAMPLE).astype(np.int64)]
     dist, idx = index.search(embed(sample), min(k + max(EXTRAS), size))
