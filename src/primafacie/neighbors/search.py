@@ -287,9 +287,17 @@ def _brute(
 def _brute_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
     """One block of :func:`_brute` (module level: a Dask task ships only the slice)."""
     query, base, k, divisor, decimals = shared
+    return topk_block(_block(query, base, sl, divisor, decimals), k)
+
+
+def _block(
+    query: GowerMatrix, base: GowerMatrix, sl: slice, divisor: float, decimals: int | None
+) -> np.ndarray:
+    """Finished distances of the queries ``sl`` to every base row, one row per query (the
+    block :func:`_brute` and :func:`_grouped` rank)."""
     qi = np.arange(sl.start, sl.stop)[:, None]
     cols = np.arange(len(base))[None, :]
-    return topk_block(_finish(canonical_sums(query, base, qi, cols), divisor, decimals), k)
+    return _finish(canonical_sums(query, base, qi, cols), divisor, decimals)
 
 
 def _grouped(
@@ -315,10 +323,7 @@ def _grouped(
 def _grouped_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
     """One block of :func:`_grouped` (module level: a Dask task ships only the slice)."""
     query, distinct, groups, k, divisor, decimals = shared
-    qi = np.arange(sl.start, sl.stop)[:, None]
-    cols = np.arange(len(distinct))[None, :]
-    d = _finish(canonical_sums(query, distinct, qi, cols), divisor, decimals)
-    return grouped_topk(d, groups, k)
+    return grouped_topk(_block(query, distinct, sl, divisor, decimals), groups, k)
 
 
 def _grouped_search(
