@@ -41,9 +41,11 @@ it and the query skips them: on the credit world nearly every query is answered 
 stratum (its own employment × region cell) and a postcode adds one gathered group.
 
 Candidates are certified: with ``rho`` the k-th candidate distance of a search, ``margin`` is 4
-× the float error bound + 2 rounding steps of ``decimals``; when ties reach past the ``k + 8``
-nearest, a radius search fetches every row within ``rho + margin`` (never a per-query brute
-fallback on the tree, so data full of exact ties stay fast). The union is ranked in the
+× the float error bound + 2 rounding steps of ``decimals``; when ties reach past the
+``k + extra`` nearest (each tree chooses ``extra`` from a sample of its queries,
+:mod:`~primafacie.neighbors.candidates`), a radius search fetches every row within
+``rho + margin`` (never a per-query brute fallback on the tree, so data full of exact ties
+stay fast). The union is ranked in the
 canonical arithmetic with the tie rule, so every backend returns the brute-force answer.
 
 The ``auto`` rule (:func:`choose_algorithm`, thresholds in :class:`AutoRule`)

@@ -6,7 +6,7 @@ the whole matrix, and the tree outgrows the cache as n grows (``docs/scaling.md`
 slope"). Stored in Z order, rows close in space are close in memory. The index answers with
 positions in the caller's order, so nothing outside sees the permutation; among rows tied at
 the ``kq``-th distance it may return others than the unsorted tree, which the certificate of
-:func:`~primafacie.neighbors.search._index_pairs` absorbs (rows tied past ``k + 8`` are
+:func:`~primafacie.neighbors.search._index_pairs` absorbs (rows tied past ``k + extra`` are
 fetched by a radius search, and the final ranking is the canonical one).
 """
 
