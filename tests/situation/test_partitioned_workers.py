@@ -244,3 +244,41 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
                               "delta_cases", "delta_significant"}  # fmt: skip
             floats += len(p["delta_cases"]) + len(p["delta_significant"])
     assert floats == cases  # one Δp per case, not a row per complainant
+    # the report's top rows were searched on a worker (one task; its lists came back), not
+    # by the client, and they are the local run's members bit for bit
+    assert given["_top_lists"] == ["NoneType"]
+    (lists,) = dict(returned)["_top_lists"]
+    assert lists.ctrl_list is not None and len(lists.ctrl_list) <= partitioned.TOP_ROWS
+    assert list(remote.neighbors) == list(local.neighbors) == [remote.main_test()]
+    for got, want in zip(remote.neighbors[remote.main_test()],
+                         local.neighbors[local.main_test()], strict=True):  # fmt: skip
+        assert np.array_equal(got.positions, want.positions)
+        assert np.array_equal(got.values, want.values) and got.values.dtype == want.values.dtype
+
+
+def test_top_members_search_stays_off_the_client_on_dask(loan):
+    """On a Dask backend the top rows' search is one task (corrected mode: the client builds
+    no strata or trees for it); locally it runs in this process. Either way the members are
+    those of a run that kept every list."""
+    data, scm, rule = loan
+    calls: list = []
+
+    class Recorded(Backend):  # runs the tasks here, recording which
+        def map(self, fn, items, shared=None):
+            calls.append(fn.__name__)
+            return [fn(shared, item) for item in items]
+
+    engine = SituationTest(methods=METHODS, k=[5, 12])
+    out = engine.run(data, scm=scm, decider=rule, keep_state=True)
+    plan, space = engine.state_.plan, engine.state_.space
+    method, k = out.main_test()
+    for kind, want in [("dask", ["_top_lists"]), ("local", [])]:
+        calls.clear()
+        tester = SituationTest(methods=METHODS, k=[5, 12], backend=Recorded(kind=kind, n_jobs=2))
+        held = partitioned._top_members(tester, out, data, plan, space, None)
+        assert calls == want
+        ctrl, test = held.neighbors[(method, k)]
+        want_ctrl, want_test = out.neighbors[(method, k)]
+        assert len(ctrl) == partitioned.TOP_ROWS
+        assert np.array_equal(ctrl.values, want_ctrl[ctrl.positions])
+        assert np.array_equal(test.values, want_test[test.positions])

@@ -129,3 +129,78 @@ def test_complainants_only_stops_on_missing_counterfactual_values(data):
         with pytest.raises(InputError, match=r"missing values in \['x'\] for complainant rows"):
             planner.counterfactual_stage(data, plan, NaNSCM(), None, None,
                                          complainants_only=compact)  # fmt: skip
+
+
+def test_complainants_only_is_computed_in_chunks_bit_for_bit(monkeypatch):
+    """The compact stage computes COUNTERFACTUAL_CHUNK complainants at a time (what the SCM
+    allocates is bounded by a chunk, not by the data) and stacks the very rows, index, dtypes
+    and centres' decisions of the one-shot table."""
+    from primafacie.causal import SCM
+    from primafacie.situation import planning
+
+    rng = np.random.default_rng(1)
+    n = 300
+    a = rng.choice(["f", "m"], n)
+    region = np.where(rng.random(n) < np.where(a == "f", 0.7, 0.3), "urban", "rural")
+    x = rng.normal(size=n) + (a == "f") + (region == "urban")
+    df = pd.DataFrame({"a": a, "region": region, "x": x})
+    data = AuditData(df.assign(y=(x > 0.8).astype(int)), features={"x": "numeric",
+                     "region": "categorical"}, protected={"a": "f"}, decision="y")  # fmt: skip
+    scm = SCM([("a", "region"), ("a", "x"), ("region", "x")]).fit(data)
+    planner = _planner(methods=["cst", "cf"], k=3)
+    plan = planner.plan(data, None)
+    rule = Rule("x > 0.8 and region != 'urban'")
+    whole, ycf = planner._compact_stage(data, plan, scm, rule, "cf", chunk=len(plan.comp_rows))
+    sizes = []
+    real = SCM.counterfactual
+
+    def spy(self, frame, *args, **kwargs):
+        sizes.append(len(frame))
+        return real(self, frame, *args, **kwargs)
+
+    monkeypatch.setattr(SCM, "counterfactual", spy)
+    monkeypatch.setattr(planning, "COUNTERFACTUAL_CHUNK", 16)
+    rows, ycf_rows = planner.counterfactual_stage(data, plan, scm, None, rule,
+                                                  complainants_only=True)  # fmt: skip
+    m = len(plan.comp_rows)
+    assert sizes == [16] * (m // 16) + ([m % 16] if m % 16 else []) and len(sizes) > 5
+    pd.testing.assert_frame_equal(rows, whole, check_exact=True)
+    assert rows.index.equals(pd.Index(plan.comp_rows))
+    for col in ("x",):
+        assert rows[col].to_numpy().tobytes() == whole[col].to_numpy().tobytes()
+    assert np.array_equal(ycf_rows, ycf) and ycf_rows.dtype == np.int64
+    # ST alone with the counterfactual methods' table: no decisions, same rows
+    cst = _planner(methods=["cst"], k=3)
+    table, none = cst.counterfactual_stage(data, cst.plan(data, None), scm, None, rule,
+                                           complainants_only=True)  # fmt: skip
+    assert none is None
+    pd.testing.assert_frame_equal(table, whole, check_exact=True)
+
+
+def test_complainants_only_chunks_whose_dtypes_differ_are_computed_in_one_go(monkeypatch):
+    """Chunks that would stack into another dtype fall back to the one-shot table."""
+    from primafacie.situation import planning
+
+    class MixedSCM:  # x is float in the first chunk, object in the others
+        edges = [("a", "x")]
+        calls: list = []
+
+        def counterfactual(self, frame, intervention, rows=None):
+            self.calls.append(len(frame))
+            out = frame.copy()
+            if len(self.calls) > 1 and len(frame) < 4:
+                out["x"] = out["x"].astype(object)
+            return out
+
+    planner = _planner(methods="cst", k=1)
+    data = AuditData(
+        pd.DataFrame({"x": np.arange(8.0), "a": [1] * 6 + [0] * 2, "y": [0, 1] * 4}),  # fmt: skip
+        features={"x": "numeric"},
+        protected={"a": 1},
+        decision="y",
+    )
+    plan = planner.plan(data, None)
+    monkeypatch.setattr(planning, "COUNTERFACTUAL_CHUNK", 3)
+    scm = MixedSCM()
+    table, _ = planner.counterfactual_stage(data, plan, scm, None, None, complainants_only=True)
+    assert scm.calls == [3, 3, 6] and table["x"].dtype == np.float64 and len(table) == 6

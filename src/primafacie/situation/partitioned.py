@@ -363,9 +363,17 @@ def _top_members(
     engine: Any, out: SituationResult, data: Any, plan: Any, space: Any, cf: Any
 ) -> SituationResult:
     """``out`` with the control and test members of the complainants the report lists
-    (the main test's first :data:`TOP_ROWS` rows by Δp), found by a local
-    search of those complainants alone: a complainant's lists do not depend on the
-    others searched with it (the chunking never changes a result)."""
+    (the main test's first :data:`TOP_ROWS` rows by Δp), found by a search of those
+    complainants alone: a complainant's lists do not depend on the others searched with
+    it (the chunking never changes a result).
+
+    The search runs in this process on the local backend and, on Dask, as one task on a
+    worker (corrected mode: it reads the coordinates and the plan, not the data): its
+    strata, trees and chunks (+143 MB on the client at 10^6, +230 MB at 2·10^6, measured)
+    are then the worker's, and only the lists of these few complainants come back. Same
+    code and numpy on both sides, and a local search inside the task: the same lists.
+    Legacy mode's counterfactual search reads the data's table: it stays here."""
+    from ..compute import get_backend
     from .search import GroupSearch, group_members
 
     if not rows_of(out):
@@ -377,10 +385,23 @@ def _top_members(
     opts = {**space.opts, "backend": None, "chunk_size": None}
     xcf = None if space.Xcf is None else space.Xcf[pos]
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=True, backend=None)
-    lists = searcher.search(data, sub, replace(space, Xcf=xcf, opts=opts), cf)
+    job = (searcher, sub, replace(space, Xcf=xcf, opts=opts))
+    run = get_backend(engine.backend)
+    if run.kind == "dask" and cf is None:
+        # the coordinates go to the workers once (scattered), the task carries nothing
+        lists = run.map(_top_lists, [None], shared=job)[0]
+    else:
+        lists = job[0].search(data, job[1], job[2], cf)
     ctrl, test = group_members(method, k, plan.legacy, lists)
     held = (Rows(pos, ctrl), Rows(pos, test))
     return replace(out, neighbors={(method, k): held})
+
+
+def _top_lists(job: tuple, _: Any) -> Any:
+    """Task of :func:`_top_members` on a worker: the kept lists of the report's top
+    complainants (corrected mode: no data, no counterfactual table)."""
+    searcher, plan, space = job
+    return searcher.search(None, plan, space, None)
 
 
 def run_parts(
