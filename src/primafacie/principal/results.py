@@ -286,12 +286,10 @@ class PrincipalResult(BaseResult):
     def plot(self, cells: int | None = 12):
         """Intervals per definition and cell (left) and eps per group (right); a matplotlib Figure."""
         frame = self.to_frame()
-        keep = list(self.labels)[: cells or len(self.labels)]
-        iv = frame[
-            frame["cell"].isin(keep)
-            & frame["quantity"].isin(["lp_tau0'", "lp_tau1'", cond_name(self.joint), "lp_tau'"])
-        ]
-        eps = frame[frame["cell"].isin(keep) & frame["quantity"].str.match(r"eps_\d\d")]
+        frame = frame[frame["cell"].isin(list(self.labels)[: cells or len(self.labels)])]
+        quantity = frame["quantity"]
+        iv = frame[quantity.isin(["lp_tau0'", "lp_tau1'", cond_name(self.joint), "lp_tau'"])]
+        eps = frame[quantity.str.match(r"eps_\d\d")]
         fig, (ax1, ax2) = figure_axes(figsize=(11, 0.4 * max(4, len(iv)) + 1.5), ncols=2)
         ypos = np.arange(len(iv))
         for i, (_, r) in enumerate(iv.iterrows()):

@@ -246,8 +246,7 @@ class RankingResult(BaseResult):
         ax.barh(range(len(ranked)), shown, color="tab:red")
         ax.set_yticks(range(len(ranked)), [s[:60] for s in ranked["subgroup"]], fontsize=7)
         ax.invert_yaxis()
-        ax.set_xlabel("unfairness score (inf drawn as the longest bar)")
-        ax.set_title(self.title)
+        ax.set(xlabel="unfairness score (inf drawn as the longest bar)", title=self.title)
         return laid_out(fig)
 
 

@@ -680,7 +680,6 @@ class SituationResult(_SituationResultBase):
             line = ax.plot(g["k"], g["cases"], marker="o", label=f"{method}")[0]
             ax.plot(g["k"], g["n_significant"], marker="x", linestyle="--",
                     color=line.get_color(), label=f"{method} (sig.)")  # fmt: skip
-        ax.set_xlabel("k")
-        ax.set_ylabel(f"complainants flagged (of {self.n_protected})")
+        ax.set(xlabel="k", ylabel=f"complainants flagged (of {self.n_protected})")
         ax.legend(fontsize="small")
         return fig
