@@ -455,17 +455,9 @@ class RepairResult(BaseResult):
         forced = ([f"A={ab[0]}: force S'={ab[1]} w.p. {r['eps_' + ab]:.4f}"
                    for ab in _AB if r["eps_" + ab] > 0] for r in f.to_dict("records"))  # fmt: skip
         what = ["; ".join(parts) or "no change needed (not refuted)" for parts in forced]
-        return pd.DataFrame(
-            {
-                "cell": f["cell"],
-                "definition": self.definition,
-                "eps_sum": f["eps_sum"],
-                "repair": what,
-                "post_gap_closed": f["post_gap_closed"],
-                "n_changed": f["n_changed"],
-                "note": "in distribution, S' is not refuted on the estimated margins; " + NOTE,
-            }
-        )
+        out = f[["cell", "definition", "eps_sum"]].assign(repair=what)
+        note = "in distribution, S' is not refuted on the estimated margins; " + NOTE
+        return out.join(f[["post_gap_closed", "n_changed"]]).assign(note=note)
 
     def plot(self):
         """eps per group and cell as bars; a matplotlib Figure."""
