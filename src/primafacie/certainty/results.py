@@ -117,9 +117,8 @@ class CertaintyResult(BaseResult):
         )
         if self.n_draws is None or len(self.table) < 2:
             return text
-        p = float(
-            self.table.loc[self.table["decision_maker"].isin(self.selected), "p_most_fair"].sum()
-        )
+        chosen = self.table["decision_maker"].isin(self.selected)
+        p = float(self.table.loc[chosen, "p_most_fair"].sum())
         return text + (
             f"; posterior probability that {it} has the smallest disparity {p:.2f} "
             f"({self.n_draws:,} draws)"
@@ -289,10 +288,7 @@ def plot_decision_makers(
     if names is not None and len(x) <= 30:
         for xi, yi, name in zip(x, y, names, strict=True):
             ax.annotate(str(name), (xi, yi), textcoords="offset points", xytext=(5, 4), fontsize=8)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.05)
-    ax.set_xlabel("disparity δ")
-    ax.set_ylabel("uncertainty σ̄²")
-    ax.set_title(title or "decision-makers")
+    ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.05), xlabel="disparity δ")
+    ax.set(ylabel="uncertainty σ̄²", title=title or "decision-makers")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize=8, frameon=False)
     return fig

@@ -32,7 +32,8 @@ METRIC_LABELS = {
 #: Labels of the score tables: ``tables/groups_thresholds.csv`` and so on.
 SCORE_TABLES = ("thresholds", "auc", "calibration")
 
-#: The columns of each comparison in ``results.json`` (``groups.comparisons``).
+#: The columns of each comparison in ``results.json`` (``groups.comparisons``); the first six
+#: (the group and its counts) also name the smallest ratio of :func:`min_ratio`.
 _COMPARISON_KEYS = [
     "attribute", "group", "selection_k", "selection_n", "reference_k", "reference_n",
     "selection_diff", "selection_ratio", "four_fifths", "fisher_p", "z_pooled", "shortfall",
@@ -47,10 +48,9 @@ def min_ratio(summ: pd.DataFrame) -> dict[str, Any]:
     if rows.empty:
         return {"value": None}
     r = rows.loc[rows["selection_ratio"].astype(float).idxmin()]
-    keys = ["attribute", "group", "selection_k", "selection_n", "reference_k", "reference_n"]
     return json_safe({
         "value": r["selection_ratio"], "value_low": r["selection_ratio_low"],
-        "value_high": r["selection_ratio_high"], **{k: r[k] for k in keys},
+        "value_high": r["selection_ratio_high"], **{k: r[k] for k in _COMPARISON_KEYS[:6]},
     })  # fmt: skip
 
 

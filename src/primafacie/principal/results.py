@@ -286,12 +286,10 @@ class PrincipalResult(BaseResult):
     def plot(self, cells: int | None = 12):
         """Intervals per definition and cell (left) and eps per group (right); a matplotlib Figure."""
         frame = self.to_frame()
-        keep = list(self.labels)[: cells or len(self.labels)]
-        iv = frame[
-            frame["cell"].isin(keep)
-            & frame["quantity"].isin(["lp_tau0'", "lp_tau1'", cond_name(self.joint), "lp_tau'"])
-        ]
-        eps = frame[frame["cell"].isin(keep) & frame["quantity"].str.match(r"eps_\d\d")]
+        frame = frame[frame["cell"].isin(list(self.labels)[: cells or len(self.labels)])]
+        quantity = frame["quantity"]
+        iv = frame[quantity.isin(["lp_tau0'", "lp_tau1'", cond_name(self.joint), "lp_tau'"])]
+        eps = frame[quantity.str.match(r"eps_\d\d")]
         fig, (ax1, ax2) = figure_axes(figsize=(11, 0.4 * max(4, len(iv)) + 1.5), ncols=2)
         ypos = np.arange(len(iv))
         for i, (_, r) in enumerate(iv.iterrows()):
@@ -457,17 +455,9 @@ class RepairResult(BaseResult):
         forced = ([f"A={ab[0]}: force S'={ab[1]} w.p. {r['eps_' + ab]:.4f}"
                    for ab in _AB if r["eps_" + ab] > 0] for r in f.to_dict("records"))  # fmt: skip
         what = ["; ".join(parts) or "no change needed (not refuted)" for parts in forced]
-        return pd.DataFrame(
-            {
-                "cell": f["cell"],
-                "definition": self.definition,
-                "eps_sum": f["eps_sum"],
-                "repair": what,
-                "post_gap_closed": f["post_gap_closed"],
-                "n_changed": f["n_changed"],
-                "note": "in distribution, S' is not refuted on the estimated margins; " + NOTE,
-            }
-        )
+        out = f[["cell", "definition", "eps_sum"]].assign(repair=what)
+        note = "in distribution, S' is not refuted on the estimated margins; " + NOTE
+        return out.join(f[["post_gap_closed", "n_changed"]]).assign(note=note)
 
     def plot(self):
         """eps per group and cell as bars; a matplotlib Figure."""

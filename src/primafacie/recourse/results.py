@@ -21,6 +21,7 @@ from ..errors import InputError
 from ..formats import rate_text
 from ..jsonsafe import json_safe
 from ..validation import Interval, validate_params
+from .metrics import METRICS
 
 __all__ = [
     "RankingResult",
@@ -145,11 +146,8 @@ class RankingResult(BaseResult):
         {'metric': 'ECE', 'viewpoint': 'micro', 'phi': 0.7}
         """
         out: dict[str, Any] = {"metric": self.metric, "viewpoint": self.viewpoint}
-        if self.metric in ("ECR", "ECE"):
-            out["phi"] = self.param
-        elif self.metric == "EEWB":
-            out["budget"] = self.param
-        return out
+        name = getattr(METRICS.get(self.metric), "param", None)  # "phi", "budget" or None
+        return {**out, name: self.param} if name else out
 
     def ranked(self) -> pd.DataFrame:
         """Only the non-Fair rows."""
@@ -246,8 +244,7 @@ class RankingResult(BaseResult):
         ax.barh(range(len(ranked)), shown, color="tab:red")
         ax.set_yticks(range(len(ranked)), [s[:60] for s in ranked["subgroup"]], fontsize=7)
         ax.invert_yaxis()
-        ax.set_xlabel("unfairness score (inf drawn as the longest bar)")
-        ax.set_title(self.title)
+        ax.set(xlabel="unfairness score (inf drawn as the longest bar)", title=self.title)
         return laid_out(fig)
 
 

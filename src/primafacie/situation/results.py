@@ -497,8 +497,7 @@ class _SituationResultBase(BaseResult):
             parts[0] += ", all of them complainants"
         s = self.summary()
         if len(s):
-            kmax = int(s["k"].max())
-            at = s[s["k"] == kmax]
+            at = s[s["k"] == s["k"].max()]
             tested = dict(zip(at["method"], at["tested"].astype(int), strict=True))
             if len(set(tested.values())) == 1:
                 parts.append(f"{next(iter(tested.values())):,} tested with every method")
@@ -530,8 +529,8 @@ class _SituationResultBase(BaseResult):
         out = []
         s = self.summary()
         method, k = self.main_test()
-        untested = s.groupby("method", sort=False)["untested"].max() if len(s) else None
-        if untested is not None and untested.any():
+        untested = s.groupby("method", sort=False)["untested"].max()
+        if untested.any():
             each = ", ".join(f"{method_name(m)} {int(n):,}" for m, n in untested.items())
             out.append(
                 f"{int(untested.max()):,} of {self.n_complainants:,} complainants could not be "
@@ -680,7 +679,6 @@ class SituationResult(_SituationResultBase):
             line = ax.plot(g["k"], g["cases"], marker="o", label=f"{method}")[0]
             ax.plot(g["k"], g["n_significant"], marker="x", linestyle="--",
                     color=line.get_color(), label=f"{method} (sig.)")  # fmt: skip
-        ax.set_xlabel("k")
-        ax.set_ylabel(f"complainants flagged (of {self.n_protected})")
+        ax.set(xlabel="k", ylabel=f"complainants flagged (of {self.n_protected})")
         ax.legend(fontsize="small")
         return fig
