@@ -193,20 +193,6 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
 
 
 # ---------------------------------------------------------------------------------- run
-def stage_bars(progress: Progress) -> Any:
-    """The audit's ``tick(done, total, note)`` drawing one rich bar per FACTS stage (the note
-    is the stage's words, :data:`~primafacie.recourse.engine.STAGES`)."""
-    tasks: dict[str, Any] = {}
-
-    def tick(done: int, total: int, note: str) -> None:
-        total = max(int(total), 1)
-        if note not in tasks:
-            tasks[note] = progress.add_task(note, total=total)
-        progress.update(tasks[note], completed=min(int(done), total), total=total)
-
-    return tick
-
-
 def run_with_bars(spec: Any, engine: Any, data: Any, config: Any = None,
                   decider: Any = None, **run_kwargs: Any) -> tuple:  # fmt: skip
     """The analysis' run (:func:`primafacie.recourse.analysis.run`: fit, every definition,
@@ -218,8 +204,16 @@ def run_with_bars(spec: Any, engine: Any, data: Any, config: Any = None,
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=err_console)  # fmt: skip
+    tasks: dict[str, Any] = {}
+
+    def tick(done: int, total: int, note: str) -> None:  # one bar per stage, named by its note
+        total = max(int(total), 1)
+        if note not in tasks:
+            tasks[note] = progress.add_task(note, total=total)
+        progress.update(tasks[note], completed=min(int(done), total), total=total)
+
     with progress:
-        ctx = Context(config=config, data=data, decider=decider, tick=stage_bars(progress))
+        ctx = Context(config=config, data=data, decider=decider, tick=tick)
         run = run_analysis(spec, ctx, audit=engine, **run_kwargs)
     result = run.results["definitions"]
     cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())
