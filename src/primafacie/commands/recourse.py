@@ -118,7 +118,7 @@ def mined_kinds(
     (scikit-learn's ``feature_names_in_``): a label or another decision-maker's column in the
     file is not something a person can change to get recourse.
     """
-    import pandas as pd
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     exclude, ordinal = v["exclude"], v["ordinal"]
     unknown = [c for c in exclude if c not in frame.columns]
@@ -129,16 +129,12 @@ def mined_kinds(
     absent = [c for c in candidates if c not in frame.columns]
     if absent:
         raise InputError(f"the model needs column(s) {absent} that are not in --data")
-    kinds: dict[str, Any] = {}
-    for c in candidates:
-        if c == v["protected"] or c in exclude:
-            continue
-        if c in ordinal:
-            kinds[c] = {"ordinal": ordinal[c]}
-        elif pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]):
-            kinds[c] = "numeric"
-        else:
-            kinds[c] = "categorical"
+    kinds: dict[str, Any] = {
+        c: {"ordinal": ordinal[c]} if c in ordinal
+        else "numeric" if is_numeric_dtype(frame[c]) and not is_bool_dtype(frame[c])
+        else "categorical"
+        for c in candidates if c != v["protected"] and c not in exclude
+    }  # fmt: skip
     bad = [c for c in ordinal if c not in frame.columns]
     if bad:
         raise InputError(f"--ordinal names unknown column(s) {bad}")
