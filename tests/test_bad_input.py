@@ -663,3 +663,20 @@ def test_sigterm_that_surfaces_as_another_error_is_still_a_termination(capsys):
     with pytest.raises(typer.Exit) as exc:
         plain_bug()
     assert exc.value.exit_code == 1  # without a signal it stays an internal error
+
+
+def test_exit_code_is_guardeds_mapping_for_a_plain_run(capsys):
+    """``exit_code`` (what guarded and reproduce's plain run give an exception): 2 bad input, 1
+    analysis failure or internal error, 130 Ctrl-C, 143 SIGTERM, each with its one line."""
+    from primafacie.errors import AnalysisError
+
+    cases = [(InputError("bad key"), 2, "error: bad key"),
+             (AnalysisError("no fit"), 1, "analysis failed: no fit"),
+             (FileNotFoundError(2, "No such file", "/x.csv"), 2, "cannot access /x.csv"),
+             (ValueError("oops"), 1, "internal error: ValueError: oops"),
+             (KeyboardInterrupt(), 130, "interrupted; nothing was written"),
+             (_common.Terminated(), 143, "terminated; nothing was written")]  # fmt: skip
+    _common._committed_outputs().clear()
+    for exc, code, said in cases:
+        assert _common.exit_code(exc) == code
+        assert said in " ".join(capsys.readouterr().err.split())

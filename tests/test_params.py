@@ -188,3 +188,31 @@ def test_engine_args_are_the_declared_keys_under_their_engine_names():
     args = SituationSpec(methods=["st"], k=[5], interval="wilson").engine_kwargs()
     assert args["methods"] == ["st"] and "method" not in args and "dimensions" not in args
     assert args["interval"] == "newcombe" and args["k"] == [5]
+
+
+def test_a_command_prints_its_section_modules_tables_and_words_after_its_bullet(monkeypatch):
+    """The tables a command prints are the ``tables`` of its analysis' section module, of the
+    Result :meth:`AnalysisCommand.result` picks (none when the module has no ``tables``); each
+    caveat follows the command's ``bullet`` (``None``: the caveats are not printed)."""
+    from primafacie.commands.groups import Groups
+    from primafacie.commands.ll144 import LL144
+    from primafacie.commands.principal import Principal
+    from primafacie.principal import analysis as principal_analysis
+
+    class Toy:
+        def headline(self):
+            return "h"
+
+        def scope(self):
+            return "s"
+
+        def caveats(self):
+            return ["c1", "c2"]
+
+    toy = Toy()
+    monkeypatch.setattr(principal_analysis, "tables", lambda res: [res])
+    assert Principal().tables((toy, [])) == [toy]  # the evaluation, not the repairs
+    assert LL144().tables(("spec", toy)) == []  # ll144's module has no tables
+    assert Principal().words((toy, [])) == ["h", "scope: s", "c1", "c2"]
+    assert LL144().words(("spec", toy)) == ["h", "scope: s"]
+    assert AnalysisCommand.words(Groups(), toy) == ["h", "scope: s", "  • c1", "  • c2"]

@@ -23,6 +23,7 @@ without numpy or pandas (the declarations import neither).
 from __future__ import annotations
 
 import inspect
+import sys
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -58,11 +59,10 @@ class Role:
     type: Any
     default: Any
     help: str
-    hidden: bool = False
 
     def option(self) -> Any:
         """The typer option."""
-        return typer.Option(self.default, self.flag, help=self.help, hidden=self.hidden)
+        return typer.Option(self.default, self.flag, help=self.help)
 
 
 #: The roles several commands share, with their usual help (a command may reword it).
@@ -83,12 +83,12 @@ _SAME = object()
 
 
 def role(name: str, help: str | None = None, type: Any = _SAME, default: Any = _SAME,
-         flag: str | None = None, hidden: bool = False) -> Role:  # fmt: skip
+         flag: str | None = None) -> Role:  # fmt: skip
     """A role: a shared one by name (:data:`_ROLES`) with what is given replaced, or a new one
     (then ``type`` and ``default`` are needed; the flag is the name with dashes)."""
     base = _ROLES.get(name) or Role(name, "--" + name.replace("_", "-"), Optional[str], None, "")
     return Role(name, flag or base.flag, base.type if type is _SAME else type,
-                base.default if default is _SAME else default, help or base.help, hidden)  # fmt: skip
+                base.default if default is _SAME else default, help or base.help)  # fmt: skip
 
 
 # ---------------------------------------------------------------------- values of the options
@@ -106,21 +106,16 @@ def split_list(text: str | None, flag: str, cast: Any = str, where: str = "") ->
     items = [v.strip() for v in str(text).split(",")]
     if cast is str:  # names: an empty item is a stray comma
         return [v for v in items if v]
-    what, one, example = ("integers", "an integer", "15,30,50") if cast is int else (
-        "numbers", "a number", "3,5,7.5")  # fmt: skip
-    bad = next((v for v in items if not _casts(cast, v)), None)
-    if bad is not None:
-        raise InputError(f"{flag} expects {what} separated by commas (e.g. {example}); "
-                         f"{bad!r} is not {one}" + (f" ({where})" if where else ""))  # fmt: skip
-    return [cast(v) for v in items]
-
-
-def _casts(cast: Any, text: str) -> bool:
-    try:
-        cast(text)
-    except ValueError:
-        return False
-    return True
+    out = []
+    for v in items:
+        try:
+            out.append(cast(v))
+        except ValueError:
+            what, one, example = ("integers", "an integer", "15,30,50") if cast is int else (
+                "numbers", "a number", "3,5,7.5")  # fmt: skip
+            raise InputError(f"{flag} expects {what} separated by commas (e.g. {example}); "
+                             f"{v!r} is not {one}" + (f" ({where})" if where else "")) from None  # fmt: skip
+    return out
 
 
 def _item_cast(param: Any) -> Any:
@@ -153,21 +148,13 @@ def _zero_is_none(param: Any) -> bool:
     return False
 
 
-def _param_option(param: Any) -> Any:
-    """The typer option of a declared parameter (:func:`._common.option`), with what 0 means
-    when it stands for null."""
-    if _zero_is_none(param):
-        return option(param, help=f"{param.help} On the command line 0 stands for null.")
-    return option(param)
-
-
 # ---------------------------------------------------------------------- the command
 class AnalysisCommand:
     """``primafacie <name>``: flags or ``--config`` → spec → engine → files and summary.
 
-    A subclass sets the class attributes and implements :meth:`from_flags`, :meth:`files`
-    and :meth:`tables`; :meth:`from_run` (the Results of a ``--config`` run), :meth:`words`
-    and :meth:`show` have defaults for a one-Result analysis.
+    A subclass sets the class attributes and implements :meth:`from_flags` and
+    :meth:`files`; :meth:`from_run` (the Results of a ``--config`` run), :meth:`result`,
+    :meth:`tables`, :meth:`words` and :meth:`show` have defaults for a one-Result analysis.
     """
 
     #: Registry name of the analysis (= the command).
@@ -190,6 +177,8 @@ class AnalysisCommand:
     status: ClassVar[str] = ""
     #: ``--help`` of ``--config``.
     config_help: ClassVar[str] = "audit.yaml instead of flags."
+    #: What heads each caveat printed (``None``: the caveats are not printed).
+    bullet: ClassVar[Optional[str]] = "  • "
 
     # -------------------------------------------------------------- what a command defines
     def from_flags(
@@ -208,15 +197,25 @@ class AnalysisCommand:
         """``(file name, table, text, figure or JSON document)`` in writing order."""
         raise NotImplementedError
 
+    def result(self, res: Any) -> Any:
+        """The Result among the outputs whose tables and words are printed (the outputs)."""
+        return res
+
     def tables(self, res: Any) -> list[Any]:
-        """The report's table blocks printed before the words (the ``tables`` of
-        ``<analysis>/analysis.py``, which its section shows: the two cannot disagree)."""
-        return []
+        """The report's table blocks printed before the words: the ``tables`` of the module
+        of the analysis' section (``<analysis>/analysis.py``), so that the two cannot
+        disagree; none when it has none."""
+        from ..audit.registry import get
+
+        tables = getattr(sys.modules[get(self.name).section.__module__], "tables", None)
+        return tables(self.result(res)) if tables is not None else []
 
     def words(self, res: Any) -> list[str]:
-        """Headline, scope and caveats, as printed (rich markup, escaped)."""
-        return [escape(res.headline()), escape(f"scope: {res.scope()}"),
-                *(escape(f"  • {c}") for c in res.caveats())]  # fmt: skip
+        """Headline, scope and caveats (each after :attr:`bullet`), as printed (rich markup,
+        escaped)."""
+        r = self.result(res)
+        notes = [] if self.bullet is None else [escape(self.bullet + c) for c in r.caveats()]
+        return [escape(r.headline()), escape(f"scope: {r.scope()}"), *notes]
 
     def show(self, res: Any, out: Path, names: list[str]) -> None:
         """Print the tables, the words and where the files (``names``) went."""
@@ -242,7 +241,9 @@ class AnalysisCommand:
         opts += [("config", typer.Option(None, "--config", help=self.config_help), Optional[Path]),
                  ("out", typer.Option(Path(f"out/{self.name}"), "--out", help="Output folder."),
                   Path)]  # fmt: skip
-        opts += [(p.name, _param_option(p), _cli_type(p)) for p in self.declared()]
+        null = " On the command line 0 stands for null."  # what 0 means when it stands for null
+        opts += [(p.name, option(p, help=p.help + null) if _zero_is_none(p) else option(p),
+                  _cli_type(p)) for p in self.declared()]  # fmt: skip
         opts += [(old, typer.Option(None, "--" + old.replace("_", "-"), hidden=True,
                                     help=f"Deprecated: {by_name[new].flag}."),
                   Optional[_cli_type(by_name[new])]) for old, new in self.renamed.items()]  # fmt: skip
@@ -253,8 +254,8 @@ class AnalysisCommand:
         params += [inspect.Parameter(n, kw, default=d, annotation=t) for n, d, t in opts]
         return inspect.Signature(params)
 
-    def function(self) -> Callable[..., None]:
-        """The typer command function (its signature built by :meth:`signature`)."""
+    def register(self, app: typer.Typer) -> None:
+        """Add the command to ``app``: a function whose signature is :meth:`signature`."""
 
         def command(ctx: typer.Context, **values: Any) -> None:
             self.run(ctx, values)
@@ -264,11 +265,7 @@ class AnalysisCommand:
         command.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()}
         command.__name__ = command.__qualname__ = self.name  # named in memory errors
         command.__doc__ = f"``primafacie {self.name}`` (:class:`{type(self).__name__}`)."
-        return command
-
-    def register(self, app: typer.Typer) -> None:
-        """Add the command to ``app``."""
-        app.command(self.name, help=self.help)(guarded(_data.data_options(self.function())))
+        app.command(self.name, help=self.help)(guarded(_data.data_options(command)))
 
     # -------------------------------------------------------------- one run
     def run(self, ctx: typer.Context, v: dict[str, Any]) -> None:

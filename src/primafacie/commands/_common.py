@@ -81,11 +81,8 @@ def sigterm_as_interrupt():
 
 
 def guarded(fn: F) -> F:
-    """Run a command body and turn our exceptions into one-line messages and exit codes.
-
-    Exit codes: 2 bad input, 1 analysis failure or internal error, 130 Ctrl-C, 143 SIGTERM
-    (handled like Ctrl-C: the output folder is left as it was).
-    """
+    """Run a command body and turn our exceptions into one-line messages and exit codes
+    (:func:`exit_code`)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -96,43 +93,50 @@ def guarded(fn: F) -> F:
                 return fn(*args, **kwargs)
         except typer.Exit:
             raise
-        except Terminated:
-            err_console.print(f"terminated; {_what_was_written()}")
-            raise typer.Exit(143) from None
-        except (InputError, DataMissingError) as exc:
-            err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
-            raise typer.Exit(EXIT_INPUT) from None
-        except OSError as exc:
-            if exc.filename is None:  # not about a file the user named: a real bug
-                return _internal_error(exc)
-            # an input that cannot be read or an output that cannot be written (permissions,
-            # a folder where a file was expected, a full disk) is the user's to fix
-            err_console.print(
-                f"[bold red]error:[/] cannot access {escape(str(exc.filename))}: "
-                f"{escape(exc.strerror or type(exc).__name__)}"
-            )
-            raise typer.Exit(EXIT_INPUT) from None
-        except AnalysisError as exc:
-            err_console.print(f"[bold red]analysis failed:[/] {escape(str(exc))}")
-            raise typer.Exit(EXIT_ANALYSIS) from None
-        except MemoryError as exc:  # the run is too large for this machine: the user's to fix
-            from ..budget import SETTINGS, memory_error_message
-
+        except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 - no bare traceback
             # a one-analysis command (situation, principal, ...) names its analysis
-            name = getattr(fn, "__name__", "")
-            message = memory_error_message(name if name in SETTINGS else None, exc)
-            err_console.print(f"[bold red]error:[/] {escape(message)}")
-            raise typer.Exit(EXIT_INPUT) from None
-        except KeyboardInterrupt:
-            err_console.print(f"interrupted; {_what_was_written()}")
-            raise typer.Exit(130) from None
-        except Exception as exc:  # noqa: BLE001 - last line of defence: no bare traceback
-            if _TERMINATED.is_set():  # SIGTERM surfaced as another error (see _TERMINATED)
-                err_console.print(f"terminated; {_what_was_written()}")
-                raise typer.Exit(143) from None
-            return _internal_error(exc)
+            raise typer.Exit(exit_code(exc, getattr(fn, "__name__", ""))) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def exit_code(exc: BaseException, command: str = "") -> int:
+    """Print the one-line message of an exception a command body raised; its exit code.
+
+    Exit codes: 2 bad input, 1 analysis failure or internal error, 130 Ctrl-C, 143 SIGTERM
+    (handled like Ctrl-C: the output folder is left as it was).
+    """
+    if isinstance(exc, Terminated):
+        return _say(f"terminated; {_what_was_written()}", 143)
+    if isinstance(exc, (InputError, DataMissingError)):
+        return _say(f"[bold red]error:[/] {escape(str(exc))}", EXIT_INPUT)
+    if isinstance(exc, OSError) and exc.filename is None:  # not about a file: a real bug
+        return _internal_error(exc)
+    if isinstance(exc, OSError):
+        # an input that cannot be read or an output that cannot be written (permissions,
+        # a folder where a file was expected, a full disk) is the user's to fix
+        return _say(
+            f"[bold red]error:[/] cannot access {escape(str(exc.filename))}: "
+            f"{escape(exc.strerror or type(exc).__name__)}",
+            EXIT_INPUT,
+        )
+    if isinstance(exc, AnalysisError):
+        return _say(f"[bold red]analysis failed:[/] {escape(str(exc))}", EXIT_ANALYSIS)
+    if isinstance(exc, MemoryError):  # the run is too large for this machine: the user's to fix
+        from ..budget import SETTINGS, memory_error_message
+
+        message = memory_error_message(command if command in SETTINGS else None, exc)
+        return _say(f"[bold red]error:[/] {escape(message)}", EXIT_INPUT)
+    if isinstance(exc, KeyboardInterrupt):
+        return _say(f"interrupted; {_what_was_written()}", 130)
+    if _TERMINATED.is_set():  # SIGTERM surfaced as another error (see _TERMINATED)
+        return _say(f"terminated; {_what_was_written()}", 143)
+    return _internal_error(exc)
+
+
+def _say(message: str, code: int) -> int:
+    err_console.print(message)
+    return code
 
 
 def _committed_outputs() -> list:
@@ -150,35 +154,25 @@ def _what_was_written() -> str:
     return f"the outputs in {escape(', '.join(done))} had been written completely before it"
 
 
-def _internal_error(exc: BaseException) -> None:
+def _internal_error(exc: BaseException) -> int:
     """A real bug: one line, the traceback on request, exit 1."""
     if os.environ.get("PRIMAFACIE_DEBUG"):
         traceback.print_exception(exc)
-    err_console.print(
+    return _say(
         f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
-        "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)"
+        "(set PRIMAFACIE_DEBUG=1 for the traceback and please report it)",
+        EXIT_ANALYSIS,
     )
-    raise typer.Exit(EXIT_ANALYSIS) from None
-
-
-def flag_error(err: Any, flag: str) -> str:
-    """One pydantic error about ``flag`` as the user reads it: a choice error echoes the value
-    given and lists the choices (``--method knn: expected one of st, cst, cst_centers, cf``);
-    any other keeps its message (pydantic's own wording never names an internal model)."""
-    import re
-
-    msg = str(err["msg"]).removeprefix("Value error, ")
-    if err.get("type") in ("literal_error", "enum"):
-        expected = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
-        if expected:
-            return f"{flag} {err.get('input')}: expected one of {', '.join(expected)}"
-    return f"{flag}: {msg}"
 
 
 def spec_from_flags(spec_cls: type, **values: Any) -> Any:
     """An ``analyses.<name>`` spec from command-line values; its errors become one InputError,
     each headed by its flag (``--alpha: alpha must be ... (--alpha, analyses.groups.alpha)``,
-    the tail from the engine's constraints)."""
+    the tail from the engine's constraints). A choice error echoes the value given and lists
+    the choices (``--method knn: expected one of st, cst, cst_centers, cf``); any other keeps
+    its message (pydantic's own wording never names an internal model)."""
+    import re
+
     from pydantic import ValidationError
 
     flags = {p.config_key: p.flag for p in getattr(spec_cls, "params", ()) if p.flag}
@@ -187,9 +181,14 @@ def spec_from_flags(spec_cls: type, **values: Any) -> Any:
     except ValidationError as exc:
         msgs = []
         for e in exc.errors():
-            key = str(e["loc"][0]) if e.get("loc") else ""
+            key, msg = str(e["loc"][0]) if e.get("loc") else "", str(e["msg"])
             flag = flags.get(key) or "--" + key.replace("_", "-")
-            msgs.append(flag_error(e, flag) if key else str(e["msg"]).removeprefix("Value error, "))
+            choices = re.findall(r"'([^']*)'", str((e.get("ctx") or {}).get("expected", "")))
+            if key and e.get("type") in ("literal_error", "enum") and choices:
+                msg = f"{flag} {e.get('input')}: expected one of {', '.join(choices)}"
+            elif key:
+                msg = f"{flag}: {msg.removeprefix('Value error, ')}"
+            msgs.append(msg.removeprefix("Value error, "))
         raise InputError("\n".join(dict.fromkeys(msgs))) from None
 
 

@@ -16,7 +16,7 @@ from ..alternatives.params import PARAMS
 from ..errors import InputError
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import err_console, escape, load_cli_model
+from ._common import err_console, load_cli_model
 
 # numpy, pandas, scikit-learn and the engine are imported inside the functions: the CLI loads
 # this module to render --help, which must not wait for them.
@@ -70,7 +70,7 @@ class Alternatives(AnalysisCommand):
     """``primafacie alternatives`` (the help text is :data:`HELP`)."""
 
     name, help, params, no_data = "alternatives", HELP, PARAMS, _NO_INPUT
-    status = "fitting and comparing the candidates…"
+    status, bullet = "fitting and comparing the candidates…", None  # no caveats printed
     config_help = ("audit.yaml (section analyses.alternatives, or on by default) instead of "
                    "flags.")  # fmt: skip
     roles = (
@@ -135,16 +135,6 @@ class Alternatives(AnalysisCommand):
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """candidates.csv (every candidate) and alternatives.json."""
         return [("candidates.csv", res.to_frame()), ("alternatives.json", res.to_dict())]
-
-    def tables(self, res: Any) -> list[Any]:
-        """Every candidate tried, as the report shows it."""
-        from ..alternatives.analysis import tables
-
-        return tables(res)
-
-    def words(self, res: Any) -> list[str]:
-        """Headline and scope, as the command always printed."""
-        return [escape(res.headline()), escape(f"scope: {res.scope()}")]
 
 
 register = Alternatives().register

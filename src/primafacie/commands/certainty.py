@@ -59,7 +59,7 @@ class Certainty(AnalysisCommand):
 
     name, help, params, renamed = "certainty", HELP, PARAMS, RENAMED
     no_data, status = "give --data FILE (or --config audit.yaml)", "scoring decision-makers ..."
-    config_help = "audit.yaml with an analyses.certainty section."
+    config_help, bullet = "audit.yaml with an analyses.certainty section.", None
     _names = Optional[list[str]]
     roles = (
         role("data"),
@@ -115,16 +115,9 @@ class Certainty(AnalysisCommand):
         return [("certainty.csv", res.to_frame()), ("certainty_counts.csv", res.counts_frame()),
                 ("certainty.json", res.to_dict()), ("certainty.png", res.plot())]  # fmt: skip
 
-    def tables(self, res: Any) -> list[Any]:
-        """The ranking, as the report shows it."""
-        from ..certainty.analysis import tables
-
-        return tables(res)
-
     def words(self, res: Any) -> list[str]:
         """Who is selected, the headline and the scope (the caveats go to stderr)."""
-        return [f"selected: [bold]{', '.join(res.selected)}[/]", escape(res.headline()),
-                escape(f"scope: {res.scope()}")]  # fmt: skip
+        return [f"selected: [bold]{', '.join(res.selected)}[/]", *super().words(res)]
 
     def show(self, res: Any, out: Any, names: list[str]) -> None:
         """The summary, then the caveats on stderr."""

@@ -110,12 +110,6 @@ class Groups(AnalysisCommand):
         return [("rates.csv", res.to_frame()), ("summary.csv", res.summary()), *scores,
                 ("groups.json", res.to_dict())]  # fmt: skip
 
-    def tables(self, res: Any) -> list[Any]:
-        """Each protected group against its reference group, as the report shows it."""
-        from ..groups.analysis import tables
-
-        return tables(res)
-
     def words(self, res: Any) -> list[str]:
         """Headline, scope, caveats, then what the score sweep found."""
         said = res.scores.sentences() if res.scores is not None else []

@@ -14,7 +14,7 @@ from ..errors import InputError
 from ..ll144.params import PARAMS
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import escape, parse_pairs
+from ._common import parse_pairs
 
 # pandas and the engine are imported inside the functions: the CLI loads this module to render
 # --help, which must not wait for them.
@@ -55,7 +55,7 @@ class LL144(AnalysisCommand):
     name, help, params = "ll144", HELP, PARAMS
     no_data = ("give --data FILE (with --decision and --category) or --config FILE "
                "(an audit.yaml with an analyses.ll144 section)")  # fmt: skip
-    config_help = "audit.yaml with analyses.ll144."
+    config_help, bullet = "audit.yaml with analyses.ll144.", None
     roles = (
         role("data", "CSV, Parquet or Excel table."),
         role("decision", "Decision column (the score column with --score true)."),
@@ -115,10 +115,9 @@ class LL144(AnalysisCommand):
         return [("summary.html", page), ("rates.csv", result.to_frame()),
                 ("unknown.csv", result.summary()), ("ll144.json", result.to_dict())]  # fmt: skip
 
-    def words(self, res: Any) -> list[str]:
-        """Headline and scope, as the command always printed."""
-        result = res[1]
-        return [escape(result.headline()), escape(f"scope: {result.scope()}")]
+    def result(self, res: Any) -> Any:
+        """The rule's tables (headline and scope printed, no caveats)."""
+        return res[1]
 
 
 register = LL144().register

@@ -13,7 +13,7 @@ from ..errors import InputError
 from ..principal.params import PARAMS, RENAMED
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import err_console, escape
+from ._common import err_console
 
 # pandas and the engine are imported inside the functions: the CLI loads this module to render
 # --help, which must not wait for them.
@@ -60,7 +60,7 @@ class Principal(AnalysisCommand):
         role("skip_empty", "Skip cells lacking a group.", bool, False),
         role("repair", "Also apply the randomised repair.", bool, False),
     )  # fmt: skip
-    with_config = ("repair",)
+    with_config, bullet = ("repair",), ""
 
     def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
         """``--skip-empty`` is ``empty_cells: skip``."""
@@ -122,17 +122,9 @@ class Principal(AnalysisCommand):
                     ("repaired_decisions.csv", dec.drop(columns="S_repaired"))]  # fmt: skip
         return out
 
-    def tables(self, res: Any) -> list[Any]:
-        """The verdict per cell and definition, as the report shows it."""
-        from ..principal.analysis import tables
-
-        return tables(res[0])
-
-    def words(self, res: Any) -> list[str]:
-        """Headline, scope and the caveats (no bullets)."""
-        result = res[0]
-        return [escape(result.headline()), escape(f"scope: {result.scope()}"),
-                *(escape(c) for c in result.caveats())]  # fmt: skip
+    def result(self, res: Any) -> Any:
+        """The evaluation (its tables and words are printed; the caveats without bullets)."""
+        return res[0]
 
 
 register = Principal().register

@@ -118,7 +118,7 @@ def mined_kinds(
     (scikit-learn's ``feature_names_in_``): a label or another decision-maker's column in the
     file is not something a person can change to get recourse.
     """
-    import pandas as pd
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     exclude, ordinal = v["exclude"], v["ordinal"]
     unknown = [c for c in exclude if c not in frame.columns]
@@ -129,16 +129,12 @@ def mined_kinds(
     absent = [c for c in candidates if c not in frame.columns]
     if absent:
         raise InputError(f"the model needs column(s) {absent} that are not in --data")
-    kinds: dict[str, Any] = {}
-    for c in candidates:
-        if c == v["protected"] or c in exclude:
-            continue
-        if c in ordinal:
-            kinds[c] = {"ordinal": ordinal[c]}
-        elif pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]):
-            kinds[c] = "numeric"
-        else:
-            kinds[c] = "categorical"
+    kinds: dict[str, Any] = {
+        c: {"ordinal": ordinal[c]} if c in ordinal
+        else "numeric" if is_numeric_dtype(frame[c]) and not is_bool_dtype(frame[c])
+        else "categorical"
+        for c in candidates if c != v["protected"] and c not in exclude
+    }  # fmt: skip
     bad = [c for c in ordinal if c not in frame.columns]
     if bad:
         raise InputError(f"--ordinal names unknown column(s) {bad}")
@@ -193,20 +189,6 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
 
 
 # ---------------------------------------------------------------------------------- run
-def stage_bars(progress: Progress) -> Any:
-    """The audit's ``tick(done, total, note)`` drawing one rich bar per FACTS stage (the note
-    is the stage's words, :data:`~primafacie.recourse.engine.STAGES`)."""
-    tasks: dict[str, Any] = {}
-
-    def tick(done: int, total: int, note: str) -> None:
-        total = max(int(total), 1)
-        if note not in tasks:
-            tasks[note] = progress.add_task(note, total=total)
-        progress.update(tasks[note], completed=min(int(done), total), total=total)
-
-    return tick
-
-
 def run_with_bars(spec: Any, engine: Any, data: Any, config: Any = None,
                   decider: Any = None, **run_kwargs: Any) -> tuple:  # fmt: skip
     """The analysis' run (:func:`primafacie.recourse.analysis.run`: fit, every definition,
@@ -218,8 +200,16 @@ def run_with_bars(spec: Any, engine: Any, data: Any, config: Any = None,
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=err_console)  # fmt: skip
+    tasks: dict[str, Any] = {}
+
+    def tick(done: int, total: int, note: str) -> None:  # one bar per stage, named by its note
+        total = max(int(total), 1)
+        if note not in tasks:
+            tasks[note] = progress.add_task(note, total=total)
+        progress.update(tasks[note], completed=min(int(done), total), total=total)
+
     with progress:
-        ctx = Context(config=config, data=data, decider=decider, tick=stage_bars(progress))
+        ctx = Context(config=config, data=data, decider=decider, tick=tick)
         run = run_analysis(spec, ctx, audit=engine, **run_kwargs)
     result = run.results["definitions"]
     cscs = {label: run.results.get(f"csc_{label}") or CSCResult(label, r.title, records=())

@@ -171,26 +171,16 @@ def _terminated(signum: int, frame: Any) -> None:
 
 def _guarded_exit(exc: BaseException) -> int:
     """The exit code (and message) ``commands._common.guarded`` gives ``exc`` raised by the
-    command body; what the run had committed and whether SIGTERM arrived are kept (guarded
-    resets both when it starts)."""
+    command body (:func:`~primafacie.commands._common.exit_code`)."""
     import typer
 
-    from . import _common
+    from ._common import exit_code
 
-    committed = list(_common._committed_outputs())
-    terminated = _common._TERMINATED.is_set()
-
-    def again() -> None:
-        _common._committed_outputs().extend(committed)
-        if terminated:
-            _common._TERMINATED.set()
+    if isinstance(exc, typer.Exit):
+        return exc.exit_code
+    if not isinstance(exc, (Exception, KeyboardInterrupt)):  # SystemExit: not guarded's
         raise exc
-
-    try:
-        _common.guarded(again)()
-    except typer.Exit as stop:
-        return stop.exit_code
-    return 0
+    return exit_code(exc)
 
 
 def _reproduce_all(data_root: Path, out: Path, legacy: bool) -> None:

@@ -69,13 +69,6 @@ the unadjusted columns are unchanged.
 """
 
 
-def _parse_edges(items: list[str]) -> list[tuple[str, str]]:
-    bad = next((i for i in items if not all(i.partition(":"))), None)
-    if bad is not None:
-        raise InputError(f"--edge expects PARENT:CHILD, got {bad!r}")
-    return [(a, b) for a, _, b in (item.partition(":") for item in items)]
-
-
 def _model_label(estimator: Any, favorable: str, path: Path) -> Any:
     """The model's class label that --favorable names (a CLI string: "1" must match 1 and
     True), by the deciders' own matching (:func:`primafacie.decisions._model_label`)."""
@@ -133,23 +126,6 @@ def parse_flags(v: dict[str, Any], reading: dict[str, Any]) -> tuple[AuditData, 
     return _data.load(doc, named, analysis="situation")[1].compared(), decider
 
 
-def causal_from_flags(
-    audit: AuditData, edge: list[str], counterfactuals: Path | None, reading: dict[str, Any]
-) -> tuple[Any, pd.DataFrame | None]:
-    """The fitted SCM of ``--edge`` (built like ``audit.yaml``'s causal section) or the
-    ``--counterfactuals`` table; at most one of them."""
-    from ..config import CausalSpec
-
-    if edge and counterfactuals is not None:
-        raise InputError("give --edge (an SCM) or --counterfactuals, not both")
-    if edge:
-        return CausalSpec(edges=_parse_edges(edge)).build().fit(audit), None
-    if counterfactuals is not None:
-        # the counterfactual table is read like the data (--sep, --encoding, ...)
-        return None, _data.read_like_data(reading, counterfactuals)
-    return None, None
-
-
 def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
     """Neighbour id lists as space-separated text (a multiple result has one per attribute),
     and integer columns as nullable integers, so that stacking tests whose columns differ
@@ -179,9 +155,21 @@ class Situation(AnalysisCommand):
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
         """Every test of the spec (built by :meth:`SituationSpec.tests`) on the data, b() and
-        causal model the flags describe."""
+        causal model the flags describe: the fitted SCM of ``--edge`` or the
+        ``--counterfactuals`` table, at most one of them."""
+        from ..config import CausalSpec
+
         audit, decider = parse_flags(v, reading)
-        scm, cf = causal_from_flags(audit, v["edge"], v["counterfactuals"], reading)
+        edges, scm, cf = [e.partition(":") for e in v["edge"]], None, None
+        if edges and v["counterfactuals"] is not None:
+            raise InputError("give --edge (an SCM) or --counterfactuals, not both")
+        bad = next((a + s + b for a, s, b in edges if not (a and s and b)), None)
+        if bad is not None:
+            raise InputError(f"--edge expects PARENT:CHILD, got {bad!r}")
+        if edges:  # the SCM built like audit.yaml's causal section
+            scm = CausalSpec(edges=[(a, b) for a, _, b in edges]).build().fit(audit)
+        elif v["counterfactuals"] is not None:  # read like the data (--sep, --encoding, ...)
+            cf = _data.read_like_data(reading, v["counterfactuals"])
         if cf is not None and "multiple" in spec.dimensions:
             raise InputError("--dimension multiple needs --edge (an SCM), not --counterfactuals")
         engines = spec.tests(list(audit.protected))
@@ -204,12 +192,6 @@ class Situation(AnalysisCommand):
         summaries = {d: r.summary() for d, r in res.items()}
         return [("complainants.csv", stacked(frames, "dimension")),
                 ("summary.csv", stacked(summaries, "dimension"))]  # fmt: skip
-
-    def tables(self, res: Any) -> list[Any]:
-        """The counts by test, method and k, as the report shows them."""
-        from ..situation.analysis import tables
-
-        return tables(res)
 
     def show(self, res: Any, out: Path, names: list[str]) -> None:
         """The counts of every test, each test's headline and caveats, then where the files
