@@ -358,7 +358,8 @@ def headline_number(run: AnalysisRun) -> str:
 def finding(run: AnalysisRun) -> dict[str, Any]:
     """The test with the largest share of significant cases (after the correction in
     force): a concern when any complainant is significant, else no evidence."""
-    tested = [(label, *main) for label, main in _single_mains(run) if _tested(main[2])]
+    mains = [(label, *main) for label, main in _single_mains(run) if main[2] is not None]
+    tested = [m for m in mains if int(m[3]["denominator"])]
     if not tested:
         return {"level": "neutral", "badge": "not tested", "sentence": "no complainant "
                 "could be tested", "strength": 0.0}  # fmt: skip
@@ -370,10 +371,6 @@ def finding(run: AnalysisRun) -> dict[str, Any]:
         f"are significant cases{_after(r)} ({METHOD_NAMES.get(method, method)}, k={k})"
     )
     return rb.verdict(sig, den, text, "significant cases", "no evidence")
-
-
-def _tested(row: Any) -> bool:
-    return row is not None and int(row["denominator"]) > 0
 
 
 def _single_mains(run: AnalysisRun) -> list[tuple[str, tuple[str, int, Any]]]:
