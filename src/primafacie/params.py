@@ -51,9 +51,6 @@ __all__ = [
     "REQUIRED",
 ]
 
-#: ``key`` of a Param that has no ``audit.yaml`` key (an engine argument only).
-NO_KEY = ""
-
 
 class _Required:
     """The default of a parameter that has none: ``audit.yaml`` must give its key (the

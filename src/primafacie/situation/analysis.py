@@ -358,21 +358,19 @@ def headline_number(run: AnalysisRun) -> str:
 def finding(run: AnalysisRun) -> dict[str, Any]:
     """The test with the largest share of significant cases (after the correction in
     force): a concern when any complainant is significant, else no evidence."""
-    best: tuple[int, int, str] | None = None
-    for label, (method, k, r) in _single_mains(run):
-        if r is None or int(r["denominator"]) == 0:
-            continue
-        sig, den = verdict_count(r), int(r["denominator"])
-        text = (
-            f"{rate_text(sig, den)} of the tested complainants protected on {_name(label)} "
-            f"are significant cases{_after(r)} ({METHOD_NAMES.get(method, method)}, k={k})"
-        )
-        if best is None or sig / den > best[0] / best[1]:
-            best = (sig, den, text)
-    if best is None:
+    mains = [(label, *main) for label, main in _single_mains(run) if main[2] is not None]
+    tested = [m for m in mains if int(m[3]["denominator"])]
+    if not tested:
         return {"level": "neutral", "badge": "not tested", "sentence": "no complainant "
                 "could be tested", "strength": 0.0}  # fmt: skip
-    return rb.verdict(*best, "significant cases", "no evidence")
+    # the first of the largest shares (max keeps the first of equal keys)
+    label, method, k, r = max(tested, key=lambda t: verdict_count(t[3]) / int(t[3]["denominator"]))
+    sig, den = verdict_count(r), int(r["denominator"])
+    text = (
+        f"{rate_text(sig, den)} of the tested complainants protected on {_name(label)} "
+        f"are significant cases{_after(r)} ({METHOD_NAMES.get(method, method)}, k={k})"
+    )
+    return rb.verdict(sig, den, text, "significant cases", "no evidence")
 
 
 def _single_mains(run: AnalysisRun) -> list[tuple[str, tuple[str, int, Any]]]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..validation import Options, validate_params
+from .params import MULTIPLICITY  # declared once, beside the parameter that takes it
 
 # pandas is imported in the functions that use it: importing the situation engine must not
 # load it (issue 22, start-up); the annotations name it only for type checkers.
@@ -40,8 +41,6 @@ __all__ = [
     "merge_histograms",
 ]
 
-#: Accepted adjustment methods, in the order of the docs.
-MULTIPLICITY = ("none", "bonferroni", "holm", "bh", "by")
 #: How the narrative names each method.
 MULTIPLICITY_NAMES = {
     "none": "no adjustment",

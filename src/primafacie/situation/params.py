@@ -23,10 +23,10 @@ DIMENSIONS = ("single", "multiple", "intersectional")
 #: sizes of the paper's grid. A single k hides how much a verdict depends on k, and one
 #: search at the largest k serves the smaller ones as prefixes, so the grid costs little more.
 DEFAULT_K = (15, 30, 50)
-#: Confidence intervals of the rate difference (``situation.stats.INTERVALS``; wilson is
-#: newcombe's name for the difference of two Wilson intervals).
+#: Confidence intervals of the rate difference, the engine's too (wilson is newcombe's name
+#: for the difference of two Wilson intervals).
 INTERVALS = ("wald", "newcombe", "wilson")
-#: Multiple-testing adjustments (``situation.multiplicity.MULTIPLICITY``).
+#: Multiple-testing adjustments, in the order of the docs (the engine's too).
 MULTIPLICITY = ("none", "bonferroni", "holm", "bh", "by")
 #: Tie rules of the neighbour search (``neighbors.TIE_RULES``).
 TIE_RULES = ("first", "last")

@@ -32,6 +32,7 @@ from .. import intervals as _intervals
 from ..intervals import ALPHA, newcombe_bounds, wilson_interval, z_value
 from ..normal import ndtr
 from ..validation import Interval, validate_params
+from .params import INTERVALS  # declared once, beside the parameter that takes it
 
 __all__ = [
     "z_value",
@@ -75,11 +76,6 @@ def _renamed_sizes(func: _F) -> _F:
         return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-#: Interval methods accepted by the engine ("wilson" is an alias of "newcombe": the
-#: difference interval built from two Wilson score intervals).
-INTERVALS = ("wald", "newcombe", "wilson")
 
 
 @_renamed_sizes
