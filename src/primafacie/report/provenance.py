@@ -11,16 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CORRECTION_NAMES", "provenance_html", "stamp"]
+from ..corrections import CORRECTION_NAMES  # how a multiplicity setting reads on a page
 
-#: How a ``multiplicity`` setting reads on a page.
-CORRECTION_NAMES = {
-    "none": "none",
-    "bonferroni": "Bonferroni",
-    "holm": "Holm",
-    "bh": "Benjamini–Hochberg (bh)",
-    "by": "Benjamini–Yekutieli (by)",
-}
+__all__ = ["CORRECTION_NAMES", "provenance_html", "stamp"]
 
 _SOURCE = '{% from "_provenance.html" import provenance %}{{ provenance(p, names) }}'
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis, AnalysisRun, Context, table_path, table_stem
+from ..corrections import MULTIPLICITY_NAMES, MULTIPLICITY_SHORT
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
@@ -19,7 +20,6 @@ from ..report.html import rate_text
 from .engine import METHODS, SituationTest
 from .labels import METHOD_GLOSSARY, METHOD_NAMES
 from .multi import MultipleResult
-from .multiplicity import MULTIPLICITY_NAMES
 from .partitioned import TOP_ROWS
 from .power import power_sentence
 from .results import expected_text, in_force, stacked, verdict_count
@@ -337,10 +337,6 @@ def _main_number(res: Any) -> str:
 def _after(row: Any) -> str:
     """`` after BH`` when a correction is in force (the short name: nav and cards)."""
     return f" after {MULTIPLICITY_SHORT[row['multiplicity']]}" if in_force(row) else ""
-
-
-#: Short names of the corrections for the nav and the cards (the sentences spell them out).
-MULTIPLICITY_SHORT = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "BH", "by": "BY"}
 
 
 def headline_number(run: AnalysisRun) -> str:

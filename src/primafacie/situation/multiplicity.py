@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..corrections import MULTIPLICITY, MULTIPLICITY_NAMES  # declared once, with their names
 from ..validation import Options, validate_params
-from .params import MULTIPLICITY  # declared once, beside the parameter that takes it
 
 # pandas is imported in the functions that use it: importing the situation engine must not
 # load it (issue 22, start-up); the annotations name it only for type checkers.
@@ -41,14 +41,6 @@ __all__ = [
     "merge_histograms",
 ]
 
-#: How the narrative names each method.
-MULTIPLICITY_NAMES = {
-    "none": "no adjustment",
-    "bonferroni": "Bonferroni",
-    "holm": "Holm",
-    "bh": "Benjamini–Hochberg",
-    "by": "Benjamini–Yekutieli",
-}
 _METHOD = [Options(*MULTIPLICITY)]
 
 

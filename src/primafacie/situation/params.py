@@ -10,6 +10,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any
 
+from ..corrections import MULTIPLICITY  # the adjustments, in the order of the docs
 from ..params import Param, constraints, where
 from ..validation import ALPHA, BOOL, Interval, ListOf, Options, Predicate
 
@@ -26,8 +27,6 @@ DEFAULT_K = (15, 30, 50)
 #: Confidence intervals of the rate difference, the engine's too (wilson is newcombe's name
 #: for the difference of two Wilson intervals).
 INTERVALS = ("wald", "newcombe", "wilson")
-#: Multiple-testing adjustments, in the order of the docs (the engine's too).
-MULTIPLICITY = ("none", "bonferroni", "holm", "bh", "by")
 #: Tie rules of the neighbour search (``neighbors.TIE_RULES``).
 TIE_RULES = ("first", "last")
 
