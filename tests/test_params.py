@@ -16,12 +16,13 @@ import typer
 from typer.testing import CliRunner
 
 import primafacie.audit.registry as registry
-from primafacie.commands._analysis import AnalysisCommand, role
+from primafacie.commands._analysis import AnalysisCommand, role, switch
 from primafacie.configbase import Strict, spec_model
 from primafacie.errors import InputError
 from primafacie.groups.params import PARAMS as GROUPS_PARAMS
 from primafacie.params import (
     Param,
+    Switch,
     annotation,
     by_name,
     constraints,
@@ -29,7 +30,14 @@ from primafacie.params import (
     where,
     with_param,
 )
-from primafacie.validation import InstanceOf, Interval, ListOf, Options, validate_params
+from primafacie.validation import (
+    COLUMN,
+    InstanceOf,
+    Interval,
+    ListOf,
+    Options,
+    validate_params,
+)
 
 NEW = Param(
     "n_widgets",
@@ -180,6 +188,51 @@ def test_a_lone_item_of_a_list_key_is_a_list_when_its_constraint_accepts_it():
         SituationSpec(k=True)
     with pytest.raises(ValueError, match="got 'single'"):
         SituationSpec(dimensions="single")  # a list only: no lone item
+
+
+def test_a_declared_switch_and_a_role_that_sets_a_parameter(monkeypatch):
+    """A parameter whose flag takes no value (a :class:`Switch`) and a repeated role that sets
+    a declared parameter: each keeps its place among the roles in ``--help`` and in the
+    ``--config`` refusal, and its value reaches the spec with no conversion in the command."""
+    from primafacie.groups.spec import _GroupsBase
+
+    skip = Param("on_empty", [Options("error", "skip")], "error", "Empty: error or skip.",
+                 flag="--skip", switch=Switch("skip", "Skip empty groups."))  # fmt: skip
+    cols = Param("cols", [None, ListOf(COLUMN)], None, "Columns.", flag="--col",
+                 type=Optional[list[str]])  # fmt: skip
+    declared = with_param(with_param(GROUPS_PARAMS, skip), cols)
+    model = spec_model("GroupsSpec", _GroupsBase, declared, "groups")
+    seen = {}
+
+    class Toy(AnalysisCommand):
+        name, help, params = "groups", "Toy.", declared
+        roles = (role("data"), switch(skip),
+                 role("cols", "A column (repeat).", Optional[list[str]], None, "--col", cols),
+                 role("extra", "Extra.", int, 0))  # fmt: skip
+
+        def from_flags(self, spec, v, reading):
+            seen.update(spec=spec, v=v)
+            raise typer.Exit(0)
+
+    monkeypatch.setattr(registry, "get", lambda name: SimpleNamespace(spec=model))
+    app = typer.Typer()
+    Toy().register(app)
+    runner = CliRunner()
+    text = runner.invoke(app, ["--help"], terminal_width=200).output
+    assert "Skip empty groups." in text and "Empty: error or skip." not in text
+    assert text.index("--skip") < text.index("--col") < text.index("--extra")
+    assert text.index("--extra") < text.index("--config")
+    assert runner.invoke(app, ["--data", "x.csv"]).exit_code == 0
+    assert seen["spec"].on_empty == seen["v"]["on_empty"] == "error"
+    assert seen["spec"].cols is None
+    res = runner.invoke(app, ["--data", "x", "--skip", "--col", "a", "--col", "b"])
+    assert res.exit_code == 0, res.output
+    assert seen["spec"].on_empty == seen["v"]["on_empty"] == "skip"
+    assert seen["spec"].cols == seen["v"]["cols"] == ["a", "b"]
+    bad = runner.invoke(app, ["--data", "x.csv", "--skip=yes"])
+    assert bad.exit_code == 2 and "does not take a value" in bad.output
+    res = runner.invoke(app, ["--config", "a.yaml", "--min-group", "3", "--skip", "--col", "a"])
+    assert res.exit_code == 2 and "drop --skip, --col, --min-group" in " ".join(res.output.split())
 
 
 def test_engine_args_are_the_declared_keys_under_their_engine_names():

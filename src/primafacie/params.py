@@ -49,6 +49,7 @@ __all__ = [
     "with_param",
     "markdown_table",
     "REQUIRED",
+    "Switch",
 ]
 
 
@@ -62,6 +63,15 @@ class _Required:
 
 #: ``default`` of a :class:`Param` that must be given (see :class:`_Required`).
 REQUIRED: Any = _Required()
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A flag that takes no value (``--skip-empty``): given, it sets ``value``; left out, the
+    parameter keeps its default. ``help`` is the flag's own ``--help`` line."""
+
+    value: Any
+    help: str
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,8 @@ class Param:
     source
         A configuration key outside ``analyses.<analysis>`` that sets it (``outcome``,
         ``compute``), quoted in messages after the flag.
+    switch
+        When ``flag`` takes no value: the :class:`Switch` (what it sets, its help).
     """
 
     name: str
@@ -104,6 +116,7 @@ class Param:
     type: Any = None
     cli: str = ""
     source: str = ""
+    switch: Optional[Switch] = None
 
     @property
     def config_key(self) -> str:

@@ -46,19 +46,21 @@ from ._common import (
     spec_from_flags,
 )
 
-__all__ = ["AnalysisCommand", "Role", "role", "split_list"]
+__all__ = ["AnalysisCommand", "Role", "role", "switch", "split_list"]
 
 
 @dataclass(frozen=True)
 class Role:
-    """A flag that names the data's roles or the command's own switches (not a parameter of
-    the analysis, which its ``params.py`` declares)."""
+    """A flag that names the data's roles or the command's own switches, in the command's own
+    place in ``--help``; with ``param``, it sets that declared parameter of the analysis (the
+    spec's key, else the engine argument the command reads from the values)."""
 
     name: str
     flag: str
     type: Any
     default: Any
     help: str
+    param: Any = None
 
     def option(self) -> Any:
         """The typer option."""
@@ -83,12 +85,18 @@ _SAME = object()
 
 
 def role(name: str, help: str | None = None, type: Any = _SAME, default: Any = _SAME,
-         flag: str | None = None) -> Role:  # fmt: skip
+         flag: str | None = None, param: Any = None) -> Role:  # fmt: skip
     """A role: a shared one by name (:data:`_ROLES`) with what is given replaced, or a new one
     (then ``type`` and ``default`` are needed; the flag is the name with dashes)."""
     base = _ROLES.get(name) or Role(name, "--" + name.replace("_", "-"), Optional[str], None, "")
     return Role(name, flag or base.flag, base.type if type is _SAME else type,
-                base.default if default is _SAME else default, help or base.help)  # fmt: skip
+                base.default if default is _SAME else default, help or base.help, param)  # fmt: skip
+
+
+def switch(param: Any) -> Role:
+    """The flag of a declared parameter's :class:`~primafacie.params.Switch` (``--skip-empty``),
+    placed among the roles: given, the parameter is the switch's value; else its default."""
+    return Role(param.name, param.flag, bool, False, param.switch.help, param)
 
 
 # ---------------------------------------------------------------------- values of the options
@@ -274,6 +282,11 @@ class AnalysisCommand:
         if config is None and v.get("data") is None:  # before any import: answers at once
             raise InputError(self.no_data)
         self._renamed(ctx, v)
+        for r in self.roles:  # the roles that set a declared parameter: its value
+            if r.param is not None and r.param.switch is not None:
+                v[r.name] = r.param.switch.value if v[r.name] else r.param.default
+            elif r.param is not None and isinstance(v[r.name], (list, tuple)):
+                v[r.name] = list(v[r.name]) or None  # a repeated option given no time: none
         if config is not None:
             res, inputs = self.from_config(ctx, config, out, reading, v)
         else:
@@ -308,6 +321,8 @@ class AnalysisCommand:
             v[p.name] = None if _zero_is_none(p) and value == 0 else value
             if p.config_key and value is not None:  # an option left out: the spec's default
                 keys[p.config_key] = v[p.name]
+        keys |= {r.param.config_key: v[r.name] for r in self.roles
+                 if r.param is not None and r.param.config_key}  # fmt: skip
         return spec_from_flags(get(self.name).spec, **keys, **self.more_keys(v))
 
     def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:

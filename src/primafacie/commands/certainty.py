@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from ..certainty.params import PARAMS, RENAMED
 from ..errors import InputError
+from ..params import by_name
 from . import _data
 from ._analysis import AnalysisCommand, role
 from ._common import err_console, escape, load_cli_model, parse_pairs
@@ -63,17 +64,14 @@ class Certainty(AnalysisCommand):
     _names = Optional[list[str]]
     roles = (
         role("data"),
-        role("protected", "Protected column; repeat for intersectional groups.", _names, None),
+        role("protected", "Protected column; repeat for intersectional groups.", _names, None,
+             param=by_name(PARAMS)["protected"]),
         role("model", "NAME=FILE: a fitted estimator (.skops or .onnx).", _names, None),
         role("trust_pickle"), role("trusted_type", type=_names, default=None),
         role("column", "NAME=COL: a column of recorded decisions.", _names, None),
         role("rule", 'NAME=EXPR: a rule such as "salary > 50000".', _names, None),
         role("favorable"), role("outcome"), role("outcome_favorable"),
     )  # fmt: skip
-
-    def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
-        """``--protected`` (repeated) is the section's ``protected``."""
-        return {"protected": list(v["protected"] or []) or None}
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
         """The table (read by the configuration's reader, :func:`_data.read_frame`) and the

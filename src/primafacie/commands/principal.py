@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..errors import InputError
+from ..params import by_name
 from ..principal.params import PARAMS, RENAMED
 from . import _data
-from ._analysis import AnalysisCommand, role
+from ._analysis import AnalysisCommand, role, switch
 from ._common import err_console
 
 # pandas and the engine are imported inside the functions: the CLI loads this module to render
@@ -57,14 +58,10 @@ class Principal(AnalysisCommand):
         role("outcome", "Ground-truth column Y."), role("outcome_favorable", "Value of Y meaning 1."),
         role("decision", "Decision column S."), role("favorable", "Favourable decision value (S=1)."),
         role("rule", "S from a rule expression instead."),
-        role("skip_empty", "Skip cells lacking a group.", bool, False),
+        switch(by_name(PARAMS)["empty_cells"]),
         role("repair", "Also apply the randomised repair.", bool, False),
     )  # fmt: skip
     with_config, bullet = ("repair",), ""
-
-    def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
-        """``--skip-empty`` is ``empty_cells: skip``."""
-        return {"empty_cells": "skip" if v["skip_empty"] else "error"}
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
         """The AuditData the flags describe (S from a column or a rule), read by the audit's

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, Optional
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
+from ..params import by_name
 from ..recourse.params import PARAMS
 from ..terminal import print_table
 from . import _data
-from ._analysis import AnalysisCommand, role, split_list
+from ._analysis import AnalysisCommand, role, split_list, switch
 from ._common import console, err_console, load_cli_model, parse_pairs
 
 if TYPE_CHECKING:
@@ -152,7 +153,8 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
 
     ``v`` holds the command's values: ``data``, ``model`` or ``rule``, ``protected``,
     ``favorable``, ``exclude``, ``ordinal`` (``COL=levels`` items), ``max_step``, ``legacy``,
-    ``loose``, ``trust_pickle`` and ``trusted_type``; ``spec`` the ``analyses.recourse`` keys.
+    ``exact_features`` (``--loose``: False), ``trust_pickle`` and ``trusted_type``; ``spec``
+    the ``analyses.recourse`` keys.
     """
     from ..decisions import ModelDecider, Rule
     from ..recourse import RecourseFairness
@@ -183,7 +185,7 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
         feature_weights=dict(spec.feature_weights) or None, immutable=spec.immutable or None,
         monotone=spec.monotone or None, max_step=v["max_step"] or None,
         bins=default_bins(frame, kinds, spec.bins) or None, features=kinds,
-        legacy=v["legacy"], exact_features=not v["loose"],
+        legacy=v["legacy"], exact_features=v["exact_features"],
     )  # fmt: skip
     return engine, frame
 
@@ -233,9 +235,9 @@ class Recourse(AnalysisCommand):
              None, flag="--budget"),
         role("ordinal", "COL=low,mid,high: ordered levels (repeat).", _repeat, None),
         role("exclude", "Column that is no feature, e.g. the label (repeat).", _repeat, None),
-        role("loose", "Actions over any subset of features.", bool, False),
+        switch(by_name(PARAMS)["exact_features"]),
     )  # fmt: skip
-    with_config = ("legacy", "loose")
+    with_config = ("legacy", "exact_features")
     parsers = {"feature_weights": _numbers("--weight"), "max_step": _numbers("--max-step"),
                "bins": _bins, "metrics": parse_metrics}  # fmt: skip
 
@@ -256,7 +258,7 @@ class Recourse(AnalysisCommand):
         data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
         decider = cfg.decider()
         engine = spec.build(data, Context(config=cfg, data=data, decider=decider))
-        engine.legacy, engine.exact_features = v["legacy"], not v["loose"]
+        engine.legacy, engine.exact_features = v["legacy"], v["exact_features"]
         return run_with_bars(spec, engine, data, cfg, decider)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any, Literal
 
-from ..params import Param, constraints, where
+from ..params import Param, Switch, constraints, where
 from ..validation import COLUMN, InstanceOf, Interval, Options, Predicate, _is_bool, is_names
 
 __all__ = ["PARAMS", "PARAMETER_CONSTRAINTS", "WHERE", "MAX_N_BOOT"]
@@ -64,7 +64,7 @@ PARAMS: tuple[Param, ...] = (
           flag="--min-group"),
     Param("empty_cells", [Options("error", "skip")], "error",
           "A covariate cell lacking one group: error, or skip it with a warning.",
-          flag="--skip-empty"),
+          flag="--skip-empty", switch=Switch("skip", "Skip cells lacking a group.")),
     Param("tol", [Interval(Real, 0, 1, closed="left")], None,
           "Numerical tolerance of the fairness checks (engine argument).", key=""),
     Param("level", [Interval(Real, 0, 1, closed="neither")], 0.95,

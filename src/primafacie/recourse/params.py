@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any, Literal, Union
 
-from ..params import Param, constraints, where
+from ..params import Param, Switch, constraints, where
 from ..validation import BOOL, InstanceOf, Interval, ListOf, Options, Predicate, _is_bool, is_names
 
 __all__ = [
@@ -96,7 +96,7 @@ _INIT: tuple[Param, ...] = (
           None, "Values read as missing (engine argument).", key=""),
     Param("exact_features", [BOOL], True,
           "Actions change only the features of the subgroup (--loose: any).", flag="--loose",
-          key=""),
+          key="", switch=Switch(False, "Actions over any subset of features.")),
     Param("normalize",
           [BOOL, Predicate(lambda v: not isinstance(v, str) and is_names(v),
                             "a list of feature names", bad=3.5)],
