@@ -327,7 +327,7 @@ def test_n_boot_and_seed_give_the_api_rank_stability(table, tmp_path):
     written = pd.read_csv(out / "rank_stability.csv")
     spec = RecourseSpec(support=0.05, metrics=["EE", "FECT"], n_boot=20, seed=3)
     flags = dict(data=table, model=None, rule=RULE, protected="g", favorable="1",
-                 exclude=["label"], ordinal=None, max_step=None, loose=False, legacy=False,
+                 exclude=["label"], ordinal=None, max_step=None, exact_features=True, legacy=False,
                  trust_pickle=False, trusted_type=None)  # fmt: skip
     audit, frame = command.build_from_flags(spec, flags)
     result = audit.run(frame, phi=spec.phi, budgets="auto", metrics=spec.metrics)
