@@ -142,3 +142,52 @@ def test_score_counts_checks_its_settings_with_the_shared_constraints():
         InputError, match=r"^score_counts: ties must be one of 'first', 'most_uncertain'"
     ):
         score_counts([[1, 0]], [[1, 1]], ties="last")
+
+
+#: score_counts's public signature as it was written out by hand (before its scoring settings
+#: were taken from CertaintyRanking's signature): it must not change.
+SCORE_COUNTS_SIGNATURE = (
+    "(k, n, names: 'Sequence[str] | None' = None, groups: 'GroupCodes | Sequence[str] | None' "
+    "= None, criterion: 'str' = 'statistical_parity', favorable: 'Any' = 1, accuracy=None, "
+    "tie_breaker: 'str | Mapping[str, float] | None' = None, utility: 'str | Callable' = "
+    "'topsis', disparity: 'str' = 'frequentist', prior: 'Sequence[float]' = (1.0, 1.0), "
+    "ties: 'str' = 'first', on_empty: 'str' = 'skip', epsilon: 'float | None' = None, "
+    "ci_level: 'float' = 0.95, tie_decimals: 'int' = 12, accuracy_counts=None, n_draws: "
+    "'int | None' = 10000, seed: 'int' = 0) -> 'CertaintyResult'"
+)
+
+
+def test_score_counts_keeps_its_signature_and_shares_the_engines_settings():
+    import inspect
+
+    from primafacie.certainty import CertaintyRanking
+
+    sig = inspect.signature(score_counts)
+    assert str(sig) == SCORE_COUNTS_SIGNATURE
+    init = inspect.signature(CertaintyRanking.__init__).parameters
+    shared = [name for name in sig.parameters if name in init and name != "favorable"]
+    assert len(shared) == 11  # criterion and the ten scoring settings
+    for name in shared:
+        want = init[name].replace(default="skip") if name == "on_empty" else init[name]
+        assert sig.parameters[name] == want, name
+
+
+def test_score_counts_binds_positional_and_keyword_arguments_as_before():
+    k, n = [[3, 0], [1, 0]], [[3, 3], [1, 1]]
+    by_keyword = score_counts(k, n, names=["A", "B"], ties="most_uncertain", n_draws=None)
+    # the 12th argument is ties, the 18th n_draws: the published positions
+    by_position = score_counts(k, n, ["A", "B"], None, "statistical_parity", 1, None, None,
+                               "topsis", "frequentist", (1.0, 1.0), "most_uncertain", "skip",
+                               None, 0.95, 12, None, None)  # fmt: skip
+    pd.testing.assert_frame_equal(by_keyword.table, by_position.table)
+    assert by_position.ties == "most_uncertain" and by_position.n_draws is None
+    with pytest.raises(TypeError, match="n_draw"):
+        score_counts(k, n, n_draw=5)
+    with pytest.raises(TypeError, match="multiple values for argument 'names'"):
+        score_counts(k, n, ["A", "B"], names=["A", "B"])
+
+
+def test_an_empty_group_warns_at_the_caller_of_score_counts():
+    with pytest.warns(UserWarning, match="skipped") as record:
+        score_counts([[1, 0, 1]], [[2, 0, 2]])
+    assert record[0].filename == __file__

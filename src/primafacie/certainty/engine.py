@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -347,16 +348,7 @@ class CertaintyRanking(Engine):
             favorable=favorable[0] if len(favorable) == 1 else list(favorable),
             accuracy=accuracy,
             accuracy_counts=accuracy_counts,
-            tie_breaker=self.tie_breaker,
-            utility=self.utility,
-            disparity=self.disparity,
-            prior=self.prior,
-            ties=self.ties,
-            on_empty=self.on_empty,
-            epsilon=self.epsilon,
-            ci_level=self.ci_level,
-            n_draws=self.n_draws,
-            seed=self.seed,
+            **{name: getattr(self, name) for name in _SCORING},
         )
         if column is not None:
             note = WEIGHTED_NOTE.format(column=column)
@@ -437,28 +429,13 @@ def _check_vector(values: Any, n_rows: int, role: str, favorable: tuple) -> np.n
     return fav.astype(np.int8)
 
 
-# over 80 lines only through its numpy-style docstring; the body is under 60
-def score_counts(
-    k,
-    n,
-    names: Sequence[str] | None = None,
-    groups: GroupCodes | Sequence[str] | None = None,
-    criterion: str = "statistical_parity",
-    favorable: Any = 1,
-    accuracy=None,
-    tie_breaker: str | Mapping[str, float] | None = None,
-    utility: str | Callable = "topsis",
-    disparity: str = "frequentist",
-    prior: Sequence[float] = UNIFORM_PRIOR,
-    ties: str = "first",
-    on_empty: str = "skip",
-    epsilon: float | None = None,
-    ci_level: float = 0.95,
-    tie_decimals: int = TIE_DECIMALS,
-    accuracy_counts=None,
-    n_draws: int | None = DEFAULT_DRAWS,
-    seed: int = 0,
-) -> CertaintyResult:
+#: The scoring settings :func:`score_counts` shares with :class:`CertaintyRanking`, declared
+#: once by the engine's signature (the engine's run passes its own values to score_counts).
+_SCORING = ("tie_breaker", "utility", "disparity", "prior", "ties", "on_empty", "epsilon",
+            "ci_level", "n_draws", "seed")  # fmt: skip
+
+
+def score_counts(*args: Any, **kwargs: Any) -> CertaintyResult:
     """Build a :class:`CertaintyResult` from counts (no data needed).
 
     Parameters
@@ -490,13 +467,28 @@ def score_counts(
     >>> res.selected, [round(u, 3) for u in res.table["utility"]]
     (('B',), [-0.414, -0.629])
     """
-    validate_params(
-        "score_counts",
-        PARAMETER_CONSTRAINTS,
-        dict(utility=utility, disparity=disparity, prior=prior, ties=ties, on_empty=on_empty,
-             epsilon=epsilon, ci_level=ci_level, tie_breaker=tie_breaker, n_draws=n_draws,
-             seed=seed),
-    )  # fmt: skip
+    bound = score_counts.__signature__.bind(*args, **kwargs)  # type: ignore[attr-defined]
+    bound.apply_defaults()
+    return _score_counts(**bound.arguments)
+
+
+def _score_counts(
+    k,
+    n,
+    names: Sequence[str] | None = None,
+    groups: GroupCodes | Sequence[str] | None = None,
+    criterion: str = "statistical_parity",
+    favorable: Any = 1,
+    accuracy=None,
+    tie_decimals: int = TIE_DECIMALS,
+    accuracy_counts=None,
+    **settings: Any,
+) -> CertaintyResult:
+    """:func:`score_counts` with its arguments bound (``settings``: those of :data:`_SCORING`)."""
+    validate_params("score_counts", PARAMETER_CONSTRAINTS, settings)
+    tie_breaker, utility, disparity, prior, ties, on_empty, epsilon, ci_level, n_draws, seed = (
+        settings[name] for name in _SCORING
+    )
     k, n = _count_matrices(k, n)
     m, g = n.shape
     names, labels, members, protected = _names_and_labels(names, groups, m, g)
@@ -546,6 +538,26 @@ def score_counts(
         n_draws=n_draws,
         seed=int(seed),
     )
+
+
+def _score_counts_signature() -> inspect.Signature:
+    """The public signature of :func:`score_counts`: its own arguments (:func:`_score_counts`'s)
+    with the settings of :data:`_SCORING` taken from :class:`CertaintyRanking`'s, where it
+    has always placed them (``tie_decimals`` and ``accuracy_counts`` before ``n_draws``); only
+    ``on_empty`` defaults otherwise: ``"skip"``."""
+    own = [
+        p for p in inspect.signature(_score_counts).parameters.values() if p.kind != p.VAR_KEYWORD
+    ]
+    init = inspect.signature(CertaintyRanking.__init__).parameters
+    shared = [init[name] for name in _SCORING]
+    shared[_SCORING.index("on_empty")] = init["on_empty"].replace(default="skip")
+    params = [*own[:7], *shared[:8], *own[7:], *shared[8:]]
+    return inspect.Signature(
+        params, return_annotation=inspect.signature(_score_counts).return_annotation
+    )
+
+
+score_counts.__signature__ = _score_counts_signature()  # type: ignore[attr-defined]
 
 
 #: Columns of :attr:`CertaintyResult.table`, in order.
@@ -636,7 +648,7 @@ def _empty_groups(
         )
         if on_empty == "error":
             raise InputError(msg + " — merge or drop these groups, or use on_empty='skip'")
-        warnings.warn(msg + "; skipped", stacklevel=3)  # the caller of score_counts
+        warnings.warn(msg + "; skipped", stacklevel=4)  # the caller of score_counts
         notes.append(msg + "; skipped")
     too_few = (~empty).sum(axis=1) < 2
     if too_few.any():
