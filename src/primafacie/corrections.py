@@ -21,12 +21,10 @@ __all__ = ["CORRECTIONS", "MULTIPLICITY", "MULTIPLICITY_NAMES", "MULTIPLICITY_SH
 #: code -> (the name sentences use, the short name of the nav and the cards), in the order of
 #: the docs.
 CORRECTIONS: dict[str, tuple[str, str]] = {
-    "none": ("no adjustment", "none"),
-    "bonferroni": ("Bonferroni", "Bonferroni"),
-    "holm": ("Holm", "Holm"),
-    "bh": ("Benjamini–Hochberg", "BH"),
+    "none": ("no adjustment", "none"), "bonferroni": ("Bonferroni", "Bonferroni"),
+    "holm": ("Holm", "Holm"), "bh": ("Benjamini–Hochberg", "BH"),
     "by": ("Benjamini–Yekutieli", "BY"),
-}
+}  # fmt: skip
 
 #: The codes (``analyses.situation.multiplicity`` and the engine's ``multiplicity``).
 MULTIPLICITY = tuple(CORRECTIONS)
