@@ -66,6 +66,15 @@ class Role:
         """The typer option."""
         return typer.Option(self.default, self.flag, help=self.help)
 
+    def value(self, given: Any) -> Any:
+        """The value of the option as the command reads it: with ``param``, what the parameter
+        gets (a switch's value, else its default; a repeated option's list, else None)."""
+        if self.param is not None and self.param.switch is not None:
+            return self.param.switch.value if given else self.param.default
+        if self.param is not None and isinstance(given, (list, tuple)):
+            return list(given) or None
+        return given
+
 
 #: The roles several commands share, with their usual help (a command may reword it).
 _ROLES = {r.name: r for r in (
@@ -282,11 +291,7 @@ class AnalysisCommand:
         if config is None and v.get("data") is None:  # before any import: answers at once
             raise InputError(self.no_data)
         self._renamed(ctx, v)
-        for r in self.roles:  # the roles that set a declared parameter: its value
-            if r.param is not None and r.param.switch is not None:
-                v[r.name] = r.param.switch.value if v[r.name] else r.param.default
-            elif r.param is not None and isinstance(v[r.name], (list, tuple)):
-                v[r.name] = list(v[r.name]) or None  # a repeated option given no time: none
+        v.update({r.name: r.value(v[r.name]) for r in self.roles})
         if config is not None:
             res, inputs = self.from_config(ctx, config, out, reading, v)
         else:
