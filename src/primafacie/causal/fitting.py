@@ -92,41 +92,63 @@ class FitFailure:
 
 _LOCK = threading.Lock()
 _DEPTH = 0
-_BLAS: Any = None
+_BLAS_BEFORE: list[tuple[Any, int]] = []
 
 
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Hold BLAS to one thread in this process, and OpenMP to one thread in this thread.
 
-    BLAS's thread count is one setting per process, so concurrent fits (local threads, a
-    Dask worker with several threads) share one limit: the first to enter sets it, the last
-    to leave restores it; a per-fit ``threadpool_limits`` would let the first fit to finish
-    hand its neighbours their threads back mid-fit. OpenMP's count is per thread and is set
-    in each. Libraries loaded after the limit was set are not held: :func:`fit_node` imports
-    what a mechanism will call before entering.
+    BLAS's (OpenBLAS's) thread count is one setting per process, so concurrent fits (local
+    threads, a Dask worker with several threads) share one limit: the first to enter sets
+    it, the last to leave restores it; a per-fit ``threadpool_limits`` would let the first
+    fit to finish hand its neighbours their threads back mid-fit. threadpoolctl lets only
+    one "controlling" thread change OpenBLAS and silently ignores the others, so the limit
+    is set and restored after releasing that ownership (:func:`_set_blas`). OpenMP's count
+    is per thread and is set in each. Libraries loaded after the limit was set are not
+    held: :func:`fit_node` imports what a mechanism will call before entering.
 
     Examples
     --------
     >>> with one_thread():
     ...     pass
     """
-    global _DEPTH, _BLAS
-    from threadpoolctl import threadpool_limits  # lazily: start-up of commands without a fit
+    global _DEPTH, _BLAS_BEFORE
+    from threadpoolctl import ThreadpoolController  # lazily: start-up without a fit
 
     with _LOCK:
         if _DEPTH == 0:
-            _BLAS = threadpool_limits(limits=1, user_api="blas")
+            libs = ThreadpoolController().select(user_api="blas").lib_controllers
+            _BLAS_BEFORE = [(lib, lib.num_threads) for lib in libs]
+            _set_blas([(lib, 1) for lib in libs])
         _DEPTH += 1
     try:
-        with threadpool_limits(limits=1, user_api="openmp"):
+        # a controller of the per-thread libraries alone (OpenMP, and a BLAS built on it):
+        # leaving restores them, not the process-wide BLAS set above
+        per_thread = ThreadpoolController().select(user_api="openmp", threading_layer="openmp")
+        with per_thread.limit(limits=1):
             yield
     finally:
         with _LOCK:
             _DEPTH -= 1
             if _DEPTH == 0:
-                _BLAS.restore_original_limits()
-                _BLAS = None
+                _set_blas(_BLAS_BEFORE)
+                _BLAS_BEFORE = []
+
+
+def _set_blas(counts: list[tuple[Any, int]]) -> None:
+    """Set each BLAS library's thread count from this thread, whichever thread threadpoolctl
+    holds as OpenBLAS's controller (it is released before and after: a thread that set a
+    limit and is still alive would otherwise keep every other thread from changing it)."""
+    from threadpoolctl import OpenBLASController
+
+    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if clear is not None:
+        clear(force=True)
+    for lib, n in counts:
+        lib.set_num_threads(n)
+    if clear is not None:
+        clear(force=True)
 
 
 def compact_codes(codes: np.ndarray, n_categories: int) -> np.ndarray:
