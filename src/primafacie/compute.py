@@ -472,3 +472,22 @@ def map_chunks(
     idx = np.asarray(list(indices) if not isinstance(indices, np.ndarray) else indices)
     chunks = [idx[s] for s in chunk_slices(len(idx), chunk_size)]
     return get_backend(backend).map(fn, chunks, shared=shared)
+
+
+def scatter(backend: Backend, items: Sequence[Any]) -> list[Any]:
+    """``items`` placed where ``backend`` runs its tasks: on Dask each item is sent once to
+    one worker and stands for a future (give the list as the ``items`` of :meth:`Backend.map`
+    and each task runs on the worker holding its item, which never travels again);
+    locally the items themselves.
+
+    Examples
+    --------
+    >>> scatter(Backend(), [1, 2])
+    [1, 2]
+    """
+    items = list(items)
+    if backend.kind != "dask" or not items:
+        return items
+    client = _dask_client(backend.address, backend.n_jobs, backend.timeout)
+    # hash=False: a fresh key per call, so equal items of two calls are never shared
+    return client.scatter(items, hash=False)

@@ -3,6 +3,7 @@
 x = 1.5 + 3 a + u on a = [0, 0, 1, 1], x = [1, 2, 4, 5]: û = [-0.5, 0.5, -0.5, 0.5].
 """
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -36,3 +37,33 @@ def test_abduct_and_intervention_errors():
         scm.counterfactual(DF, {"b": 1})
     with pytest.raises(InputError, match="not fitted"):
         SCM([("a", "x")]).abduct(DF)
+
+
+def test_text_nodes_are_coded_without_an_object_array(monkeypatch):
+    """Fitting and abduction read a pyarrow text node's codes and categories through Arrow:
+    no numpy (object) array of the column is made (~130 B per row and 0.2-0.3 CPU s per
+    column at 10^6 rows otherwise); the results equal those of the object column."""
+    rng = np.random.default_rng(0)
+    n = 400
+    g = rng.choice(["f", "m"], n)
+    r = rng.choice(["north", "south", "west"], n)
+    x = (g == "m") * 2.0 + (r == "west") * 1.5 + rng.normal(size=n)
+    plain = pd.DataFrame({"g": g, "r": r, "x": x}).astype({"g": object, "r": object})
+    arrow = plain.astype({"g": pd.StringDtype("pyarrow"), "r": pd.StringDtype("pyarrow")})
+    edges = [("g", "r"), ("g", "x"), ("r", "x")]
+    want = SCM(edges).fit(plain)
+    real = pd.Series.to_numpy
+
+    def no_text(self, *args, **kwargs):
+        assert not isinstance(self.dtype, pd.StringDtype), f"to_numpy of text column {self.name}"
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pd.Series, "to_numpy", no_text)
+    scm = SCM(edges).fit(arrow)
+    noise = scm.abduct(arrow, rows=np.arange(0, n, 3))
+    monkeypatch.undo()
+    assert scm.categories_ == want.categories_
+    np.testing.assert_array_equal(scm.mechanisms_["x"].coef_, want.mechanisms_["x"].coef_)
+    pd.testing.assert_frame_equal(noise, want.abduct(plain, rows=np.arange(0, n, 3)))
+    cf = scm.counterfactual(arrow, {"g": "f"})
+    pd.testing.assert_series_equal(cf["x"], want.counterfactual(plain, {"g": "f"})["x"])

@@ -104,3 +104,57 @@ def test_intervention_value():
         intervention_value("x", True, None)
     with pytest.raises(InputError, match="must be finite, got inf"):
         intervention_value("x", float("inf"), None)
+
+
+def _slow(node, col, cats):
+    """The row-by-row lookup (an object array of the column's values)."""
+    return codes(node, col.to_numpy(dtype=object), cats)
+
+
+@pytest.mark.parametrize(
+    "dtype", ["str", "category", pd.StringDtype("pyarrow"), pd.StringDtype("python"), object]
+)
+def test_codes_of_a_column_equal_the_row_by_row_lookup(dtype):
+    """A categorical or pyarrow-text column is coded without an object per row; the codes
+    are the row-by-row lookup's for every dtype (categories unused, in another order, or
+    matching only by their text included)."""
+    values = ["urban", "rural", "suburban", "rural", "urban", "urban"]
+    col = pd.Series(values, dtype=dtype)
+    for cats in (["rural", "suburban", "urban"], ["urban", "rural", "x", "suburban"]):
+        got = codes("region", col, cats)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, _slow("region", col, cats))
+    if dtype == "category":  # unused categories of the column itself do not matter
+        wide = col.cat.add_categories(["never"]).cat.reorder_categories(
+            ["never", "urban", "suburban", "rural"]
+        )
+        np.testing.assert_array_equal(codes("region", wide, ["rural", "suburban", "urban"]),
+                                      [2, 0, 1, 0, 2, 2])  # fmt: skip
+    # a value matching a category only by its text ("1" for 1) takes the row-by-row path
+    ones = pd.Series(["1", "0", "1"], dtype=dtype)
+    np.testing.assert_array_equal(codes("a", ones, [0, 1]), [1, 0, 1])
+
+
+@pytest.mark.parametrize("dtype", ["category", pd.StringDtype("pyarrow")])
+def test_codes_of_a_column_with_an_unknown_or_missing_value_raise_as_before(dtype):
+    col = pd.Series(["f", "m", "x"], dtype=dtype)
+    with pytest.raises(InputError, match="node 'g' has value 'x' that was not seen at fit"):
+        codes("g", col, ["f", "m"])
+    missing = pd.Series(["f", None, "m"], dtype=dtype)
+    with pytest.raises(InputError) as slow:
+        _slow("g", missing, ["f", "m"])
+    with pytest.raises(InputError) as fast:
+        codes("g", missing, ["f", "m"])
+    assert str(fast.value) == str(slow.value)
+    assert "that was not seen at fit" in str(fast.value)
+
+
+def test_codes_of_a_pyarrow_text_column_make_no_object_array(monkeypatch):
+    """The fast path never asks the column for a numpy (object) array."""
+    col = pd.Series(["b", "a", "b"], dtype=pd.StringDtype("pyarrow"))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("to_numpy called")
+
+    monkeypatch.setattr(pd.Series, "to_numpy", refuse)
+    np.testing.assert_array_equal(codes("x", col, ["a", "b"]), [1, 0, 1])

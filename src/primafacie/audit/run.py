@@ -118,7 +118,7 @@ def compute_audit(
         # the reader's transient copies, handed back before the analyses allocate (freed
         # memory is otherwise kept by the allocators: docs/scaling.md)
         release_memory()
-        scm = _fitted_scm(cfg, data, stages)
+        scm = _fitted_scm(cfg, data, stages, backend)
         decider = cfg.decider()
         runs: dict[str, AnalysisRun] = {}
         for analysis in analyses:
@@ -172,13 +172,16 @@ def compute_audit(
     )
 
 
-def _fitted_scm(cfg: AuditConfig, data: Any, stages: Stages) -> Any:
-    """The audit's SCM fitted on ``data`` (None when no analysis needs one); the fit's
-    transient arrays are handed back before the analyses allocate."""
+def _fitted_scm(cfg: AuditConfig, data: Any, stages: Stages, backend: Any) -> Any:
+    """The audit's SCM fitted on ``data`` (None when no analysis needs one), its nodes'
+    equations in parallel on the compute backend (None: the local default), on the workers
+    with Dask; the fit's transient arrays are handed back before the analyses allocate."""
     if not _needs_scm(cfg):
         return None
+    from ..compute import get_backend
+
     stages.start("fit causal model")
-    scm = cfg.causal.build().fit(data)
+    scm = cfg.causal.build().fit(data, backend=get_backend(backend))
     release_memory()
     stages.done("fit causal model", f"{len(cfg.causal.edges)} edges")
     return scm

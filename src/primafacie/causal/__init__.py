@@ -5,6 +5,8 @@
   each with ``fit``, ``noise`` (abduction) and ``evaluate`` (prediction).
 * :mod:`.scm` — :class:`SCM`: settings validated at ``fit``, and the abduction → action →
   prediction loop over the nodes in topological order.
+* :mod:`.fitting` — the nodes' fits as independent tasks, each on one BLAS thread (the same
+  bits on any machine), run serially, on a backend's threads or on its Dask workers.
 
 Everything importable from the former single module ``primafacie.causal`` still is.
 """

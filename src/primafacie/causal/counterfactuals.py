@@ -34,11 +34,15 @@ class SCMCounterfactuals:
         return encoding.design(self.dag_.parents[node], vals, self.categories_)
 
     def _factual(self, frame: pd.DataFrame, node: str, idx: np.ndarray | None) -> np.ndarray:
-        vals = frame[node].to_numpy()
+        col = frame[node]
+        if node in self.categories_:
+            # coded from the column itself: a text column becomes no object array first
+            if idx is not None and len(idx) != len(col):
+                col = col.iloc[idx]
+            return encoding.codes(node, col, self.categories_[node])
+        vals = col.to_numpy()
         if idx is not None and len(idx) != len(vals):
             vals = vals[idx]
-        if node in self.categories_:
-            return encoding.codes(node, vals, self.categories_[node])
         return np.asarray(vals, dtype=float)
 
     # ------------------------------------------------------------------ counterfactuals

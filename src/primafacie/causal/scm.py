@@ -24,7 +24,7 @@ import pandas as pd
 from ..data import AuditData, to_pandas
 from ..errors import InputError
 from ..jsonsafe import json_safe
-from . import encoding
+from . import encoding, fitting
 from .counterfactuals import SCMCounterfactuals
 from .graph import DAG
 from .graph import merge_nodes as merge_edges
@@ -34,7 +34,6 @@ from .mechanisms import (
     EstimatorANM,
     LinearANM,
     Mechanism,
-    make_mechanism,
 )
 from .settings import SCMSettings, _check_protected, _estimator_name
 
@@ -191,14 +190,24 @@ class SCM(SCMSettings, SCMCounterfactuals):
         return out
 
     # ------------------------------------------------------------------ fit
-    def fit(self, data: AuditData | Any) -> SCM:
+    def fit(self, data: AuditData | Any, backend: Any = None) -> SCM:
         """Validate the settings and fit every structural equation on the factual data.
+
+        Each node's equation is fitted with BLAS and OpenMP held to one thread, so the fitted
+        model has the same bits on every machine (:mod:`.fitting`).
 
         Parameters
         ----------
         data
             :class:`~primafacie.data.AuditData` or a table (pandas/polars/pyarrow) holding one
             column per node.
+        backend
+            Where the nodes' equations are fitted: ``None`` (the default) one after another in
+            this thread; a :class:`~primafacie.compute.Backend` (or what
+            :func:`~primafacie.compute.get_backend` accepts) fits them in parallel, locally on
+            its threads, on Dask as one task per node on the workers (each sent only its
+            parents' and its own columns; the designs and class probabilities are never built
+            here). The fitted mechanisms are the same bits whichever is used.
 
         Returns
         -------
@@ -236,22 +245,33 @@ class SCM(SCMSettings, SCMCounterfactuals):
         self.protected_ = protected
         self.clip_ = dict(self.clip or {})
         self.round_ = dict(self.round or {})
-        self.mechanisms_: dict[str, Mechanism] = {}
-        self.terms_: dict[str, list[str]] = {}
-        vals = {v: self._factual(frame, v, None) for v in dag.nodes}
-        for v in dag.order:
-            if not dag.parents[v]:
-                continue
-            self.terms_[v] = encoding.terms(dag.parents[v], categories)
-            mech = make_mechanism(self._mechanism_for(v), kinds[v], len(categories.get(v, ())))
-            try:
-                mech.fit(self._design(v, vals), vals[v])
-            except Exception as exc:  # the user's estimator: report which node it failed on
-                what = "classifier" if kinds[v] == "categorical" else "mechanism"
-                raise InputError(f"the {what} for node {v!r} failed to fit: {exc}") from exc
-            self.mechanisms_[v] = mech
+        self.terms_: dict[str, list[str]] = {
+            v: encoding.terms(dag.parents[v], categories) for v in dag.order if dag.parents[v]
+        }
+        if backend is not None:
+            from ..compute import get_backend
+
+            backend = get_backend(backend)
+        vals = self._fit_columns(frame, dag, backend is not None and backend.kind == "dask")
+        tasks = fitting.node_tasks(
+            dag.order, dag.parents, kinds, categories, self._mechanism_for, vals
+        )
+        del vals  # the tasks hold the columns they need
+        self.mechanisms_: dict[str, Mechanism] = fitting.fit_nodes(tasks, backend)
         self._fitted = True
         return self
+
+    def _fit_columns(self, frame: pd.DataFrame, dag: DAG, compact: bool) -> dict[str, Any]:
+        """Each node's factual codes or floats. With ``compact`` (the columns are sent to Dask
+        workers) codes take one byte per row, narrowed one column at a time so that at most
+        one column's int64 codes are held at once."""
+        out = {}
+        for v in dag.nodes:
+            x = self._factual(frame, v, None)
+            if compact and v in self.categories_:
+                x = fitting.compact_codes(x, len(self.categories_[v]))
+            out[v] = x
+        return out
 
     def _kinds(
         self, dag: DAG, frame: pd.DataFrame, features: Mapping[str, Any]
