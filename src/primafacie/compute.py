@@ -400,7 +400,7 @@ def _dask_client(address: str | None, n_jobs: int, timeout: float = 30.0) -> Any
     else:
         import dask
 
-        with dask.config.set({"distributed.nanny.pre-spawn-environ": _worker_environ()}):
+        with dask.config.set(_worker_config()):
             cluster = LocalCluster(
                 n_workers=max(2, n_jobs),
                 threads_per_worker=1,
@@ -412,6 +412,22 @@ def _dask_client(address: str | None, n_jobs: int, timeout: float = 30.0) -> Any
     if len(_CLIENTS) == 1:
         atexit.register(close_dask_clients)
     return client
+
+
+def _worker_config() -> dict[str, Any]:
+    """The Dask settings of the ``LocalCluster`` started here (a nanny hands them to its
+    worker process): the environment of :func:`_worker_environ`, and no statistical profiler.
+
+    A worker's profiler samples the stack of its running task every 10 ms (for the
+    dashboard's profile page), holding the GIL the task needs, and its event loop every
+    10 ms when idle. Measured on a 2-worker LocalCluster (load ~33): 0.029 CPU s per second
+    per idle worker with it, 0.017 without; 12 CPU s of tasks cost the workers 13.4-13.8 CPU
+    s with it, 12.9-13.3 without. A cluster given by ``address`` keeps its own settings.
+    """
+    return {
+        "distributed.nanny.pre-spawn-environ": _worker_environ(),
+        "distributed.worker.profile.enabled": False,
+    }
 
 
 def _worker_environ() -> dict[str, Any]:
