@@ -36,6 +36,9 @@ METHODS = ["st", "cst", "cst_centers", "cf"]
 #: This process's MALLOC_TRIM_THRESHOLD_ before any cluster started (a nanny writes Dask's).
 _TRIM_BEFORE = os.environ.get("MALLOC_TRIM_THRESHOLD_")
 
+#: This process's setting of the workers' profiler before any cluster started.
+_PROFILE_BEFORE = __import__("dask").config.get("distributed.worker.profile.enabled")
+
 
 @pytest.fixture(scope="module")
 def dask_backend():
@@ -92,6 +95,21 @@ def test_workers_keep_glibcs_adaptive_mmap_threshold(dask_backend):
     seen = client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
     assert len(seen) == 2
     assert set(seen.values()) == {_TRIM_BEFORE}
+
+
+def test_workers_run_without_the_statistical_profiler(dask_backend):
+    """The LocalCluster's workers do not sample their tasks' stacks every 10 ms for the
+    dashboard (CPU taken from the tasks, and from idle workers); this process's own Dask
+    configuration is left as it was."""
+    import dask
+
+    from primafacie import compute
+
+    client = compute._dask_client(None, 2)
+    seen = client.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
+    assert len(seen) == 2
+    assert set(seen.values()) == {False}
+    assert dask.config.get("distributed.worker.profile.enabled") == _PROFILE_BEFORE
 
 
 def test_situation_test_identical_on_dask(dask_backend):

@@ -61,7 +61,7 @@ def release_memory() -> dict[str, bool]:
 
 def trim_heap() -> bool:
     """glibc's ``malloc_trim(0)`` alone: the free pages of this process's heap go back to the
-    system (a Dask task calls it once it ends, :func:`primafacie.compute._with_shared`).
+    system (every Dask worker calls it once a map ends, :func:`primafacie.compute._trim_workers`).
 
     Returns
     -------
