@@ -387,3 +387,23 @@ def test_counterfactual_space_runs_as_worker_tasks_bit_for_bit(monkeypatch):
     assert len(holders) == 2
     _same_space(got, want)
     assert ycf_got.dtype == np.int64 and ycf_got.tobytes() == ycf.tobytes()
+
+
+def test_counterfactual_space_lost_chunks_fall_back_to_the_serial_stage(monkeypatch):
+    """A pass that fails for a reason other than bad input (a worker lost with the chunks
+    scattered to it) is computed again by the serial stage: the same bits."""
+    from primafacie.situation import planning
+
+    data, rule, scm = _credit(600)
+    planner = _planner(methods=["cst", "cf"], k=3)
+    plan = planner.plan(data, None)
+    want, ycf = _serial(planner, data, plan, scm, rule)
+
+    def lost(done):
+        raise RuntimeError("a worker died")
+
+    monkeypatch.setattr(planning, "_cf_summary", lost)
+    cf, got, ycf_got = planner.counterfactual_space(data, plan, scm, rule, _searcher(), None)
+    assert cf is not None and len(cf) == len(plan.comp_rows)
+    _same_space(got, want)
+    assert ycf_got.tobytes() == ycf.tobytes()

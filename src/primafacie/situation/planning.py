@@ -247,6 +247,23 @@ class Planner:
                 data, plan, scm, None, decider, complainants_only=True
             )
             return cf, searcher.space(data, plan, cf), ycf
+        try:
+            return self._on_backend(data, plan, scm, decider, searcher, backend)
+        except InputError:
+            raise
+        except Exception:  # noqa: BLE001 - computed again below, where it raises again
+            # a worker lost with the chunks scattered to it (data the client sent have no
+            # task to recompute them from): the serial stage here, the same bits; an error
+            # of the SCM or the decider is raised again by it
+            which = "cf" if "cf" in plan.methods else "cst_centers"
+            cf, ycf = self._compact_stage(data, plan, scm, decider, which)
+            return cf, searcher.space(data, plan, cf), ycf
+
+    def _on_backend(
+        self, data: AuditData, plan: Plan, scm: Any, decider: Any, searcher: Any, backend: Any
+    ) -> tuple[pd.DataFrame | None, Any, np.ndarray | None]:
+        """:meth:`counterfactual_space` with a fitted SCM in corrected mode: the chunks as
+        tasks of ``backend``, then the space and the chunks' coordinates."""
         from ..compute import chunk_slices, get_backend, keep_each
 
         ref = self.reference_value(data, plan)
