@@ -36,6 +36,8 @@ STAGES = [
     ("causal model fit", "primafacie.causal.scm", "SCM.fit"),
     ("plan", "primafacie.situation.planning", "Planner.plan"),
     ("counterfactuals", "primafacie.situation.planning", "Planner.counterfactual_stage"),
+    # the audit's stages 2 and 3 (counterfactuals as backend tasks, then the space inside)
+    ("counterfactuals + space", "primafacie.situation.planning", "Planner.counterfactual_space"),
     ("gower space", "primafacie.situation.search", "GroupSearch.space"),
     ("k-NN searches", "primafacie.situation.search", "GroupSearch.search"),
     ("statistics parts", "primafacie.situation.partitioned", "run_parts"),
@@ -97,7 +99,8 @@ def _wrap(stage: str, func: Any, sampler: _Sampler, top: int) -> Any:
     @functools.wraps(func)
     def recorded(*args: Any, **kwargs: Any) -> Any:
         before = _rss()
-        sampler.stage_peak = before
+        # a stage inside another: the outer stage's maximum so far is kept for it
+        outer, sampler.stage_peak = sampler.stage_peak, before
         try:
             return func(*args, **kwargs)
         finally:
@@ -118,6 +121,7 @@ def _wrap(stage: str, func: Any, sampler: _Sampler, top: int) -> Any:
                     for s in stats
                 ]
             print(json.dumps(row), flush=True)
+            sampler.stage_peak = max(outer, sampler.stage_peak)
 
     return recorded
 
@@ -138,6 +142,8 @@ def main() -> None:
         *path, name = attr.split(".")
         for part in path:
             owner = getattr(owner, part)
+        if not hasattr(owner, name):  # a stage an older tree does not have
+            continue
         setattr(owner, name, _wrap(stage, getattr(owner, name), sampler, args.top))
     from primafacie.audit import registry
 

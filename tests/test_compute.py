@@ -321,3 +321,22 @@ def test_dask_map_trims_every_worker_once_its_results_are_gathered(monkeypatch):
     assert ran == [release.trim_heap] * 2
     assert backend.map(lambda x: x, []) == []
     assert ran == [release.trim_heap] * 2
+
+
+def test_keep_each_makes_each_argument_in_its_task_in_item_order():
+    """Locally ``make`` runs in the task (the client never holds every argument at once) and
+    the results come back in item order, with or without shared input, on any threads."""
+    from primafacie.compute import keep_each
+
+    made: list = []
+
+    def make(i):
+        made.append(i)
+        return np.full(3, i)
+
+    for n_jobs in (1, 2):
+        made.clear()
+        out = keep_each(Backend(n_jobs=n_jobs), lambda s, a: int(a.sum()) + s, make,
+                        range(5), shared=100)  # fmt: skip
+        assert out == [100, 103, 106, 109, 112] and sorted(made) == [0, 1, 2, 3, 4]
+    assert keep_each(None, len, lambda i: [0] * i, [2, 0]) == [2, 0]

@@ -514,3 +514,59 @@ def scatter(backend: Backend, items: Sequence[Any]) -> list[Any]:
     client = _dask_client(backend.address, backend.n_jobs, backend.timeout)
     # hash=False: a fresh key per call, so equal items of two calls are never shared
     return client.scatter(items, hash=False)
+
+
+def keep_each(
+    backend: Backend | dict | str | None,
+    fn: Callable[..., Any],
+    make: Callable[[Any], Any],
+    items: Sequence[Any],
+    shared: Any = _NOTHING,
+) -> list[Any]:
+    """:meth:`Backend.keep` of ``fn`` over ``make(item)`` for every item, each argument made
+    only when its task is handed out: the client never holds every argument at once.
+
+    On Dask each argument is made, scattered to one worker (the scheduler deals them out in
+    turn) and released here before the next is made; its task runs where it landed, so the
+    argument never sits in the task graph (nor on the scheduler). Locally ``make`` runs in
+    the task, on the backend's threads.
+
+    Parameters
+    ----------
+    backend
+        The :mod:`primafacie.compute` backend (None: local).
+    fn
+        ``fn(argument)``, or ``fn(shared, argument)`` when ``shared`` is given.
+    make
+        ``make(item)``: the argument of ``item``'s task (e.g. a table's rows of one chunk).
+    items
+        The chunks (small: slices or positions).
+    shared
+        Read-only input of every call, sent once per worker on Dask.
+
+    Returns
+    -------
+    list
+        As :meth:`Backend.keep`: futures on Dask, the results locally, in item order.
+
+    Examples
+    --------
+    >>> keep_each(None, lambda s, x: s + x, lambda i: 10 * i, [1, 2], shared=1)
+    [11, 21]
+    """
+    backend = get_backend(backend)
+    call = fn if shared is _NOTHING else partial(fn, shared)
+    if backend.kind != "dask":
+        return backend.keep(lambda item: call(make(item)), list(items))
+    client = _dask_client(backend.address, backend.n_jobs, backend.timeout)
+    ref = None if shared is _NOTHING else client.scatter(shared, broadcast=True, hash=False)
+    futures = []
+    for item in items:
+        # hash=False: a fresh key per chunk, never a stale copy of an earlier run's
+        arg = client.scatter(make(item), hash=False)
+        if ref is None:
+            futures.append(client.submit(fn, arg, pure=False, retries=backend.retries))
+        else:
+            futures.append(client.submit(_with_shared, arg, fn=fn, shared=ref, pure=False,
+                                         retries=backend.retries))  # fmt: skip
+    return futures

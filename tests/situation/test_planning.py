@@ -204,3 +204,206 @@ def test_complainants_only_chunks_whose_dtypes_differ_are_computed_in_one_go(mon
     scm = MixedSCM()
     table, _ = planner.counterfactual_stage(data, plan, scm, None, None, complainants_only=True)
     assert scm.calls == [3, 3, 6] and table["x"].dtype == np.float64 and len(table) == 6
+
+
+# ---- the counterfactual stage as backend tasks (Planner.counterfactual_space)
+def _credit(n: int):
+    from primafacie.causal import SCM
+    from primafacie.datasets.credit_world import (
+        CREDIT_EDGES,
+        CREDIT_FEATURES,
+        SCORECARD_RULE,
+        generate_credit_world,
+    )
+
+    world = generate_credit_world(n=n, seed=0)
+    rule = Rule(SCORECARD_RULE)
+    world["approved"] = rule.predict(world)
+    data = AuditData(world, features=dict(CREDIT_FEATURES), protected={"gender": "female"},
+                     decision="approved")  # fmt: skip
+    return data, rule, SCM(edges=CREDIT_EDGES).fit(data)
+
+
+def _searcher():
+    from primafacie.situation.search import GroupSearch
+
+    return GroupSearch(keep_neighbors=False, n_attributes=None, max_distance=None,
+                       chunk_size=None, algorithm="auto", backend=None)  # fmt: skip
+
+
+def _serial(planner, data, plan, scm, rule):
+    """The stage as it runs in one process: the compact table, then the space from it."""
+    cf, ycf = planner.counterfactual_stage(data, plan, scm, None, rule, complainants_only=True)
+    return _searcher().space(data, plan, cf), ycf
+
+
+def _same_space(got, want) -> None:
+    """Two spaces' coordinates and categories, bit for bit."""
+    for a, b in ((got.X, want.X), (got.Xcf, want.Xcf)):
+        assert a.num.tobytes() == b.num.tobytes() and a.num.shape == b.num.shape
+        assert a.codes.tobytes() == b.codes.tobytes() and a.codes.dtype == b.codes.dtype
+        assert a.levels == b.levels and a.layout == b.layout
+    assert got.transformer.categories_ == want.transformer.categories_
+    assert got.divisor == want.divisor
+
+
+@pytest.mark.parametrize("methods", [["cst", "cf"], ["cst"]])
+def test_counterfactual_space_in_chunks_on_threads_equals_the_serial_stage(monkeypatch, methods):
+    """Chunks computed on the backend's threads give the serial stage's coordinates, ŷ^CF and
+    categories bit for bit, and the table never comes back (cf is None)."""
+    from primafacie.compute import Backend
+    from primafacie.situation import planning
+
+    data, rule, scm = _credit(900)
+    planner = _planner(methods=methods, k=3)
+    plan = planner.plan(data, None)
+    want, ycf = _serial(planner, data, plan, scm, rule)
+    monkeypatch.setattr(planning, "COUNTERFACTUAL_CHUNK", 64)
+    for backend in (None, Backend(n_jobs=1), Backend(n_jobs=2)):
+        cf, got, ycf_got = planner.counterfactual_space(data, plan, scm, rule, _searcher(),
+                                                        backend)  # fmt: skip
+        assert cf is None
+        _same_space(got, want)
+        if ycf is None:
+            assert ycf_got is None
+        else:
+            assert ycf_got.dtype == np.int64 and ycf_got.tobytes() == ycf.tobytes()
+
+
+class _RelabelSCM:
+    """Wraps a fitted SCM: region 'urban' becomes a value the data never hold ('zz') in the
+    rows from position ``after`` on (so only a later chunk holds it), and x optionally inf."""
+
+    def __init__(self, scm, after, inf=False):
+        self.scm, self.after, self.inf, self.edges = scm, after, inf, scm.edges
+
+    def counterfactual(self, frame, intervention, rows=None):
+        out = self.scm.counterfactual(frame, intervention=intervention, rows=rows)
+        late = out.index >= self.after
+        out.loc[late & (out["region"] == "urban"), "region"] = "zz"
+        if self.inf:
+            out.loc[late, "income"] = np.inf
+        return out
+
+
+def test_counterfactual_space_learns_a_category_only_a_later_chunk_holds(monkeypatch):
+    """A counterfactual category absent from the data and from the first chunks gets the code
+    the whole table gives it (the chunks' first-occurrence rows carry it to the fit)."""
+    from primafacie.situation import planning
+
+    data, rule, fitted = _credit(900)
+    planner = _planner(methods=["cst", "cf"], k=3)
+    plan = planner.plan(data, None)
+    scm = _RelabelSCM(fitted, after=int(plan.comp_rows[300]))
+    want, ycf = _serial(planner, data, plan, scm, rule)
+    assert "zz" in want.transformer.categories_["region"]
+    monkeypatch.setattr(planning, "COUNTERFACTUAL_CHUNK", 64)
+    cf, got, ycf_got = planner.counterfactual_space(data, plan, scm, rule, _searcher(), None)
+    assert cf is None
+    _same_space(got, want)
+    assert ycf_got.tobytes() == ycf.tobytes()
+
+
+def test_counterfactual_space_stops_as_the_serial_stage(monkeypatch, data):
+    """A value the coordinates refuse (inf in a later chunk), a missing value, no decider:
+    the very error of the serial stage."""
+    from primafacie.situation import planning
+
+    credit, rule, fitted = _credit(600)
+    planner = _planner(methods=["cst", "cf"], k=3)
+    plan = planner.plan(credit, None)
+    scm = _RelabelSCM(fitted, after=int(plan.comp_rows[200]), inf=True)
+    with pytest.raises(InputError) as serial:
+        _serial(planner, credit, plan, scm, rule)
+    monkeypatch.setattr(planning, "COUNTERFACTUAL_CHUNK", 64)
+    with pytest.raises(InputError) as tasks:
+        planner.counterfactual_space(credit, plan, scm, rule, _searcher(), None)
+    assert str(tasks.value) == str(serial.value) and "infinite" in str(tasks.value)
+    with pytest.raises(InputError, match="method 'cf' needs the counterfactual decision"):
+        planner.counterfactual_space(credit, plan, fitted, None, _searcher(), None)
+
+    class NaNSCM:  # the counterfactual x is missing on every changed row
+        edges = [("a", "x")]
+
+        def counterfactual(self, frame, intervention, rows=None):
+            return frame.assign(x=np.nan)
+
+    small = _planner(methods="cf", k=1)
+    with pytest.raises(InputError, match=r"missing values in \['x'\] for complainant rows"):
+        small.counterfactual_space(data, small.plan(data, None), NaNSCM(), None, _searcher(), None)
+
+
+def test_counterfactual_space_runs_as_worker_tasks_bit_for_bit(monkeypatch):
+    """On a 2-worker LocalCluster the chunks' counterfactuals are computed by the workers
+    (both hold some of the kept tables; this process never calls the SCM) and the space and
+    ŷ^CF are the serial stage's bit for bit (a task runs with one BLAS thread, this process
+    with the machine's)."""
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    import dask
+    from distributed import Client, LocalCluster
+
+    from primafacie import compute
+    from primafacie.causal import SCM
+    from primafacie.compute import Backend
+    from primafacie.situation import planning
+
+    data, rule, scm = _credit(1500)
+    planner = _planner(methods=["st", "cst", "cst_centers", "cf"], k=3)
+    plan = planner.plan(data, None)
+    want, ycf = _serial(planner, data, plan, scm, rule)
+    monkeypatch.setattr(planning, "COUNTERFACTUAL_CHUNK", 100)
+    held: list = []
+    real_keep_each = compute.keep_each
+
+    def keep_spy(*args, **kwargs):
+        out = real_keep_each(*args, **kwargs)
+        held.extend(out)
+        return out
+
+    calls: list = []
+    real = SCM.counterfactual
+
+    def here(self, *args, **kwargs):  # this process only: the workers import their own SCM
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(compute, "keep_each", keep_spy)
+    monkeypatch.setattr(SCM, "counterfactual", here)
+    with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=":0")  # fmt: skip
+        client = Client(cluster, set_as_default=False)
+        try:
+            monkeypatch.setitem(compute._CLIENTS, (None, 2), client)
+            backend = Backend(kind="dask", n_jobs=2)
+            cf, got, ycf_got = planner.counterfactual_space(data, plan, scm, rule, _searcher(),
+                                                            backend)  # fmt: skip
+            holders = {w for f in held for w in client.who_has([f]).get(f.key, ())}
+        finally:
+            client.close()
+            cluster.close()
+    m = len(plan.comp_rows)
+    assert len(held) == -(-m // 100) > 4 and not calls and cf is None
+    assert len(holders) == 2
+    _same_space(got, want)
+    assert ycf_got.dtype == np.int64 and ycf_got.tobytes() == ycf.tobytes()
+
+
+def test_counterfactual_space_lost_chunks_fall_back_to_the_serial_stage(monkeypatch):
+    """A pass that fails for a reason other than bad input (a worker lost with the chunks
+    scattered to it) is computed again by the serial stage: the same bits."""
+    from primafacie.situation import planning
+
+    data, rule, scm = _credit(600)
+    planner = _planner(methods=["cst", "cf"], k=3)
+    plan = planner.plan(data, None)
+    want, ycf = _serial(planner, data, plan, scm, rule)
+
+    def lost(done):
+        raise RuntimeError("a worker died")
+
+    monkeypatch.setattr(planning, "_cf_summary", lost)
+    cf, got, ycf_got = planner.counterfactual_space(data, plan, scm, rule, _searcher(), None)
+    assert cf is not None and len(cf) == len(plan.comp_rows)
+    _same_space(got, want)
+    assert ycf_got.tobytes() == ycf.tobytes()

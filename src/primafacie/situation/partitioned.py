@@ -329,13 +329,13 @@ def run_engine(
     # what an earlier test of the run freed (its searches' and statistics' buffers), handed
     # back before this one's counterfactuals and coordinates allocate
     release_memory()
-    # corrected mode reads the complainants' counterfactual rows alone: only those are built
-    cf, ycf = engine._stage(Planner).counterfactual_stage(
-        data, plan, scm, None, decider, complainants_only=True
-    )
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=False)
     stats = replace(engine._stage(Statistics), keep_neighbors=False)
-    space = searcher.space(data, plan, cf)
+    # corrected mode reads the complainants' counterfactual rows alone: only those are built,
+    # as tasks of the backend that keep them there (cf is then None)
+    cf, space, ycf = engine._stage(Planner).counterfactual_space(
+        data, plan, scm, decider, searcher, engine.backend
+    )
     if not (plan.legacy and plan.need_cf):
         # only the legacy centres' search reads the counterfactual table again; released
         # before the searches, whose transient memory (the client's peak) then reuses it:

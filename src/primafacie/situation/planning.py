@@ -8,7 +8,7 @@ decisions ŷ^CF. Nothing here searches neighbours or computes a statistic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -212,6 +212,97 @@ class Planner:
         ycf = decisions[0] if len(decisions) == 1 else np.concatenate(decisions)
         return cf, ycf.astype(np.int64)
 
+    def counterfactual_space(
+        self, data: AuditData, plan: Plan, scm: Any, decider: Any, searcher: Any, backend: Any
+    ) -> tuple[pd.DataFrame | None, Any, np.ndarray | None]:
+        """Stages 2 and 3 of a run whose counterfactual table only the corrected mode reads:
+        the complainants' counterfactuals and ŷ^CF, and the search space (``searcher``'s
+        :meth:`~primafacie.situation.search.GroupSearch.space`) with their Gower coordinates.
+
+        With a fitted SCM in corrected mode, the :data:`COUNTERFACTUAL_CHUNK` chunks of
+        :meth:`_compact_stage` run as tasks of ``backend`` (:func:`_cf_chunk`: on Dask each
+        task is sent its chunk's data rows and the SCM once per worker; locally the
+        backend's threads): a task keeps its counterfactual table where it ran and sends back
+        ŷ^CF and the rows holding each categorical value's first occurrence, from which the
+        space is fitted (the same categories, in the same order, as from the whole table);
+        a second task per chunk then sends back its rows' coordinates (:func:`_cf_coordinates`).
+        The client never holds the counterfactual table nor the SCM's transients, and its
+        outputs are the serial stage's bit for bit (each row's counterfactual, decision and
+        coordinates depend on that row alone; tested against the serial stage on a 2-worker
+        cluster). Should the chunks disagree on dtypes, or a coordinate transform stop on a
+        value, the table is computed here as before (so that the same error names the same
+        rows). Otherwise (legacy mode, a precomputed table, ST alone, an SCM not yet fitted)
+        this is :meth:`counterfactual_stage` then the search space.
+
+        Returns
+        -------
+        tuple
+            ``(cf, space, ycf)``: the counterfactual table (None when it stayed on the
+            backend), the :class:`~primafacie.situation.search.Space` and ŷ^CF (int64; None
+            unless a method counts the counterfactual centres).
+        """
+        fitted = not (hasattr(scm, "is_fitted") and not scm.is_fitted)
+        if not (plan.need_cf and scm is not None and not plan.legacy and fitted):
+            cf, ycf = self.counterfactual_stage(
+                data, plan, scm, None, decider, complainants_only=True
+            )
+            return cf, searcher.space(data, plan, cf), ycf
+        try:
+            return self._on_backend(data, plan, scm, decider, searcher, backend)
+        except InputError:
+            raise
+        except Exception:  # noqa: BLE001 - computed again below, where it raises again
+            # a worker lost with the chunks scattered to it (data the client sent have no
+            # task to recompute them from): the serial stage here, the same bits; an error
+            # of the SCM or the decider is raised again by it
+            which = "cf" if "cf" in plan.methods else "cst_centers"
+            cf, ycf = self._compact_stage(data, plan, scm, decider, which)
+            return cf, searcher.space(data, plan, cf), ycf
+
+    def _on_backend(
+        self, data: AuditData, plan: Plan, scm: Any, decider: Any, searcher: Any, backend: Any
+    ) -> tuple[pd.DataFrame | None, Any, np.ndarray | None]:
+        """:meth:`counterfactual_space` with a fitted SCM in corrected mode: the chunks as
+        tasks of ``backend``, then the space and the chunks' coordinates."""
+        from ..compute import chunk_slices, get_backend, keep_each
+
+        ref = self.reference_value(data, plan)
+        _check_scm(scm, data, plan.attribute)
+        rows, frame, run = plan.comp_rows, data.frame, get_backend(backend)
+        which = "cf" if "cf" in plan.methods else "cst_centers"
+        categorical = tuple(n for n, f in data.features.items() if f.kind == "categorical")
+        job = _CfJob(scm, plan.attribute, ref, data.decision, tuple(data.features), categorical,
+                     decider if plan.need_centres else None)  # fmt: skip
+
+        def chunk_rows(s: slice) -> pd.DataFrame:
+            return frame.iloc[rows[s]].set_axis(rows[s], axis=0)
+
+        slices = chunk_slices(len(rows), COUNTERFACTUAL_CHUNK) or [slice(0, 0)]
+        held = keep_each(run, _cf_chunk, chunk_rows, slices, shared=job)
+        done = run.map(_cf_summary, held)
+        for missing, _, first, ycf in done:  # in chunk order, as the serial stage stops
+            _stop_missing(missing)
+            if plan.need_centres and ycf is None:  # no decider: cf_decisions says so
+                cf_decisions(data, first.iloc[:0], np.arange(0), None, which, False)
+        if any(not d.equals(done[0][1]) for _, d, _, _ in done):
+            del held
+            cf, ycf = self._compact_stage(data, plan, scm, decider, which, chunk=len(rows))
+            return cf, searcher.space(data, plan, cf), ycf
+        ycf = np.concatenate([d[3] for d in done]).astype(np.int64) if plan.need_centres else None
+        firsts = _firsts([d[2] for d in done], data.n)
+        del done
+        try:
+            space = searcher.space(data, plan, firsts)
+            xcf = run.map(_cf_coordinates, held, shared=space.transformer)
+        except InputError:
+            # a value the coordinates refuse: the whole table here, whose transform names it
+            # as the serial stage's does
+            cf = _stacked(run.map(_cf_table, held))
+            del held
+            return cf, searcher.space(data, plan, cf), ycf
+        del held
+        return None, replace(space, Xcf=_stack_coordinates(xcf)), ycf
+
     def _counterfactuals(
         self,
         data: AuditData,
@@ -243,16 +334,95 @@ class Planner:
             # every complainant is a protected row, so each is changed as in the whole table;
             # the other rows (copied unchanged there) are never read in corrected mode
             rows = data.frame.iloc[compact].set_axis(compact, axis=0)
-            cf = to_pandas(scm.counterfactual(rows, intervention={attribute: ref}))
-        else:
-            cf = to_pandas(
-                scm.counterfactual(data.frame, intervention={attribute: ref}, rows=plan.prot)
-            )
-            cf = cf.reset_index(drop=True)
+            return _scm_rows(scm, rows, attribute, ref, data.decision)
+        cf = to_pandas(
+            scm.counterfactual(data.frame, intervention={attribute: ref}, rows=plan.prot)
+        )
+        cf = cf.reset_index(drop=True)
         # The SCM copies the recorded decision unchanged; it is not b(x^CF), so drop it.
         if data.decision in cf.columns:
             cf = cf.drop(columns=data.decision)
         return cf
+
+
+@dataclass(frozen=True)
+class _CfJob:
+    """What every counterfactual task shares (sent once per worker): the fitted SCM, the
+    intervention, the decision column the SCM copies, the features (the categorical ones
+    apart) and the decider of ŷ^CF (None when no method counts the centres)."""
+
+    scm: Any
+    attribute: str
+    reference: Any
+    decision: Any
+    features: tuple[str, ...]
+    categorical: tuple[str, ...]
+    decider: Any
+
+
+def _cf_chunk(job: _CfJob, rows: pd.DataFrame) -> tuple[tuple, pd.DataFrame]:
+    """Task of :meth:`Planner.counterfactual_space` on one chunk's data rows: its
+    counterfactual table (kept where the task ran) and what the client reads of it: the
+    feature columns with a missing value, the dtypes, the rows holding the first occurrence
+    of a categorical value (:func:`_firsts`) and ŷ^CF (None when the missing values stop the
+    run, or without a decider)."""
+    cf = _scm_rows(job.scm, rows, job.attribute, job.reference, job.decision)
+    missing = _missing_columns(cf[list(job.features)])
+    ycf = None
+    if job.decider is not None and not missing:
+        # cf_decisions(data, cf, np.arange(len(cf)), decider, ...) of the serial stage: the
+        # decision column is dropped, so it is the decider's b(x^CF) of the rows
+        ycf = predict_binary(job.decider, cf.reset_index(drop=True))
+    first = np.zeros(len(cf), dtype=bool)
+    for name in job.categorical:  # a loop over columns, not rows
+        first |= ~cf[name].duplicated().to_numpy()
+    return (missing, cf.dtypes, cf[first], ycf), cf
+
+
+def _cf_summary(done: tuple[tuple, pd.DataFrame]) -> tuple:
+    """What :func:`_cf_chunk` sends the client: not its table."""
+    return done[0]
+
+
+def _cf_table(done: tuple[tuple, pd.DataFrame]) -> pd.DataFrame:
+    """A chunk's counterfactual table (the fallback of :meth:`Planner.counterfactual_space`)."""
+    return done[1]
+
+
+def _cf_coordinates(transformer: Any, done: tuple[tuple, pd.DataFrame]) -> Any:
+    """Task of the second pass: the Gower coordinates of a chunk's counterfactual rows."""
+    return transformer.transform(done[1])
+
+
+def _firsts(pieces: list[pd.DataFrame], n: int) -> pd.DataFrame:
+    """The chunks' first-occurrence rows, stacked in chunk order: each categorical value's
+    first occurrence in the whole table is among them and they keep the table's order, so
+    the categories a space learns from them (``pd.unique``, then sorted) are those it learns
+    from the table. A stack of exactly ``n`` rows (the data's) would be read as a whole
+    table (:func:`complainant_rows`): its first row is repeated, which adds no category."""
+    import pandas as pd
+
+    out = pd.concat(pieces) if len(pieces) > 1 else pieces[0]
+    return pd.concat([out, out.iloc[:1]]) if len(out) == n else out
+
+
+def _stacked(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """The chunks' tables as one (in chunk order)."""
+    import pandas as pd
+
+    return pd.concat(tables) if len(tables) > 1 else tables[0]
+
+
+def _stack_coordinates(pieces: list[Any]) -> Any:
+    """The chunks' Gower coordinates as one matrix: the rows the transform of the whole
+    table gives (it works row by row), with the same levels and layout."""
+    from ..neighbors import GowerMatrix
+
+    if len(pieces) == 1:
+        return pieces[0]
+    num = np.concatenate([p.num for p in pieces])
+    codes = np.concatenate([p.codes for p in pieces])
+    return GowerMatrix(num, codes, pieces[0].levels, pieces[0].layout)
 
 
 #: Complainants whose counterfactual rows a compact stage computes at a time
@@ -264,12 +434,34 @@ COUNTERFACTUAL_CHUNK = 2**17
 def _check_missing(features: pd.DataFrame) -> None:
     """Stop on a missing value in the complainants' counterfactual features (naming the
     columns)."""
+    _stop_missing(_missing_columns(features))
+
+
+def _missing_columns(features: pd.DataFrame) -> list:
+    """The columns of ``features`` holding a missing value."""
     bad = features.isna().any()
-    if bad.any():
+    return list(bad[bad].index)
+
+
+def _stop_missing(columns: list) -> None:
+    """:func:`_check_missing`'s error, when ``columns`` (those with a missing value) are any."""
+    if columns:
         raise InputError(
-            f"the counterfactual table has missing values in {list(bad[bad].index)} "
-            "for complainant rows"
+            f"the counterfactual table has missing values in {columns} for complainant rows"
         )
+
+
+def _scm_rows(
+    scm: Any, rows: pd.DataFrame, attribute: str, ref: Any, decision: Any
+) -> pd.DataFrame:
+    """The SCM's counterfactual of ``rows`` (complainants' data rows, indexed by their
+    positions) under do(``attribute`` = ``ref``), without the ``decision`` column (the SCM
+    copies the recorded decision unchanged; it is not b(x^CF)). The one computation of a
+    compact stage's chunk, in this process or in a task (:func:`_cf_chunk`)."""
+    cf = to_pandas(scm.counterfactual(rows, intervention={attribute: ref}))
+    if decision in cf.columns:
+        cf = cf.drop(columns=decision)
+    return cf
 
 
 def complainant_rows(cf: pd.DataFrame, plan: Plan) -> pd.DataFrame:
