@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .data_dictionary import encode
+from .data_dictionary import encode, value_counts
 from .data_files import (
     ReadOptions,
     check_field_counts,
@@ -476,8 +476,8 @@ def read_table(
             assert path is not None
             frame = _read_positional(path, kind, opts, wanted, reader == "duckdb")
     _check_thousands(frame, label, read_encoded)
-    if dictionary and (encoded := encode(frame, dictionary, read_encoded)):
-        frame.attrs["encoded_columns"] = encoded
+    if dictionary:
+        encode(frame, dictionary, read_encoded)  # names them in attrs["encoded_columns"]
     if opts.reader != "auto":  # said only when asked for: the default output is unchanged
         frame.attrs["reader"] = {"requested": opts.reader, "used": reader, "fallback": fallback}
     return frame
@@ -701,7 +701,7 @@ def _norm(value: Any) -> str:
 
 
 def _counts(col: pd.Series) -> dict[str, int]:
-    return {str(k): int(v) for k, v in col.value_counts(dropna=True).items()}
+    return {str(k): int(v) for k, v in value_counts(col).items()}
 
 
 def _is_text_column(col: pd.Series) -> bool:
@@ -722,7 +722,7 @@ def check_spellings(col: pd.Series, name: str, role: str) -> None:
 
     if not _is_text_column(col):
         return
-    counts = col.value_counts(dropna=True)
+    counts = value_counts(col)  # an encoded column counted as its text
     spelled = pd.Series(counts.to_numpy(), index=counts.index.astype(str))
     if spelled.index.duplicated().any():  # e.g. 1 and "1" in one object column
         value = spelled.index[spelled.index.duplicated()][0]
