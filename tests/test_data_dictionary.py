@@ -187,3 +187,22 @@ def test_a_misspelt_protected_value_stops_the_run_as_before(tmp_path):
     with pytest.raises(InputError) as plain:
         cfg.audit_data(cfg.read_frame())
     assert str(coded.value) == str(plain.value) and "does not occur as written" in str(plain.value)
+
+
+def test_as_text_gives_the_text_columns_back_with_the_same_roles(tmp_path):
+    from primafacie.data_dictionary import as_text
+
+    cfg = _config(tmp_path, _world())
+    data = cfg.audit_data()
+    text = as_text(data)
+    plain = cfg.audit_data(cfg.read_frame())
+    pd.testing.assert_frame_equal(text.frame, plain.frame)
+    assert "encoded_columns" not in text.frame.attrs and text.protected == data.protected
+    assert isinstance(data.frame["gender"].dtype, pd.CategoricalDtype)  # not modified
+    assert as_text(plain) is plain
+
+
+def test_only_the_analyses_shown_to_take_encoded_columns_get_them():
+    from primafacie.audit.registry import ANALYSES
+
+    assert [a.name for a in ANALYSES if a.encoded_text] == ["situation"]

@@ -33,14 +33,23 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MAX_LEVELS", "compact", "encodable", "encode", "is_plain_text", "value_counts"]
+__all__ = [
+    "MAX_LEVELS",
+    "as_text",
+    "compact",
+    "decoded",
+    "encodable",
+    "encode",
+    "is_plain_text",
+    "value_counts",
+]
 
 #: Largest number of distinct values a column is encoded with (``int16`` codes at most).
 MAX_LEVELS = 2**15 - 1
@@ -134,6 +143,59 @@ def compact(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     for name in names:
         out[name] = out[name].cat.remove_unused_categories()
     out.attrs = dict(frame.attrs)
+    return out
+
+
+def decoded(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its encoded columns (``attrs["encoded_columns"]``) as the text they
+    encode, for a consumer that has not been shown to treat a categorical as its text (a
+    copy of those columns only; ``frame`` itself when none is encoded).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"g": ["a", "b", "a", "b"]})
+    >>> text = decoded(frame if encode(frame, ["g"]) else frame)
+    >>> str(text["g"].dtype), "encoded_columns" in text.attrs
+    ('str', False)
+    """
+    import pandas as pd
+
+    names = [
+        c
+        for c in frame.attrs.get("encoded_columns", ())
+        if c in frame.columns and isinstance(frame[c].dtype, pd.CategoricalDtype)
+    ]
+    if not names:
+        return frame
+    out = frame.copy(deep=False)
+    for name in names:
+        out[name] = out[name].astype("str")
+    out.attrs = {k: v for k, v in frame.attrs.items() if k != "encoded_columns"}
+    return out
+
+
+def as_text(data: Any) -> Any:
+    """An :class:`~primafacie.data.AuditData` with its encoded text columns as text
+    (:func:`decoded`): the same rows, roles and comparison, not validated again (the values
+    are the same); ``data`` itself when none is encoded.
+
+    Parameters
+    ----------
+    data
+        An ``AuditData`` (anything with a ``frame``).
+
+    Returns
+    -------
+    AuditData
+    """
+    import copy
+
+    frame = decoded(data.frame)
+    if frame is data.frame:
+        return data
+    out = copy.copy(data)
+    out.frame = frame
     return out
 
 

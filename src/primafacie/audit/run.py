@@ -26,6 +26,7 @@ from typing import Any
 from ..analysis import AnalysisRun, Context
 from ..budget import check_audit, memory_error_message
 from ..config import AuditConfig
+from ..data_dictionary import as_text
 from ..errors import AnalysisError, InputError
 from ..io import atomic_output_dir, check_output_dir
 from ..release import release_memory
@@ -109,8 +110,10 @@ def compute_audit(
         data = cfg.audit_data()
         info = data_info(cfg, data)
         compared = data.compared()  # protected and reference rows only (data itself if none)
+        # the encoded text columns as text for an analysis not shown to take them (once each)
+        given = _GivenData(data, compared)
         for analysis in analyses:  # every requirement of every analysis, before any work
-            own = compared if analysis.reference_rows else data
+            own = given.of(analysis)
             analysis.check_data(getattr(cfg.analyses, analysis.name), own, cfg)
         # a run that cannot fit in memory is refused before it starts
         check_audit(cfg, data, scm=_needs_scm(cfg))
@@ -127,7 +130,7 @@ def compute_audit(
             t0 = time.perf_counter()
             context = Context(
                 config=cfg,
-                data=compared if analysis.reference_rows else data,
+                data=given.of(analysis),
                 scm=scm,
                 decider=decider,
                 backend=backend,
@@ -154,7 +157,8 @@ def compute_audit(
             release_memory()
             stages.done(stage, run.status if run.status != "ok" else "done")
         if cfg.time is not None:
-            base = Context(config=cfg, data=data, scm=scm, decider=decider, backend=backend)
+            # every analysis of a window gets the text columns (as it had before encoding)
+            base = Context(config=cfg, data=given.text(), scm=scm, decider=decider, backend=backend)
             runs = _time_windows(cfg, base, analyses, runs, stages)
     seeds = {"audit": int(cfg.seed)}
     for analysis in analyses:
@@ -170,6 +174,28 @@ def compute_audit(
         scm=scm,
         provenance=provenance(cfg, inputs, seeds, date),
     )
+
+
+class _GivenData:
+    """The data an analysis is given: the rows of the comparisons or all of them
+    (``reference_rows``), with the dictionary-encoded text columns as they are for an analysis
+    with ``encoded_text`` and as text for the others (converted once, when first asked)."""
+
+    def __init__(self, data: Any, compared: Any) -> None:
+        self.data, self.compared = data, compared
+        self._text: dict[bool, Any] = {}
+
+    def text(self, compared: bool = False) -> Any:
+        """All rows (or the compared ones) with their encoded columns as text."""
+        if compared not in self._text:
+            self._text[compared] = as_text(self.compared if compared else self.data)
+        return self._text[compared]
+
+    def of(self, analysis: Any) -> Any:
+        """The data ``analysis`` runs on."""
+        if analysis.encoded_text:
+            return self.compared if analysis.reference_rows else self.data
+        return self.text(analysis.reference_rows and self.compared is not self.data)
 
 
 def _fitted_scm(cfg: AuditConfig, data: Any, stages: Stages) -> Any:
