@@ -456,6 +456,10 @@ class Analysis:
         attribute with a listed reference, :meth:`AuditData.compared`) and states the
         comparison and the rows left out in its scope. False for an analysis that reads the
         references itself (group metrics) or has its own categories.
+    encoded_text
+        Whether the analysis takes the data's dictionary-encoded text columns as they are
+        (:mod:`primafacie.data_dictionary`; shown to give the bytes of the text columns); the
+        audit gives the others those columns as text.
     """
 
     name: str
@@ -480,6 +484,7 @@ class Analysis:
     trend: Callable[[Mapping[str, AnalysisRun], pd.DataFrame], Any] | None = None
     weights: bool = False
     reference_rows: bool = False
+    encoded_text: bool = False
     default_when: Callable[[Mapping[str, Any]], bool] | None = None
 
     @classmethod

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import AuditData, drop_missing, read_table, table_columns, to_pandas
+from .data import AuditData, _parse_feature, drop_missing, read_table, table_columns, to_pandas
+from .data_dictionary import compact
 from .decisions import ModelDecider, Rule, score_decisions
 from .errors import InputError
 
@@ -92,7 +93,7 @@ class DataReading:
         wanted = set(named) | named_anywhere
         return [c for c in present if c in wanted]
 
-    def read_frame(self, all_columns: bool = False) -> pd.DataFrame:
+    def read_frame(self, all_columns: bool = False, encoded: bool = False) -> pd.DataFrame:
         """The data table as read from disk (never modified).
 
         Parameters
@@ -100,17 +101,53 @@ class DataReading:
         all_columns
             Read every column; by default only :meth:`used_columns` are read, so a wide
             Parquet table costs only the bytes of the audited columns.
+        encoded
+            Hold the low-cardinality text columns of :meth:`dictionary_columns`
+            dictionary-encoded (:mod:`primafacie.data_dictionary`); by default every column
+            as read.
 
         Returns
         -------
         pandas.DataFrame
         """
         opts = self.data_options
+        dictionary = self.dictionary_columns() if encoded else []
         if all_columns:
-            return read_table(self.data_path, **opts)
+            return read_table(self.data_path, dictionary=dictionary, **opts)
         listed = {k: v for k, v in opts.items() if k != "decimal"}
         columns = self.used_columns(table_columns(self.data_path, **listed))
-        return read_table(self.data_path, columns=columns, **opts)
+        return read_table(self.data_path, columns=columns, dictionary=dictionary, **opts)
+
+    def dictionary_columns(self) -> list[str]:
+        """The columns the audit may hold dictionary-encoded, by their declared role: the
+        categorical and ordinal features, the protected attributes, the recorded decision
+        and the outcome; never the id, weights or time, and none a model file reads (a model
+        gets the frame as before: with a model file, none).
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> from primafacie.config import AuditConfig
+        >>> cfg = AuditConfig.model_validate({
+        ...     "data": "loans.csv", "decision": {"column": "approved"}, "id": "gender",
+        ...     "features": {"region": "categorical", "salary": "numeric"},
+        ...     "protected": {"gender": "f"}, "outcome": "repaid"})
+        >>> cfg.dictionary_columns()
+        ['region', 'approved', 'repaid']
+        """
+        if self.model_files():
+            return []
+        names = [
+            name
+            for name, kind in self.feature_spec().items()
+            if _parse_feature(name, kind).kind != "numeric"
+        ]
+        names += [*self.protected, self.decision.column or "", self.outcome or ""]
+        never = {self.id, self.weights, self.time.source if self.time is not None else None}
+        return [n for n in dict.fromkeys(names) if n and n not in never]
 
     def audit_data(self, frame: pd.DataFrame | None = None) -> AuditData:
         """Build the :class:`AuditData`; ŷ is computed from the model or rule when needed.
@@ -125,9 +162,10 @@ class DataReading:
         -------
         AuditData
         """
-        frame = self.read_frame() if frame is None else to_pandas(frame)
+        frame = self.read_frame(encoded=True) if frame is None else to_pandas(frame)
         frame = self.filtered(frame)
         frame = drop_missing(frame, self.dropna_columns(frame), list(self.protected))
+        frame = compact(frame, frame.attrs.get("encoded_columns", ()))
         favorable: Any = self.favorable
         if self.decision.score is not None:
             frame = frame.copy()

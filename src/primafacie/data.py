@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .data_dictionary import encode, value_counts
 from .data_files import (
     ReadOptions,
     check_field_counts,
@@ -188,9 +189,11 @@ def parquet_files(folder: Path) -> list[Path]:
     return files
 
 
-def _parquet_dataset(path: Path) -> Any:
+def _parquet_dataset(path: Path, dictionary: Sequence[str] = ()) -> Any:
     """A ``pyarrow.dataset.Dataset`` over one file or a folder of files (hive partitions
-    ``key=value/`` become columns), with every file checked to have the same columns."""
+    ``key=value/`` become columns), with every file checked to have the same columns; the
+    text columns among ``dictionary`` are decoded as dictionary arrays (pandas categorical,
+    :mod:`primafacie.data_dictionary`), never as one string per row."""
     try:
         import pyarrow.dataset as ds
         import pyarrow.parquet as pq
@@ -198,8 +201,12 @@ def _parquet_dataset(path: Path) -> Any:
         raise InputError(
             f"reading {path} needs pyarrow, which is not installed: pip install pyarrow"
         ) from exc
+    fmt: Any = "parquet"
+    if dictionary:
+        read = ds.ParquetReadOptions(dictionary_columns=list(dictionary))
+        fmt = ds.ParquetFileFormat(read_options=read)
     if not path.is_dir():
-        return ds.dataset(str(path), format="parquet")
+        return ds.dataset(str(path), format=fmt)
     files = parquet_files(path)
     first = pq.read_schema(files[0])
     for f in files[1:]:  # footers only: cheap, and a clear message instead of pyarrow's
@@ -215,7 +222,7 @@ def _parquet_dataset(path: Path) -> Any:
                 "a Parquet folder must have the same columns and types"
             )
     return ds.dataset(
-        [str(f) for f in files], format="parquet", partitioning="hive", partition_base_dir=str(path)
+        [str(f) for f in files], format=fmt, partitioning="hive", partition_base_dir=str(path)
     )
 
 
@@ -363,6 +370,7 @@ def read_table(
     sep: str | None = None,
     columns: Sequence[str] | None = None,
     decimal: str = ".",
+    dictionary: Sequence[str] = (),
     **options: Any,
 ) -> pd.DataFrame:
     """Read a CSV, Parquet, Excel or DuckDB table (or a folder of Parquet files) into pandas.
@@ -386,6 +394,11 @@ def read_table(
     decimal
         The decimal mark of a CSV file: ``"."`` or ``","`` (``12,5``; the delimiter must then
         be another character). Parquet stores numbers, not text: ignored.
+    dictionary
+        Columns to hold dictionary-encoded (pandas categorical) when they are text with few
+        distinct values (:mod:`primafacie.data_dictionary`: the rules, and why); a Parquet
+        file decodes them so from the read on. Their names are in
+        ``attrs["encoded_columns"]``. Empty (the default): every column as read.
     **options
         ``encoding`` (CSV, default utf-8), ``header`` (False: the first row is data),
         ``names`` (the column names, one per field), ``na_values`` (texts meaning missing),
@@ -433,6 +446,7 @@ def read_table(
     opts = _options(sep, decimal, options)
     path = None if path is None else Path(path)
     kind = source_kind(path, opts)
+    read_encoded: list[str] = []
     if path is not None:
         _check_path(path)
         if kind in ("csv", "excel", "duckdb") and not path.is_file():
@@ -455,14 +469,31 @@ def read_table(
             if reader == "duckdb":
                 frame = duckdb_parquet(path, wanted)
             else:
+                read_encoded = _text_fields(dataset.schema, dictionary)
+                dataset = _parquet_dataset(path, read_encoded) if read_encoded else dataset
                 frame = dataset.to_table(columns=wanted).to_pandas()
         else:
             assert path is not None
             frame = _read_positional(path, kind, opts, wanted, reader == "duckdb")
-    _check_thousands(frame, label)
+    _check_thousands(frame, label, read_encoded)
+    if dictionary:
+        encode(frame, dictionary, read_encoded)  # names them in attrs["encoded_columns"]
     if opts.reader != "auto":  # said only when asked for: the default output is unchanged
         frame.attrs["reader"] = {"requested": opts.reader, "used": reader, "fallback": fallback}
     return frame
+
+
+def _text_fields(schema: Any, names: Sequence[str]) -> list[str]:
+    """The fields of ``schema`` among ``names`` that are Arrow text (``string``,
+    ``large_string``): the ones a Parquet read may decode as dictionary arrays."""
+    import pyarrow as pa
+
+    wanted = set(names)
+    return [
+        f.name
+        for f in schema
+        if f.name in wanted and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+    ]
 
 
 def _read_positional(
@@ -562,14 +593,17 @@ def _check_decimal_comma(name: str, col: pd.Series) -> None:
     )
 
 
-def _check_thousands(frame: pd.DataFrame, path: Path | str) -> None:
+def _check_thousands(frame: pd.DataFrame, path: Path | str, text: Sequence[str] = ()) -> None:
     """A text column whose every value is a number, some with thousands separators, is an
-    error: read as text, it would become a categorical feature with one level per amount."""
+    error: read as text, it would become a categorical feature with one level per amount.
+    ``text``: categorical columns the reader decoded from text (checked as the text)."""
     import pandas as pd
 
     for col in frame.columns:
         values = frame[col]
-        if not _is_text_column(values) or isinstance(values.dtype, pd.CategoricalDtype):
+        if not _is_text_column(values) or (
+            isinstance(values.dtype, pd.CategoricalDtype) and col not in text
+        ):
             continue
         present = values.dropna()
         if present.empty:
@@ -667,7 +701,7 @@ def _norm(value: Any) -> str:
 
 
 def _counts(col: pd.Series) -> dict[str, int]:
-    return {str(k): int(v) for k, v in col.value_counts(dropna=True).items()}
+    return {str(k): int(v) for k, v in value_counts(col).items()}
 
 
 def _is_text_column(col: pd.Series) -> bool:
@@ -688,7 +722,7 @@ def check_spellings(col: pd.Series, name: str, role: str) -> None:
 
     if not _is_text_column(col):
         return
-    counts = col.value_counts(dropna=True)
+    counts = value_counts(col)  # an encoded column counted as its text
     spelled = pd.Series(counts.to_numpy(), index=counts.index.astype(str))
     if spelled.index.duplicated().any():  # e.g. 1 and "1" in one object column
         value = spelled.index[spelled.index.duplicated()][0]

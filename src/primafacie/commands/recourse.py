@@ -253,9 +253,10 @@ class Recourse(AnalysisCommand):
         """``analyses.recourse`` built and run as the audit does (:meth:`RecourseSpec.build`,
         the analysis' ``run``), its engine adjusted by ``--legacy``/``--loose``."""
         from ..analysis import Context
+        from ..data_dictionary import as_text
 
         spec = cfg.analyses.recourse
-        data = cfg.audit_data().compared()  # the protected and reference rows, as the audit
+        data = as_text(cfg.audit_data().compared())  # the rows and text columns, as the audit
         decider = cfg.decider()
         engine = spec.build(data, Context(config=cfg, data=data, decider=decider))
         engine.legacy, engine.exact_features = v["legacy"], v["exact_features"]

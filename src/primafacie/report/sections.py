@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..data_dictionary import as_text
 from ..legal import legal_note
 from . import plots
 from .blocks import rate_cell
@@ -228,6 +229,8 @@ def _runs(
         if run.scope:
             scopes.append((analysis.title, readable_bins(run.scope)))
         data = result.data
+        if data is not None and not getattr(analysis, "encoded_text", False):
+            data = as_text(data)  # the text columns it was run on (audit/run.py)
         if data is not None and getattr(analysis, "reference_rows", False):
             data = data.compared()  # the rows the analysis ran on (its results' row numbers)
         sections.append(_section(name, analysis, run, number, data, result.config))

@@ -551,6 +551,7 @@ ANALYSIS = Analysis.define(
     globals(),
     name=ANALYSIS_NAME,
     reference_rows=True,
+    encoded_text=True,
     title="Situation testing",
     spec=SituationSpec,
     description="Situation testing (ST, CST, CF).",

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..data import AuditData
 from ..neighbors import GowerTransformer, knn
+from .coordinates import split_coordinates
 from .lists import ListReducer, PrefixCounts, prefix_lengths
 from .planning import Plan, cf_decisions, complainant_rows
 
@@ -34,7 +35,7 @@ _DISTANCE_DECIMALS = 12
 class Space:
     """Stage 3: Gower coordinates of the rows and counterfactual centres, and knn options."""
 
-    X: np.ndarray
+    X: Any  # the rows' coordinates: SplitCoordinates (one matrix per search space) or a GowerMatrix
     Xcf: np.ndarray | None
     features: list[str]
     divisor: float
@@ -110,7 +111,7 @@ class GroupSearch:
         extra = [complainant_rows(cf, plan)] if cf is not None else []
         tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
         tf.fit(data.frame, extra_categories=extra)
-        X = tf.transform(data.frame)
+        X = _coordinates(tf, data.frame, plan)
         opts = dict(
             ties=plan.ties,
             # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
@@ -230,6 +231,25 @@ class GroupSearch:
         neg = (1 - plan.y[rows]).astype(np.int8)
         cols = prefix_lengths(plan.ks, width)
         return ListReducer(cols=cols, neg=neg, keep=bool(self.keep_neighbors), **kw)
+
+
+def _coordinates(tf: GowerTransformer, frame: pd.DataFrame, plan: Plan) -> Any:
+    """The rows' Gower coordinates, built per chunk into the control and test spaces'
+    matrices (:mod:`~primafacie.situation.coordinates`) when those spaces partition the rows
+    (every plan :class:`~primafacie.situation.planning.Planner` makes); else one matrix."""
+    spaces = (plan.ctrl_rows, plan.test_rows)
+    n = len(frame)
+    sorted_inside = all(
+        len(r) == 0 or (r[0] >= 0 and r[-1] < n and bool((np.diff(r) > 0).all())) for r in spaces
+    )
+    if not sorted_inside or sum(map(len, spaces)) != n:
+        return tf.transform(frame)
+    seen = np.zeros(n, dtype=bool)
+    for rows in spaces:
+        seen[rows] = True
+    if not seen.all():
+        return tf.transform(frame)
+    return split_coordinates(tf, frame, spaces)
 
 
 # ---- the members of each (method, k) group, read from the lists at the largest k

@@ -1,0 +1,173 @@
+"""The Gower coordinates of the factual rows, built per chunk into the search spaces' matrices.
+
+A situation test searches two spaces: the protected rows (control groups) and the others
+(test groups). Their coordinates used to be one matrix ``X`` of every row, from which each
+search copied its rows (``X[ctrl_rows]``, ``X[test_rows]``): the whole ``X`` (42 B per row in
+the credit world) beside its copies, and the transform's own temporaries over every row.
+:func:`split_coordinates` transforms :data:`COORDINATE_CHUNK` rows at a time and writes each
+chunk's rows straight into the matrix of the space they belong to, so the only whole-data
+arrays are those matrices and a chunk's temporaries are bounded by the chunk.
+
+Each row's coordinates depend only on that row and the fitted transformer (an element-wise
+scaling, a code lookup), so the chunked matrices hold the bits of ``transform(frame)[rows]``.
+
+Examples
+--------
+>>> import numpy as np, pandas as pd
+>>> from primafacie.neighbors import GowerTransformer
+>>> frame = pd.DataFrame({"x": [0.0, 1.0, 2.0, 4.0], "c": ["a", "b", "a", "b"]})
+>>> tf = GowerTransformer({"x": "numeric", "c": "categorical"}).fit(frame)
+>>> X = split_coordinates(tf, frame, [np.array([0, 3]), np.array([1, 2])], chunk=3)
+>>> X[np.array([1, 2])].num.ravel().tolist(), X.codes.ravel().tolist()
+([0.25, 0.5], [0, 1, 0, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..neighbors.gower import GowerMatrix
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..neighbors import GowerTransformer
+
+__all__ = ["COORDINATE_CHUNK", "SplitCoordinates", "split_coordinates"]
+
+#: Rows transformed at once (the transform's temporaries: a few columns of this many rows).
+COORDINATE_CHUNK = 2**17
+
+
+@dataclass(frozen=True, eq=False)
+class SplitCoordinates:
+    """The Gower coordinates of every data row, held as one matrix per search space.
+
+    Indexed like a :class:`~primafacie.neighbors.gower.GowerMatrix` of all rows: ``X[rows]``
+    with sorted data-row positions gives their matrix. The rows of exactly one part are that
+    part itself (no copy: the searches read, never write, it); a subset of a part is gathered
+    from it; rows of several parts are gathered from each.
+
+    Parameters
+    ----------
+    parts
+        The matrices, one per space.
+    rows
+        Each part's data-row positions (sorted; together each row once).
+    """
+
+    parts: tuple[GowerMatrix, ...]
+    rows: tuple[np.ndarray, ...]
+
+    def __len__(self) -> int:
+        return sum(len(r) for r in self.rows)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, numeric columns + categorical columns)``, as the whole matrix's."""
+        return (len(self), self.parts[0].shape[1])
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        return self.parts[0].levels
+
+    @property
+    def layout(self) -> tuple[str, ...]:
+        return self.parts[0].layout
+
+    @property
+    def num(self) -> np.ndarray:
+        """The numeric columns of every row in data order (assembled: a copy, for reading)."""
+        return self[np.arange(len(self))].num
+
+    @property
+    def codes(self) -> np.ndarray:
+        """The categorical codes of every row in data order (assembled: a copy)."""
+        return self[np.arange(len(self))].codes
+
+    def __getitem__(self, rows: Any) -> GowerMatrix:
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        rows = rows.reshape(-1)
+        for part, own in zip(self.parts, self.rows, strict=True):
+            if len(rows) == len(own) and np.array_equal(rows, own):
+                return part
+        first = self.parts[0]
+        num = np.empty((len(rows), first.num.shape[1]), dtype=first.num.dtype)
+        codes = np.empty((len(rows), first.codes.shape[1]), dtype=first.codes.dtype)
+        found = np.zeros(len(rows), dtype=bool)
+        for part, own in zip(self.parts, self.rows, strict=True):
+            at = np.minimum(np.searchsorted(own, rows), max(len(own) - 1, 0))
+            hit = own[at] == rows if len(own) else np.zeros(len(rows), dtype=bool)
+            num[hit], codes[hit] = part.num[at[hit]], part.codes[at[hit]]
+            found |= hit
+        if not found.all():
+            raise IndexError(f"row {int(rows[~found][0])} is not among the coordinates' rows")
+        return GowerMatrix(num, codes, first.levels, first.layout)
+
+
+def split_coordinates(
+    transformer: GowerTransformer,
+    frame: pd.DataFrame,
+    rows: Sequence[np.ndarray],
+    chunk: int = COORDINATE_CHUNK,
+) -> SplitCoordinates:
+    """``transformer.transform(frame)`` held as the matrices of ``rows`` (one per search space),
+    transformed ``chunk`` rows at a time.
+
+    Parameters
+    ----------
+    transformer
+        A fitted :class:`~primafacie.neighbors.GowerTransformer`.
+    frame
+        The factual rows.
+    rows
+        Sorted data-row positions of each space; together every row of ``frame`` once.
+    chunk
+        Rows transformed at once.
+
+    Returns
+    -------
+    SplitCoordinates
+
+    Raises
+    ------
+    InputError
+        What ``transformer.transform(frame)`` raises (a chunk that fails is transformed again
+        whole, so the message names the same value, count and row).
+    """
+    from ..errors import InputError
+
+    n = len(frame)
+    rows = tuple(np.asarray(r, dtype=np.int64) for r in rows)
+    nums: list[np.ndarray] = []
+    codes: list[np.ndarray] = []
+    head: GowerMatrix | None = None
+    for start in range(0, max(n, 1), chunk):
+        stop = min(start + chunk, n)
+        try:
+            block = transformer.transform(frame.iloc[start:stop])
+        except InputError:
+            transformer.transform(frame)  # raises the whole table's message
+            raise
+        if head is None:
+            head = block
+            nums = [np.empty((len(r), block.num.shape[1]), dtype=block.num.dtype) for r in rows]
+            codes = [
+                np.empty((len(r), block.codes.shape[1]), dtype=block.codes.dtype) for r in rows
+            ]
+        for j, own in enumerate(rows):
+            lo, hi = np.searchsorted(own, [start, stop])
+            nums[j][lo:hi] = block.num[own[lo:hi] - start]
+            codes[j][lo:hi] = block.codes[own[lo:hi] - start]
+    assert head is not None
+    parts = tuple(
+        GowerMatrix(num, code, head.levels, head.layout)
+        for num, code in zip(nums, codes, strict=True)
+    )
+    return SplitCoordinates(parts, rows)
