@@ -793,8 +793,9 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
             # stratum of fewer mismatches, already visited by this query (its rows there
             # candidates, or certified out of its top k): not a candidate again. The rows an
             # index fetched are skipped too: in the postcode world the (employment, region)
-            # trees return the ~11 rows of the query's postcode cell already in its list,
-            # whose equal distances made nearly every query's merge a tie-breaking sort.
+            # trees return the rows of the query's postcode cell already in its list, each a
+            # duplicate that ties with itself and sends the query's merge to the tie sort
+            # (10^6: the searches' CPU 67.9 -> 64.3 s, docs/scaling.md).
             seen = np.zeros(len(qi), dtype=bool)
             for j in st.outside:  # a loop over keyed columns (at most 3), never over rows
                 seen |= query.codes[:, j].take(qi) == base.codes[:, j].take(bi)
