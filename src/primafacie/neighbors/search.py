@@ -795,7 +795,8 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
             # index fetched are skipped too: in the postcode world the (employment, region)
             # trees return the rows of the query's postcode cell already in its list, each a
             # duplicate that ties with itself and sends the query's merge to the tie sort
-            # (10^6: the searches' CPU 67.9 -> 64.3 s, docs/scaling.md).
+            # (16.8 % of the merged queries at 10^6; the time saved was within the noise,
+            # docs/scaling.md).
             seen = np.zeros(len(qi), dtype=bool)
             for j in st.outside:  # a loop over keyed columns (at most 3), never over rows
                 seen |= query.codes[:, j].take(qi) == base.codes[:, j].take(bi)
