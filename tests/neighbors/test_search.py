@@ -429,6 +429,34 @@ def test_many_level_key_strata_merge_only_queries_they_can_improve(monkeypatch):
     assert sum(merged) < 2 * len(query), merged
 
 
+def test_many_level_key_strata_never_merge_a_pair_twice(monkeypatch):
+    """An index of a stratum fetches the rows of the query's cell in a stratum of fewer
+    mismatches too (the (e, r) trees hold the rows sharing the query's postcode); those are
+    skipped as the gathered ones are, so no merge sees a (query, row) pair twice (a duplicate
+    ties with itself and sent each such query's merge to the tie-breaking sort)."""
+    import primafacie.neighbors.search as S
+
+    frame = _postcode_world()
+    t = GowerTransformer(
+        {"a": "numeric", "b": "numeric", "e": "categorical", "r": "categorical",
+         "postcode": "categorical"}
+    ).fit(frame)  # fmt: skip
+    base, query = t.transform(frame.iloc[500:]), t.transform(frame.iloc[:500])
+    twice = []
+    real = S.select_pairs
+
+    def checking(qi, bi, d, m, k):
+        pairs = qi.astype(np.int64) * (len(base) + 1) + bi
+        twice.append(len(pairs) - len(np.unique(pairs)))
+        return real(qi, bi, d, m, k)
+
+    monkeypatch.setattr(S, "select_pairs", checking)
+    found = knn(query, base, 30, algorithm="tree", divisor=t.divisor)
+    assert len(twice) > 1 and sum(twice) == 0, twice
+    brute = knn(query, base, 30, algorithm="brute", divisor=t.divisor)
+    assert np.array_equal(found.indices, brute.indices)
+
+
 @pytest.mark.parametrize("decimals", [None, 1])
 def test_sums_within_drops_only_pairs_beyond_the_kth_and_keeps_the_bits(decimals):
     """The staged sum gives canonical_sums' bits for the pairs it keeps, and drops exactly
