@@ -144,3 +144,26 @@ def demo_inputs(n: int, seed: int) -> Path:
         write_demo_inputs(folder / "demo", n=n, seed=seed)
 
     return build_once(f"demo-inputs-n{n}-seed{seed}", build) / "demo"
+
+
+def credit_audit(n: int) -> tuple:
+    """The credit world of ``n`` rows decided by the scorecard rule, gender protected: its
+    :class:`~primafacie.data.AuditData`, the rule and an SCM fitted on it (the small Dask and
+    backend tests compare runs on it)."""
+    from primafacie.causal import SCM
+    from primafacie.data import AuditData
+    from primafacie.datasets.credit_world import (
+        CREDIT_EDGES,
+        CREDIT_FEATURES,
+        SCORECARD_RULE,
+        generate_credit_world,
+    )
+    from primafacie.decisions import Rule
+
+    world = generate_credit_world(n=n, seed=0)
+    rule = Rule(SCORECARD_RULE)
+    world["approved"] = rule.predict(world)
+    data = AuditData(
+        world, features=dict(CREDIT_FEATURES), protected={"gender": "female"}, decision="approved"
+    )
+    return data, rule, SCM(edges=CREDIT_EDGES).fit(data)

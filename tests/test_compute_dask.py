@@ -30,6 +30,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 from primafacie import SCM, Rule, SituationTest  # noqa: E402
 from primafacie.compute import Backend, close_dask_clients, map_chunks  # noqa: E402
 from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data  # noqa: E402
+from tests.shared import credit_audit  # noqa: E402
 
 METHODS = ["st", "cst", "cst_centers", "cf"]
 
@@ -125,29 +126,11 @@ def test_situation_test_identical_on_dask(dask_backend):
     assert local.summary().equals(remote.summary())
 
 
-def _credit(n: int):
-    from primafacie.data import AuditData
-    from primafacie.datasets.credit_world import (
-        CREDIT_EDGES,
-        CREDIT_FEATURES,
-        SCORECARD_RULE,
-        generate_credit_world,
-    )
-
-    world = generate_credit_world(n=n, seed=0)
-    rule = Rule(SCORECARD_RULE)
-    world["approved"] = rule.predict(world)
-    data = AuditData(
-        world, features=dict(CREDIT_FEATURES), protected={"gender": "female"}, decision="approved"
-    )
-    return data, rule, SCM(edges=CREDIT_EDGES).fit(data)
-
-
 @pytest.mark.parametrize("algorithm", ["tree", "brute"])
 def test_credit_world_situation_identical_on_dask(dask_backend, algorithm):
     """The credit world (7 mixed features, 11 Gower columns): stratified tree and blocked
     brute force, neighbour lists kept, identical on Dask."""
-    data, rule, scm = _credit(1200)
+    data, rule, scm = credit_audit(1200)
     settings = dict(methods=METHODS, k=[5, 15], chunk_size=150, algorithm=algorithm)
     local = SituationTest(**settings).run(data, scm=scm, decider=rule)
     remote = SituationTest(**settings, backend=dask_backend).run(data, scm=scm, decider=rule)
@@ -266,7 +249,7 @@ def test_killed_worker_changes_nothing():
     """A worker process SIGKILLed after the first chunk completes: the scheduler re-runs its
     tasks on the other worker (and the restarted one), the scattered index survives on the
     other replica, and the output equals the local one."""
-    data, rule, scm = _credit(2000)
+    data, rule, scm = credit_audit(2000)
     settings = dict(methods=METHODS, k=[5, 15], chunk_size=10, algorithm="brute")
     local = SituationTest(**settings).run(data, scm=scm, decider=rule)
     cluster = LocalCluster(

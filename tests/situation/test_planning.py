@@ -10,6 +10,7 @@ from primafacie.data import AuditData
 from primafacie.decisions import Rule
 from primafacie.errors import InputError
 from primafacie.situation.planning import Planner, cf_decisions
+from tests.shared import credit_audit
 
 
 def _planner(**kw) -> Planner:
@@ -207,23 +208,6 @@ def test_complainants_only_chunks_whose_dtypes_differ_are_computed_in_one_go(mon
 
 
 # ---- the counterfactual stage as backend tasks (Planner.counterfactual_space)
-def _credit(n: int):
-    from primafacie.causal import SCM
-    from primafacie.datasets.credit_world import (
-        CREDIT_EDGES,
-        CREDIT_FEATURES,
-        SCORECARD_RULE,
-        generate_credit_world,
-    )
-
-    world = generate_credit_world(n=n, seed=0)
-    rule = Rule(SCORECARD_RULE)
-    world["approved"] = rule.predict(world)
-    data = AuditData(world, features=dict(CREDIT_FEATURES), protected={"gender": "female"},
-                     decision="approved")  # fmt: skip
-    return data, rule, SCM(edges=CREDIT_EDGES).fit(data)
-
-
 def _searcher():
     from primafacie.situation.search import GroupSearch
 
@@ -254,7 +238,7 @@ def test_counterfactual_space_in_chunks_on_threads_equals_the_serial_stage(monke
     from primafacie.compute import Backend
     from primafacie.situation import planning
 
-    data, rule, scm = _credit(900)
+    data, rule, scm = credit_audit(900)
     planner = _planner(methods=methods, k=3)
     plan = planner.plan(data, None)
     want, ycf = _serial(planner, data, plan, scm, rule)
@@ -291,7 +275,7 @@ def test_counterfactual_space_learns_a_category_only_a_later_chunk_holds(monkeyp
     the whole table gives it (the chunks' first-occurrence rows carry it to the fit)."""
     from primafacie.situation import planning
 
-    data, rule, fitted = _credit(900)
+    data, rule, fitted = credit_audit(900)
     planner = _planner(methods=["cst", "cf"], k=3)
     plan = planner.plan(data, None)
     scm = _RelabelSCM(fitted, after=int(plan.comp_rows[300]))
@@ -309,7 +293,7 @@ def test_counterfactual_space_stops_as_the_serial_stage(monkeypatch, data):
     the very error of the serial stage."""
     from primafacie.situation import planning
 
-    credit, rule, fitted = _credit(600)
+    credit, rule, fitted = credit_audit(600)
     planner = _planner(methods=["cst", "cf"], k=3)
     plan = planner.plan(credit, None)
     scm = _RelabelSCM(fitted, after=int(plan.comp_rows[200]), inf=True)
@@ -347,7 +331,7 @@ def test_counterfactual_space_runs_as_worker_tasks_bit_for_bit(monkeypatch):
     from primafacie.compute import Backend
     from primafacie.situation import planning
 
-    data, rule, scm = _credit(1500)
+    data, rule, scm = credit_audit(1500)
     planner = _planner(methods=["st", "cst", "cst_centers", "cf"], k=3)
     plan = planner.plan(data, None)
     want, ycf = _serial(planner, data, plan, scm, rule)
@@ -394,7 +378,7 @@ def test_counterfactual_space_lost_chunks_fall_back_to_the_serial_stage(monkeypa
     scattered to it) is computed again by the serial stage: the same bits."""
     from primafacie.situation import planning
 
-    data, rule, scm = _credit(600)
+    data, rule, scm = credit_audit(600)
     planner = _planner(methods=["cst", "cf"], k=3)
     plan = planner.plan(data, None)
     want, ycf = _serial(planner, data, plan, scm, rule)
