@@ -402,18 +402,24 @@ def test_many_level_key_strata_give_brute_force(ties, decimals):
     assert np.array_equal(brute.distances, tree.distances)
 
 
+def _postcode_spaces() -> tuple:
+    """The 600-level postcode world's transformer, its base (rows 500 on) and queries (the
+    first 500)."""
+    frame = _postcode_world()
+    t = GowerTransformer(
+        {"a": "numeric", "b": "numeric", "e": "categorical", "r": "categorical",
+         "postcode": "categorical"}
+    ).fit(frame)  # fmt: skip
+    return t, t.transform(frame.iloc[500:]), t.transform(frame.iloc[:500])
+
+
 def test_many_level_key_strata_merge_only_queries_they_can_improve(monkeypatch):
     """A query's k best are re-sorted only when a stratum brings a pair nearer than its k-th:
     with a 600-level postcode, the strata sharing the postcode but not both small categoricals
     almost never do, so far fewer than one merge per query and stratum visited happens."""
     import primafacie.neighbors.search as S
 
-    frame = _postcode_world()
-    t = GowerTransformer(
-        {"a": "numeric", "b": "numeric", "e": "categorical", "r": "categorical",
-         "postcode": "categorical"}
-    ).fit(frame)  # fmt: skip
-    base, query = t.transform(frame.iloc[500:]), t.transform(frame.iloc[:500])
+    t, base, query = _postcode_spaces()
     merged = []
     real = S.select_pairs
 
@@ -436,12 +442,7 @@ def test_many_level_key_strata_never_merge_a_pair_twice(monkeypatch):
     ties with itself and sent each such query's merge to the tie-breaking sort)."""
     import primafacie.neighbors.search as S
 
-    frame = _postcode_world()
-    t = GowerTransformer(
-        {"a": "numeric", "b": "numeric", "e": "categorical", "r": "categorical",
-         "postcode": "categorical"}
-    ).fit(frame)  # fmt: skip
-    base, query = t.transform(frame.iloc[500:]), t.transform(frame.iloc[:500])
+    t, base, query = _postcode_spaces()
     twice = []
     real = S.select_pairs
 
