@@ -99,7 +99,8 @@ class Param:
         constraints (see :func:`annotation`).
     cli
         How the command line spells it: ``"list"`` for a comma-separated list
-        (``--k 15,30``); ``""`` for a scalar option.
+        (``--k 15,30``); ``"scalar"`` for a value read as audit.yaml reads one (``1`` the
+        number, ``approved`` the text); ``""`` for a scalar option.
     source
         A configuration key outside ``analyses.<analysis>`` that sets it (``outcome``,
         ``compute``), quoted in messages after the flag.

@@ -397,3 +397,50 @@ def test_the_former_flag_min_group_size_still_works_with_a_note(tmp_path):
         tmp_path / "o" / "certainty.csv"
     ).read_bytes()
     assert "--min-group-size" not in CliRunner().invoke(app, ["certainty", "--help"]).output
+
+
+# ---------------------------------------------------------------------------- data-role flags
+def test_the_data_role_flags_reach_the_engine_as_declared(tmp_path, table, monkeypatch):
+    """--favorable, --outcome, --outcome-favorable (read as audit.yaml reads a value) and
+    --weights (a data flag) are declared parameters of certainty without an analyses key:
+    each reaches the engine under its name, by the declaration, with its default when left
+    out."""
+    from primafacie.certainty import CertaintyRanking
+    from primafacie.certainty.params import WHERE
+    from primafacie.commands.certainty import Certainty
+
+    flags = Certainty().engine_flags({"outcome": "y", "favorable": 0, "x": 1}, {"weights": None})
+    assert flags == {"favorable": 0, "outcome": "y", "weights": None}
+    assert WHERE["favorable"] == "--favorable, favorable"
+    assert WHERE["weights"] == "--weights, weights"
+    seen, real = [], CertaintyRanking.run
+
+    def run(self, data, dms=None):
+        seen.append(self.get_params())
+        return real(self, data, dms)
+
+    monkeypatch.setattr(CertaintyRanking, "run", run)
+    path, df = table
+    df.assign(w=np.linspace(0.5, 2.0, len(df)), yy=np.where(df["y"] == 1, "ok", "no")).to_csv(
+        path, index=False
+    )
+    base = ["certainty", "--data", str(path), "--protected", "g", "--column", "c=clerk"]
+    res = runner.invoke(app, [*base, "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    got = {k: seen[-1][k] for k in ("favorable", "outcome", "outcome_favorable", "weights")}
+    assert got == {"favorable": 1, "outcome": None, "outcome_favorable": 1, "weights": None}
+    res = runner.invoke(app, [*base, "--favorable", "0", "--outcome", "yy", "--outcome-favorable",
+                              "ok", "--weights", "w", "--out", str(tmp_path / "b")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    got = {k: seen[-1][k] for k in ("favorable", "outcome", "outcome_favorable", "weights")}
+    assert got == {"favorable": 0, "outcome": "yy", "outcome_favorable": "ok", "weights": "w"}
+
+
+def test_a_bad_favourable_value_in_python_names_its_flag_and_key():
+    from primafacie.certainty import CertaintyRanking
+    from primafacie.errors import InputError
+
+    df = pd.DataFrame({"g": ["a", "b"] * 3, "d": [1, 0, 0, 1, 1, 1]})
+    with pytest.raises(InputError, match=r"favorable must be None or a value or a list of "
+                       r"values; got \{\} \(--favorable, favorable\)"):  # fmt: skip
+        CertaintyRanking(protected="g", favorable={}).run(df, {"d": "d"})

@@ -73,7 +73,7 @@ class Role:
             return self.param.switch.value if given else self.param.default
         if self.param is not None and isinstance(given, (list, tuple)):
             return list(given) or None
-        return given
+        return _data.scalar(given) if getattr(self.param, "cli", "") == "scalar" else given
 
 
 #: The roles several commands share, with their usual help (a command may reword it).
@@ -244,8 +244,10 @@ class AnalysisCommand:
 
     # -------------------------------------------------------------- derived
     def declared(self) -> list[Any]:
-        """The declared parameters that get an option (a role may take one's place)."""
+        """The declared parameters that get an option (a role or a data flag of
+        :mod:`._data` may take one's place)."""
         taken = {r.name for r in self.roles} | {r.flag for r in self.roles}
+        taken |= {f.flag for f in _data.DATA_FLAGS}
         return [p for p in self.params if p.flag and not {p.name, p.flag} & taken]
 
     def signature(self) -> inspect.Signature:
@@ -333,6 +335,13 @@ class AnalysisCommand:
     def more_keys(self, v: dict[str, Any]) -> dict[str, Any]:
         """Keys of the spec that the command's own flags set (none by default)."""
         return {}
+
+    def engine_flags(self, v: dict[str, Any], reading: dict[str, Any]) -> dict[str, Any]:
+        """The engine arguments the flags set: the declared parameters without an
+        ``analyses.<name>`` key whose flag is a role (its value) or a data flag."""
+        given = {**reading, **v}
+        return {p.name: given[p.name] for p in self.params
+                if p.flag and not p.config_key and p.name in given}  # fmt: skip
 
     def from_config(self, ctx: typer.Context, config: Path, out: Path, reading: Any,
                     v: dict[str, Any]) -> tuple[Any, tuple]:  # fmt: skip

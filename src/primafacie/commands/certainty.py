@@ -70,7 +70,8 @@ class Certainty(AnalysisCommand):
         role("trust_pickle"), role("trusted_type", type=_names, default=None),
         role("column", "NAME=COL: a column of recorded decisions.", _names, None),
         role("rule", 'NAME=EXPR: a rule such as "salary > 50000".', _names, None),
-        role("favorable"), role("outcome"), role("outcome_favorable"),
+        *(role(name, param=by_name(PARAMS)[name])
+          for name in ("favorable", "outcome", "outcome_favorable")),
     )  # fmt: skip
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
@@ -102,9 +103,8 @@ class Certainty(AnalysisCommand):
         if not dms:
             raise InputError("name at least one decision-maker: --model, --column or --rule")
         engine = spec.build()
-        engine.favorable, engine.outcome = _data.scalar(v["favorable"]), v["outcome"]
-        engine.outcome_favorable = _data.scalar(v["outcome_favorable"])
-        engine.weights = reading["weights"]  # --weights (None: unweighted)
+        for name, value in self.engine_flags(v, reading).items():  # --favorable, --weights, ...
+            setattr(engine, name, value)
         with err_console.status(self.status):
             return engine.run(table, dms), (v["data"],)
 
