@@ -444,3 +444,24 @@ def test_a_bad_favourable_value_in_python_names_its_flag_and_key():
     with pytest.raises(InputError, match=r"favorable must be None or a value or a list of "
                        r"values; got \{\} \(--favorable, favorable\)"):  # fmt: skip
         CertaintyRanking(protected="g", favorable={}).run(df, {"d": "d"})
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--weights", "nosuch"], "error: --weights (weights): weights column 'nosuch' is not"),
+        (["--outcome", "nosuch"], "error: --outcome: outcome column 'nosuch' is not in the data"),
+        (["--favorable", "maybe"], "error: --favorable: favourable value 'maybe' of"),
+        (["--outcome", "y", "--outcome-favorable", "maybe", "--criterion", "eo"],
+         "error: --outcome-favorable: outcome_favorable value 'maybe' of outcome column 'y'"),
+    ],
+)  # fmt: skip
+def test_a_bad_data_role_value_names_its_flag(tmp_path, table, extra, message):
+    """The engine names the role (AuditData's words); the message is headed by its flag."""
+    path, _ = table
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["certainty", "--data", str(path), "--protected", "g", "--column",
+                              "c=clerk", *extra, "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert " ".join(res.output.split()).startswith(message), res.output
+    assert not out.exists()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Optional, TypeVar
 
@@ -374,10 +374,25 @@ def load(
         check_columns(cfg, named)
         return cfg, cfg.audit_data(cfg.read_frame(all_columns=True))
     except InputError as exc:
-        text = flagged(str(exc))
-        # AuditData names the role; the user typed a flag
-        flag = next((f for role, f in _ROLE_FLAGS if text.startswith(role)), None)
-        raise InputError(f"{flag}: {text}" if flag else text) from None
+        raise InputError(role_flagged(str(exc))) from None
+
+
+def role_flagged(message: str, flags: Collection[str] | None = None) -> str:
+    """A message of the reader or an engine headed by the flag it is about: :func:`flagged`,
+    then, when it starts with a role (AuditData and the engines name the role; the user typed
+    a flag), that role's flag among ``flags`` (default: every role's).
+
+    Examples
+    --------
+    >>> role_flagged("outcome column 'y' is not in the data", {"--outcome"})
+    "--outcome: outcome column 'y' is not in the data"
+    >>> role_flagged("decision column 'y' is not in the data", {"--outcome"})
+    "decision column 'y' is not in the data"
+    """
+    text = flagged(message)
+    flag = next((f for role, f in _ROLE_FLAGS
+                 if text.startswith(role) and (flags is None or f in flags)), None)  # fmt: skip
+    return f"{flag}: {text}" if flag else text
 
 
 def read_frame(

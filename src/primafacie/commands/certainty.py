@@ -106,7 +106,11 @@ class Certainty(AnalysisCommand):
         for name, value in self.engine_flags(v, reading).items():  # --favorable, --weights, ...
             setattr(engine, name, value)
         with err_console.status(self.status):
-            return engine.run(table, dms), (v["data"],)
+            try:
+                return engine.run(table, dms), (v["data"],)
+            except InputError as exc:  # the engine names a role: the message names its flag
+                flags = {p.flag for p in PARAMS if p.flag}
+                raise InputError(_data.role_flagged(str(exc), flags)) from None
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """certainty.csv, certainty_counts.csv, certainty.json and certainty.png."""
