@@ -277,11 +277,20 @@ def _brute(
     backend: Any = None,
     decimals: int | None = None,
     post: _Post | None = None,
+    groups: BaseGroups | None = None,
 ) -> tuple[np.ndarray, ...]:
-    """Blocked exact scan: codes compared for equality, partial sort of each block."""
-    rows = chunk_size or max(1, _cells(backend) // max(len(base), 1))
-    shared = (query, base, k, divisor, decimals)
-    return _map_chunks(_brute_chunk, shared, len(query), rows, backend, post)
+    """Blocked exact scan: codes compared for equality, partial sort of each block. With
+    ``groups``, a scan of the base's distinct rows, each expanded to its rows
+    (:mod:`primafacie.neighbors.grouped`): the brute-force answer at the cost of the distinct
+    rows."""
+    if groups is None:
+        rows = chunk_size or max(1, _cells(backend) // max(len(base), 1))
+        shared = (query, base, k, divisor, decimals)
+        return _map_chunks(_brute_chunk, shared, len(query), rows, backend, post)
+    width = len(groups.first) + 2 * k  # a block's distances, then its expanded candidates
+    rows = chunk_size or max(1, _cells(backend) // width)
+    shared = (query, base[groups.first], groups, k, divisor, decimals)
+    return _map_chunks(_grouped_chunk, shared, len(query), rows, backend, post)
 
 
 def _brute_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
@@ -294,34 +303,15 @@ def _block(
     query: GowerMatrix, base: GowerMatrix, sl: slice, divisor: float, decimals: int | None
 ) -> np.ndarray:
     """Finished distances of the queries ``sl`` to every base row, one row per query (the
-    block :func:`_brute` and :func:`_grouped` rank)."""
+    block :func:`_brute` ranks, of the base's rows or of its distinct rows)."""
     qi = np.arange(sl.start, sl.stop)[:, None]
     cols = np.arange(len(base))[None, :]
     return _finish(canonical_sums(query, base, qi, cols), divisor, decimals)
 
 
-def _grouped(
-    query: GowerMatrix,
-    base: GowerMatrix,
-    k: int,
-    chunk_size: int | None,
-    divisor: float,
-    backend: Any = None,
-    decimals: int | None = None,
-    post: _Post | None = None,
-    groups: BaseGroups | None = None,
-) -> tuple[np.ndarray, ...]:
-    """Blocked scan of the base's distinct rows (``groups``), each expanded to its rows
-    (:mod:`primafacie.neighbors.grouped`): the brute-force answer at the cost of the distinct
-    rows."""
-    width = len(groups.first) + 2 * k  # a block's distances, then its expanded candidates
-    rows = chunk_size or max(1, _cells(backend) // width)
-    shared = (query, base[groups.first], groups, k, divisor, decimals)
-    return _map_chunks(_grouped_chunk, shared, len(query), rows, backend, post)
-
-
 def _grouped_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]:
-    """One block of :func:`_grouped` (module level: a Dask task ships only the slice)."""
+    """One block of :func:`_brute` with ``groups`` (module level: a Dask task ships only the
+    slice)."""
     query, distinct, groups, k, divisor, decimals = shared
     return grouped_topk(_block(query, distinct, sl, divisor, decimals), groups, k)
 
@@ -339,7 +329,7 @@ def _grouped_search(
     shape = (len(first), base.num.shape[1], base.levels, k)
     if choose_algorithm(*shape, m=len(query)) != "brute":
         return None
-    return partial(_grouped, groups=base_groups(first, inverse))
+    return partial(_brute, groups=base_groups(first, inverse))
 
 
 def _plan(levels: tuple[int, ...], rule: AutoRule) -> tuple[list[int], list[int]]:
