@@ -413,6 +413,7 @@ def test_the_data_role_flags_reach_the_engine_as_declared(tmp_path, table, monke
     assert flags == {"favorable": 0, "outcome": "y", "weights": None}
     assert WHERE["favorable"] == "--favorable, favorable"
     assert WHERE["weights"] == "--weights, weights"
+    assert "weights" not in [p.name for p in Certainty().declared()]  # the data flag's option
     seen, real = [], CertaintyRanking.run
 
     def run(self, data, dms=None):
