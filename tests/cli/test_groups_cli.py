@@ -337,3 +337,54 @@ def test_config_with_a_score_writes_the_audit_score_tables(tmp_path):
         audit_csv = tmp_path / "a" / "tables" / f"groups_{name}.csv"
         assert (tmp_path / "g" / f"{name}.csv").read_bytes() == audit_csv.read_bytes()
     assert sorted(pd.read_csv(tmp_path / "g" / "thresholds.csv")["threshold"].unique()) == [3, 5, 7]
+
+
+# ---------------------------------------------------------------------------- engine flags
+def test_the_score_flags_reach_the_engine_as_declared(table, tmp_path, monkeypatch):
+    """--score and --score-favorable are declared parameters of groups without an analyses
+    key (their flags are roles): each reaches the engine under its name, by the declaration,
+    with its default when left out, and a message about it names the flag and the key."""
+    from primafacie.commands.groups import Groups
+    from primafacie.groups import GroupMetrics
+    from primafacie.groups.params import WHERE
+
+    flags = Groups().engine_flags({"score": "x", "score_favorable": "below", "alpha": 0.1}, {})
+    assert flags == {"score": "x", "score_favorable": "below"}
+    assert WHERE["score"] == "--score, decision.score"
+    assert WHERE["score_favorable"] == "--score-favorable, decision.favorable"
+    seen, real = [], GroupMetrics.run
+
+    def run(self, data):
+        seen.append(self.get_params())
+        return real(self, data)
+
+    monkeypatch.setattr(GroupMetrics, "run", run)
+    res = runner.invoke(app, _flags(table, tmp_path / "a"))
+    assert res.exit_code == 0, res.output
+    assert (seen[-1]["score"], seen[-1]["score_favorable"]) == (None, "above")
+    res = runner.invoke(app, _flags(table, tmp_path / "b", "--score", "x", "--score-favorable",
+                                    "below", "--thresholds", "3"))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (seen[-1]["score"], seen[-1]["score_favorable"]) == ("x", "below")
+    below = pd.read_csv(tmp_path / "b" / "thresholds.csv")
+    assert below.loc[below["group"] == "f", "k"].tolist() == [2]  # x = 0 and 1.5 are below 3
+
+
+@pytest.mark.parametrize("extra", [["--score-favorable", "up"],
+                                   ["--score", "x", "--sweep", "--score-favorable", "up"]])  # fmt: skip
+def test_a_bad_score_side_names_its_flag_and_key(table, tmp_path, extra):
+    out = tmp_path / "out"
+    res = runner.invoke(app, _flags(table, out, *extra))
+    assert res.exit_code == 2, res.output
+    assert "score_favorable must be one of 'above', 'below'; got 'up' (--score-favorable, " \
+        "decision.favorable)" in " ".join(res.output.split())  # fmt: skip
+    assert not out.exists()
+
+
+def test_a_bad_score_side_in_python_names_its_flag_and_key():
+    from primafacie.errors import InputError
+    from primafacie.groups import GroupMetrics
+
+    df = pd.DataFrame({"g": ["a", "b"] * 3, "d": [1, 0, 0, 1, 1, 1], "s": range(6)})
+    with pytest.raises(InputError, match=r"\(--score-favorable, decision.favorable\)"):
+        GroupMetrics(protected="g", decision="d", score="s", score_favorable="up").run(df)

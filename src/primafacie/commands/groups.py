@@ -1,9 +1,9 @@
 """``primafacie groups``: selection rates, four-fifths ratios and error-rate gaps per group.
 
 Options, ``--config``, outputs and words are derived (:mod:`._analysis`); this module holds
-the help, the score roles and how the flags become an AuditData; the table printed is the
-report's (:func:`primafacie.groups.analysis.tables`). With ``--config`` the CSVs are the
-audit's ``tables/groups_*.csv`` byte for byte.
+the help, the score roles (declared parameters) and how the flags become an AuditData; the
+table printed is the report's (:func:`primafacie.groups.analysis.tables`). With ``--config``
+the CSVs are the audit's ``tables/groups_*.csv`` byte for byte.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..groups.params import PARAMS
+from ..params import by_name
 from . import _data
 from ._analysis import AnalysisCommand, role
 from ._common import err_console, escape
@@ -66,6 +67,9 @@ is bad (exit 2).
 """
 
 
+_DECLARED = by_name(PARAMS)  # the score roles set these (their help is the command's own)
+
+
 class Groups(AnalysisCommand):
     """``primafacie groups`` (the help text is :data:`HELP`)."""
 
@@ -78,14 +82,15 @@ class Groups(AnalysisCommand):
         role("decision"), role("favorable"),
         role("outcome", "True-outcome column (adds the error rates)."), role("outcome_favorable"),
         role("score", "Numeric score column: with --thresholds or --sweep, rates and impact "
-             "ratios at each threshold; with --outcome, AUC and calibration per group."),
+             "ratios at each threshold; with --outcome, AUC and calibration per group.",
+             param=_DECLARED["score"]),
         role("score_favorable", "above (score >= threshold is favourable) or below.", str,
-             "above"),
+             _DECLARED["score_favorable"].default, param=_DECLARED["score_favorable"]),
     )  # fmt: skip
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
         """The AuditData the flags describe (the audit's reader, :func:`_data.load`), measured
-        by the engine the spec builds, with the flags' score role."""
+        by the engine the spec builds, with the engine arguments the flags set (the score's)."""
         if not v["protected"]:
             raise InputError("give at least one --protected COL=VALUE (repeat it per attribute)")
         if v["decision"] is None:
@@ -100,7 +105,8 @@ class Groups(AnalysisCommand):
                  *(("--protected", c) for c in prot), ("--score", v["score"])]  # fmt: skip
         audit = _data.load(doc, named)[1]
         engine = spec.build(audit)
-        engine.score, engine.score_favorable = v["score"], v["score_favorable"]
+        for name, value in self.engine_flags(v, reading).items():  # --score, --score-favorable
+            setattr(engine, name, value)
         with err_console.status(self.status):
             return engine.run(audit), (v["data"],)
 
