@@ -414,3 +414,92 @@ def test_config_refuses_n_boot_and_seed(table, tmp_path):
     res = runner.invoke(app, ["recourse", "--config", str(cfg), "--out", str(out)])
     assert res.exit_code == 0, res.output
     assert json.loads((out / "recourse.json").read_text())["rank_stability"]["n_boot"] == 5
+
+
+# ---------------------------------------------------------------------------- engine flags
+def _record_engine(monkeypatch):
+    """The engine's parameters and the ``budgets`` of every :meth:`RecourseFairness.run`."""
+    from primafacie.recourse import RecourseFairness
+
+    seen, real = [], RecourseFairness.run
+
+    def run(self, data, *args, **kwargs):
+        seen.append({**self.get_params(), "budgets": kwargs.get("budgets")})
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(RecourseFairness, "run", run)
+    return seen
+
+
+def test_the_engine_flags_reach_the_engine_as_declared(table, tmp_path, monkeypatch):
+    """--max-step, --legacy and --loose (declared parameters without an analyses key) reach
+    RecourseFairness under their names, by the declaration, with their defaults when left
+    out; --budget (a role that sets its declared parameter) reaches run, "auto" when left out."""
+    from primafacie.commands.recourse import Recourse
+
+    budget = next(r for r in Recourse().roles if r.name == "budgets")
+    assert budget.value(None) == budget.value([]) == "auto" and budget.value([2.0]) == [2.0]
+    flags = Recourse().engine_flags({"legacy": True, "max_step": None, "top": 3}, {})
+    assert flags == {"legacy": True, "max_step": None}
+    seen = _record_engine(monkeypatch)
+    path = tmp_path / "n.csv"
+    pd.read_csv(table).assign(num=lambda d: np.arange(len(d)) % 40).to_csv(path, index=False)
+    base = ["recourse", "--data", str(path), "--rule", f"{RULE} and (num > 10)", "--protected",
+            "g", "--exclude", "label", "--support", "0.05", "--metrics", "EE", "--n-boot", "0"]  # fmt: skip
+    names = ("max_step", "legacy", "exact_features", "budgets")
+    res = runner.invoke(app, [*base, "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    assert {k: seen[-1][k] for k in names} == {
+        "max_step": None, "legacy": False, "exact_features": True, "budgets": "auto"}  # fmt: skip
+    res = runner.invoke(app, [*base, "--max-step", "num=5", "--legacy", "--loose", "--budget",
+                              "2", "--budget", "3", "--out", str(tmp_path / "b")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert {k: seen[-1][k] for k in names} == {
+        "max_step": {"num": 5.0}, "legacy": True, "exact_features": False, "budgets": [2.0, 3.0]}  # fmt: skip
+
+
+def test_config_takes_legacy_and_loose_to_the_engine_and_refuses_max_step(table, tmp_path,
+                                                                          monkeypatch):  # fmt: skip
+    """With --config, --legacy and --loose (the flags allowed besides it) reach the engine the
+    spec builds; --max-step and --budget, which the file cannot say, are refused by name."""
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(
+        f"data: {table.name}\n"
+        f'decision: {{rule: "{RULE}"}}\n'
+        "features: {x: {ordinal: [lo, mid, hi]}, y: categorical, w: categorical}\n"
+        "protected: {g: b}\n"
+        "analyses:\n"
+        "  recourse: {support: 0.05, metrics: [EE], n_boot: 0}\n"
+    )
+    seen = _record_engine(monkeypatch)
+    for extra, legacy, exact in (([], False, True), (["--legacy", "--loose"], True, False)):
+        out = tmp_path / f"o{len(extra)}"
+        res = runner.invoke(app, ["recourse", "--config", str(cfg), *extra, "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        assert (seen[-1]["legacy"], seen[-1]["exact_features"]) == (legacy, exact)
+        assert seen[-1]["max_step"] is None
+    for extra in (["--max-step", "x=1"], ["--budget", "2"]):
+        out = tmp_path / "refused"
+        res = runner.invoke(app, ["recourse", "--config", str(cfg), "--legacy", *extra,
+                                  "--out", str(out)])  # fmt: skip
+        assert res.exit_code == 2, res.output
+        assert f"drop {extra[0]} or set the keys" in " ".join(res.output.split())
+        assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--max-step", "x=-1"], "max_step must be None or a mapping {feature: number ≥ 0}; "
+                                 "got {'x': -1.0} (--max-step)"),
+        (["--max-step", "x=abc"], "--max-step: 'abc' is not a number"),
+        (["--budget", "-2"], "(--budget)"),
+    ],
+)  # fmt: skip
+def test_a_bad_engine_flag_exits_2_and_names_its_flag(table, tmp_path, extra, message):
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["recourse", "--data", str(table), "--rule", RULE, "--protected",
+                              "g", "--exclude", "label", *extra, "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert not out.exists()

@@ -68,11 +68,12 @@ class Role:
 
     def value(self, given: Any) -> Any:
         """The value of the option as the command reads it: with ``param``, what the parameter
-        gets (a switch's value, else its default; a repeated option's list, else None)."""
+        gets (a switch's value, else its default; a repeated option's list; its default when
+        left out)."""
         if self.param is not None and self.param.switch is not None:
             return self.param.switch.value if given else self.param.default
-        if self.param is not None and isinstance(given, (list, tuple)):
-            return list(given) or None
+        if self.param is not None and (given is None or isinstance(given, (list, tuple))):
+            return list(given or ()) or self.param.default
         return _data.scalar(given) if getattr(self.param, "cli", "") == "scalar" else given
 
 

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..errors import InputError
 from ..params import by_name
-from ..recourse.params import PARAMS
+from ..recourse.params import PARAMETER_CONSTRAINTS, PARAMS
 from ..terminal import print_table
 from . import _data
 from ._analysis import AnalysisCommand, role, split_list, switch
@@ -105,8 +105,8 @@ def parse_metrics(text: str) -> list[str] | str:
 
 
 def _numbers(flag: str) -> Any:
-    """The parser of a repeated ``--flag COL=NUMBER`` option."""
-    return lambda items: {k: _number(v, flag) for k, v in _kv(items, flag).items()}
+    """The parser of a repeated ``--flag COL=NUMBER`` option (None when it is not given)."""
+    return lambda items: {k: _number(v, flag) for k, v in _kv(items, flag).items()} or None
 
 
 # ---------------------------------------------------------------------------------- build
@@ -180,12 +180,12 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
     whose = " (the model's inputs)" if own_inputs else ""
     mined = f"mining {len(kinds)} column(s): {', '.join(kinds)}{whose}"
     err_console.print(mined, soft_wrap=True, markup=False)
+    flags = Recourse().engine_flags(v, reading or {})  # --max-step, --legacy, --loose
     engine = RecourseFairness(
         decider, protected=v["protected"], support=spec.support,
         feature_weights=dict(spec.feature_weights) or None, immutable=spec.immutable or None,
-        monotone=spec.monotone or None, max_step=v["max_step"] or None,
-        bins=default_bins(frame, kinds, spec.bins) or None, features=kinds,
-        legacy=v["legacy"], exact_features=v["exact_features"],
+        monotone=spec.monotone or None, bins=default_bins(frame, kinds, spec.bins) or None,
+        features=kinds, **{n: x for n, x in flags.items() if n in PARAMETER_CONSTRAINTS},
     )  # fmt: skip
     return engine, frame
 
@@ -232,7 +232,7 @@ class Recourse(AnalysisCommand):
         role("trusted_type", type=_repeat, default=None), role("rule", "Decision rule expression."),
         role("favorable", "Model's favourable label."),
         role("budgets", "EEWB budget (repeat; default: automatic rule).", Optional[list[float]],
-             None, flag="--budget"),
+             None, flag="--budget", param=by_name(PARAMS)["budgets"]),
         role("ordinal", "COL=low,mid,high: ordered levels (repeat).", _repeat, None),
         role("exclude", "Column that is no feature, e.g. the label (repeat).", _repeat, None),
         switch(by_name(PARAMS)["exact_features"]),
@@ -245,8 +245,7 @@ class Recourse(AnalysisCommand):
         """Mine, score every definition, draw the CSCs and the rank stability, with bars (no
         ``tables/``: those are the audit's)."""
         engine, frame = build_from_flags(spec, v, reading)
-        budgets = list(v["budgets"]) if v["budgets"] else "auto"
-        res = run_with_bars(spec, engine, frame, budgets=budgets)
+        res = run_with_bars(spec, engine, frame, budgets=v["budgets"])  # none given: "auto"
         return (*res[:3], {}), tuple(p for p in (v["data"], v["model"]) if p)
 
     def from_config_file(self, cfg: Any, v: dict[str, Any]) -> Any:
@@ -259,7 +258,8 @@ class Recourse(AnalysisCommand):
         data = as_text(cfg.audit_data().compared())  # the rows and text columns, as the audit
         decider = cfg.decider()
         engine = spec.build(data, Context(config=cfg, data=data, decider=decider))
-        engine.legacy, engine.exact_features = v["legacy"], v["exact_features"]
+        for name in self.with_config:  # --legacy, --loose: the flags allowed besides --config
+            setattr(engine, name, self.engine_flags(v, {})[name])
         return run_with_bars(spec, engine, data, cfg, decider)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
