@@ -493,6 +493,10 @@ def test_config_takes_legacy_and_loose_to_the_engine_and_refuses_max_step(table,
         (["--max-step", "x=-1"], "max_step must be None or a mapping {feature: number ≥ 0}; "
                                  "got {'x': -1.0} (--max-step)"),
         (["--max-step", "x=abc"], "--max-step: 'abc' is not a number"),
+        (["--max-step", "no=2"], "max_step feature given for unknown column(s) ['no']; known "
+                                 "columns: x, y, w (--max-step)"),
+        (["--weight", "no=2"], "['no']; known columns: x, y, w (--weight, "
+                               "analyses.recourse.feature_weights)"),
         (["--budget", "-2"], "(--budget)"),
     ],
 )  # fmt: skip

@@ -44,6 +44,22 @@ def test_a_rule_for_an_unknown_column_names_it():
         audit._check_names(["x"], "g")
 
 
+@pytest.mark.parametrize(
+    "param, value, where",
+    [
+        ("feature_weights", {"edu": 2}, "(--weight, analyses.recourse.feature_weights)"),
+        ("immutable", ["edu"], "(--immutable, analyses.recourse.immutable)"),
+        ("max_step", {"edu": 1}, "(--max-step)"),
+        ("bins", {"edu": 3}, "(--bins, analyses.recourse.bins)"),
+    ],
+)
+def test_an_unknown_column_names_the_flag_and_key_that_gave_it(param, value, where):
+    audit = RecourseFairness(Rule("x == 'h'"), protected="g", **{param: value})
+    with pytest.raises(InputError) as err:
+        audit._check_names(["x"], "g")
+    assert str(err.value).endswith(f"['edu']; known columns: x {where}")
+
+
 def test_split_counts_affected_and_unaffected_per_group():
     df = pd.DataFrame({"g": list("aabbb") + ["?"], "x": list("hlllh") + ["l"]})
     audit = RecourseFairness(Rule("x == 'h'"), protected="g")

@@ -112,19 +112,22 @@ class SubgroupMining:
 
     def _check_names(self, known: Sequence[str], protected: str) -> None:
         known_set = set(known) | {protected}
-        for label, obj in (
-            ("feature weight", self.feature_weights),
-            ("immutable feature", self.immutable),
-            ("monotone feature", self.monotone),
-            ("max_step feature", self.max_step),
-            ("bins feature", self.bins),
-            ("binary_cost feature", self.binary_cost),
+        for name, label in (
+            ("feature_weights", "feature weight"),
+            ("immutable", "immutable feature"),
+            ("monotone", "monotone feature"),
+            ("max_step", "max_step feature"),
+            ("bins", "bins feature"),
+            ("binary_cost", "binary_cost feature"),
         ):
+            obj = getattr(self, name)
             names = list(obj) if isinstance(obj, Mapping) else _names(obj)
             bad = [n for n in names if n not in known_set]
-            if bad:
+            if bad:  # where to fix it: the parameter's flag and key (the engine's _where)
+                where = getattr(self, "_where", {}).get(name)
                 raise InputError(
                     f"{label} given for unknown column(s) {bad}; known columns: {', '.join(known)}"
+                    + (f" ({where})" if where else "")
                 )
 
     # ------------------------------------------------------------------ split
