@@ -474,3 +474,50 @@ def test_sums_within_drops_only_pairs_beyond_the_kth_and_keeps_the_bits(decimals
     assert np.array_equal(d, full[keep])  # the same bits
     assert not (full[~keep] <= kth[~keep]).any()  # nothing within the bound is dropped
     assert 0 < (~keep).sum() < (full > kth).sum()  # it drops some, not all, of the far ones
+
+
+def test_many_level_key_strata_merge_ranked_lists_without_sorting(monkeypatch):
+    """With a 1,000-level postcode among the keys (continuous numeric columns, as the credit
+    world's), each query's best list holds a few rows of its postcode cell when the
+    (e, r) trees' ranked lists arrive. Those lists are ranked alone (grouped by query, no sort
+    by query; ~all strictly ascending, no row sort) and merged with the best list as two
+    ranked lists; concatenated, they were sorted by query in every merge and row by row in
+    15 % of the rows after the first stratum."""
+    import primafacie.neighbors.search as S
+    from primafacie.compute import Backend
+
+    rng = np.random.default_rng(4)
+    n = 20_000
+    frame = pd.DataFrame(
+        {
+            "a": rng.normal(size=n),
+            "b": rng.random(n),
+            "e": rng.choice(list("pqr"), n),
+            "r": rng.choice(list("xyz"), n),
+            "postcode": rng.integers(0, 1_000, n).astype(str),  # ~2 rows per (e, r, postcode)
+        }
+    )
+    kinds = {"a": "numeric", "b": "numeric", "e": "categorical", "r": "categorical"}
+    t = GowerTransformer({**kinds, "postcode": "categorical"}).fit(frame)
+    base, query = t.transform(frame.iloc[2_000:]), t.transform(frame.iloc[:2_000])
+    calls = []  # per select_pairs call: rows with pairs, rows not ascending, pairs grouped
+    real = S.select_pairs
+
+    def spying(qi, bi, d, m, k):
+        new = np.r_[True, qi[1:] != qi[:-1]]
+        o = np.argsort(qi, kind="stable")
+        q, dq = qi[o], d[o]
+        up = np.r_[True, (dq[1:] > dq[:-1]) | (q[1:] != q[:-1])]
+        calls.append((len(np.unique(qi)), len(np.unique(q[~up])), new.sum() == len(set(qi))))
+        return real(qi, bi, d, m, k)
+
+    monkeypatch.setattr(S, "select_pairs", spying)
+    one = {"divisor": t.divisor, "backend": Backend(n_jobs=1), "chunk_size": len(query)}
+    found = knn(query, base, 30, algorithm="tree", **one)
+    assert len(calls) > 2 and all(grouped for *_, grouped in calls), calls
+    # after the stratum of all three keys (gathered, in row order): main 340 of 2,233 rows
+    later = np.array([c[:2] for c in calls[1:]])
+    assert later[:, 1].sum() < 0.01 * later[:, 0].sum(), calls
+    brute = knn(query, base, 30, algorithm="brute", divisor=t.divisor)
+    assert np.array_equal(found.indices, brute.indices)
+    assert np.array_equal(found.distances, brute.distances)

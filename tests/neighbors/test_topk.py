@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from primafacie.neighbors.topk import select_pairs
+from primafacie.neighbors.topk import merge_ranked, select_pairs
 
 
 def _reference(qi, bi, d, m, k):
@@ -84,3 +84,50 @@ def test_index_like_lists_equal_a_sort(seed):
     d = d[first][inverse.reshape(-1)]
     got, want = select_pairs(qi, bi, d, m, k), _reference(qi, bi, d, m, k)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def _two_ranked_lists(rng, m, k, infinite):
+    """Pairs of one (query, row) distance each, split into two lists ranked by select_pairs;
+    some pairs in both lists, many ties, some queries with an empty list on either side."""
+    p = int(rng.integers(0, 12 * m))
+    qi, bi = rng.integers(0, m, p), rng.integers(0, 40, p)
+    d = rng.integers(0, 5, p) / 3.0  # few values: ties between and within the lists
+    if infinite:
+        d[rng.random(p) < 0.1] = np.inf
+    _, first, inverse = np.unique(qi * 1000 + bi, return_index=True, return_inverse=True)
+    d = d[first][inverse.reshape(-1)]  # a pair found twice has one distance
+    side = rng.random(p) < rng.choice([0.05, 0.5, 0.95])  # short or long first lists
+    both = rng.random(p) < 0.1  # in both lists
+    a, b = side | both, ~side | both
+    return (
+        (qi, bi, d),
+        select_pairs(qi[a], bi[a], d[a], m, k),
+        select_pairs(qi[b], bi[b], d[b], m, k),
+    )
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_merging_two_ranked_lists_equals_ranking_their_pairs(seed):
+    rng = np.random.default_rng(seed)
+    m, k = int(rng.integers(1, 30)), int(rng.integers(1, 12))
+    (qi, bi, d), a, b = _two_ranked_lists(rng, m, k, infinite=seed % 3 == 0)
+    want = select_pairs(qi, bi, d, m, k)
+    for got in (merge_ranked(*a, *b), merge_ranked(*b, *a)):
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        assert np.array_equal(got[0], _reference(qi, bi, d, m, k)[0])
+
+
+def test_merge_places_a_short_list_before_between_and_after_a_ranked_one():
+    # query 0: both before; query 1: a tie at 0.3 goes to the smaller row (2 before 5), the
+    # pair (7, 0.5) in both lists kept once; query 2: after, cut at k; query 3: empty x list
+    a_i = np.array([[8, 9, -1, -1], [2, 7, -1, -1], [6, -1, -1, -1], [-1, -1, -1, -1]])
+    a_d = np.where(a_i >= 0, [[0.0, 0.1, 0, 0], [0.3, 0.5, 0, 0], [0.9, 0, 0, 0], [0] * 4], np.inf)
+    b_i = np.array([[1, 3, 4, 5], [1, 5, 7, 8], [1, 2, 3, 4], [4, 3, -1, -1]])
+    b_d = np.where(
+        b_i >= 0,
+        [[0.2, 0.3, 0.4, 0.5], [0.2, 0.3, 0.5, 0.6], [0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0, 0]],
+        np.inf,
+    )
+    i, d = merge_ranked(a_i, a_d, b_i, b_d)
+    assert i.tolist() == [[8, 9, 1, 3], [1, 2, 5, 7], [1, 2, 3, 4], [4, 3, -1, -1]]
+    assert d[1].tolist() == [0.2, 0.3, 0.3, 0.5] and d[3, 2] == np.inf

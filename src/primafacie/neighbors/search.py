@@ -22,7 +22,7 @@ from .grouped import BaseGroups, base_groups, grouped_topk
 from .layout import z_sorted
 from .levels import by_levels, level_column
 from .ondemand import OnDemand
-from .topk import select_pairs, topk_block
+from .topk import merge_ranked, select_pairs, topk_block
 
 __all__ = ["knn", "KnnResult", "TIE_RULES", "ALGORITHMS", "choose_algorithm", "AutoRule"]
 
@@ -811,14 +811,15 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
             need = np.flatnonzero(hit)
             if not len(need):
                 continue
-        # Merge with the best so far of the searched rows only (row r -> slot where[r]).
+        # Rank the stratum's pairs of the searched rows only (row r -> slot where[r]), then
+        # merge them with the best so far as two ranked lists. An index's lists arrive grouped
+        # and ranked, so neither step sorts them: with a many-level key (the postcode world)
+        # the best so far holds a few gathered rows when they arrive, and the concatenated
+        # lists were sorted by query and row by row (docs/scaling.md).
         where = np.full(m, -1, dtype=np.int64)
         where[need] = np.arange(len(need))
-        have = best_i[need] >= 0
-        qi = np.concatenate([np.nonzero(have)[0], where[qi - sl.start]])
-        bi = np.concatenate([best_i[need][have], bi])
-        d = np.concatenate([best_d[need][have], d])
-        best_i[need], best_d[need] = select_pairs(qi, bi, d, len(need), k)
+        new_i, new_d = select_pairs(where[qi - sl.start], bi, d, len(need), k)
+        best_i[need], best_d[need] = merge_ranked(best_i[need], best_d[need], new_i, new_d)
     fb = np.flatnonzero(fallback)
     if len(fb):
         best_i[fb], best_d[fb] = _brute(query[glob[fb]], base, k, None, divisor, decimals=decimals)
