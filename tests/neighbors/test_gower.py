@@ -90,6 +90,58 @@ def test_canonical_sums_of_flat_pairs_match_the_block():
     assert np.array_equal(canonical_sums(X, X, qi, bi), block[qi, bi])
 
 
+@pytest.mark.parametrize("block", [1, 7, 1 << 15])
+def test_flat_pairs_summed_by_blocks_of_rows_keep_the_block_bits(monkeypatch, block):
+    """Flat pairs are summed from whole rows a block of pairs at a time: the bits of the
+    column-by-column block, whatever the block size, for a reversed base (``ties="last"``)
+    and int32 positions too."""
+    from primafacie.neighbors import gower
+
+    monkeypatch.setattr(gower, "_PAIR_BLOCK", block)
+    rng = np.random.default_rng(6)
+    X = GowerMatrix(rng.random((40, 3)) * 1e3, rng.integers(0, 4, (40, 2)), (4, 4))
+    qi, bi = rng.integers(0, 40, 300), rng.integers(0, 40, 300).astype(np.int32)
+    for base in (X, X[::-1]):
+        want = gower_distances(X, base)[qi, bi]
+        assert np.array_equal(canonical_sums(X, base, qi, bi), want)
+
+
+def test_flat_pairs_do_not_copy_whole_columns(monkeypatch):
+    """``take`` on a column of a row-major matrix copies the column first (O(rows) per call,
+    14 calls per chunk of a search): flat pairs are gathered as rows, never by column take."""
+    rng = np.random.default_rng(7)
+    X = GowerMatrix(rng.random((50, 3)), rng.integers(0, 4, (50, 2)), (4, 4))
+    calls = []
+    real = np.ndarray.take
+
+    class Spy(np.ndarray):
+        def take(self, *args, **kwargs):
+            calls.append(kwargs.get("axis", args[1] if len(args) > 1 else None))
+            return real(np.asarray(self), *args, **kwargs)
+
+    spied = GowerMatrix(X.num, X.codes, X.levels)
+    object.__setattr__(spied, "num", X.num.view(Spy))  # the matrix keeps plain arrays
+    object.__setattr__(spied, "codes", X.codes.view(Spy))
+    qi, bi = rng.integers(0, 50, 99), rng.integers(0, 50, 99)
+    got = canonical_sums(spied, spied, qi, bi)
+    assert np.array_equal(got, gower_distances(X, X)[qi, bi])
+    assert calls and all(axis == 0 for axis in calls), calls
+
+
+def test_codes_known_equal_are_skipped_with_the_same_bits():
+    """``equal`` columns (a stratum's keyed columns, on which its pairs agree) are not
+    compared: adding their zero mismatches changes no bit."""
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 3, (60, 3))
+    codes[:, 1] = 2  # every pair agrees on column 1
+    X = GowerMatrix(rng.random((60, 2)) * 7, codes, (3, 3, 3))
+    qi, bi = rng.integers(0, 60, 500), rng.integers(0, 60, 500)
+    full = canonical_sums(X, X, qi, bi)
+    assert np.array_equal(canonical_sums(X, X, qi, bi, equal=(1,)), full)
+    # a column that does disagree is what it skips: the sums then differ
+    assert not np.array_equal(canonical_sums(X, X, qi, bi, equal=(0,)), full)
+
+
 def test_query_and_base_from_differently_fitted_transformers():
     # Legacy CST refits the transformer on the counterfactual table: a level seen only there
     # gives the query a wider code range than the base.

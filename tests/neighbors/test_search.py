@@ -302,6 +302,42 @@ def test_z_order_by_hand_and_a_permutation():
     assert _z_order(big[:2]).tolist() == [0, 1]  # too few rows to sort
 
 
+@pytest.mark.parametrize("p", [1, 2, 3, 4, 5, 7, 8, 9, 16, 22])
+def test_z_keys_spread_a_byte_at_a_time_are_the_bit_by_bit_interleave(p):
+    """The Z key built through a byte table orders rows as interleaving their cells' bits
+    one by one (bit b of column j at b·p + p - 1 - j), ties in row order."""
+    from primafacie.neighbors.search import _z_order
+
+    rng = np.random.default_rng(p)
+    e = rng.random((500, p))
+    e[:, 0] = np.round(e[:, 0], 1)  # equal cells: the stable order decides
+    bits = max(1, min(16, 63 // p))
+    lo, hi = e.min(axis=0), e.max(axis=0)
+    cells = ((e - lo) / np.where(hi > lo, hi - lo, 1.0) * (2**bits - 1)).astype(np.uint64)
+    key = np.zeros(len(e), dtype=np.uint64)
+    for bit in range(bits - 1, -1, -1):
+        for j in range(p):
+            key = (key << np.uint64(1)) | ((cells[:, j] >> np.uint64(bit)) & np.uint64(1))
+    assert np.array_equal(_z_order(e), np.argsort(key, kind="stable"))
+
+
+def test_strata_skip_only_the_codes_their_pairs_share(monkeypatch):
+    """A stratum of gathered groups or group indexes names its keyed columns (every pair
+    agrees there); one index with the key as a column names none (its margin admits rows of
+    other keys: rounding slack)."""
+    from primafacie.neighbors import search
+
+    rng = np.random.default_rng(9)
+    X = GowerMatrix(rng.random((3_000, 2)), rng.integers(0, 3, (3_000, 2)), (3, 3))
+    q, b = X[np.arange(500)], X[np.arange(500, 3_000)]
+    make = search._stratum_index("tree")
+    strata = search._strata(q, b, 20, make, search.AUTO_RULE)
+    assert [st.cols for st in strata] == [(0, 1), (0,), (1,), ()]
+    monkeypatch.setattr(search, "_MAX_GROUP_INDEXES", 0)
+    strata = search._strata(q, b, 20, make, search.AUTO_RULE)
+    assert strata[0].index is not None and strata[0].cols == ()
+
+
 def test_tree_queries_in_z_order_give_the_answers_of_data_order(monkeypatch):
     from primafacie.neighbors import search
 
