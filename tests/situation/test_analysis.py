@@ -190,22 +190,22 @@ def _parts_audit(cfg, out, monkeypatch, overlap):
     return files
 
 
-def _spy_run_parts(monkeypatch, delay_first=0.0, fail=None):
+def _spy_run_parts(monkeypatch, race_first=False, fail=None):
     """Record when each test's statistics (run_parts) start and end, by its folder's name;
-    ``delay_first`` seconds of sleep before the gender test's, ``fail``: the folder name
-    whose statistics raise."""
+    ``race_first``: the gender test's wait until the race test's have ended (overlapped runs
+    only: the tasks then end in the other order); ``fail``: the folder name whose statistics
+    raise."""
     import threading
-    import time
 
     from primafacie.situation import partitioned
 
     real, seen = partitioned.run_parts, []
-    lock = threading.Lock()
+    lock, race_done = threading.Lock(), threading.Event()
 
     def spy(result_of, stats, data, plan, lists, ycf, folder, *args, **kwargs):
         name = folder.name
-        if delay_first and name.endswith("gender"):
-            time.sleep(delay_first)
+        if race_first and name.endswith("gender"):
+            assert race_done.wait(300), "the race test never ran beside the gender test"
         with lock:
             seen.append(("start", name))
         if fail is not None and name.endswith(fail):
@@ -213,6 +213,8 @@ def _spy_run_parts(monkeypatch, delay_first=0.0, fail=None):
         out = real(result_of, stats, data, plan, lists, ycf, folder, *args, **kwargs)
         with lock:
             seen.append(("end", name))
+        if name.endswith("race"):
+            race_done.set()
         return out
 
     monkeypatch.setattr(partitioned, "run_parts", spy)
@@ -223,10 +225,11 @@ def test_overlapped_tests_give_the_sequential_bytes_on_threads(tmp_path, monkeyp
     """The two protected attributes' tests overlapped on the local backend's threads (race
     starts once gender has searched) write every file, Parquet parts included, byte for byte
     as one after the other; even when gender's statistics are held back so that race's end
-    first (results are placed by label, never by arrival)."""
+    first (gender's statistics wait for race's: results are placed by label, never by
+    arrival)."""
     cfg = _situation_config(tmp_path)
     sequential = _parts_audit(cfg, tmp_path / "seq", monkeypatch, overlap=False)
-    seen = _spy_run_parts(monkeypatch, delay_first=1.0)
+    seen = _spy_run_parts(monkeypatch, race_first=True)
     overlapped = _parts_audit(cfg, tmp_path / "ovl", monkeypatch, overlap=True)
     ends = [name for what, name in seen if what == "end"]
     assert [n.rsplit("_", 1)[1] for n in ends] == ["race", "gender"]  # out of order
@@ -250,3 +253,25 @@ def test_a_failure_in_an_overlapped_test_raises_the_sequential_error(tmp_path, m
         errors.append(str(caught.value))
         assert not out.exists()
     assert errors[0] == errors[1] and where in errors[0]
+
+
+def test_overlapped_tests_give_the_sequential_bytes_on_a_local_cluster(tmp_path, monkeypatch):
+    """The same on a 2-worker LocalCluster (``compute: {backend: dask, n_jobs: 2}``, where the
+    tests overlap by default): overlapped, with gender's statistics held back so race's end
+    first, every file is the sequential run's byte for byte."""
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    from primafacie.compute import close_dask_clients
+    from primafacie.situation import analysis
+
+    assert analysis.OVERLAP_BACKENDS == ("dask",)  # the default: overlapped on Dask only
+    cfg = _situation_config(tmp_path, {"backend": "dask", "n_jobs": 2})
+    try:
+        sequential = _parts_audit(cfg, tmp_path / "seq", monkeypatch, overlap=False)
+        seen = _spy_run_parts(monkeypatch, race_first=True)
+        overlapped = _parts_audit(cfg, tmp_path / "ovl", monkeypatch, overlap=True)
+    finally:
+        close_dask_clients()
+    ends = [name for what, name in seen if what == "end"]
+    assert [n.rsplit("_", 1)[1] for n in ends] == ["race", "gender"]
+    assert overlapped.keys() == sequential.keys()
+    assert [n for n in sequential if overlapped[n] != sequential[n]] == []
