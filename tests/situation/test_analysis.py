@@ -163,9 +163,9 @@ def _situation_config(tmp_path, compute=None):
     from primafacie.config import load_config
     from tests.shared import demo_inputs, private_copy
 
-    folder = private_copy(demo_inputs(600, 4), tmp_path / "inputs")
+    folder = private_copy(demo_inputs(300, 4), tmp_path / "inputs")
     raw = yaml.safe_load((folder / "audit.yaml").read_text())
-    raw["analyses"] = {"situation": {"k": [5, 10], "methods": ["st", "cst", "cst_centers", "cf"],
+    raw["analyses"] = {"situation": {"k": [5], "methods": ["st", "cst", "cst_centers", "cf"],
                                      "dimensions": ["single"]}}  # fmt: skip
     if compute is not None:
         raw["compute"] = compute
@@ -180,7 +180,7 @@ def _parts_audit(cfg, out, monkeypatch, overlap):
     from primafacie.situation import analysis, partitioned
 
     monkeypatch.setattr(partitioned, "PARQUET_MIN_ROWS", 10)
-    monkeypatch.setattr(partitioned, "PARTITION_COMPLAINANTS", 64)
+    monkeypatch.setattr(partitioned, "PARTITION_COMPLAINANTS", 32)
     kind = cfg.compute.build().kind if cfg.compute.build() is not None else "local"
     monkeypatch.setattr(analysis, "OVERLAP_BACKENDS", (kind,) if overlap else ())
     run_audit(cfg, out, progress=False)
