@@ -340,3 +340,89 @@ def test_keep_each_makes_each_argument_in_its_task_in_item_order():
                         range(5), shared=100)  # fmt: skip
         assert out == [100, 103, 106, 109, 112] and sorted(made) == [0, 1, 2, 3, 4]
     assert keep_each(None, len, lambda i: [0] * i, [2, 0]) == [2, 0]
+
+
+def test_overlapped_starts_the_next_call_at_go_and_keeps_the_order():
+    """``go()`` starts the next call while this one still runs; results come back in the
+    calls' order although the second ends first; overlap=False runs one after the other."""
+    import threading
+
+    from primafacie.compute import overlapped
+
+    second_ran = threading.Event()
+    log = []
+
+    def first(go):
+        go()
+        assert second_ran.wait(5)  # the second ran to its end while the first waited
+        log.append("first")
+        return 1
+
+    def second(go):
+        log.append("second")
+        second_ran.set()
+        return 2
+
+    assert overlapped([first, second]) == [1, 2]
+    assert log == ["second", "first"]
+    log.clear()
+    assert overlapped([lambda go: (go(), log.append("a"), 1)[2], lambda go: log.append("b")],
+                      overlap=False) == [1, None]  # fmt: skip
+    assert log == ["a", "b"]
+
+
+def test_overlapped_waits_for_a_call_that_never_lets_the_next_go():
+    """Without ``go()`` the next call starts only after the call returned."""
+    from primafacie.compute import overlapped
+
+    log = []
+
+    def step(name):
+        def call(go):
+            log.append(f"{name} start")
+            log.append(f"{name} end")
+            return name
+
+        return call
+
+    assert overlapped([step("a"), step("b"), step("c")]) == ["a", "b", "c"]
+    assert log == ["a start", "a end", "b start", "b end", "c start", "c end"]
+
+
+def test_overlapped_raises_the_first_error_in_order_as_a_sequential_run():
+    """A call failing before ``go()`` starts nothing after it; one failing after ``go()``
+    is reported rather than the later call's error (whose run it let start), once every
+    started call has ended."""
+    import threading
+
+    from primafacie.compute import overlapped
+
+    started = []
+
+    def fails_first(go):
+        raise ValueError("first")
+
+    def record(name):
+        def call(go):
+            started.append(name)
+            return name
+
+        return call
+
+    with pytest.raises(ValueError, match="first"):
+        overlapped([fails_first, record("b")])
+    assert started == []
+    second_failed = threading.Event()
+
+    def fails_after_go(go):
+        go()
+        assert second_failed.wait(5)
+        raise ValueError("after go")
+
+    def fails_second(go):
+        second_failed.set()
+        raise KeyError("second")
+
+    with pytest.raises(ValueError, match="after go"):
+        overlapped([fails_after_go, fails_second, record("c")])
+    assert started == []  # nothing starts after a failed call

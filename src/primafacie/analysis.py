@@ -460,6 +460,11 @@ class Analysis:
         Whether the analysis takes the data's dictionary-encoded text columns as they are
         (:mod:`primafacie.data_dictionary`; shown to give the bytes of the text columns); the
         audit gives the others those columns as text.
+    client_only
+        Whether the analysis runs in the audit's process alone, never on the compute backend
+        (it ignores ``Context.backend``): on a Dask cluster the audit then runs it beside
+        the next analysis, whose tasks would otherwise wait for it with the workers idle
+        (:func:`primafacie.compute.overlapped`).
     """
 
     name: str
@@ -486,6 +491,7 @@ class Analysis:
     reference_rows: bool = False
     encoded_text: bool = False
     default_when: Callable[[Mapping[str, Any]], bool] | None = None
+    client_only: bool = False
 
     @classmethod
     def define(cls, namespace: Mapping[str, Any], **fields: Any) -> Analysis:

@@ -570,3 +570,83 @@ def keep_each(
             futures.append(client.submit(_with_shared, arg, fn=fn, shared=ref, pure=False,
                                          retries=backend.retries))  # fmt: skip
     return futures
+
+
+def overlapped(
+    calls: Sequence[Callable[[Callable[[], None]], Any]], overlap: bool = True
+) -> list[Any]:
+    """Run ``calls`` in order, each allowed to let the next one start before it ends.
+
+    ``calls[i](go)`` runs in a thread of its own; when it calls ``go()`` (once it holds what
+    the next call competes for no more, e.g. after its searches: its statistics and report
+    rows then leave the client idle most of the time), ``calls[i + 1]`` starts beside it. A
+    call that never calls ``go`` makes the next wait until it returns. Used by the audit to
+    prepare a protected attribute's test while the workers compute the previous one's last
+    stages (docs/scaling.md, "The 10^7 run's idle cores, overlapped").
+
+    The results come back in the calls' order whatever order they finish in; each call must
+    place what it makes by its own index, never by arrival. When calls raise, every started
+    call is waited for and the error of the first failing call in order is raised: the error a
+    sequential run raises (a call after it that it let start may fail too; its error is not
+    the one reported, as the sequential run would never have reached it).
+
+    Parameters
+    ----------
+    calls
+        ``call(go)``: the work of one step; ``go()`` lets the next step start.
+    overlap
+        False: one call after the other in this thread (``go`` does nothing).
+
+    Returns
+    -------
+    list
+        ``[calls[0](go), calls[1](go), ...]``, in order.
+
+    Examples
+    --------
+    >>> overlapped([lambda go: 1, lambda go: (go(), 2)[1]])
+    [1, 2]
+    """
+    import threading
+
+    calls = list(calls)
+    if not overlap or len(calls) <= 1:
+        return [call(lambda: None) for call in calls]
+    results: list[Any] = [None] * len(calls)
+    errors: list[BaseException | None] = [None] * len(calls)
+    let = [False] * len(calls)  # the call let the next start (else it ran to its end)
+    started = [threading.Event() for _ in calls]
+    threads: list[threading.Thread] = []
+
+    def go(i: int) -> None:
+        let[i] = True
+        started[i].set()
+
+    def step(i: int) -> None:
+        try:
+            results[i] = calls[i](partial(go, i))
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            errors[i] = exc
+        finally:
+            started[i].set()  # a call that returned (or failed) lets the next go
+
+    try:
+        for i in range(len(calls)):
+            if any(e is not None for e in errors[:i]):
+                break  # a sequential run stops at the first error: none after it starts
+            thread = threading.Thread(target=step, args=(i,), daemon=True,
+                                      name=f"primafacie-step-{i}")  # fmt: skip
+            thread.start()
+            threads.append(thread)
+            while not started[i].wait(0.1):  # a timed wait: Ctrl-C reaches this thread
+                pass
+            if not let[i]:  # it ran to its end: its error (if any) is known now
+                thread.join()
+    finally:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.1)
+    for error in errors:
+        if error is not None:
+            raise error
+    return results

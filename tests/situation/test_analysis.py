@@ -152,3 +152,126 @@ def test_a_positive_direction_section_lists_the_most_favoured_first():
     figures = [b for g in body["blocks"] if g["kind"] == "group" for b in g["blocks"]
                if str(b.get("title", "")).startswith("Δp with intervals")]  # fmt: skip
     assert figures and all("(−∞, upper bound]" in str(f) for f in figures)
+
+
+# ---- the tests written as parts, overlapped (issue 22: the 10^7 run's idle cores)
+def _situation_config(tmp_path, compute=None):
+    """The demo's audit.yaml (credit world, gender and race protected) asking for situation
+    testing alone, with ``compute``."""
+    import yaml
+
+    from primafacie.config import load_config
+    from tests.shared import demo_inputs, private_copy
+
+    folder = private_copy(demo_inputs(300, 4), tmp_path / "inputs")
+    raw = yaml.safe_load((folder / "audit.yaml").read_text())
+    raw["analyses"] = {"situation": {"k": [5], "methods": ["st", "cst", "cst_centers", "cf"],
+                                     "dimensions": ["single"]}}  # fmt: skip
+    if compute is not None:
+        raw["compute"] = compute
+    (folder / "audit.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
+    return load_config(folder / "audit.yaml")
+
+
+def _parts_audit(cfg, out, monkeypatch, overlap):
+    """``run_audit`` of ``cfg`` into ``out``, the tests written as parts (small parts), with
+    the tests overlapped or one after the other; every output file's bytes."""
+    from primafacie.audit import run_audit
+    from primafacie.situation import analysis, partitioned
+
+    monkeypatch.setattr(partitioned, "PARQUET_MIN_ROWS", 10)
+    monkeypatch.setattr(partitioned, "PARTITION_COMPLAINANTS", 32)
+    kind = cfg.compute.build().kind if cfg.compute.build() is not None else "local"
+    monkeypatch.setattr(analysis, "OVERLAP_BACKENDS", (kind,) if overlap else ())
+    run_audit(cfg, out, progress=False)
+    files = {p.relative_to(out).as_posix(): p.read_bytes()
+             for p in sorted(out.rglob("*")) if p.is_file()}  # fmt: skip
+    assert any(name.endswith(".parquet") for name in files)  # the parts path ran
+    return files
+
+
+def _spy_run_parts(monkeypatch, race_first=False, fail=None):
+    """Record when each test's statistics (run_parts) start and end, by its folder's name;
+    ``race_first``: the gender test's wait until the race test's have ended (overlapped runs
+    only: the tasks then end in the other order); ``fail``: the folder name whose statistics
+    raise."""
+    import threading
+
+    from primafacie.situation import partitioned
+
+    real, seen = partitioned.run_parts, []
+    lock, race_done = threading.Lock(), threading.Event()
+
+    def spy(result_of, stats, data, plan, lists, ycf, folder, *args, **kwargs):
+        name = folder.name
+        if race_first and name.endswith("gender"):
+            assert race_done.wait(300), "the race test never ran beside the gender test"
+        with lock:
+            seen.append(("start", name))
+        if fail is not None and name.endswith(fail):
+            raise RuntimeError(f"statistics failed on {name}")
+        out = real(result_of, stats, data, plan, lists, ycf, folder, *args, **kwargs)
+        with lock:
+            seen.append(("end", name))
+        if name.endswith("race"):
+            race_done.set()
+        return out
+
+    monkeypatch.setattr(partitioned, "run_parts", spy)
+    return seen
+
+
+def test_overlapped_tests_give_the_sequential_bytes_on_threads(tmp_path, monkeypatch):
+    """The two protected attributes' tests overlapped on the local backend's threads (race
+    starts once gender has searched) write every file, Parquet parts included, byte for byte
+    as one after the other; even when gender's statistics are held back so that race's end
+    first (gender's statistics wait for race's: results are placed by label, never by
+    arrival)."""
+    cfg = _situation_config(tmp_path)
+    sequential = _parts_audit(cfg, tmp_path / "seq", monkeypatch, overlap=False)
+    seen = _spy_run_parts(monkeypatch, race_first=True)
+    overlapped = _parts_audit(cfg, tmp_path / "ovl", monkeypatch, overlap=True)
+    ends = [name for what, name in seen if what == "end"]
+    assert [n.rsplit("_", 1)[1] for n in ends] == ["race", "gender"]  # out of order
+    assert overlapped.keys() == sequential.keys()
+    assert [n for n in sequential if overlapped[n] != sequential[n]] == []
+
+
+@pytest.mark.parametrize("where", ["gender", "race"])
+def test_a_failure_in_an_overlapped_test_raises_the_sequential_error(tmp_path, monkeypatch,
+                                                                      where):  # fmt: skip
+    """A test whose statistics fail (the first, after it let the second start; or the second)
+    stops the overlapped audit with the error the sequential audit raises, and writes
+    nothing."""
+    cfg = _situation_config(tmp_path)
+    errors = []
+    for overlap in (False, True):
+        _spy_run_parts(monkeypatch, fail=where)
+        out = tmp_path / f"out_{overlap}"
+        with pytest.raises(RuntimeError) as caught:
+            _parts_audit(cfg, out, monkeypatch, overlap=overlap)
+        errors.append(str(caught.value))
+        assert not out.exists()
+    assert errors[0] == errors[1] and where in errors[0]
+
+
+def test_overlapped_tests_give_the_sequential_bytes_on_a_local_cluster(tmp_path, monkeypatch):
+    """The same on a 2-worker LocalCluster (``compute: {backend: dask, n_jobs: 2}``, where the
+    tests overlap by default): overlapped, with gender's statistics held back so race's end
+    first, every file is the sequential run's byte for byte."""
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    from primafacie.compute import close_dask_clients
+    from primafacie.situation import analysis
+
+    assert analysis.OVERLAP_BACKENDS == ("dask",)  # the default: overlapped on Dask only
+    cfg = _situation_config(tmp_path, {"backend": "dask", "n_jobs": 2})
+    try:
+        sequential = _parts_audit(cfg, tmp_path / "seq", monkeypatch, overlap=False)
+        seen = _spy_run_parts(monkeypatch, race_first=True)
+        overlapped = _parts_audit(cfg, tmp_path / "ovl", monkeypatch, overlap=True)
+    finally:
+        close_dask_clients()
+    ends = [name for what, name in seen if what == "end"]
+    assert [n.rsplit("_", 1)[1] for n in ends] == ["race", "gender"]
+    assert overlapped.keys() == sequential.keys()
+    assert [n for n in sequential if overlapped[n] != sequential[n]] == []

@@ -123,38 +123,16 @@ def compute_audit(
         scm = _fitted_scm(cfg, data, stages, backend)
         decider = cfg.decider()
         runs: dict[str, AnalysisRun] = {}
-        for analysis in analyses:
-            name, stage = analysis.name, analysis.stage_name
-            stages.start(stage)
-            t0 = time.perf_counter()
-            context = Context(
-                config=cfg,
-                data=given.of(analysis),
-                scm=scm,
-                decider=decider,
-                backend=backend,
-                tick=lambda d, t, note, _s=stage: stages.step(_s, d, t, note),
-                tables_dir=tables_dir,
-            )
-            try:
-                run = analysis.run(getattr(cfg.analyses, name), context)
-            except InputError:
-                raise
-            except MemoryError as exc:  # a resource the user sets, not a bug: exit 2
-                raise InputError(memory_error_message(name, exc)) from None
-            except Exception as exc:
-                if not keep_going:
-                    if isinstance(exc, AnalysisError):
-                        raise AnalysisError(f"{name}: {exc}") from exc
-                    raise
-                run = AnalysisRun(name, "failed", f"{type(exc).__name__}: {exc}")
-            run = replace(run, seconds=time.perf_counter() - t0)
-            if analysis.reference_rows and compared is not data:
-                run = replace(run, scope=_compared_scope(compared, run.scope))
-            runs[name] = run
-            # what the analysis freed, handed back before the next one (or the write) allocates
-            release_memory()
-            stages.done(stage, run.status if run.status != "ok" else "done")
+        calls = [
+            _analysis_call(a, cfg, given, compared, data, scm, decider, backend, stages,
+                           tables_dir, keep_going, runs)
+            for a in analyses
+        ]  # fmt: skip
+        # on Dask an analysis run in this process alone (client_only) runs beside the next
+        from ..compute import overlapped
+
+        overlapped(calls, overlap=_overlap(backend))
+        runs = {a.name: runs[a.name] for a in analyses}  # the analyses' order, however run
         if cfg.time is not None:
             # every analysis of a window gets the text columns (as it had before encoding)
             base = Context(config=cfg, data=given.text(), scm=scm, decider=decider, backend=backend)
@@ -173,6 +151,71 @@ def compute_audit(
         scm=scm,
         provenance=provenance(cfg, inputs, seeds, date),
     )
+
+
+def _overlap(backend: Any) -> bool:
+    """Whether analyses run in this process alone overlap the next one: on a Dask cluster,
+    whose workers would otherwise wait for them (docs/scaling.md, "The 10^7 run's idle
+    cores, overlapped"); locally the next analysis's threads would share the same cores."""
+    from ..compute import get_backend
+
+    return get_backend(backend).kind == "dask"
+
+
+def _analysis_call(
+    analysis: Any,
+    cfg: AuditConfig,
+    given: _GivenData,
+    compared: Any,
+    data: Any,
+    scm: Any,
+    decider: Any,
+    backend: Any,
+    stages: Stages,
+    tables_dir: Path | None,
+    keep_going: bool,
+    runs: dict[str, AnalysisRun],
+) -> Callable[[Callable[[], None]], None]:
+    """One analysis of :func:`compute_audit` as a step of
+    :func:`~primafacie.compute.overlapped`: its run is placed under its own name (never by
+    when it finished); an analysis run in this process alone lets the next start at once."""
+    name, stage = analysis.name, analysis.stage_name
+
+    def call(go: Callable[[], None]) -> None:
+        stages.start(stage)
+        if analysis.client_only:
+            go()
+        t0 = time.perf_counter()
+        context = Context(
+            config=cfg,
+            data=given.of(analysis),
+            scm=scm,
+            decider=decider,
+            backend=backend,
+            tick=lambda d, t, note, _s=stage: stages.step(_s, d, t, note),
+            tables_dir=tables_dir,
+        )
+        try:
+            run = analysis.run(getattr(cfg.analyses, name), context)
+        except InputError:
+            raise
+        except MemoryError as exc:  # a resource the user sets, not a bug: exit 2
+            raise InputError(memory_error_message(name, exc)) from None
+        except Exception as exc:
+            if not keep_going:
+                if isinstance(exc, AnalysisError):
+                    raise AnalysisError(f"{name}: {exc}") from exc
+                raise
+            run = AnalysisRun(name, "failed", f"{type(exc).__name__}: {exc}")
+        run = replace(run, seconds=time.perf_counter() - t0)
+        if analysis.reference_rows and compared is not data:
+            run = replace(run, scope=_compared_scope(compared, run.scope))
+        runs[name] = run
+        # what the analysis freed, handed back before the next one (or the write) allocates
+        release_memory()
+        stages.done(stage, run.status if run.status != "ok" else "done")
+
+    return call
 
 
 class _GivenData:

@@ -266,4 +266,5 @@ ANALYSIS = Analysis.define(
     description="Selection rates, four-fifths ratios and error-rate gaps per group "
     "(on by default; groups: null turns it off).",
     default_on=True,
+    client_only=True,  # pandas group counts in this process: beside the next analysis on Dask
 )

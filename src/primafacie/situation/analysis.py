@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis, AnalysisRun, Context, table_path, table_stem
+from ..compute import overlapped
 from ..corrections import MULTIPLICITY_NAMES, MULTIPLICITY_SHORT
 from ..errors import InputError
 from ..jsonsafe import json_safe
@@ -109,24 +110,75 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     engines = spec.tests(list(ctx.data.protected), backend=ctx.backend)
     results: dict[str, Any] = {}
     states: dict[str, Any] = {}
-    for done, (label, engine) in enumerate(engines.items()):
+    labels = list(engines)
+    done = 0
+    while done < len(labels):
+        # consecutive tests written as parts overlap (each starts once the one before has
+        # searched: _overlap); every other test runs alone, in the same order
+        batch = _parts_batch(spec, ctx, labels[done:])
+        if batch:
+            calls = [_parts_call(spec, ctx, engines, label, done + i, results)
+                     for i, label in enumerate(batch)]  # fmt: skip
+            overlapped(calls, overlap=_overlap(ctx))
+            done += len(batch)
+            continue
+        label, engine = labels[done], engines[labels[done]]
         ctx.tick(done, len(engines), _name(label))
         if spec.sensitivity is not None and isinstance(engine, SituationTest):
             # keep the factual search spaces: the variants re-run only the CF stages
             res = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider, keep_state=True)
             results[label], states[label] = res, (engine, res, engine.state_)
-        elif _to_parts(spec, ctx, label):
-            stem = table_stem(ANALYSIS_NAME, label, among=engines)
-            results[label] = engine.run_to_parts(
-                ctx.data, Path(ctx.tables_dir) / stem, f"tables/{stem}/", ctx.scm, ctx.decider
-            )
         else:
             results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
+        done += 1
+    results = {label: results[label] for label in labels}  # the tests' order, however run
     if spec.sensitivity is not None:
         results[SENSITIVITY_LABEL] = run_sensitivity(
             spec.sensitivity, states, ctx.scm, ctx.decider, ctx.tick
         )
     return _with_dossiers(collect(results), spec, ctx)
+
+
+#: Backends on which the tests written as parts overlap (:func:`_overlap`).
+OVERLAP_BACKENDS = ("dask",)
+
+
+def _overlap(ctx: Context) -> bool:
+    """Whether the tests written as parts overlap: on a Dask cluster, where the client's own
+    stages (a test's statistics merges and report rows, the next test's space and
+    coordinates) otherwise leave the workers idle (docs/scaling.md, "The 10^7 run's idle
+    cores, overlapped"). Locally the backend's threads already fill the cores, and two tests
+    at once would hold two tests' memory in the one process."""
+    from ..compute import get_backend
+
+    return get_backend(ctx.backend).kind in OVERLAP_BACKENDS
+
+
+def _parts_batch(spec: SituationSpec, ctx: Context, labels: list[str]) -> list[str]:
+    """The leading labels of ``labels`` whose tests are written as parts."""
+    batch = []
+    for label in labels:
+        if spec.sensitivity is not None or not _to_parts(spec, ctx, label):
+            break
+        batch.append(label)
+    return batch
+
+
+def _parts_call(spec: SituationSpec, ctx: Context, engines: Mapping[str, Any], label: str,
+                index: int, results: dict[str, Any]) -> Any:  # fmt: skip
+    """One test written as parts, as a step of :func:`~primafacie.compute.overlapped`: its
+    Result is placed under its own label (never by when it finished); ``go`` is called once
+    its searches are done."""
+    stem = table_stem(ANALYSIS_NAME, label, among=engines)
+
+    def call(go: Any) -> None:
+        ctx.tick(index, len(engines), _name(label))
+        results[label] = engines[label].run_to_parts(
+            ctx.data, Path(ctx.tables_dir) / stem, f"tables/{stem}/", ctx.scm, ctx.decider,
+            searched=go,
+        )  # fmt: skip
+
+    return call
 
 
 def _to_parts(spec: SituationSpec, ctx: Context, label: str) -> bool:

@@ -382,11 +382,14 @@ class SituationTest(Engine):
         return result
 
     def run_to_parts(self, data: Any, folder: str | Path, see: str, scm: Any = None,
-                     decider: Any = None) -> SituationResult:  # fmt: skip
+                     decider: Any = None, searched: Any = None) -> SituationResult:  # fmt: skip
         """:meth:`run`, a table above ``partitioned.PARQUET_MIN_ROWS`` rows written as
         Parquet parts of ``folder`` one (method, k) at a time (``see``: the folder as
-        ``results.json`` names it; :mod:`primafacie.situation.partitioned`)."""
-        return self._run(data, scm, None, decider, None, False, (Path(folder), see))[0]
+        ``results.json`` names it; :mod:`primafacie.situation.partitioned`). ``searched()``,
+        when given, is called once the searches are done (the audit then starts its next
+        test: :func:`primafacie.compute.overlapped`)."""
+        parts = (Path(folder), see, searched)
+        return self._run(data, scm, None, decider, None, False, parts)[0]
 
     def run_with_state(
         self, data: Any, *args: Any, **kwargs: Any
@@ -405,11 +408,11 @@ class SituationTest(Engine):
         decider: Any,
         complainant_mask: np.ndarray | None,
         keep_state: bool,
-        parts: tuple[Path, str] | None = None,
+        parts: tuple[Path, str, Any] | None = None,
     ) -> tuple[SituationResult, RunState | None]:
         """The five stages; without ``keep_state`` the counterfactual table and the Gower
         coordinates are released before the statistics (the table is then built in their
-        memory: at 10^7 rows they are ~1.5 GB). ``parts``: (folder, see) of
+        memory: at 10^7 rows they are ~1.5 GB). ``parts``: (folder, see, searched) of
         :meth:`run_to_parts`."""
         data = self._audit_data(data)
         self._check_params()

@@ -310,7 +310,14 @@ def _first(frame: pd.DataFrame, keys: list[str], ascending: bool, n: int) -> pd.
 
 
 def run_engine(
-    engine: Any, data: Any, plan: Any, scm: Any, decider: Any, folder: Path, see: str
+    engine: Any,
+    data: Any,
+    plan: Any,
+    scm: Any,
+    decider: Any,
+    folder: Path,
+    see: str,
+    searched: Any = None,
 ) -> SituationResult:
     """Stages 2 to 5 of ``engine.run_to_parts`` (a
     :class:`~primafacie.situation.engine.SituationTest`): the counterfactual table lives until
@@ -320,7 +327,8 @@ def run_engine(
     written as parts where they are computed when the table is large
     (:func:`run_parts`), and the members of the groups the report shows
     (the first :data:`TOP_ROWS` rows of the main test) are searched again
-    for those complainants alone (:func:`_top_members`)."""
+    for those complainants alone (:func:`_top_members`). ``searched()``, when given, is
+    called once the searches are done (:func:`primafacie.compute.overlapped`)."""
     from ..release import release_memory
     from .planning import Planner
     from .search import GroupSearch
@@ -345,6 +353,8 @@ def run_engine(
     # searches allocate their trees and chunks (else the allocators keep it: docs/scaling.md)
     release_memory()
     lists = searcher.search(data, plan, space, cf)
+    if searched is not None:
+        searched()
     rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
     if rows > PARQUET_MIN_ROWS:
         out: SituationResult = run_parts(
