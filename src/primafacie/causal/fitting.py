@@ -5,7 +5,8 @@ and its own factual values, so the nodes' fits are independent of one another. A
 :class:`NodeFit` holds what one fit needs (the node's settings and its columns alone);
 :func:`fit_nodes` runs the tasks one after another in this thread, on the threads of a local
 :class:`~primafacie.compute.Backend`, or as one task per node on its Dask workers (each sent
-only its node's columns, as compact arrays; only the fitted mechanism comes back).
+only its node's columns, as compact arrays; only the fitted mechanism comes back; a node
+whose worker was lost is sent again, :func:`_on_dask`).
 
 Every fit runs with its BLAS and OpenMP libraries held to ONE thread (:func:`one_thread`):
 a least-squares solve split over two BLAS threads adds its partial sums in another order and
@@ -286,8 +287,9 @@ def fit_nodes(tasks: Sequence[NodeFit], backend: Any = None) -> dict[str, Mechan
         ``None``: one after another in this thread (stopping at the first failure). Otherwise
         a :class:`~primafacie.compute.Backend` (or what :func:`~primafacie.compute.get_backend`
         accepts): local, the nodes on its ``n_jobs`` threads; Dask, one task per node on the
-        workers, each sent its own columns with codes in one byte. The mechanisms are the
-        same bits whichever runs them (each fit on one BLAS thread).
+        workers, each sent its own columns with codes in one byte (sent again when the
+        worker holding them is lost). The mechanisms are the same bits whichever runs them
+        (each fit on one BLAS thread).
 
     Returns
     -------
@@ -305,19 +307,67 @@ def fit_nodes(tasks: Sequence[NodeFit], backend: Any = None) -> dict[str, Mechan
         for task in tasks:
             out[task.node] = _checked(fit_node(task), task)
         return out
-    from ..compute import get_backend, scatter
+    from ..compute import get_backend
 
     backend = get_backend(backend)
     if backend.kind != "dask":
         results = backend.map(fit_node, list(tasks))
         return {t.node: _checked(r, t) for t, r in zip(tasks, results, strict=True)}
-    placed = scatter(backend, [_compact(t) for t in tasks])
-    fitted = backend.map(_fit_on_worker, placed)
-    del placed
+    fitted = _on_dask(backend, list(tasks))
     for _, said in fitted:  # the workers' warnings, in the nodes' order
         for message, category, filename, lineno in said:
             warnings.warn_explicit(message, category, filename, lineno)
     return {t.node: _checked(r, t) for t, (r, _) in zip(tasks, fitted, strict=True)}
+
+
+def _on_dask(backend: Any, tasks: list[NodeFit]) -> list[tuple[Any, list[tuple]]]:
+    """:func:`_fit_on_worker` over ``tasks`` on Dask, each task's columns sent to one worker;
+    the tasks lost with a worker sent again, up to ``backend.retries`` times.
+
+    A chunk task of :meth:`~primafacie.compute.Backend.map` reads what was scattered to
+    every worker, so the scheduler re-runs it elsewhere when its worker dies. A node's
+    columns are sent to one worker only (sending every node's columns to every worker would
+    multiply the bytes sent by the number of workers), so a worker lost before its fit was
+    collected takes its only copy with it: Dask cancels the fit (``FutureCancelledError``,
+    "lost dependencies" / "already forgotten"), and no scheduler could recompute data that
+    came from the client. The client still holds every node's columns (the tasks' arrays
+    are its own), so the cancelled nodes are compacted and sent again to the workers alive,
+    and fitted there with the same bits (one BLAS thread per fit). Only cancellations are
+    sent again: an error the fit itself raised is already a :class:`FitFailure`, and one
+    Dask raises for the task (``KilledWorker``: the task itself killed its workers) is not
+    made better by resending it.
+
+    Returns
+    -------
+    list
+        ``(mechanism or FitFailure, warnings)`` per task, in the tasks' order.
+
+    Raises
+    ------
+    concurrent.futures.CancelledError
+        A node still lost after ``backend.retries`` resends (Dask's own error).
+    """
+    from concurrent.futures import CancelledError
+
+    from ..compute import scatter
+
+    out: list[Any] = [None] * len(tasks)
+    todo = list(range(len(tasks)))
+    for attempt in range(backend.retries + 1):
+        futures = backend.keep(_fit_on_worker, scatter(backend, [_compact(tasks[i]) for i in todo]))
+        lost: list[int] = []
+        for j, i in enumerate(todo):
+            try:
+                out[i] = futures[j].result()
+            except CancelledError:
+                if attempt == backend.retries:
+                    raise
+                lost.append(i)
+            futures[j] = None  # the result released on the cluster
+        if not lost:
+            break
+        todo = lost
+    return out
 
 
 def _compact(task: NodeFit) -> NodeFit:
