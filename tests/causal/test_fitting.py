@@ -385,3 +385,54 @@ def test_only_the_lost_nodes_are_sent_again_up_to_retries_times():
         assert h1.hexdigest() == h2.hexdigest(), task.node
     with pytest.raises(CancelledError):
         _on_dask(_Flaky("income", times=3, retries=2), tasks)
+
+
+class SeesThread(BaseEstimator, RegressorMixin):
+    """Records the thread it is fitted in."""
+
+    seen: list = []
+
+    def fit(self, X, y):
+        SeesThread.seen.append(threading.current_thread().name)
+        self.coef_ = np.zeros(X.shape[1])
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_fits_above_the_budget_run_one_at_a_time(monkeypatch):
+    """Local threads fit the nodes side by side while their fits fit in FIT_BUDGET; above
+    it one after another (one pool thread), with the same bits."""
+    from primafacie.causal import fitting
+
+    frame = _world()
+    serial = _bits(SCM(EDGES).fit(frame))
+    scm = SCM(EDGES).fit(frame)
+    vals = {v: scm._factual(frame, v, None) for v in scm.nodes}
+    tasks = node_tasks(
+        scm.topological_order, scm.dag_.parents, scm.kinds_, scm.categories_,
+        scm._mechanism_for, vals,
+    )  # fmt: skip
+    widest = max(fitting.fit_bytes(t) for t in tasks)
+    assert fitting.parallel_fits(tasks, 4) == 4  # 3,000 rows: far below the budget
+    monkeypatch.setattr(fitting, "FIT_BUDGET", 2 * widest)
+    assert fitting.parallel_fits(tasks, 4) == 2
+    monkeypatch.setattr(fitting, "FIT_BUDGET", widest - 1)
+    assert fitting.parallel_fits(tasks, 4) == 1
+    mech = {v: SeesThread() for v in ("income", "savings")}
+    SeesThread.seen = []
+    one = SCM(EDGES, mechanism=mech).fit(frame, backend=Backend(n_jobs=2))
+    assert SeesThread.seen == [threading.current_thread().name] * 2  # this thread alone
+    assert _bits(SCM(EDGES).fit(frame, backend=Backend(n_jobs=2))) == serial
+    assert set(one.mechanisms_) == {"edu", "region", "income", "savings"}
+
+
+def test_fit_bytes_counts_the_design_and_the_classes():
+    from primafacie.causal.fitting import fit_bytes
+
+    rows = np.zeros(10)
+    numeric = NodeFit("y", "numeric", "linear", None, ("a", "g"), {"g": ["p", "q", "r"]},
+                      {"a": rows, "g": rows, "y": rows})  # fmt: skip
+    assert fit_bytes(numeric) == 8 * 10 * (2 * 3 + 3)
+    assert fit_bytes(NodeFit("y", "numeric", "linear", None, (), {}, {})) == 0

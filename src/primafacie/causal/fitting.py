@@ -41,7 +41,17 @@ from ..errors import InputError
 from . import encoding
 from .mechanisms import LinearANM, Mechanism, make_mechanism
 
-__all__ = ["FitFailure", "NodeFit", "compact_codes", "fit_node", "fit_nodes", "one_thread"]
+__all__ = [
+    "FIT_BUDGET",
+    "FitFailure",
+    "NodeFit",
+    "compact_codes",
+    "fit_bytes",
+    "fit_node",
+    "fit_nodes",
+    "one_thread",
+    "parallel_fits",
+]
 
 
 @dataclass(frozen=True)
@@ -286,7 +296,8 @@ def fit_nodes(tasks: Sequence[NodeFit], backend: Any = None) -> dict[str, Mechan
     backend
         ``None``: one after another in this thread (stopping at the first failure). Otherwise
         a :class:`~primafacie.compute.Backend` (or what :func:`~primafacie.compute.get_backend`
-        accepts): local, the nodes on its ``n_jobs`` threads; Dask, one task per node on the
+        accepts): local, the nodes on its ``n_jobs`` threads (fewer when their fits would
+        hold more than :data:`FIT_BUDGET` at once, :func:`parallel_fits`); Dask, one task per node on the
         workers, each sent its own columns with codes in one byte (sent again when the
         worker holding them is lost). The mechanisms are the same bits whichever runs them
         (each fit on one BLAS thread).
@@ -311,13 +322,53 @@ def fit_nodes(tasks: Sequence[NodeFit], backend: Any = None) -> dict[str, Mechan
 
     backend = get_backend(backend)
     if backend.kind != "dask":
-        results = backend.map(fit_node, list(tasks))
+        jobs = parallel_fits(tasks, backend.n_jobs)
+        results = replace(backend, n_jobs=jobs).map(fit_node, list(tasks))
         return {t.node: _checked(r, t) for t, r in zip(tasks, results, strict=True)}
     fitted = _on_dask(backend, list(tasks))
     for _, said in fitted:  # the workers' warnings, in the nodes' order
         for message, category, filename, lineno in said:
             warnings.warn_explicit(message, category, filename, lineno)
     return {t.node: _checked(r, t) for t, (r, _) in zip(tasks, fitted, strict=True)}
+
+
+#: Bytes the fits running at once on local threads may hold in all (their designs and their
+#: solvers' arrays, :func:`fit_bytes`): above it the nodes are fitted one after another. At
+#: 10^6 rows two of the credit world's fits side by side took the audit's client from 209 to
+#: 764 MB (its peak; 2·10^5 rows: 168 to 325 MB), one at a time 203 MB over its start.
+FIT_BUDGET = 2**28
+
+
+def fit_bytes(task: NodeFit) -> int:
+    """An upper estimate of one fit's transient memory: per row, 8 bytes for each of twice
+    the design's columns (the design and a solver's copy of it) and three times the classes
+    (a classifier's scores, probabilities and gradient). Measured with ``tracemalloc`` on
+    the credit world at 10^6 rows: 76–153 B per row for its five nodes; this gives 84–168
+    (1.05–1.1× each), so at 10^6 rows its nodes are fitted one at a time, at 2·10^5 two.
+
+    Examples
+    --------
+    >>> t = NodeFit("y", "categorical", "linear", 4, ("g", "x"), {"g": ["a", "b", "c"]}, {})
+    >>> fit_bytes(replace(t, columns={"x": np.zeros(1000)}))  # (2·(2 + 1) + 3·4) · 8 per row
+    144000
+    """
+    rows = len(next(iter(task.columns.values()))) if task.columns else 0
+    width = sum(len(task.categories[p]) - 1 if p in task.categories else 1 for p in task.parents)
+    return 8 * rows * (2 * width + 3 * (task.n_categories or 1))
+
+
+def parallel_fits(tasks: Sequence[NodeFit], n_jobs: int) -> int:
+    """How many fits run at once on local threads: ``n_jobs``, fewer when that many of the
+    largest would hold more than :data:`FIT_BUDGET` (at least one). The bits do not depend
+    on it (each fit on one BLAS thread); only the memory and the fit's wall time do.
+
+    Examples
+    --------
+    >>> parallel_fits([], 4)
+    4
+    """
+    widest = max((fit_bytes(t) for t in tasks), default=0)
+    return max(1, min(n_jobs, FIT_BUDGET // max(widest, 1)))
 
 
 def _on_dask(backend: Any, tasks: list[NodeFit]) -> list[tuple[Any, list[tuple]]]:
