@@ -12,6 +12,11 @@ libraries and memory no allocator above reports (scipy's trees, other C buffers)
 Usage::
 
     python benchmarks/audit_memory.py CONFIG.yaml OUT_DIR [--top 6] [--trace]
+    python benchmarks/audit_memory.py --scale 1e6 [--top 6] [--trace]
+
+``--scale N`` records instead ``benchmarks/scale.py``'s base case at N rows (the engine,
+``SituationTest.run`` with every method at k = 15, 30, 50 on the credit world, local; the
+data generated in this process as there), with the engine's own stages (:data:`ENGINE`).
 
 ``--trace`` turns tracemalloc on (slower: every allocation is recorded); without it the
 traced columns are 0. ``benchmarks/audit_scale.py`` writes the configurations (credit world).
@@ -25,6 +30,7 @@ import functools
 import importlib
 import json
 import os
+import sys
 import threading
 import time
 import tracemalloc
@@ -45,6 +51,15 @@ STAGES = [
     ("top rows' members", "primafacie.situation.partitioned", "_top_members"),
     ("analysis: situation", "primafacie.situation.analysis", "run"),
     ("write: report.html", "primafacie.report", "build_report"),
+]
+
+#: The stages of ``benchmarks/scale.py``'s case (``--scale``), recorded besides ``STAGES``.
+ENGINE = [
+    ("generate the credit world", "scale", "_credit_data"),
+    ("situation test (engine)", "primafacie.situation.engine", "SituationTest._run"),
+    ("statistics + table", "primafacie.situation.statistics", "Statistics.run"),
+    ("result", "primafacie.situation.engine", "SituationTest._result"),
+    ("summary", "primafacie.situation.results", "SituationResult.summary"),
 ]
 
 MB = 2**20
@@ -128,8 +143,9 @@ def _wrap(stage: str, func: Any, sampler: _Sampler, top: int) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("config")
-    parser.add_argument("out")
+    parser.add_argument("config", nargs="?")
+    parser.add_argument("out", nargs="?")
+    parser.add_argument("--scale", type=float, help="scale.py's base case at N rows instead")
     parser.add_argument("--top", type=int, default=0)
     parser.add_argument("--trace", action="store_true")
     args = parser.parse_args()
@@ -137,7 +153,9 @@ def main() -> None:
         tracemalloc.start(1)
     sampler = _Sampler()
     sampler.start()
-    for stage, module, attr in STAGES:
+    if args.scale:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    for stage, module, attr in STAGES + (ENGINE if args.scale else []):
         owner: Any = importlib.import_module(module)
         *path, name = attr.split(".")
         for part in path:
@@ -152,14 +170,19 @@ def main() -> None:
         wrapped = getattr(module, analysis.run.__name__, None)
         if wrapped is not None and wrapped is not analysis.run and hasattr(wrapped, "__wrapped__"):
             object.__setattr__(analysis, "run", wrapped)
-    from primafacie.cli import app
-
     t0 = time.perf_counter()
-    try:
-        app(["audit", args.config, "--out", args.out, "--no-progress"], standalone_mode=False)
-    except SystemExit as exc:  # pragma: no cover - the CLI's exit
-        if exc.code:
-            raise
+    if args.scale:
+        import scale
+
+        print(json.dumps(scale._situation_case(int(args.scale), False, "auto")), flush=True)
+    else:
+        from primafacie.cli import app
+
+        try:
+            app(["audit", args.config, "--out", args.out, "--no-progress"], standalone_mode=False)
+        except SystemExit as exc:  # pragma: no cover - the CLI's exit
+            if exc.code:
+                raise
     sampler.stop = True
     end = {"stage": "end", "peak_mb": round(sampler.peak / MB, 1),
            "wall_s": round(time.perf_counter() - t0, 1), "load": round(os.getloadavg()[0], 1)}  # fmt: skip

@@ -267,3 +267,172 @@ def test_the_workers_warnings_are_shown_in_the_client(dask_backend):
         warnings.simplefilter("always")
         SCM(EDGES, mechanism={"edu": slow}).fit(_world(), backend=dask_backend)
     assert any("ConvergenceWarning" == w.category.__name__ for w in caught)
+
+
+class DiesOnce(BaseEstimator, RegressorMixin):
+    """Least squares (numpy's, on the design as given) that kills the process fitting it the
+    first time it is fitted anywhere: ``marker`` is created, then the process exits at once,
+    as a worker lost mid-fit (out of memory, a lost machine) does."""
+
+    def __init__(self, marker: str = "") -> None:
+        self.marker = marker
+
+    def fit(self, X, y):
+        import os
+
+        if not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+        self.coef_ = np.linalg.lstsq(np.asarray(X), np.asarray(y), rcond=None)[0]
+        return self
+
+    def predict(self, X):
+        return np.asarray(X) @ self.coef_
+
+
+def test_a_worker_lost_during_the_fit_is_survived_with_the_serial_bits(tmp_path):
+    """The worker fitting 'savings' dies mid-fit, taking with it the columns sent to it
+    (data the client scattered, which no task can recompute): the nodes it held are sent
+    again to the worker alive and the fit is the serial fit, bit for bit. On main the
+    run failed (``FutureCancelledError``)."""
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    from distributed import Client, LocalCluster
+
+    from primafacie import compute
+
+    marker = tmp_path / "died"
+    marker.touch()  # the serial fit, in this process, must not die
+    frame = _world()
+    mech = {"savings": DiesOnce(str(marker))}
+    serial = _bits(SCM(EDGES, mechanism=mech).fit(frame))
+    marker.unlink()
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=":0")  # fmt: skip
+    client = Client(cluster)
+    for nanny in cluster.workers.values():
+        nanny.close_gracefully()  # a dead worker stays dead (a restart only slows the close)
+    try:
+        compute._CLIENTS[(None, 2)] = client
+        scm = SCM(EDGES, mechanism=mech).fit(frame, backend=Backend(kind="dask", n_jobs=2))
+        alive = len(client.scheduler_info()["workers"])
+    finally:
+        compute._CLIENTS.pop((None, 2), None)
+        client.close()
+        cluster.close()
+    assert marker.exists() and alive == 1  # a worker did die in the fit
+    assert _bits(scm) == serial
+
+
+class _Lost:
+    """A Dask future whose worker was lost: ``result()`` raises as Dask's does."""
+
+    def result(self):
+        from concurrent.futures import CancelledError
+
+        raise CancelledError("lost dependencies")
+
+
+class _Done:
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+class _Flaky:
+    """A backend whose workers lose the node ``lose`` on its first ``times`` submissions."""
+
+    kind = "local"  # compute.scatter hands the items back as they are
+
+    def __init__(self, lose: str, times: int, retries: int = 2) -> None:
+        self.lose, self.times, self.retries, self.sent = lose, times, retries, []
+
+    def keep(self, fn, items):
+        self.sent.append([t.node for t in items])
+        out = []
+        for t in items:
+            if t.node == self.lose and self.times > 0:
+                self.times -= 1
+                out.append(_Lost())
+            else:
+                out.append(_Done(fn(t)))
+        return out
+
+
+def test_only_the_lost_nodes_are_sent_again_up_to_retries_times():
+    """A node lost twice is sent again twice, alone, and fitted with the serial bits; a node
+    lost once more than ``retries`` allows fails the run with Dask's error."""
+    from concurrent.futures import CancelledError
+
+    from primafacie.causal.fitting import _on_dask
+
+    frame = _world()
+    scm = SCM(EDGES).fit(frame)
+    vals = {v: scm._factual(frame, v, None) for v in scm.nodes}
+    tasks = node_tasks(
+        scm.topological_order, scm.dag_.parents, scm.kinds_, scm.categories_,
+        scm._mechanism_for, vals,
+    )  # fmt: skip
+    flaky = _Flaky("income", times=2, retries=2)
+    got = _on_dask(flaky, tasks)
+    assert flaky.sent == [["edu", "region", "income", "savings"], ["income"], ["income"]]
+    assert [w for _, w in got] == [[], [], [], []]
+    for task, (mech, _) in zip(tasks, got, strict=True):
+        h1, h2 = hashlib.sha256(), hashlib.sha256()
+        _state(mech, h1)
+        _state(scm.mechanisms_[task.node], h2)
+        assert h1.hexdigest() == h2.hexdigest(), task.node
+    with pytest.raises(CancelledError):
+        _on_dask(_Flaky("income", times=3, retries=2), tasks)
+
+
+class SeesThread(BaseEstimator, RegressorMixin):
+    """Records the thread it is fitted in."""
+
+    seen: list = []
+
+    def fit(self, X, y):
+        SeesThread.seen.append(threading.current_thread().name)
+        self.coef_ = np.zeros(X.shape[1])
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X))
+
+
+def test_fits_above_the_budget_run_one_at_a_time(monkeypatch):
+    """Local threads fit the nodes side by side while their fits fit in FIT_BUDGET; above
+    it one after another (one pool thread), with the same bits."""
+    from primafacie.causal import fitting
+
+    frame = _world()
+    serial = _bits(SCM(EDGES).fit(frame))
+    scm = SCM(EDGES).fit(frame)
+    vals = {v: scm._factual(frame, v, None) for v in scm.nodes}
+    tasks = node_tasks(
+        scm.topological_order, scm.dag_.parents, scm.kinds_, scm.categories_,
+        scm._mechanism_for, vals,
+    )  # fmt: skip
+    widest = max(fitting.fit_bytes(t) for t in tasks)
+    assert fitting.parallel_fits(tasks, 4) == 4  # 3,000 rows: far below the budget
+    monkeypatch.setattr(fitting, "FIT_BUDGET", 2 * widest)
+    assert fitting.parallel_fits(tasks, 4) == 2
+    monkeypatch.setattr(fitting, "FIT_BUDGET", widest - 1)
+    assert fitting.parallel_fits(tasks, 4) == 1
+    mech = {v: SeesThread() for v in ("income", "savings")}
+    SeesThread.seen = []
+    one = SCM(EDGES, mechanism=mech).fit(frame, backend=Backend(n_jobs=2))
+    assert SeesThread.seen == [threading.current_thread().name] * 2  # this thread alone
+    assert _bits(SCM(EDGES).fit(frame, backend=Backend(n_jobs=2))) == serial
+    assert set(one.mechanisms_) == {"edu", "region", "income", "savings"}
+
+
+def test_fit_bytes_counts_the_design_and_the_classes():
+    from primafacie.causal.fitting import fit_bytes
+
+    rows = np.zeros(10)
+    numeric = NodeFit("y", "numeric", "linear", None, ("a", "g"), {"g": ["p", "q", "r"]},
+                      {"a": rows, "g": rows, "y": rows})  # fmt: skip
+    assert fit_bytes(numeric) == 8 * 10 * (2 * 3 + 3)
+    assert fit_bytes(NodeFit("y", "numeric", "linear", None, (), {}, {})) == 0

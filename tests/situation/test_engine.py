@@ -529,3 +529,25 @@ def test_roles_given_with_an_audit_data_replace_its_own(tiny):
     # protecting the other group makes its rows the complainants
     other = SituationTest(methods="st", k=2, protected={"a": 0}).run(data).to_frame()
     assert other.row.tolist() == [4, 5, 6, 7]
+
+
+def test_the_freed_memory_is_handed_back_before_the_statistics(tiny, monkeypatch):
+    """The searches' freed buffers go back to the system before the table is built (a
+    trim between the two stages; no value changes)."""
+    from primafacie import release
+    from primafacie.situation.statistics import Statistics
+
+    data, cf = tiny
+    want = SituationTest(methods=["st", "cst"], k=2).run(data, counterfactuals=cf).table
+    order = []
+    monkeypatch.setattr(release, "release_memory", lambda: order.append("release") or {})
+    run = Statistics.run
+
+    def statistics(self, *args, **kwargs):
+        order.append("statistics")
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(Statistics, "run", statistics)
+    got = SituationTest(methods=["st", "cst"], k=2).run(data, counterfactuals=cf).table
+    assert order == ["release", "statistics"]
+    pd.testing.assert_frame_equal(got, want)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from primafacie.situation import SituationTest
 from primafacie.situation.statistics import Statistics
 
 
@@ -104,3 +106,38 @@ def test_blocks_widen_narrow_counts_and_decisions(legacy, k):
     assert k_c.max() == top + (0 if legacy else 1)
     if not legacy:
         assert k_c[0] == 256 and neg_c[0] == 256
+
+
+def test_the_table_trims_the_heap_as_its_columns_are_joined(monkeypatch):
+    """Every TRIM_BYTES of joined columns the heap is trimmed (the blocks' freed arrays
+    handed back while the table grows); the table is the one built without trims."""
+    from primafacie import release
+    from primafacie.situation import statistics
+    from tests.shared import credit_audit
+
+    data, rule, scm = credit_audit(800)
+    test = SituationTest(methods=["st", "cst", "cf"], k=[3, 5], keep_neighbors=False)
+    want = test.run(data, scm=scm, decider=rule).table
+    calls = []
+    monkeypatch.setattr(release, "trim_heap", lambda: calls.append(1) or True)
+    monkeypatch.setattr(statistics, "TRIM_BYTES", 1)  # every column joined
+    got = test.run(data, scm=scm, decider=rule).table
+    # one per test column and per adjusted column (17 columns of _table), and the engine's
+    # release before the statistics
+    assert len(calls) == len(statistics._TEST_COLUMNS) + 2 + 1
+    pd.testing.assert_frame_equal(got, want)
+    calls.clear()
+    monkeypatch.setattr(statistics, "TRIM_BYTES", 2**40)
+    test.run(data, scm=scm, decider=rule)
+    assert len(calls) == 1  # the engine's alone
+
+
+def test_joined_trims_once_the_bytes_reach_the_threshold(monkeypatch):
+    from primafacie import release
+    from primafacie.situation import statistics
+
+    calls = []
+    monkeypatch.setattr(release, "trim_heap", lambda: calls.append(1) or True)
+    monkeypatch.setattr(statistics, "TRIM_BYTES", 100)
+    assert statistics._joined(99) == 99 and not calls
+    assert statistics._joined(100) == 0 and calls == [1]

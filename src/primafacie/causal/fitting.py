@@ -5,7 +5,8 @@ and its own factual values, so the nodes' fits are independent of one another. A
 :class:`NodeFit` holds what one fit needs (the node's settings and its columns alone);
 :func:`fit_nodes` runs the tasks one after another in this thread, on the threads of a local
 :class:`~primafacie.compute.Backend`, or as one task per node on its Dask workers (each sent
-only its node's columns, as compact arrays; only the fitted mechanism comes back).
+only its node's columns, as compact arrays; only the fitted mechanism comes back; a node
+whose worker was lost is sent again, :func:`_on_dask`).
 
 Every fit runs with its BLAS and OpenMP libraries held to ONE thread (:func:`one_thread`):
 a least-squares solve split over two BLAS threads adds its partial sums in another order and
@@ -40,7 +41,17 @@ from ..errors import InputError
 from . import encoding
 from .mechanisms import LinearANM, Mechanism, make_mechanism
 
-__all__ = ["FitFailure", "NodeFit", "compact_codes", "fit_node", "fit_nodes", "one_thread"]
+__all__ = [
+    "FIT_BUDGET",
+    "FitFailure",
+    "NodeFit",
+    "compact_codes",
+    "fit_bytes",
+    "fit_node",
+    "fit_nodes",
+    "one_thread",
+    "parallel_fits",
+]
 
 
 @dataclass(frozen=True)
@@ -285,9 +296,11 @@ def fit_nodes(tasks: Sequence[NodeFit], backend: Any = None) -> dict[str, Mechan
     backend
         ``None``: one after another in this thread (stopping at the first failure). Otherwise
         a :class:`~primafacie.compute.Backend` (or what :func:`~primafacie.compute.get_backend`
-        accepts): local, the nodes on its ``n_jobs`` threads; Dask, one task per node on the
-        workers, each sent its own columns with codes in one byte. The mechanisms are the
-        same bits whichever runs them (each fit on one BLAS thread).
+        accepts): local, the nodes on its ``n_jobs`` threads (fewer when their fits would
+        hold more than :data:`FIT_BUDGET` at once, :func:`parallel_fits`); Dask, one task per node on the
+        workers, each sent its own columns with codes in one byte (sent again when the
+        worker holding them is lost). The mechanisms are the same bits whichever runs them
+        (each fit on one BLAS thread).
 
     Returns
     -------
@@ -305,19 +318,107 @@ def fit_nodes(tasks: Sequence[NodeFit], backend: Any = None) -> dict[str, Mechan
         for task in tasks:
             out[task.node] = _checked(fit_node(task), task)
         return out
-    from ..compute import get_backend, scatter
+    from ..compute import get_backend
 
     backend = get_backend(backend)
     if backend.kind != "dask":
-        results = backend.map(fit_node, list(tasks))
+        jobs = parallel_fits(tasks, backend.n_jobs)
+        results = replace(backend, n_jobs=jobs).map(fit_node, list(tasks))
         return {t.node: _checked(r, t) for t, r in zip(tasks, results, strict=True)}
-    placed = scatter(backend, [_compact(t) for t in tasks])
-    fitted = backend.map(_fit_on_worker, placed)
-    del placed
+    fitted = _on_dask(backend, list(tasks))
     for _, said in fitted:  # the workers' warnings, in the nodes' order
         for message, category, filename, lineno in said:
             warnings.warn_explicit(message, category, filename, lineno)
     return {t.node: _checked(r, t) for t, (r, _) in zip(tasks, fitted, strict=True)}
+
+
+#: Bytes the fits running at once on local threads may hold in all (their designs and their
+#: solvers' arrays, :func:`fit_bytes`): above it the nodes are fitted one after another. At
+#: 10^6 rows two of the credit world's fits side by side took the audit's client from 209 to
+#: 764 MB (its peak; 2·10^5 rows: 168 to 325 MB), one at a time 203 MB over its start.
+FIT_BUDGET = 2**28
+
+
+def fit_bytes(task: NodeFit) -> int:
+    """An upper estimate of one fit's transient memory: per row, 8 bytes for each of twice
+    the design's columns (the design and a solver's copy of it) and three times the classes
+    (a classifier's scores, probabilities and gradient). Measured with ``tracemalloc`` on
+    the credit world at 10^6 rows: 76–153 B per row for its five nodes; this gives 84–168
+    (1.05–1.1× each), so at 10^6 rows its nodes are fitted one at a time, at 2·10^5 two.
+
+    Examples
+    --------
+    >>> t = NodeFit("y", "categorical", "linear", 4, ("g", "x"), {"g": ["a", "b", "c"]}, {})
+    >>> fit_bytes(replace(t, columns={"x": np.zeros(1000)}))  # (2·(2 + 1) + 3·4) · 8 per row
+    144000
+    """
+    rows = len(next(iter(task.columns.values()))) if task.columns else 0
+    width = sum(len(task.categories[p]) - 1 if p in task.categories else 1 for p in task.parents)
+    return 8 * rows * (2 * width + 3 * (task.n_categories or 1))
+
+
+def parallel_fits(tasks: Sequence[NodeFit], n_jobs: int) -> int:
+    """How many fits run at once on local threads: ``n_jobs``, fewer when that many of the
+    largest would hold more than :data:`FIT_BUDGET` (at least one). The bits do not depend
+    on it (each fit on one BLAS thread); only the memory and the fit's wall time do.
+
+    Examples
+    --------
+    >>> parallel_fits([], 4)
+    4
+    """
+    widest = max((fit_bytes(t) for t in tasks), default=0)
+    return max(1, min(n_jobs, FIT_BUDGET // max(widest, 1)))
+
+
+def _on_dask(backend: Any, tasks: list[NodeFit]) -> list[tuple[Any, list[tuple]]]:
+    """:func:`_fit_on_worker` over ``tasks`` on Dask, each task's columns sent to one worker;
+    the tasks lost with a worker sent again, up to ``backend.retries`` times.
+
+    A chunk task of :meth:`~primafacie.compute.Backend.map` reads what was scattered to
+    every worker, so the scheduler re-runs it elsewhere when its worker dies. A node's
+    columns are sent to one worker only (sending every node's columns to every worker would
+    multiply the bytes sent by the number of workers), so a worker lost before its fit was
+    collected takes its only copy with it: Dask cancels the fit (``FutureCancelledError``,
+    "lost dependencies" / "already forgotten"), and no scheduler could recompute data that
+    came from the client. The client still holds every node's columns (the tasks' arrays
+    are its own), so the cancelled nodes are compacted and sent again to the workers alive,
+    and fitted there with the same bits (one BLAS thread per fit). Only cancellations are
+    sent again: an error the fit itself raised is already a :class:`FitFailure`, and one
+    Dask raises for the task (``KilledWorker``: the task itself killed its workers) is not
+    made better by resending it.
+
+    Returns
+    -------
+    list
+        ``(mechanism or FitFailure, warnings)`` per task, in the tasks' order.
+
+    Raises
+    ------
+    concurrent.futures.CancelledError
+        A node still lost after ``backend.retries`` resends (Dask's own error).
+    """
+    from concurrent.futures import CancelledError
+
+    from ..compute import scatter
+
+    out: list[Any] = [None] * len(tasks)
+    todo = list(range(len(tasks)))
+    for attempt in range(backend.retries + 1):
+        futures = backend.keep(_fit_on_worker, scatter(backend, [_compact(tasks[i]) for i in todo]))
+        lost: list[int] = []
+        for j, i in enumerate(todo):
+            try:
+                out[i] = futures[j].result()
+            except CancelledError:
+                if attempt == backend.retries:
+                    raise
+                lost.append(i)
+            futures[j] = None  # the result released on the cluster
+        if not lost:
+            break
+        todo = lost
+    return out
 
 
 def _compact(task: NodeFit) -> NodeFit:

@@ -428,6 +428,12 @@ class SituationTest(Engine):
         del cf
         if not keep_state:
             space = replace(space, X=None, Xcf=None)
+        # what the searches freed (their chunks' buffers, the trees, the coordinates), handed
+        # back before the statistics allocate the table: glibc keeps it otherwise (240 MB at
+        # 10^6 rows in benchmarks/scale.py, under the table's peak)
+        from ..release import release_memory
+
+        release_memory()
         table, neighbours = self._stage(Statistics).run(data, plan, lists, ycf)
         result = self._result(data, plan, space, table, neighbours, lists)
         if not keep_state:

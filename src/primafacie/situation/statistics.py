@@ -261,6 +261,25 @@ def _counts_w(
     return {"x_c": x_c, "n_c": n_c, "x_t": x_t, "n_t": n_t}
 
 
+#: Bytes of table columns joined (hence of block arrays freed) after which :func:`_table`
+#: hands the heap's free pages back: the blocks' arrays (a few MB each) sit in glibc's heap,
+#: the joined columns (tens of MB) are mapped apart, so without a trim the freed blocks stay
+#: resident beside the table (measured in ``benchmarks/scale.py``'s 10^6 case: 739 MB kept
+#: free at the end of the statistics, the run's peak).
+TRIM_BYTES = 2**27
+
+
+def _joined(freed: int) -> int:
+    """``freed`` bytes of blocks released since the last trim: the heap trimmed (and 0
+    returned) once they reach :data:`TRIM_BYTES`."""
+    if freed < TRIM_BYTES:
+        return freed
+    from ..release import trim_heap
+
+    trim_heap()
+    return 0
+
+
 def _table(
     data: AuditData,
     plan: Plan,
@@ -274,9 +293,10 @@ def _table(
     of each block, default every one of the plan; ``who``: the complainants' data rows, ids
     and decisions, default read from ``data`` and ``plan``).
 
-    Built column by column, each block's array released as soon as its column is joined,
-    and handed to pandas without a copy: at 10^7 rows (6·10^7 table rows) the table is the
-    largest thing a run holds. Who was tested (row, id, decisions) repeats per block.
+    Built column by column, each block's array released as soon as its column is joined
+    (and the heap trimmed every :data:`TRIM_BYTES` joined, :func:`_joined`), and handed to
+    pandas without a copy: at 10^7 rows (6·10^7 table rows) the table is the largest thing a
+    run holds. Who was tested (row, id, decisions) repeats per block.
     """
     import pandas as pd
 
@@ -293,8 +313,10 @@ def _table(
         "row": np.tile(comp_rows, b),
         "id": np.tile(ids, b),
     }
+    freed = 0
     for name in _TEST_COLUMNS:
         columns[name] = np.concatenate([block.pop(name) for block in blocks])
+        freed = _joined(freed + columns[name].nbytes)
     columns["decision"] = np.tile(y_c.astype(np.int8), b)
     missing = np.ones(m * b, dtype=bool)
     if ycf is None:
@@ -305,6 +327,7 @@ def _table(
         columns["cf_flag"] = pd.array(np.tile(cf_flag, b), dtype="boolean")
     for name in ("p_adjusted", "significant_adjusted"):
         columns[name] = np.concatenate([block.pop(name) for block in blocks])
+        freed = _joined(freed + columns[name].nbytes)
     return pd.DataFrame(columns, copy=False)
 
 
