@@ -494,11 +494,19 @@ def test_many_level_key_strata_never_merge_a_pair_twice(monkeypatch):
     assert np.array_equal(found.indices, brute.indices)
 
 
+@pytest.mark.parametrize("block", [None, 7])
 @pytest.mark.parametrize("decimals", [None, 1])
-def test_sums_within_drops_only_pairs_beyond_the_kth_and_keeps_the_bits(decimals):
+def test_sums_within_drops_only_pairs_beyond_the_kth_and_keeps_the_bits(
+    decimals, block, monkeypatch
+):
     """The staged sum gives canonical_sums' bits for the pairs it keeps, and drops exactly
-    pairs whose whole distance exceeds their bound (some of them: those the first column shows)."""
+    pairs whose whole distance exceeds their bound (some of them: those the first column shows);
+    the same when its rows are gathered in blocks of 7 pairs (blocks cross the pairs' ends)."""
+    import primafacie.neighbors.gower as G
     from primafacie.neighbors.gower import canonical_sums
+
+    if block:
+        monkeypatch.setattr(G, "_PAIR_BLOCK", block)
     from primafacie.neighbors.search import _finish, _sums_within
 
     rng = np.random.default_rng(5)

@@ -419,7 +419,7 @@ _PAIR_BLOCK = 1 << 15
 
 def _pair_sums(
     q: GowerMatrix, b: GowerMatrix, qi: np.ndarray, bi: np.ndarray, codes: list[int],
-    out: np.ndarray,
+    out: np.ndarray, first: np.ndarray | None = None,
 ) -> np.ndarray:  # fmt: skip
     """:func:`canonical_sums` of flat pairs into ``out``: the same operations in the same
     order on the same values (so the same bits), from whole rows gathered a block of pairs at
@@ -431,6 +431,8 @@ def _pair_sums(
     faster than its rows (docs/scaling.md, "The k-NN search CPU, profiled at 2·10^6").
     ``take(axis=0)`` reads a row-major matrix in place; a matrix that is not (the reversed
     base of ``ties="last"``) is read by fancy indexing, which does not copy it either.
+    ``first``, when given, receives each pair's sum after the codes and the first numeric
+    column (the partial sum the stratified search prunes on).
     """
 
     def rows(x: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -450,6 +452,10 @@ def _pair_sums(
             for j in range(p):
                 np.subtract(qn[:, j], bn[:, j], out=scratch)
                 o += np.abs(scratch, out=scratch)
+                if j == 0 and first is not None:
+                    first[sl] = o
+        elif first is not None:
+            first[sl] = o
     return out
 
 

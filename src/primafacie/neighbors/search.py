@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from .candidates import DEFAULT, EXTRAS, MIN_QUERIES, SAMPLE, certified_shares, choose_extra
-from .gower import GowerMatrix, as_gower_matrix, canonical_sums
+from .gower import GowerMatrix, _pair_sums, as_gower_matrix, canonical_sums
 from .grouped import BaseGroups, base_groups, grouped_topk
 from .layout import z_sorted
 from .levels import by_levels, level_column
@@ -860,23 +860,19 @@ def _sums_within(
     The sum runs as in :func:`~primafacie.neighbors.gower.canonical_sums` (the mismatching codes,
     then the numeric columns left to right; the same operations in the same order, so the same
     bits), but a pair whose sum after the codes and the first numeric column, finished, already
-    exceeds ``kth`` is dropped before its other columns: adding non-negative terms never lowers
+    exceeds ``kth`` is dropped, as it always was: adding non-negative terms never lowers
     a float sum, and dividing and rounding keep the order, so its distance would exceed it too.
     A 5,000-level postcode's gathered strata bring ~66 such pairs per query at 10^6.
     """
-    out = np.zeros(len(qi))
-    # column views and ``take``: numpy's 1-D gather, as in ``canonical_sums``
-    for j in range(query.codes.shape[1]):  # loops over columns, never over rows
-        if j not in equal:
-            out += query.codes[:, j].take(qi) != base.codes[:, j].take(bi)
-    p = query.num.shape[1]
-    if p:
-        out += np.abs(query.num[:, 0].take(qi) - base.num[:, 0].take(bi))
-    keep = ~(_finish(out.copy(), divisor, decimals) > kth)
-    out, qi, bi = out[keep], qi[keep], bi[keep]
-    for j in range(1, p):
-        out += np.abs(query.num[:, j].take(qi) - base.num[:, j].take(bi))
-    return _finish(out, divisor, decimals), keep
+    # whole rows gathered a block of pairs at a time (``_pair_sums``): a column's ``take`` on
+    # a row-major matrix copies the whole column first, a cost that grew with the base
+    # (docs/scaling.md, "The k-NN search CPU, profiled at 2·10^6"). Every pair's sum is
+    # finished: the pruned pairs' other columns cost less than the column copies they saved.
+    out, first = np.zeros(len(qi)), np.empty(len(qi))
+    codes = [j for j in range(query.codes.shape[1]) if j not in equal]
+    _pair_sums(query, base, qi, bi, codes, out, first)
+    keep = ~(_finish(first, divisor, decimals) > kth)
+    return _finish(out[keep], divisor, decimals), keep
 
 
 def _stratum_index(algorithm: str) -> Callable[[np.ndarray, float], _Index]:
