@@ -408,9 +408,7 @@ def _held_top_lists(searcher: Any, plan: Any, space: Any, opts: dict, pos: np.nd
     (:class:`~.coordinates.HeldSplit`): one task given the held matrices (and the pieces of
     the centres' holding the complainants ``pos``), which searches them locally; only the few
     complainants' lists come back."""
-    from .search import _client
-
-    client = _client(space.opts["backend"])
+    client = space.X.parts[0].pieces[0].client  # the cluster holding the coordinates
     xcf, pieces, offset = space.Xcf, (), 0
     if isinstance(xcf, HeldMatrix):
         lo, hi = (int(pos[0]), int(pos[-1]) + 1) if len(pos) else (0, 0)

@@ -248,7 +248,8 @@ class Planner:
             cf, ycf = self.counterfactual_stage(
                 data, plan, scm, None, decider, complainants_only=True
             )
-            return cf, searcher.space(data, plan, cf, hold=holds(backend, plan)), ycf
+            hold = backend if holds(backend, plan) else None
+            return cf, searcher.space(data, plan, cf, hold=hold), ycf
         try:
             return self._on_backend(data, plan, scm, decider, searcher, backend)
         except InputError:
@@ -295,10 +296,10 @@ class Planner:
         del done
         from .search import holds
 
-        hold = holds(run, plan)
+        hold = run if holds(run, plan) else None
         try:
             space = searcher.space(data, plan, firsts, hold=hold)
-            if hold:
+            if hold is not None:
                 # the centres' coordinates stay on the workers that computed them
                 xcf = _held_coordinates(run, held, space, slices)
             else:

@@ -102,12 +102,12 @@ class GroupSearch:
 
     # ---- stage 3: search spaces, fitted once per run
     def space(
-        self, data: AuditData, plan: Plan, cf: pd.DataFrame | None, hold: bool = False
+        self, data: AuditData, plan: Plan, cf: pd.DataFrame | None, hold: Any = None
     ) -> Space:
         """Gower coordinates of the factual rows and of the complainants' counterfactuals.
 
-        With ``hold`` (corrected mode on a Dask backend: :func:`holds`) the factual rows'
-        coordinates are built on the workers and stay there (:class:`.coordinates.HeldSplit`):
+        With ``hold``, a Dask backend (corrected mode: :func:`holds`), the factual rows'
+        coordinates are built on its workers and stay there (:class:`.coordinates.HeldSplit`):
         the searches read them there, and the client never holds them, nor the copy Dask
         makes of what it sends (measured in ``docs/scaling.md``)."""
         features = dict(data.features)
@@ -120,7 +120,7 @@ class GroupSearch:
         extra = [complainant_rows(cf, plan)] if cf is not None else []
         tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
         tf.fit(data.frame, extra_categories=extra)
-        X = _coordinates(tf, data.frame, plan, self.backend if hold else None)
+        X = _coordinates(tf, data.frame, plan, hold)
         opts = dict(
             ties=plan.ties,
             # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
@@ -304,7 +304,7 @@ def _held_knn(
 
     from ..compute import Backend, _trim_workers, chunk_slices
 
-    client = _client(opts["backend"])
+    client = base.pieces[0].client  # the cluster holding the space
     held, positions = query if isinstance(query, tuple) else (query, None)
     if not isinstance(held, HeldMatrix):  # a matrix of the client (a fallback's centres)
         held = HeldMatrix((client.scatter([held], hash=False)[0],), (len(held),), held.levels,
