@@ -43,6 +43,7 @@ __all__ = [
     "HeldSplit",
     "SplitCoordinates",
     "held_coordinates",
+    "holds",
     "split_coordinates",
 ]
 
@@ -181,6 +182,16 @@ def split_coordinates(
 
 
 # ---- the same coordinates held on Dask workers (issue 22: the client at 10^7 rows)
+def holds(backend: Any, plan: Any) -> bool:
+    """Whether a run's coordinates stay on the workers (``hold`` of
+    :meth:`~primafacie.situation.search.GroupSearch.space`):
+    corrected mode on a Dask backend. Legacy mode's counterfactual centres are searched with
+    the data's table (on the client), so it keeps the client's matrices."""
+    from ..compute import get_backend
+
+    return not plan.legacy and get_backend(backend).kind == "dask"
+
+
 @dataclass(frozen=True, eq=False)
 class HeldMatrix:
     """A :class:`~primafacie.neighbors.gower.GowerMatrix` whose rows are held on Dask workers,

@@ -243,7 +243,7 @@ class Planner:
         """
         fitted = not (hasattr(scm, "is_fitted") and not scm.is_fitted)
         if not (plan.need_cf and scm is not None and not plan.legacy and fitted):
-            from .search import holds
+            from .coordinates import holds
 
             cf, ycf = self.counterfactual_stage(
                 data, plan, scm, None, decider, complainants_only=True
@@ -294,7 +294,7 @@ class Planner:
         ycf = np.concatenate([d[3] for d in done]).astype(np.int64) if plan.need_centres else None
         firsts = _firsts([d[2] for d in done], data.n)
         del done
-        from .search import holds
+        from .coordinates import holds
 
         hold = run if holds(run, plan) else None
         try:

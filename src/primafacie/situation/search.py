@@ -25,7 +25,7 @@ from .planning import Plan, cf_decisions, complainant_rows
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["GroupSearch", "Lists", "Space", "group_distances", "group_members", "holds"]
+__all__ = ["GroupSearch", "Lists", "Space", "group_distances", "group_members"]
 
 #: Corrected mode ranks distances rounded to this many decimals (see ``knn(decimals=...)``).
 _DISTANCE_DECIMALS = 12
@@ -106,7 +106,8 @@ class GroupSearch:
     ) -> Space:
         """Gower coordinates of the factual rows and of the complainants' counterfactuals.
 
-        With ``hold``, a Dask backend (corrected mode: :func:`holds`), the factual rows'
+        With ``hold``, a Dask backend (corrected mode: :func:`.coordinates.holds`), the
+        factual rows'
         coordinates are built on its workers and stay there (:class:`.coordinates.HeldSplit`):
         the searches read them there, and the client never holds them, nor the copy Dask
         makes of what it sends (measured in ``docs/scaling.md``)."""
@@ -248,15 +249,6 @@ class GroupSearch:
         neg = (1 - plan.y[rows]).astype(np.int8)
         cols = prefix_lengths(plan.ks, width)
         return ListReducer(cols=cols, neg=neg, keep=bool(self.keep_neighbors), **kw)
-
-
-def holds(backend: Any, plan: Plan) -> bool:
-    """Whether a run's coordinates stay on the workers (:meth:`GroupSearch.space`'s ``hold``):
-    corrected mode on a Dask backend. Legacy mode's counterfactual centres are searched with
-    the data's table (on the client), so it keeps the client's matrices."""
-    from ..compute import get_backend
-
-    return not plan.legacy and get_backend(backend).kind == "dask"
 
 
 def _client(backend: Any) -> Any:
