@@ -16,7 +16,14 @@ import numpy as np
 
 from ..data import AuditData
 from ..neighbors import GowerTransformer, knn
-from .coordinates import HeldMatrix, HeldSplit, held_coordinates, rows_of, split_coordinates
+from .coordinates import (
+    HeldMatrix,
+    HeldSplit,
+    held_coordinates,
+    rows_of,
+    split_coordinates,
+    stack_pieces,
+)
 from .lists import ListReducer, PrefixCounts, prefix_lengths
 from .planning import Plan, cf_decisions, complainant_rows
 
@@ -107,10 +114,10 @@ class GroupSearch:
         """Gower coordinates of the factual rows and of the complainants' counterfactuals.
 
         With ``hold``, a Dask backend (corrected mode: :func:`.coordinates.holds`), the
-        factual rows'
-        coordinates are built on its workers and stay there (:class:`.coordinates.HeldSplit`):
-        the searches read them there, and the client never holds them, nor the copy Dask
-        makes of what it sends (measured in ``docs/scaling.md``)."""
+        factual rows' coordinates are built on its workers and stay there
+        (:class:`.coordinates.HeldSplit`): the searches read them there, and the client never
+        holds them, nor the copy Dask makes of what it sends (measured in
+        ``docs/scaling.md``)."""
         features = dict(data.features)
         if plan.legacy:
             # The authors list nominal, then continuous, then ordinal attributes; the order
@@ -235,6 +242,8 @@ class GroupSearch:
                 idx = out["list"]
                 out["list"] = np.where(idx >= 0, rows[np.maximum(idx, 0)], -1)
             return out
+        if isinstance(centres, HeldMatrix):  # held centres, a space of the client: fetched
+            centres = stack_pieces(*centres.pieces[0].client.gather(list(centres.pieces)))
         base = space.X[rows] if base is None else base
         found = knn(centres, base, k, **space.opts, reduce=reducer)
         out = dict(zip(reducer.names, found, strict=True))
