@@ -247,6 +247,14 @@ def test_read_frame_reads_only_the_columns_the_audit_uses(tmp_path):
     ]  # fmt: skip
     assert "unused" in cfg.read_frame(all_columns=True)
     assert cfg.audit_data().decision_array().tolist() == [0, 1, 0, 1]
+    # a frame the caller gives is left as it was, its decision column included: the rule's
+    # decisions go to a new frame (one sharing the other columns, not a copy of them)
+    given = cfg.read_frame().assign(**{cfg.decision_column: [1, 1, 1, 1]})
+    before = given.copy()
+    data = cfg.audit_data(given)
+    pd.testing.assert_frame_equal(given, before)
+    assert data.decision_array().tolist() == [0, 1, 0, 1]
+    assert data.frame["salary"].tolist() == given["salary"].tolist()
 
 
 def test_read_frame_reads_every_column_when_a_named_one_is_missing(tmp_path):

@@ -17,7 +17,8 @@ import pytest
 from primafacie import SCM, Rule, SituationTest
 from primafacie.compute import Backend
 from primafacie.datasets.loan_world import LOAN_EDGES, loan_world_data
-from primafacie.situation import partitioned
+from primafacie.neighbors.gower import GowerMatrix
+from primafacie.situation import coordinates, partitioned, planning
 from primafacie.situation.multiplicity import (
     adjust_distinct,
     adjust_p,
@@ -207,6 +208,27 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
 
     monkeypatch.setattr(Backend, "map", map_spy)
     monkeypatch.setattr(Backend, "keep", keep_spy)
+    # what the client materialises of the coordinates: every GowerMatrix made in this process
+    # (the workers are other processes); chunks of 64 rows, so a whole space's matrix shows
+    made: list = []
+    real_init = GowerMatrix.__post_init__
+
+    def made_spy(self):
+        real_init(self)
+        made.append(len(self.num))
+
+    top: list = []
+    real_top = partitioned._held_top_lists
+
+    def top_spy(*args):
+        out = real_top(*args)
+        top.append(out)
+        return out
+
+    monkeypatch.setattr(GowerMatrix, "__post_init__", made_spy)
+    monkeypatch.setattr(partitioned, "_held_top_lists", top_spy)
+    monkeypatch.setattr(coordinates, "COORDINATE_CHUNK", 64)
+    monkeypatch.setattr(planning, "COUNTERFACTUAL_CHUNK", 64)
     with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                dashboard_address=":0")  # fmt: skip
@@ -227,9 +249,17 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
     pd.testing.assert_frame_equal(remote.summary(), local.summary())
     tasks = {name: out for name, out in returned if name in ("_histograms_of", "_write_partition")}
     assert set(tasks) == {"_histograms_of", "_write_partition"}
-    # pass 1's results (histograms and the partition's counts) stay on the workers: futures
+    # pass 1's results (histograms and the partition's counts) stay on the workers: futures;
+    # so do the coordinates of the counterfactual centres, one future per chunk of 64
     n_parts = -(-local.n_complainants // 90)
-    assert kept == [("_histograms", ["Future"] * n_parts)]
+    n_chunks = -(-local.n_complainants // 64)
+    assert kept == [
+        ("_cf_coordinates", ["Future"] * n_chunks),
+        ("_histograms", ["Future"] * n_parts),
+    ]
+    # the client made no coordinates but a chunk's (64 rows) while the data have 700 rows and
+    # the complainants' centres ~350: the spaces' matrices and the centres stayed on the workers
+    assert made and max(made) <= 64 < local.n_complainants
     # pass 1's histograms and pass 2 are tasks on those futures: the counts are not sent again
     assert given["_histograms_of"] == given["_write_partition"] == ["Future"] * n_parts
     for hist in tasks["_histograms_of"]:
@@ -244,10 +274,10 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
                               "delta_cases", "delta_significant"}  # fmt: skip
             floats += len(p["delta_cases"]) + len(p["delta_significant"])
     assert floats == cases  # one Δp per case, not a row per complainant
-    # the report's top rows were searched on a worker (one task; its lists came back), not
-    # by the client, and they are the local run's members bit for bit
-    assert given["_top_lists"] == ["NoneType"]
-    (lists,) = dict(returned)["_top_lists"]
+    # the report's top rows were searched on a worker (one task reading the held coordinates;
+    # its lists came back), not by the client, and they are the local run's members bit for bit
+    assert "_top_lists" not in given
+    (lists,) = top
     assert lists.ctrl_list is not None and len(lists.ctrl_list) <= partitioned.TOP_ROWS
     assert list(remote.neighbors) == list(local.neighbors) == [remote.main_test()]
     for got, want in zip(remote.neighbors[remote.main_test()],

@@ -221,6 +221,27 @@ def _serial(planner, data, plan, scm, rule):
     return _searcher().space(data, plan, cf), ycf
 
 
+def _fetched(space, client):
+    """A space whose coordinates a Dask run held on the workers, with them gathered (the test
+    reads them; the run's client never does): the factual matrices and the centres' pieces
+    must be held, one chunk's centres per piece."""
+    from dataclasses import replace
+
+    from primafacie.situation.coordinates import (
+        HeldMatrix,
+        HeldSplit,
+        SplitCoordinates,
+        stack_pieces,
+    )
+
+    assert isinstance(space.X, HeldSplit) and isinstance(space.Xcf, HeldMatrix)
+    assert len(space.Xcf.pieces) == len(space.Xcf.lengths) > 1
+    parts = tuple(stack_pieces(*client.gather(list(p.pieces))) for p in space.X.parts)
+    xcf = stack_pieces(*client.gather(list(space.Xcf.pieces)))
+    assert len(xcf) == len(space.Xcf)
+    return replace(space, X=SplitCoordinates(parts, space.X.rows), Xcf=xcf)
+
+
 def _same_space(got, want) -> None:
     """Two spaces' coordinates and categories, bit for bit."""
     for a, b in ((got.X, want.X), (got.Xcf, want.Xcf)):
@@ -363,6 +384,8 @@ def test_counterfactual_space_runs_as_worker_tasks_bit_for_bit(monkeypatch):
             cf, got, ycf_got = planner.counterfactual_space(data, plan, scm, rule, _searcher(),
                                                             backend)  # fmt: skip
             holders = {w for f in held for w in client.who_has([f]).get(f.key, ())}
+            # the coordinates stayed on the workers (gathered here only to compare them)
+            got = _fetched(got, client)
         finally:
             client.close()
             cluster.close()

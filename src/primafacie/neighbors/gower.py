@@ -296,6 +296,15 @@ class GowerTransformer:
     def _numeric(spec: FeatureSpec, col: pd.Series) -> np.ndarray:
         if spec.kind == "ordinal" and spec.order is not None:
             codes = {str(v): i for i, v in enumerate(spec.order)}
+            if str(getattr(col.dtype, "name", "")) == "category":
+                # a dictionary-encoded column: each level's text mapped once, then taken by the
+                # row codes (a missing row: NaN, as the text's). The text of every row made
+                # ~105 B per row at once (the Dask client's peak at 2·10^6: docs/scaling.md)
+                levels = [codes.get(str(c), np.nan) for c in col.cat.categories]
+                per_level = np.array([*levels, np.nan], dtype=float)
+                x = per_level[col.cat.codes.to_numpy()]  # code -1 (missing): the last entry
+                if not np.isnan(x).any():
+                    return x
             mapped = col.astype(str).map(codes)
             if mapped.isna().any():
                 bad = sorted(set(col.astype(str)) - set(codes))[:5]

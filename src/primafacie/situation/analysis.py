@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -309,26 +309,40 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
         table = result.table
         rows_of = table.loc[(table["method"] == method) & (table["k"] == k), "row"]
     pos = np.flatnonzero(rows_of.isin(rows["row"]).to_numpy())  # positions in the block
-    cols: dict[str, np.ndarray] = {}
+    groups = (("control", ctrl[pos]), ("test", test[pos]))
+    means: dict[tuple[str, str], float] = {}
+    names = []
+    # one standardised column at a time, read at the members' rows and released: all of them
+    # at once were ~18 float columns of every data row (+330 MB over the write's start at
+    # 2·10^6 rows, the Dask client's peak: docs/scaling.md); the same values, bit for bit
+    for name, vals in _standardised(data):
+        if name not in names:  # a repeated name replaces the values, in its first place
+            names.append(name)
+        for group, idx in groups:
+            v = np.where(idx >= 0, vals[np.maximum(idx, 0)], np.nan)
+            means[(group, name)] = float(np.nanmean(np.nanmean(v, axis=1)))
+        del vals
+    out = [{"group": g, "feature": n, "mean_z": means[(g, n)]} for g, _ in groups for n in names]
+    return pd.DataFrame(out)
+
+
+def _standardised(data: Any) -> Iterator[tuple[str, np.ndarray]]:
+    """The columns :func:`_composition` compares, standardised over every data row, one at a
+    time (name, values): each feature (a categorical one as an indicator per frequent level),
+    then the rejections."""
     for name, spec in data.features.items():
         col = data.frame[name]
         if spec.kind == "ordinal" and spec.order is not None:
             order = {str(v): i for i, v in enumerate(spec.order)}
-            cols[name] = _zscore(col.astype(str).map(order).to_numpy(dtype=float))
+            yield name, _zscore(col.astype(str).map(order).to_numpy(dtype=float))
         elif spec.kind in ("numeric", "ordinal"):
-            cols[name] = _zscore(col.to_numpy(dtype=float))
+            yield name, _zscore(col.to_numpy(dtype=float))
         else:  # categorical: one indicator per frequent level, so a skewed mix shows as a bar
             text = col.astype(str)
             for level in text.value_counts().index[:_COMPOSITION_LEVELS]:
-                cols[f"{name}={level}"] = _zscore((text == level).to_numpy(dtype=float))
-    cols["rejected"] = _zscore((1 - data.decision_array()).astype(float))
-    out = []
-    for group, idx in (("control", ctrl[pos]), ("test", test[pos])):
-        for name, vals in cols.items():
-            v = np.where(idx >= 0, vals[np.maximum(idx, 0)], np.nan)
-            mean_z = float(np.nanmean(np.nanmean(v, axis=1)))
-            out.append({"group": group, "feature": name, "mean_z": mean_z})
-    return pd.DataFrame(out)
+                yield f"{name}={level}", _zscore((text == level).to_numpy(dtype=float))
+            del text
+    yield "rejected", _zscore((1 - data.decision_array()).astype(float))
 
 
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:

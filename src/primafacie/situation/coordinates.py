@@ -37,7 +37,15 @@ if TYPE_CHECKING:
 
     from ..neighbors import GowerTransformer
 
-__all__ = ["COORDINATE_CHUNK", "SplitCoordinates", "split_coordinates"]
+__all__ = [
+    "COORDINATE_CHUNK",
+    "HeldMatrix",
+    "HeldSplit",
+    "SplitCoordinates",
+    "held_coordinates",
+    "holds",
+    "split_coordinates",
+]
 
 #: Rows transformed at once (the transform's temporaries: a few columns of this many rows).
 COORDINATE_CHUNK = 2**17
@@ -171,3 +179,193 @@ def split_coordinates(
         for num, code in zip(nums, codes, strict=True)
     )
     return SplitCoordinates(parts, rows)
+
+
+# ---- the same coordinates held on Dask workers (issue 22: the client at 10^7 rows)
+def holds(backend: Any, plan: Any) -> bool:
+    """Whether a run's coordinates stay on the workers (``hold`` of
+    :meth:`~primafacie.situation.search.GroupSearch.space`):
+    corrected mode on a Dask backend. Legacy mode's counterfactual centres are searched with
+    the data's table (on the client), so it keeps the client's matrices."""
+    from ..compute import get_backend
+
+    return not plan.legacy and get_backend(backend).kind == "dask"
+
+
+@dataclass(frozen=True, eq=False)
+class HeldMatrix:
+    """A :class:`~primafacie.neighbors.gower.GowerMatrix` whose rows are held on Dask workers,
+    as consecutive pieces (futures), never on the client: what a search reads there
+    (:meth:`~primafacie.situation.search.GroupSearch.search`).
+
+    Parameters
+    ----------
+    pieces
+        Futures of the pieces (each a ``GowerMatrix``), in row order.
+    lengths
+        Rows of each piece.
+    levels, layout
+        As the pieces' (every piece has the same columns).
+
+    Examples
+    --------
+    >>> held = HeldMatrix(("f0", "f1"), (3, 2), (2,), ("n", "c"))
+    >>> len(held), held.covering(2, 4)
+    (5, (0, 2, 0))
+    """
+
+    pieces: tuple[Any, ...]
+    lengths: tuple[int, ...]
+    levels: tuple[int, ...]
+    layout: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return int(sum(self.lengths))
+
+    def covering(self, lo: int, hi: int) -> tuple[int, int, int]:
+        """``(first, stop, offset)``: the pieces ``[first, stop)`` hold the rows ``[lo, hi)``,
+        and ``offset`` is the first of those pieces' first row."""
+        ends = np.cumsum(self.lengths)
+        first = int(np.searchsorted(ends, lo, side="right"))
+        stop = max(first + 1, int(np.searchsorted(ends, hi, side="left")) + 1)
+        stop = min(stop, len(self.lengths))
+        first = min(first, max(stop - 1, 0))
+        return first, stop, int(ends[first] - self.lengths[first]) if self.lengths else 0
+
+
+@dataclass(frozen=True, eq=False)
+class HeldSplit:
+    """:class:`SplitCoordinates` whose matrices are held on Dask workers (one
+    :class:`HeldMatrix` per search space, each one piece)."""
+
+    parts: tuple[HeldMatrix, ...]
+    rows: tuple[np.ndarray, ...]
+
+    def __len__(self) -> int:
+        return sum(len(r) for r in self.rows)
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        return self.parts[0].levels
+
+    @property
+    def layout(self) -> tuple[str, ...]:
+        return self.parts[0].layout
+
+    def locate(self, rows: np.ndarray) -> tuple[HeldMatrix, np.ndarray | None]:
+        """The held matrix holding the data rows ``rows`` (sorted) and their positions in it
+        (None when they are its rows, all of them in order).
+
+        Raises
+        ------
+        IndexError
+            When no one part holds them all.
+        """
+        rows = np.asarray(rows).reshape(-1)
+        for part, own in zip(self.parts, self.rows, strict=True):
+            if len(rows) == len(own) and np.array_equal(rows, own):
+                return part, None
+            at = np.minimum(np.searchsorted(own, rows), max(len(own) - 1, 0))
+            if len(own) and bool((own[at] == rows).all()):
+                return part, at
+        raise IndexError("the rows are not those of one search space")
+
+
+def held_coordinates(
+    transformer: GowerTransformer,
+    frame: pd.DataFrame,
+    rows: Sequence[np.ndarray],
+    client: Any,
+    chunk: int = 0,
+) -> HeldSplit:
+    """:func:`split_coordinates` whose matrices are built on the Dask workers of ``client``:
+    each chunk's rows of each space are transformed here and sent to a worker at once (the
+    client holds one chunk's coordinates at a time, never a space's whole matrix nor the
+    copy Dask makes of what it sends), then each space's pieces are stacked there into one
+    matrix (:func:`stack_pieces`). The same bits as :func:`split_coordinates` (the same
+    transform of the same chunks, stacked in row order).
+
+    Parameters
+    ----------
+    transformer, frame, rows
+        As :func:`split_coordinates`.
+    chunk
+        Rows transformed and sent at once (default :data:`COORDINATE_CHUNK`).
+    client
+        A ``distributed.Client``.
+
+    Returns
+    -------
+    HeldSplit
+
+    Raises
+    ------
+    InputError
+        As :func:`split_coordinates`.
+    """
+    from ..errors import InputError
+
+    n, chunk = len(frame), chunk or COORDINATE_CHUNK
+    rows = tuple(np.asarray(r, dtype=np.int64) for r in rows)
+    pieces: list[list[Any]] = [[] for _ in rows]
+    head: GowerMatrix | None = None
+    for start in range(0, max(n, 1), chunk):
+        stop = min(start + chunk, n)
+        try:
+            block = transformer.transform(frame.iloc[start:stop])
+        except InputError:
+            transformer.transform(frame)  # raises the whole table's message
+            raise
+        head = block if head is None else head
+        for j, own in enumerate(rows):
+            lo, hi = np.searchsorted(own, [start, stop])
+            local = own[lo:hi] - start
+            piece = GowerMatrix(block.num[local], block.codes[local], block.levels, block.layout)
+            # hash=False: a fresh key per piece, never a stale copy of an earlier run's
+            pieces[j].append(client.scatter([piece], hash=False)[0])
+        del block
+    assert head is not None
+    parts = tuple(
+        HeldMatrix(
+            (client.submit(stack_pieces, *p, pure=False),), (len(r),), head.levels, head.layout
+        )  # fmt: skip
+        for p, r in zip(pieces, rows, strict=True)
+    )
+    return HeldSplit(parts, rows)
+
+
+def stack_pieces(*pieces: GowerMatrix) -> GowerMatrix:
+    """Task: consecutive pieces of a matrix as one (row order kept).
+
+    Examples
+    --------
+    >>> a = GowerMatrix(np.array([[0.0]]), np.array([[1]]), (2,), ("n", "c"))
+    >>> stack_pieces(a, a).num.ravel().tolist()
+    [0.0, 0.0]
+    """
+    if len(pieces) == 1:
+        return pieces[0]
+    first = pieces[0]
+    return GowerMatrix(np.concatenate([p.num for p in pieces]),
+                       np.concatenate([p.codes for p in pieces]), first.levels,
+                       first.layout)  # fmt: skip
+
+
+def rows_of(
+    pieces: Sequence[GowerMatrix], offset: int, lo: int, hi: int, positions: np.ndarray | None
+) -> GowerMatrix:
+    """On a worker: the rows ``[lo, hi)`` of a held matrix (or, with ``positions``, those
+    rows), read from its ``pieces`` whose first row is ``offset``.
+
+    Examples
+    --------
+    >>> a = GowerMatrix(np.array([[0.0], [1.0]]), np.zeros((2, 0), dtype=int), (), ("n",))
+    >>> rows_of([a, a], 0, 1, 3, None).num.ravel().tolist()
+    [1.0, 0.0]
+    >>> rows_of([a, a], 2, 0, 2, np.array([2, 3])).num.ravel().tolist()
+    [0.0, 1.0]
+    """
+    whole = stack_pieces(*pieces)
+    if positions is None:
+        return whole[np.arange(lo - offset, hi - offset)]
+    return whole[np.asarray(positions) - offset]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .coordinates import HeldMatrix, HeldSplit
 from .multiplicity import adjust_distinct, merge_histograms, p_histogram
 from .results import SituationResult, _summary_row, counts_row, summary_frame
 
@@ -393,10 +394,15 @@ def _top_members(
     pos = np.unique(np.searchsorted(plan.comp_rows, top["row"].to_numpy()))
     sub = replace(plan, comp_rows=plan.comp_rows[pos])
     opts = {**space.opts, "backend": None, "chunk_size": None}
-    xcf = None if space.Xcf is None else space.Xcf[pos]
     searcher = replace(engine._stage(GroupSearch), keep_neighbors=True, backend=None)
-    job = (searcher, sub, replace(space, Xcf=xcf, opts=opts))
     run = get_backend(engine.backend)
+    if isinstance(space.X, HeldSplit):
+        # the coordinates are on the workers: the task reads them there
+        lists = _held_top_lists(searcher, sub, space, opts, pos)
+        ctrl, test = group_members(method, k, plan.legacy, lists)
+        return replace(out, neighbors={(method, k): (Rows(pos, ctrl), Rows(pos, test))})
+    xcf = None if space.Xcf is None else space.Xcf[pos]
+    job = (searcher, sub, replace(space, Xcf=xcf, opts=opts))
     if run.kind == "dask" and cf is None:
         # the coordinates go to the workers once (scattered), the task carries nothing
         lists = run.map(_top_lists, [None], shared=job)[0]
@@ -405,6 +411,41 @@ def _top_members(
     ctrl, test = group_members(method, k, plan.legacy, lists)
     held = (Rows(pos, ctrl), Rows(pos, test))
     return replace(out, neighbors={(method, k): held})
+
+
+def _held_top_lists(searcher: Any, plan: Any, space: Any, opts: dict, pos: np.ndarray) -> Any:
+    """:func:`_top_members`' search when the coordinates are held on the workers
+    (:class:`~.coordinates.HeldSplit`): one task given the held matrices (and the pieces of
+    the centres' holding the complainants ``pos``), which searches them locally; only the few
+    complainants' lists come back."""
+    client = space.X.parts[0].pieces[0].client  # the cluster holding the coordinates
+    xcf, pieces, offset = space.Xcf, (), 0
+    if isinstance(xcf, HeldMatrix):
+        lo, hi = (int(pos[0]), int(pos[-1]) + 1) if len(pos) else (0, 0)
+        first, stop, offset = xcf.covering(lo, hi)
+        pieces, xcf = xcf.pieces[first:stop], None
+    elif xcf is not None:
+        xcf = xcf[pos]
+    small = replace(space, X=None, Xcf=xcf, opts=opts)
+    parts = tuple(part.pieces[0] for part in space.X.parts)
+    # one future for the task's inputs (a list: Dask scatters a tuple's items apart)
+    job = client.scatter([(searcher, plan, small, space.X.rows, len(parts), pos, offset)],
+                         hash=False)[0]  # fmt: skip
+    return client.submit(_held_top_task, job, *parts, *pieces, pure=False).result()
+
+
+def _held_top_task(job: tuple, *held: Any) -> Any:
+    """Task of :func:`_held_top_lists` on a worker: the held matrices as a
+    :class:`~.coordinates.SplitCoordinates`, the centres of the complainants searched, and
+    the kept lists of :meth:`GroupSearch.search` over them."""
+    from .coordinates import SplitCoordinates, rows_of
+
+    searcher, plan, space, rows, n_parts, pos, offset = job
+    X = SplitCoordinates(tuple(held[:n_parts]), tuple(rows))
+    xcf = space.Xcf
+    if len(held) > n_parts:
+        xcf = rows_of(held[n_parts:], offset, 0, 0, pos)
+    return searcher.search(None, plan, replace(space, X=X, Xcf=xcf), None)
 
 
 def _top_lists(job: tuple, _: Any) -> Any:

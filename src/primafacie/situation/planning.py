@@ -243,10 +243,13 @@ class Planner:
         """
         fitted = not (hasattr(scm, "is_fitted") and not scm.is_fitted)
         if not (plan.need_cf and scm is not None and not plan.legacy and fitted):
+            from .coordinates import holds
+
             cf, ycf = self.counterfactual_stage(
                 data, plan, scm, None, decider, complainants_only=True
             )
-            return cf, searcher.space(data, plan, cf), ycf
+            hold = backend if holds(backend, plan) else None
+            return cf, searcher.space(data, plan, cf, hold=hold), ycf
         try:
             return self._on_backend(data, plan, scm, decider, searcher, backend)
         except InputError:
@@ -291,9 +294,16 @@ class Planner:
         ycf = np.concatenate([d[3] for d in done]).astype(np.int64) if plan.need_centres else None
         firsts = _firsts([d[2] for d in done], data.n)
         del done
+        from .coordinates import holds
+
+        hold = run if holds(run, plan) else None
         try:
-            space = searcher.space(data, plan, firsts)
-            xcf = run.map(_cf_coordinates, held, shared=space.transformer)
+            space = searcher.space(data, plan, firsts, hold=hold)
+            if hold is not None:
+                # the centres' coordinates stay on the workers that computed them
+                xcf = _held_coordinates(run, held, space, slices)
+            else:
+                xcf = _stack_coordinates(run.map(_cf_coordinates, held, shared=space.transformer))
         except InputError:
             # a value the coordinates refuse: the whole table here, whose transform names it
             # as the serial stage's does
@@ -301,7 +311,7 @@ class Planner:
             del held
             return cf, searcher.space(data, plan, cf), ycf
         del held
-        return None, replace(space, Xcf=_stack_coordinates(xcf)), ycf
+        return None, replace(space, Xcf=xcf), ycf
 
     def _counterfactuals(
         self,
@@ -392,6 +402,22 @@ def _cf_table(done: tuple[tuple, pd.DataFrame]) -> pd.DataFrame:
 def _cf_coordinates(transformer: Any, done: tuple[tuple, pd.DataFrame]) -> Any:
     """Task of the second pass: the Gower coordinates of a chunk's counterfactual rows."""
     return transformer.transform(done[1])
+
+
+def _held_coordinates(run: Any, held: list[Any], space: Any, slices: list[slice]) -> Any:
+    """The Gower coordinates of the chunks' counterfactual rows, computed and kept on the
+    workers holding the chunks (a :class:`~.coordinates.HeldMatrix`: the client never holds
+    them); a value the transform refuses raises its ``InputError`` here, as
+    ``run.map(_cf_coordinates, ...)`` does."""
+    from .coordinates import HeldMatrix
+
+    futures = run.keep(_cf_coordinates, held, shared=space.transformer)
+    for f in futures:  # a loop over chunks (2^17 complainants each), never over rows
+        failed = f.exception()  # waits for the task; None when it succeeded
+        if failed is not None:
+            raise failed
+    lengths = tuple(s.stop - s.start for s in slices)
+    return HeldMatrix(tuple(futures), lengths, space.X.levels, space.X.layout)
 
 
 def _firsts(pieces: list[pd.DataFrame], n: int) -> pd.DataFrame:

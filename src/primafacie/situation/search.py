@@ -16,7 +16,14 @@ import numpy as np
 
 from ..data import AuditData
 from ..neighbors import GowerTransformer, knn
-from .coordinates import split_coordinates
+from .coordinates import (
+    HeldMatrix,
+    HeldSplit,
+    held_coordinates,
+    rows_of,
+    split_coordinates,
+    stack_pieces,
+)
 from .lists import ListReducer, PrefixCounts, prefix_lengths
 from .planning import Plan, cf_decisions, complainant_rows
 
@@ -35,8 +42,10 @@ _DISTANCE_DECIMALS = 12
 class Space:
     """Stage 3: Gower coordinates of the rows and counterfactual centres, and knn options."""
 
-    X: Any  # the rows' coordinates: SplitCoordinates (one matrix per search space) or a GowerMatrix
-    Xcf: np.ndarray | None
+    # the rows' coordinates: SplitCoordinates (one matrix per search space), a GowerMatrix, or
+    # on Dask a HeldSplit (the matrices held on the workers, never on the client)
+    X: Any
+    Xcf: Any  # the counterfactual centres' GowerMatrix (or on Dask a HeldMatrix), or None
     features: list[str]
     divisor: float
     opts: dict
@@ -99,8 +108,16 @@ class GroupSearch:
     backend: Any
 
     # ---- stage 3: search spaces, fitted once per run
-    def space(self, data: AuditData, plan: Plan, cf: pd.DataFrame | None) -> Space:
-        """Gower coordinates of the factual rows and of the complainants' counterfactuals."""
+    def space(
+        self, data: AuditData, plan: Plan, cf: pd.DataFrame | None, hold: Any = None
+    ) -> Space:
+        """Gower coordinates of the factual rows and of the complainants' counterfactuals.
+
+        With ``hold``, a Dask backend (corrected mode: :func:`.coordinates.holds`), the
+        factual rows' coordinates are built on its workers and stay there
+        (:class:`.coordinates.HeldSplit`): the searches read them there, and the client never
+        holds them, nor the copy Dask makes of what it sends (measured in
+        ``docs/scaling.md``)."""
         features = dict(data.features)
         if plan.legacy:
             # The authors list nominal, then continuous, then ordinal attributes; the order
@@ -111,7 +128,7 @@ class GroupSearch:
         extra = [complainant_rows(cf, plan)] if cf is not None else []
         tf = GowerTransformer(features, scale=scale, n_attributes=self.n_attributes)
         tf.fit(data.frame, extra_categories=extra)
-        X = _coordinates(tf, data.frame, plan)
+        X = _coordinates(tf, data.frame, plan, hold)
         opts = dict(
             ties=plan.ties,
             # Corrected mode: distances equal up to float noise are ties, so the tie rule (not
@@ -151,7 +168,7 @@ class GroupSearch:
         kmax, comp_rows = plan.kmax, plan.comp_rows
         if "st" in plan.methods:
             red = self._reducer(plan, plan.test_rows, kmax)
-            out = self._knn(space.X[comp_rows], plan.test_rows, kmax, space, red)
+            out = self._knn(_queries(space.X, comp_rows), plan.test_rows, kmax, space, red)
             lists.st_counts = PrefixCounts(red.cols, out["neg"], out["size"])
             lists.st_list, lists.st_dist = out.get("list"), out.get("dist")
         if plan.need_cf:
@@ -192,10 +209,11 @@ class GroupSearch:
         own = np.searchsorted(rows, comp_rows)
         width = kmax + 1 if plan.legacy else kmax
         red = self._reducer(plan, rows, width, own=own, drop_own=not plan.legacy)
-        query = space.X[comp_rows]
+        query = _queries(space.X, comp_rows)
         # every protected row a complainant (the default): the queries are the search space,
         # one matrix, copied, held and sent to the workers once instead of twice
         same = len(comp_rows) == len(rows) and np.array_equal(comp_rows, rows)
+        same = same and not isinstance(space.X, HeldSplit)  # held: nothing is copied
         out = self._knn(query, rows, kmax + 1, space, red, base=query if same else None)
         return Lists(
             self_pos=out["self_pos"],
@@ -217,6 +235,15 @@ class GroupSearch:
         reduced where the search ran to ``reducer``'s outputs (by name); kept lists come back
         as data-row positions (-1 pads). ``base``: ``space.X[rows]`` when the caller holds it
         already."""
+        if isinstance(space.X, HeldSplit):
+            found = _held_knn(centres, space.X.locate(rows)[0], k, space.opts, reducer)
+            out = dict(zip(reducer.names, found, strict=True))
+            if "list" in out:
+                idx = out["list"]
+                out["list"] = np.where(idx >= 0, rows[np.maximum(idx, 0)], -1)
+            return out
+        if isinstance(centres, HeldMatrix):  # held centres, a space of the client: fetched
+            centres = stack_pieces(*centres.pieces[0].client.gather(list(centres.pieces)))
         base = space.X[rows] if base is None else base
         found = knn(centres, base, k, **space.opts, reduce=reducer)
         out = dict(zip(reducer.names, found, strict=True))
@@ -233,10 +260,97 @@ class GroupSearch:
         return ListReducer(cols=cols, neg=neg, keep=bool(self.keep_neighbors), **kw)
 
 
-def _coordinates(tf: GowerTransformer, frame: pd.DataFrame, plan: Plan) -> Any:
+def _client(backend: Any) -> Any:
+    """The ``distributed.Client`` of a Dask backend."""
+    from ..compute import _dask_client, get_backend
+
+    b = get_backend(backend)
+    return _dask_client(b.address, b.n_jobs, b.timeout)
+
+
+def _queries(X: Any, rows: np.ndarray) -> Any:
+    """The coordinates of the data rows ``rows`` as a search's queries: ``X[rows]``, or on
+    held coordinates the held matrix and the rows' positions in it (``(matrix, None)``:
+    all of its rows)."""
+    return X.locate(rows) if isinstance(X, HeldSplit) else X[rows]
+
+
+def _held_knn(
+    query: Any, base: HeldMatrix, k: int, opts: dict, reducer: ListReducer
+) -> tuple[np.ndarray, ...]:
+    """:func:`knn` of queries and a search space held on the Dask workers, run there.
+
+    The queries are cut into one contiguous slice per worker; each worker's task reads its
+    slice (from the held pieces that hold it) and the whole space, and runs the exact search
+    there with local threads (one: a worker runs one task at a time), reduced by ``reducer``
+    (its complainants' part of it). Each query's list depends on that query and the space
+    alone (``knn`` returns the brute-force answer whatever the chunks, backend or index), so
+    the slices' outputs stacked are those of one search of every query; only the reduced
+    counts come back.
+
+    Parameters
+    ----------
+    query
+        ``(HeldMatrix, positions or None)`` (:func:`_queries` of held coordinates), a
+        :class:`HeldMatrix`, or a matrix on the client (sent once, as one piece).
+    base, k, opts, reducer
+        The held search space, the list length, ``knn``'s options and the reducer.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``reducer``'s outputs, one row per query.
+    """
+    from dataclasses import replace as _replace
+
+    from ..compute import Backend, _trim_workers, chunk_slices
+
+    client = base.pieces[0].client  # the cluster holding the space
+    held, positions = query if isinstance(query, tuple) else (query, None)
+    if not isinstance(held, HeldMatrix):  # a matrix of the client (a fallback's centres)
+        held = HeldMatrix((client.scatter([held], hash=False)[0],), (len(held),), held.levels,
+                          held.layout)  # fmt: skip
+    m = len(held) if positions is None else len(positions)
+    # one slice per worker thread (each builds its own index once, as a search's chunks do)
+    workers = [w for w, threads in sorted(client.nthreads().items()) for _ in range(threads)]
+    slices = chunk_slices(m, -(-m // max(len(workers), 1))) if m else [slice(0, 0)]
+    # each worker searches with its own thread (the worker's one), never the cluster again
+    local = {**opts, "backend": Backend(n_jobs=1)}
+    futures = []
+    for i, sl in enumerate(slices):
+        if positions is None:
+            lo, hi, sel = sl.start, sl.stop, None
+        else:
+            sel = positions[sl]
+            lo, hi = (int(sel[0]), int(sel[-1]) + 1) if len(sel) else (0, 0)
+        first, stop, offset = held.covering(lo, hi)
+        part = reducer if reducer.own is None else _replace(reducer, own=reducer.own[sl])
+        # one future for the task's small inputs (a list: Dask scatters a tuple's items apart)
+        job = client.scatter([(k, local, part, offset, lo, hi, sel)], hash=False)[0]
+        futures.append(client.submit(
+            _held_search, job, base.pieces[0], *held.pieces[first:stop], pure=False,
+            workers=[workers[i % len(workers)]] if workers else None, allow_other_workers=True,
+        ))  # fmt: skip
+    parts = client.gather(futures)
+    del futures
+    _trim_workers(client)
+    return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
+
+
+def _held_search(job: tuple, base: Any, *pieces: Any) -> tuple[np.ndarray, ...]:
+    """Task of :func:`_held_knn` on a worker: one slice of the queries searched in the whole
+    held space."""
+    k, opts, reducer, offset, lo, hi, sel = job
+    query = rows_of(pieces, offset, lo, hi, sel)
+    return tuple(knn(query, base, k, **opts, reduce=reducer))
+
+
+def _coordinates(tf: GowerTransformer, frame: pd.DataFrame, plan: Plan, hold: Any = None) -> Any:
     """The rows' Gower coordinates, built per chunk into the control and test spaces'
     matrices (:mod:`~primafacie.situation.coordinates`) when those spaces partition the rows
-    (every plan :class:`~primafacie.situation.planning.Planner` makes); else one matrix."""
+    (every plan :class:`~primafacie.situation.planning.Planner` makes); else one matrix.
+    ``hold``: a Dask backend on whose workers those matrices are built and held
+    (:func:`~primafacie.situation.coordinates.held_coordinates`)."""
     spaces = (plan.ctrl_rows, plan.test_rows)
     n = len(frame)
     sorted_inside = all(
@@ -249,6 +363,8 @@ def _coordinates(tf: GowerTransformer, frame: pd.DataFrame, plan: Plan) -> Any:
         seen[rows] = True
     if not seen.all():
         return tf.transform(frame)
+    if hold is not None:
+        return held_coordinates(tf, frame, spaces, _client(hold))
     return split_coordinates(tf, frame, spaces)
 
 
