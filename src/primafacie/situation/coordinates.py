@@ -51,8 +51,28 @@ __all__ = [
 COORDINATE_CHUNK = 2**17
 
 
+class _Split:
+    """What a split of the coordinates is whether its parts are on the client or held on
+    workers: its length and the matrices' levels and layout (``parts``, ``rows``: the
+    dataclass's fields)."""
+
+    parts: tuple[Any, ...]
+    rows: tuple[np.ndarray, ...]
+
+    def __len__(self) -> int:
+        return sum(len(r) for r in self.rows)
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        return self.parts[0].levels
+
+    @property
+    def layout(self) -> tuple[str, ...]:
+        return self.parts[0].layout
+
+
 @dataclass(frozen=True, eq=False)
-class SplitCoordinates:
+class SplitCoordinates(_Split):
     """The Gower coordinates of every data row, held as one matrix per search space.
 
     Indexed like a :class:`~primafacie.neighbors.gower.GowerMatrix` of all rows: ``X[rows]``
@@ -71,21 +91,10 @@ class SplitCoordinates:
     parts: tuple[GowerMatrix, ...]
     rows: tuple[np.ndarray, ...]
 
-    def __len__(self) -> int:
-        return sum(len(r) for r in self.rows)
-
     @property
     def shape(self) -> tuple[int, int]:
         """``(rows, numeric columns + categorical columns)``, as the whole matrix's."""
         return (len(self), self.parts[0].shape[1])
-
-    @property
-    def levels(self) -> tuple[int, ...]:
-        return self.parts[0].levels
-
-    @property
-    def layout(self) -> tuple[str, ...]:
-        return self.parts[0].layout
 
     @property
     def num(self) -> np.ndarray:
@@ -149,13 +158,38 @@ def split_coordinates(
         What ``transformer.transform(frame)`` raises (a chunk that fails is transformed again
         whole, so the message names the same value, count and row).
     """
-    from ..errors import InputError
-
-    n = len(frame)
     rows = tuple(np.asarray(r, dtype=np.int64) for r in rows)
     nums: list[np.ndarray] = []
     codes: list[np.ndarray] = []
     head: GowerMatrix | None = None
+    for block, at in _transformed_chunks(transformer, frame, rows, chunk):
+        if head is None:
+            head = block
+            nums = [np.empty((len(r), block.num.shape[1]), dtype=block.num.dtype) for r in rows]
+            codes = [
+                np.empty((len(r), block.codes.shape[1]), dtype=block.codes.dtype) for r in rows
+            ]
+        for j, (lo, hi, local) in enumerate(at):
+            nums[j][lo:hi] = block.num[local]
+            codes[j][lo:hi] = block.codes[local]
+    assert head is not None
+    parts = tuple(
+        GowerMatrix(num, code, head.levels, head.layout)
+        for num, code in zip(nums, codes, strict=True)
+    )
+    return SplitCoordinates(parts, rows)
+
+
+def _transformed_chunks(
+    transformer: Any, frame: Any, rows: tuple[np.ndarray, ...], chunk: int
+) -> Any:
+    """Each ``chunk`` rows of ``frame`` transformed, with where each of ``rows`` (sorted
+    positions) falls in it: ``(block, [(lo, hi, local), ...])``, ``local`` the block's rows of
+    ``rows[j][lo:hi]``. A chunk that fails is transformed again whole, so the error names
+    the same value, count and row as one transform of the table."""
+    from ..errors import InputError
+
+    n = len(frame)
     for start in range(0, max(n, 1), chunk):
         stop = min(start + chunk, n)
         try:
@@ -163,22 +197,12 @@ def split_coordinates(
         except InputError:
             transformer.transform(frame)  # raises the whole table's message
             raise
-        if head is None:
-            head = block
-            nums = [np.empty((len(r), block.num.shape[1]), dtype=block.num.dtype) for r in rows]
-            codes = [
-                np.empty((len(r), block.codes.shape[1]), dtype=block.codes.dtype) for r in rows
-            ]
-        for j, own in enumerate(rows):
+        at = []
+        for own in rows:
             lo, hi = np.searchsorted(own, [start, stop])
-            nums[j][lo:hi] = block.num[own[lo:hi] - start]
-            codes[j][lo:hi] = block.codes[own[lo:hi] - start]
-    assert head is not None
-    parts = tuple(
-        GowerMatrix(num, code, head.levels, head.layout)
-        for num, code in zip(nums, codes, strict=True)
-    )
-    return SplitCoordinates(parts, rows)
+            at.append((int(lo), int(hi), own[lo:hi] - start))
+        yield block, at
+        del block  # not held while the next chunk is transformed
 
 
 # ---- the same coordinates held on Dask workers (issue 22: the client at 10^7 rows)
@@ -234,23 +258,12 @@ class HeldMatrix:
 
 
 @dataclass(frozen=True, eq=False)
-class HeldSplit:
+class HeldSplit(_Split):
     """:class:`SplitCoordinates` whose matrices are held on Dask workers (one
     :class:`HeldMatrix` per search space, each one piece)."""
 
     parts: tuple[HeldMatrix, ...]
     rows: tuple[np.ndarray, ...]
-
-    def __len__(self) -> int:
-        return sum(len(r) for r in self.rows)
-
-    @property
-    def levels(self) -> tuple[int, ...]:
-        return self.parts[0].levels
-
-    @property
-    def layout(self) -> tuple[str, ...]:
-        return self.parts[0].layout
 
     def locate(self, rows: np.ndarray) -> tuple[HeldMatrix, np.ndarray | None]:
         """The held matrix holding the data rows ``rows`` (sorted) and their positions in it
@@ -303,23 +316,12 @@ def held_coordinates(
     InputError
         As :func:`split_coordinates`.
     """
-    from ..errors import InputError
-
-    n, chunk = len(frame), chunk or COORDINATE_CHUNK
     rows = tuple(np.asarray(r, dtype=np.int64) for r in rows)
     pieces: list[list[Any]] = [[] for _ in rows]
     head: GowerMatrix | None = None
-    for start in range(0, max(n, 1), chunk):
-        stop = min(start + chunk, n)
-        try:
-            block = transformer.transform(frame.iloc[start:stop])
-        except InputError:
-            transformer.transform(frame)  # raises the whole table's message
-            raise
+    for block, at in _transformed_chunks(transformer, frame, rows, chunk or COORDINATE_CHUNK):
         head = block if head is None else head
-        for j, own in enumerate(rows):
-            lo, hi = np.searchsorted(own, [start, stop])
-            local = own[lo:hi] - start
+        for j, (_, _, local) in enumerate(at):
             piece = GowerMatrix(block.num[local], block.codes[local], block.levels, block.layout)
             # hash=False: a fresh key per piece, never a stale copy of an earlier run's
             pieces[j].append(client.scatter([piece], hash=False)[0])
