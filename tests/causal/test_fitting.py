@@ -92,6 +92,17 @@ def _bits(scm: SCM) -> dict[str, str]:
     return out
 
 
+def _tasks(scm: SCM, frame: pd.DataFrame) -> tuple[list, dict]:
+    """The node tasks of ``scm`` (fitted) on ``frame``, as ``SCM.fit`` builds them, and the
+    columns they were built from."""
+    vals = {v: scm._factual(frame, v, None) for v in scm.nodes}
+    tasks = node_tasks(
+        scm.topological_order, scm.dag_.parents, scm.kinds_, scm.categories_,
+        scm._mechanism_for, vals,
+    )  # fmt: skip
+    return tasks, vals
+
+
 def _blas_threads() -> list[int]:
     return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
@@ -135,11 +146,7 @@ def test_one_thread_holds_blas_to_one_and_restores_it_after_the_last_of_concurre
 # ---------------------------------------------------------------- tasks
 def test_node_tasks_hold_only_each_nodes_columns_and_compact_codes():
     scm = SCM(EDGES).fit(_world())
-    vals = {v: scm._factual(_world(), v, None) for v in scm.nodes}
-    tasks = node_tasks(
-        scm.topological_order, scm.dag_.parents, scm.kinds_, scm.categories_,
-        scm._mechanism_for, vals,
-    )  # fmt: skip
+    tasks, vals = _tasks(scm, _world())
     assert [t.node for t in tasks] == ["edu", "region", "income", "savings"]
     income = tasks[2]
     assert list(income.columns) == ["g", "edu", "age", "income"]
@@ -369,11 +376,7 @@ def test_only_the_lost_nodes_are_sent_again_up_to_retries_times():
 
     frame = _world()
     scm = SCM(EDGES).fit(frame)
-    vals = {v: scm._factual(frame, v, None) for v in scm.nodes}
-    tasks = node_tasks(
-        scm.topological_order, scm.dag_.parents, scm.kinds_, scm.categories_,
-        scm._mechanism_for, vals,
-    )  # fmt: skip
+    tasks, _ = _tasks(scm, frame)
     flaky = _Flaky("income", times=2, retries=2)
     got = _on_dask(flaky, tasks)
     assert flaky.sent == [["edu", "region", "income", "savings"], ["income"], ["income"]]
@@ -409,11 +412,7 @@ def test_fits_above_the_budget_run_one_at_a_time(monkeypatch):
     frame = _world()
     serial = _bits(SCM(EDGES).fit(frame))
     scm = SCM(EDGES).fit(frame)
-    vals = {v: scm._factual(frame, v, None) for v in scm.nodes}
-    tasks = node_tasks(
-        scm.topological_order, scm.dag_.parents, scm.kinds_, scm.categories_,
-        scm._mechanism_for, vals,
-    )  # fmt: skip
+    tasks, _ = _tasks(scm, frame)
     widest = max(fitting.fit_bytes(t) for t in tasks)
     assert fitting.parallel_fits(tasks, 4) == 4  # 3,000 rows: far below the budget
     monkeypatch.setattr(fitting, "FIT_BUDGET", 2 * widest)
