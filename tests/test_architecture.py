@@ -569,6 +569,8 @@ def test_planted_vocabulary_offenders_are_found(tmp_path):
 CROSS_IMPORTS_ALLOWED: dict[str, str] = {
     "primafacie.alternatives.engine -> primafacie.certainty": "the candidates are ranked by "
     "the certainty ranking's score_counts (DESIGN.md: alternatives feeds its candidates to it)",
+    "primafacie.certainty.params -> primafacie.groups.params": "the data roles both engines "
+    "take as arguments (favorable, outcome_favorable, weights) are declared once, in groups",
 }
 
 

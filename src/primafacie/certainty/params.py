@@ -10,11 +10,12 @@ ValueError: on_empty must be one of 'error', 'skip'; got 'drop'
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any, Optional
 
 from ..errors import InputError
+from ..groups.params import FAVORABLE, OUTCOME_FAVORABLE, WEIGHTS  # the roles, declared once
 from ..params import Param, constraints, where
 from ..validation import COLUMN, InstanceOf, Interval, ListOf, Options, Predicate
 
@@ -77,13 +78,6 @@ _CRITERION = Predicate(
     values=CRITERIA,
 )
 
-#: A favourable value: a scalar as audit.yaml writes it, or several (a list).
-_VALUES = Predicate(
-    lambda v: isinstance(v, (list, tuple, set, frozenset)) or isinstance(v, Hashable),
-    "a value or a list of values",
-    bad={},
-)
-
 #: Every parameter, in the order of ``analyses.certainty`` in audit.yaml.
 PARAMS: tuple[Param, ...] = (
     Param("criterion", [_CRITERION], "statistical_parity",
@@ -93,14 +87,10 @@ PARAMS: tuple[Param, ...] = (
     Param("protected", [None, COLUMN, ListOf(COLUMN)], None,
           "Protected columns (default: all, crossed into groups).", flag="--protected",
           type=Optional[list[str]]),
-    Param("favorable", [None, _VALUES], None,
-          "Favourable decision value(s) (default: the data's, else 1).", flag="--favorable",
-          key="", source="favorable", cli="scalar"),
+    FAVORABLE,
     Param("outcome", [None, COLUMN], None, "True-outcome column.", flag="--outcome", key="",
           source="outcome"),
-    Param("outcome_favorable", [None, _VALUES], None,
-          "Favourable true-outcome value(s) (default: the data's, else 1).",
-          flag="--outcome-favorable", key="", source="outcome_favorable", cli="scalar"),
+    OUTCOME_FAVORABLE,
     Param("tie_breaker",
           [None, Options("accuracy"), InstanceOf(Mapping, name="a mapping {name: score}")],
           None, "accuracy, to break ties in utility (needs outcome).", flag="--tie-breaker"),
@@ -139,9 +129,7 @@ PARAMS: tuple[Param, ...] = (
           "Level of the credible intervals (engine argument).", key=""),
     Param("features", [None, ListOf(COLUMN)], None,
           "Model input columns (engine argument).", key=""),
-    Param("weights", [None, COLUMN], None,
-          "Column of sample weights (default: the data's).", flag="--weights", key="",
-          source="weights"),
+    WEIGHTS,
 )  # fmt: skip
 
 #: What each parameter of :class:`CertaintyRanking` accepts (see :mod:`primafacie.validation`).

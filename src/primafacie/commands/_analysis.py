@@ -197,6 +197,9 @@ class AnalysisCommand:
     config_help: ClassVar[str] = "audit.yaml instead of flags."
     #: What heads each caveat printed (``None``: the caveats are not printed).
     bullet: ClassVar[Optional[str]] = "  • "
+    #: Declared engine arguments whose flags the command gives to its data (the roles of the
+    #: AuditData it reads), so not to the engine as well (:meth:`engine_flags`).
+    data_roles: ClassVar[tuple[str, ...]] = ()
 
     # -------------------------------------------------------------- what a command defines
     def from_flags(
@@ -339,10 +342,12 @@ class AnalysisCommand:
 
     def engine_flags(self, v: dict[str, Any], reading: dict[str, Any]) -> dict[str, Any]:
         """The engine arguments the flags set: the declared parameters without an
-        ``analyses.<name>`` key whose flag is a role (its value) or a data flag."""
+        ``analyses.<name>`` key whose flag is a role (its value) or a data flag, but for
+        :attr:`data_roles`."""
         given = {**reading, **v}
         return {p.name: given[p.name] for p in self.params
-                if p.flag and not p.config_key and p.name in given}  # fmt: skip
+                if p.flag and not p.config_key and p.name in given
+                and p.name not in self.data_roles}  # fmt: skip
 
     def from_config(self, ctx: typer.Context, config: Path, out: Path, reading: Any,
                     v: dict[str, Any]) -> tuple[Any, tuple]:  # fmt: skip

@@ -76,6 +76,7 @@ class Groups(AnalysisCommand):
     name, help, params, status = "groups", HELP, PARAMS, "measuring groups…"
     no_data = "give --data FILE (with --protected and --decision) or --config FILE"
     config_help = "audit.yaml (section analyses.groups) instead of flags."
+    data_roles = ("favorable", "outcome_favorable", "weights")  # the AuditData's, read below
     roles = (
         role("data"),
         role("protected", "COL=VALUE[,VALUE...]: the protected group(s) (repeatable)."),

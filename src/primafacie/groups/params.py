@@ -11,7 +11,7 @@ ValueError: min_group must be an integer ≥ 1; got 0
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from numbers import Integral, Real
 from typing import Any, Optional
 
@@ -25,6 +25,9 @@ __all__ = [
     "INTERSECTIONS",
     "MAX_THRESHOLDS",
     "SWEEP_POINTS",
+    "FAVORABLE",
+    "OUTCOME_FAVORABLE",
+    "WEIGHTS",
     "PARAMS",
     "PARAMETER_CONSTRAINTS",
     "WHERE",
@@ -66,6 +69,29 @@ _THRESHOLDS = Predicate(
     bad=["five"],
 )
 
+#: A favourable value: a scalar as audit.yaml writes it, or several (a list).
+_VALUES = Predicate(
+    lambda v: isinstance(v, (list, tuple, set, frozenset)) or isinstance(v, Hashable),
+    "a value or a list of values",
+    bad={},
+)
+
+# The data roles an engine also takes as arguments (for a plain table), set in audit.yaml
+# outside analyses.<name>: declared once here, certainty's PARAMS share them.
+#: The favourable decision value(s).
+FAVORABLE = Param("favorable", [None, _VALUES], None,
+                  "Favourable decision value(s) (default: the data's, else 1).",
+                  flag="--favorable", key="", source="favorable", cli="scalar")  # fmt: skip
+#: The favourable true-outcome value(s).
+OUTCOME_FAVORABLE = Param("outcome_favorable", [None, _VALUES], None,
+                          "Favourable true-outcome value(s) (default: the data's, else 1).",
+                          flag="--outcome-favorable", key="", source="outcome_favorable",
+                          cli="scalar")  # fmt: skip
+#: The column of sample weights.
+WEIGHTS = Param("weights", [None, COLUMN], None,
+                "Column of sample weights (default: the data's).", flag="--weights", key="",
+                source="weights")  # fmt: skip
+
 #: Every parameter, in the order of ``analyses.groups`` in audit.yaml.
 PARAMS: tuple[Param, ...] = (
     Param(
@@ -94,6 +120,8 @@ PARAMS: tuple[Param, ...] = (
     Param("decision", [None, COLUMN], None, "Decision column (default: the data's).", key=""),
     Param("outcome", [None, COLUMN], None, "True-outcome column (default: the data's).",
           key="", source="outcome"),
+    FAVORABLE,
+    OUTCOME_FAVORABLE,
     Param(
         "thresholds", [None, _THRESHOLDS], None,
         "Score thresholds at which to measure every group's selection rate and the impact "
@@ -114,6 +142,7 @@ PARAMS: tuple[Param, ...] = (
     Param("score_threshold", [None, Interval(Real, None, None)], None,
           "The audited threshold, added to the grid (default: decision.threshold).",
           key="", source="decision.threshold"),
+    WEIGHTS,
 )  # fmt: skip
 
 #: What each parameter of :class:`GroupMetrics` accepts (see :mod:`primafacie.validation`).
