@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 import sys
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Optional
@@ -348,6 +348,64 @@ class AnalysisCommand:
         return {p.name: given[p.name] for p in self.params
                 if p.flag and not p.config_key and p.name in given
                 and p.name not in self.data_roles}  # fmt: skip
+
+    def with_flags(self, engine: Any, v: dict[str, Any], reading: dict[str, Any]) -> Any:
+        """``engine`` (built by the spec) with the arguments the flags set
+        (:meth:`engine_flags`, those its constructor takes) applied to it.
+
+        Parameters
+        ----------
+        engine
+            An :class:`~primafacie.base.Engine`, not yet run.
+        v, reading
+            The options' values and the data flags' (as :meth:`from_flags` gets them).
+
+        Returns
+        -------
+        The same engine.
+        """
+        flags = self.engine_flags(v, reading)
+        params = engine.get_params() if flags else {}  # (situation's multiple test has none)
+        for name, value in flags.items():
+            if name in params:  # --budget is an argument of run, not of the engine
+                setattr(engine, name, value)
+        return engine
+
+    def run_engine(self, engine: Any, v: dict[str, Any], reading: dict[str, Any], *args: Any,
+                   status: str | None = None, **kwargs: Any) -> Any:  # fmt: skip
+        """Run the engine(s) the spec built on the flags' data: :meth:`with_flags`, then
+        ``run(*args, **kwargs)`` under the spinner (``status``, default :attr:`status`).
+
+        Parameters
+        ----------
+        engine
+            One engine, or ``{label: engine}`` (each run on the same arguments).
+        v, reading
+            The options' values and the data flags' (as :meth:`from_flags` gets them).
+        *args, **kwargs
+            The arguments of the engines' ``run``.
+
+        Returns
+        -------
+        The engine's Result, or ``{label: Result}``.
+
+        Raises
+        ------
+        InputError
+            The engine's, headed by the flag of the data role it is about when the analysis
+            declares that flag (:func:`._data.role_flagged`: the user typed a flag, the
+            engine names a role).
+        """
+        engines = engine if isinstance(engine, Mapping) else {None: engine}
+        for e in engines.values():
+            self.with_flags(e, v, reading)
+        with err_console.status(status or self.status):
+            try:
+                out = {label: e.run(*args, **kwargs) for label, e in engines.items()}
+            except InputError as exc:
+                flags = {p.flag for p in self.params if p.flag}
+                raise InputError(_data.role_flagged(str(exc), flags)) from None
+        return out if isinstance(engine, Mapping) else out[None]
 
     def from_config(self, ctx: typer.Context, config: Path, out: Path, reading: Any,
                     v: dict[str, Any]) -> tuple[Any, tuple]:  # fmt: skip

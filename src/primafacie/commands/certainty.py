@@ -102,15 +102,8 @@ class Certainty(AnalysisCommand):
                 dms[name] = read[flag](value)
         if not dms:
             raise InputError("name at least one decision-maker: --model, --column or --rule")
-        engine = spec.build()
-        for name, value in self.engine_flags(v, reading).items():  # --favorable, --weights, ...
-            setattr(engine, name, value)
-        with err_console.status(self.status):
-            try:
-                return engine.run(table, dms), (v["data"],)
-            except InputError as exc:  # the engine names a role: the message names its flag
-                flags = {p.flag for p in PARAMS if p.flag}
-                raise InputError(_data.role_flagged(str(exc), flags)) from None
+        # the roles of a plain table (--favorable, --weights, ...) are the engine's arguments
+        return self.run_engine(spec.build(), v, reading, table, dms), (v["data"],)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """certainty.csv, certainty_counts.csv, certainty.json and certainty.png."""

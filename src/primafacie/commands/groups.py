@@ -15,7 +15,7 @@ from ..groups.params import PARAMS
 from ..params import by_name
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import err_console, escape
+from ._common import escape
 
 # pandas and the engine are imported inside the functions: the CLI loads this module to render
 # --help, which must not wait for them.
@@ -91,7 +91,8 @@ class Groups(AnalysisCommand):
 
     def from_flags(self, spec: Any, v: dict[str, Any], reading: dict[str, Any]) -> tuple:
         """The AuditData the flags describe (the audit's reader, :func:`_data.load`), measured
-        by the engine the spec builds, with the engine arguments the flags set (the score's)."""
+        by the engine the spec builds, with the engine arguments the flags set (the score's,
+        :meth:`~._analysis.AnalysisCommand.run_engine`)."""
         if not v["protected"]:
             raise InputError("give at least one --protected COL=VALUE (repeat it per attribute)")
         if v["decision"] is None:
@@ -105,11 +106,7 @@ class Groups(AnalysisCommand):
         named = [("--decision", v["decision"]), ("--outcome", v["outcome"]),
                  *(("--protected", c) for c in prot), ("--score", v["score"])]  # fmt: skip
         audit = _data.load(doc, named)[1]
-        engine = spec.build(audit)
-        for name, value in self.engine_flags(v, reading).items():  # --score, --score-favorable
-            setattr(engine, name, value)
-        with err_console.status(self.status):
-            return engine.run(audit), (v["data"],)
+        return self.run_engine(spec.build(audit), v, reading, audit), (v["data"],)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
         """rates.csv, summary.csv, the score tables and groups.json (the audit's frames)."""

@@ -14,7 +14,6 @@ from ..params import by_name
 from ..principal.params import PARAMS, RENAMED
 from . import _data
 from ._analysis import AnalysisCommand, role, switch
-from ._common import err_console
 
 # pandas and the engine are imported inside the functions: the CLI loads this module to render
 # --help, which must not wait for them.
@@ -87,9 +86,8 @@ class Principal(AnalysisCommand):
         audit = _data.load(doc, named, analysis="principal")[1].compared()
         pf = spec.build(audit)
         boot = f" + {pf.n_boot} bootstrap replicates" if pf.n_boot else ""
-        with err_console.status(f"principal-stratum bounds{boot}…"):
-            result = pf.run(audit)
-            return (result, self.repairs(pf, audit, result, v)), (v["data"],)
+        result = self.run_engine(pf, v, reading, audit, status=f"principal-stratum bounds{boot}…")
+        return (result, self.repairs(pf, audit, result, v)), (v["data"],)
 
     def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
         """The audit's evaluation, and with ``--repair`` each definition's repair."""

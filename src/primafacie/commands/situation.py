@@ -18,7 +18,7 @@ from ..situation.params import PARAMS
 from ..terminal import print_table
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import console, err_console, escape, load_cli_model
+from ._common import console, escape, load_cli_model
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -172,10 +172,8 @@ class Situation(AnalysisCommand):
             cf = _data.read_like_data(reading, v["counterfactuals"])
         if cf is not None and "multiple" in spec.dimensions:
             raise InputError("--dimension multiple needs --edge (an SCM), not --counterfactuals")
-        engines = spec.tests(list(audit.protected))
-        with err_console.status("situation testing…"):
-            results = {label: engine.run(audit, scm=scm, counterfactuals=cf, decider=decider)
-                       for label, engine in engines.items()}  # fmt: skip
+        results = self.run_engine(spec.tests(list(audit.protected)), v, reading, audit, scm=scm,
+                                  counterfactuals=cf, decider=decider)  # fmt: skip
         return results, tuple(p for p in (v["data"], v["counterfactuals"], v["model"]) if p)
 
     def from_run(self, run: Any, cfg: Any, audit: Any, v: dict[str, Any]) -> Any:
