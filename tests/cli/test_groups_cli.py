@@ -293,6 +293,32 @@ def test_bad_score_flags_exit_2_and_write_nothing(table, tmp_path, args, message
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--sweep"], "sweep (--sweep, analyses.groups.sweep) needs a score ({where})"),
+        (["--score", "sex", "--sweep"], "score: column 'sex' is not numeric (str) ({where})"),
+        (["--score", "gap", "--thresholds", "3"], "score: column 'gap' has 1 missing or "
+                                                  "infinite values (first at row 2) ({where})"),
+    ],
+)  # fmt: skip
+def test_score_errors_name_the_score_flag_and_key(table, tmp_path, args, message):
+    # the flag and key come from the score's declaration (before: none, or a hand-written
+    # "(or --score COLUMN)")
+    from primafacie.groups.params import PARAMS
+    from primafacie.params import by_name
+
+    where = by_name(PARAMS)["score"].where("groups")
+    assert where == "--score, decision.score"
+    frame = pd.read_csv(table).assign(gap=[1.0, 2.0, None, *[3.0] * 7])
+    frame.to_csv(table, index=False)
+    out = tmp_path / "out"
+    res = runner.invoke(app, _flags(table, out, *args))
+    assert res.exit_code == 2, res.output
+    assert message.format(where=where) in " ".join(res.output.split())
+    assert not out.exists()
+
+
 def test_score_flags_write_the_threshold_auc_and_calibration_tables(table, tmp_path):
     out = tmp_path / "out"
     res = runner.invoke(app, _flags(table, out, "--score", "x", "--thresholds", "3,6",

@@ -237,8 +237,8 @@ class GroupMetrics(Engine):
         if (self.thresholds is not None or self.sweep) and self.score is None:
             key = "thresholds" if self.thresholds is not None else "sweep"
             raise InputError(
-                f"{key} ({WHERE[key]}) needs a score: set decision: {{score: COLUMN, threshold: "
-                "T} in audit.yaml (or --score COLUMN)"
+                f"{key} ({WHERE[key]}) needs a score ({WHERE['score']}): set decision: "
+                "{score: COLUMN, threshold: T} in audit.yaml"
             )
         audit, attrs = self._audit_data(data)
         yhat = audit.decision_array().astype(bool)

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..intervals import auc_delong, wilson_interval, z_value
-from .params import FOUR_FIFTHS, SWEEP_POINTS
+from .params import FOUR_FIFTHS, SWEEP_POINTS, WHERE
 from .stats import katz_interval
 
 __all__ = [
@@ -344,18 +344,20 @@ def calibration_table(
 
 def score_array(frame: pd.DataFrame, column: str) -> np.ndarray:
     """The score column as floats; an absent, non-numeric or incomplete column is an
-    InputError naming it (as :func:`primafacie.decisions.score_decisions`)."""
+    InputError naming it (as :func:`primafacie.decisions.score_decisions`) and where it is
+    set (the declared flag and key: ``--score, decision.score``)."""
+    where = f" ({WHERE['score']})"
     if column not in frame.columns:
-        raise InputError(f"score: column {column!r} is not in the data")
+        raise InputError(f"score: column {column!r} is not in the data{where}")
     values = frame[column]
     if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-        raise InputError(f"score: column {column!r} is not numeric ({values.dtype})")
+        raise InputError(f"score: column {column!r} is not numeric ({values.dtype}){where}")
     s = values.to_numpy(dtype=float)
     if not np.isfinite(s).all():
         bad = int((~np.isfinite(s)).sum())
         first = int(np.flatnonzero(~np.isfinite(s))[0])
         raise InputError(f"score: column {column!r} has {bad} missing or infinite values "
-                         f"(first at row {first})")  # fmt: skip
+                         f"(first at row {first}){where}")  # fmt: skip
     return s
 
 
