@@ -325,7 +325,7 @@ def test_n_boot_and_seed_give_the_api_rank_stability(table, tmp_path):
                               "g", *STAB, "--n-boot", "20", "--seed", "3", "--out", str(out)])  # fmt: skip
     assert res.exit_code == 0, res.output
     written = pd.read_csv(out / "rank_stability.csv")
-    spec = RecourseSpec(support=0.05, metrics=["EE", "FECT"], n_boot=20, seed=3)
+    spec = RecourseSpec(support=0.05, metrics=["EE", "FECT"], n_boot=20, seed=3, protected="g")
     flags = dict(data=table, model=None, rule=RULE, protected="g", favorable="1",
                  exclude=["label"], ordinal=None, max_step=None, exact_features=True, legacy=False,
                  trust_pickle=False, trusted_type=None)  # fmt: skip

@@ -98,3 +98,21 @@ def test_build_refuses_a_recorded_decision_and_an_unprotected_attribute():
     ctx = Context(config=None, data=data, decider=Rule("edu == 'hi'"))
     with pytest.raises(InputError, match="analyses.recourse.protected: 'edu' is not a protected"):
         RecourseSpec(protected="edu").build(data, ctx)
+
+
+def test_build_on_a_plain_table_mines_the_columns_given():
+    # primafacie recourse from flags: a table, the mined columns' kinds, the section's protected
+    kinds = {"edu": "categorical", "income": "numeric"}
+    spec = RecourseSpec(protected="g", support=0.1, immutable=["edu"])
+    rule = Rule("income > 30")
+    engine = spec.build(frame(), Context(config=None, data=None, decider=rule), features=kinds)
+    assert isinstance(engine, RecourseFairness)
+    assert (engine.model, engine.protected, engine.features) == (rule, "g", kinds)
+    assert engine.immutable == ["edu", "g"]  # the protected attribute never changes
+    assert list(engine.bins) == ["income"]  # many-valued numeric: quantile bins, as the audit's
+    # the same engine as from the AuditData of that table (its own kinds, no features given)
+    data = AuditData(frame(), features=kinds, protected={"g": "a"}, decision="n", favorable=1)
+    audited = spec.build(data, Context(config=None, data=data, decider=rule))
+    assert audited.features is None
+    mined = {k: v for k, v in engine.get_params().items() if k != "features"}
+    assert mined == {k: v for k, v in audited.get_params().items() if k != "features"}

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..errors import InputError
 from ..params import by_name
-from ..recourse.params import PARAMETER_CONSTRAINTS, PARAMS
+from ..recourse.params import PARAMS
 from ..terminal import print_table
 from . import _data
 from ._analysis import AnalysisCommand, role, split_list, switch
@@ -149,16 +149,17 @@ def mined_kinds(
 
 def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | None = None) -> tuple:
     """Read the table (the configuration's reader, :func:`_data.read_frame`) and b() (a model
-    or a rule); the configured, not yet fitted, engine and the table.
+    or a rule); the engine :meth:`RecourseSpec.build` configures on the mined columns, with
+    the flags' engine arguments (:meth:`~._analysis.AnalysisCommand.with_flags`), not yet
+    fitted, and the table.
 
     ``v`` holds the command's values: ``data``, ``model`` or ``rule``, ``protected``,
     ``favorable``, ``exclude``, ``ordinal`` (``COL=levels`` items), ``max_step``, ``legacy``,
     ``exact_features`` (``--loose``: False), ``trust_pickle`` and ``trusted_type``; ``spec``
     the ``analyses.recourse`` keys.
     """
+    from ..analysis import Context
     from ..decisions import ModelDecider, Rule
-    from ..recourse import RecourseFairness
-    from ..recourse.items import default_bins
 
     if (v["model"] is None) == (v["rule"] is None):
         raise InputError("give exactly one of --model FILE or --rule EXPR")
@@ -180,14 +181,8 @@ def build_from_flags(spec: Any, v: dict[str, Any], reading: dict[str, Any] | Non
     whose = " (the model's inputs)" if own_inputs else ""
     mined = f"mining {len(kinds)} column(s): {', '.join(kinds)}{whose}"
     err_console.print(mined, soft_wrap=True, markup=False)
-    flags = Recourse().engine_flags(v, reading or {})  # --max-step, --legacy, --loose
-    engine = RecourseFairness(
-        decider, protected=v["protected"], support=spec.support,
-        feature_weights=dict(spec.feature_weights) or None, immutable=spec.immutable or None,
-        monotone=spec.monotone or None, bins=default_bins(frame, kinds, spec.bins) or None,
-        features=kinds, **{n: x for n, x in flags.items() if n in PARAMETER_CONSTRAINTS},
-    )  # fmt: skip
-    return engine, frame
+    engine = spec.build(frame, Context(config=None, data=frame, decider=decider), features=kinds)
+    return Recourse().with_flags(engine, v, reading or {}), frame  # --max-step, --legacy, --loose
 
 
 # ---------------------------------------------------------------------------------- run
@@ -258,8 +253,8 @@ class Recourse(AnalysisCommand):
         data = as_text(cfg.audit_data().compared())  # the rows and text columns, as the audit
         decider = cfg.decider()
         engine = spec.build(data, Context(config=cfg, data=data, decider=decider))
-        for name in self.with_config:  # --legacy, --loose: the flags allowed besides --config
-            setattr(engine, name, self.engine_flags(v, {})[name])
+        # --legacy, --loose: the flags allowed besides --config
+        self.with_flags(engine, {name: v[name] for name in self.with_config}, {})
         return run_with_bars(spec, engine, data, cfg, decider)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:

@@ -55,16 +55,20 @@ class _RecourseBase(_Strict):
         "dossiers": "A printable page per top subgroup: {top: 5}.",
     }
 
-    def build(self, data: Any, ctx: Any) -> Any:
+    def build(self, data: Any, ctx: Any, features: dict[str, Any] | None = None) -> Any:
         """The :class:`~primafacie.recourse.RecourseFairness` this section configures.
 
         Parameters
         ----------
         data
-            The audited :class:`~primafacie.data.AuditData`.
+            The audited :class:`~primafacie.data.AuditData`, or with ``features`` a plain
+            table (``primafacie recourse`` from flags).
         ctx
             The audit's :class:`~primafacie.analysis.Context`; its ``decider`` (the decision
             model or rule) is what FACTS re-runs on changed people.
+        features
+            ``{column: kind}`` of the columns mined from a plain table, whose protected
+            attribute is then the section's ``protected`` (the table declares none).
 
         Returns
         -------
@@ -88,16 +92,20 @@ class _RecourseBase(_Strict):
                 "analyses.recourse needs the decision model or rule (decision: {model: ...} or "
                 "{rule: ...}) to test the effect of actions; a recorded column cannot be re-run"
             )
-        attr = self.protected_of(data, "recourse")
-        features = {name: f.kind for name, f in data.features.items()}
+        if features is None:
+            attr, frame, protected = self.protected_of(data, "recourse"), data.frame, data.protected
+            kinds = {name: f.kind for name, f in data.features.items()}
+        else:  # a table mines the columns given (the engine reads them from ``features``)
+            attr, frame, protected, kinds = self.protected, data, [self.protected], features
         return RecourseFairness(
             ctx.decider,
             protected=attr,
             support=self.support,
             feature_weights=dict(self.feature_weights) or None,
-            immutable=list(dict.fromkeys([*self.immutable, *data.protected])),
+            immutable=list(dict.fromkeys([*self.immutable, *protected])),
             monotone=list(self.monotone) or None,
-            bins=default_bins(data.frame, features, self.bins) or None,
+            bins=default_bins(frame, kinds, self.bins) or None,
+            features=features,
             favorable=1,
             backend=getattr(ctx, "backend", None),
         )
