@@ -16,7 +16,7 @@ from ..alternatives.params import PARAMS
 from ..errors import InputError
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import err_console, load_cli_model
+from ._common import load_cli_model
 
 # numpy, pandas, scikit-learn and the engine are imported inside the functions: the CLI loads
 # this module to render --help, which must not wait for them.
@@ -128,8 +128,7 @@ class Alternatives(AnalysisCommand):
             except InputError as exc:
                 raise InputError(f"{flag} {path}: {exc}") from None
         audited, training = rows
-        with err_console.status(self.status):
-            res = spec.build(audited).run(audited, decider, train=training)
+        res = self.run_engine(spec.build(audited), v, reading, audited, decider, train=training)
         return res, tuple(p for p in (v["data"], v["train"], v["model"]) if p is not None)
 
     def files(self, res: Any) -> list[tuple[str, Any]]:
