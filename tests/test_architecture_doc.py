@@ -5,9 +5,12 @@ Every inline code span of the page (fenced blocks left out: the worked example's
 
 * a path (``situation/engine.py``, ``commands/_data.py``, ``tests/cli/``) must exist under
   ``src/primafacie`` or the project;
-* ``path.py::name`` and ``path/module.name`` must define ``name`` in that module;
+* ``path.py::name`` and ``path/module.name`` must define ``name`` in that module, and
+  ``path/module.Class.attribute`` must resolve once the module is imported;
 * a dotted name whose first part is a module of the package (``data.read_table``,
   ``report.dossier.dossier_pages``) must import and resolve;
+* ``Class.attribute`` must be a method or attribute of that class (imported from the module
+  that defines it), not merely a name defined somewhere in the package;
 * a class-like name (``AuditConfig``) must be defined in the package, and any other
   identifier (``as_audit_data``, ``dict_keys``) must occur in its source.
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -66,14 +70,37 @@ def _module_file(dotted: str) -> Path | None:
     return None
 
 
-def _class_attribute(cls: str, name: str) -> str | None:
-    """Why ``cls.name`` is not a class of the package with that method or attribute (looked
-    for in the whole package: a mixin may define it)."""
-    if not re.search(rf"^\s*class\s+{cls}\b|^{cls}\s*[:=]", _source(), flags=re.M):
-        return f"no class {cls}"
-    if not re.search(rf"^\s*(def\s+{name}\b|{name}\s*[:=])", _source(), flags=re.M):
-        return f"no method or attribute {name} (of {cls})"
+def _resolve(module: str, names: list[str]) -> str | None:
+    """Why ``primafacie.<module>`` has no attribute chain ``names`` (``["Cls", "method"]``)."""
+    obj: object = importlib.import_module("primafacie." + module)
+    for i, name in enumerate(names):
+        if not hasattr(obj, name):
+            return f"{module} has no {'.'.join(names[: i + 1])}"
+        obj = getattr(obj, name)
     return None
+
+
+def _class_attribute(cls: str, name: str) -> str | None:
+    """Why ``cls.name`` is not a class of the package with that method or attribute: the
+    class is imported from the module that defines it and the attribute looked up on it (a
+    mixin's counts), or, for an attribute set on instances, among its fields and
+    ``self.<name> =`` lines."""
+    pattern = rf"^\s*class\s+{cls}\b|^{cls}\s*[:=]"
+    file = next((p for p in sorted(SRC.rglob("*.py"))
+                 if re.search(pattern, p.read_text(encoding="utf-8"), flags=re.M)), None)  # fmt: skip
+    if file is None:
+        return f"no class {cls}"
+    module = ".".join(file.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+    obj = getattr(importlib.import_module(f"primafacie.{module}"), cls)
+    if hasattr(obj, name) or any(name in getattr(k, "__annotations__", {}) for k in obj.__mro__):
+        return None
+    try:
+        source = inspect.getsource(obj)
+    except (OSError, TypeError):  # a class made by a function (spec_model): its module's text
+        source = file.read_text(encoding="utf-8")
+    if re.search(rf"self\.{name}\s*[:=]", source):
+        return None
+    return f"{cls} ({module}) has no method or attribute {name}"
 
 
 def check(span: str) -> str | None:
@@ -98,6 +125,9 @@ def check(span: str) -> str | None:
             return None
         head, _, name = ref.rpartition(".")
         file = _module_file(head) if name != "py" else None
+        module, _, attrs = ref.partition(".")  # path/module.Class.attribute
+        if file is None and "." in attrs and _module_file(module) is not None:
+            return _resolve(module.replace("/", "."), attrs.split("."))
         if file is None:
             return f"no file {ref}"
         return None if _defines(file, name) else f"{head} defines no {name}"
@@ -149,7 +179,10 @@ def test_every_name_the_page_cites_exists():
     ["situation/enginex.py", "commands/_analysis.AnalysisCommandX", "data.read_tablex",
      "AuditData.comparedx()", "AnalysisX.define", "rb.columnsx(frame)",
      "AuditConfigX", "as_audit_datax", "commands/reproduce.py::run_plainx", "tests/nowhere/",
-     "tests/test_architecture.py::NOT_A_LIST"],
+     "tests/test_architecture.py::NOT_A_LIST",
+     "commands/_analysis.AnalysisCommand.run_enginex", "commands/_analysis.Nothing.run_engine",
+     # a method of that name elsewhere in the package does not make it this class'
+     "AnalysisCommand.run_plain", "AnalysisCommand.fit", "RecourseSpec.with_flags"],
 )  # fmt: skip
 def test_a_wrong_name_is_found(span):
     assert check(span) is not None
@@ -161,7 +194,9 @@ def test_a_wrong_name_is_found(span):
      "AuditData.compared()", "Analysis.define", "rb.columns(frame)",
      "AuditConfig", "as_audit_data", "commands/reproduce.py::run_plain", "tests/cli/",
      "tests/test_architecture.py::CROSS_IMPORTS_ALLOWED",
-     "audit.yaml", "analyses.<name>", "run.results", "spec.build(data, ctx)"],
+     "audit.yaml", "analyses.<name>", "run.results", "spec.build(data, ctx)",
+     "commands/_analysis.AnalysisCommand.run_engine", "AnalysisCommand.with_flags",
+     "AnalysisCommand.data_roles", "AuditData.frame", "AnalysisRun.results"],
 )  # fmt: skip
 def test_a_right_name_or_no_reference_passes(span):
     assert check(span) is None
