@@ -32,6 +32,7 @@ __all__ = [
     "metric_label",
     "json_safe",
     "format_score",
+    "format_param",
 ]
 
 
@@ -67,7 +68,8 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _fmt_param(x: float) -> str:
+def format_param(x: float) -> str:
+    """A definition's φ or budget as its title writes it: 2 decimals at most (``0.7``, ``5.08``)."""
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
@@ -88,7 +90,7 @@ def metric_label(key: str, viewpoint: str, param: float | None) -> str:
         stem = spec.short + ("" if viewpoint == spec.default_viewpoint else "Ma")
     if spec.param == "phi":  # φ = 0.3 as .3
         return stem + (f"{param:.2f}".rstrip("0").lstrip("0") or "0")
-    return stem + (_fmt_param(param) if spec.param == "budget" else "")
+    return stem + (format_param(param) if spec.param == "budget" else "")
 
 
 def metric_title(spec: MetricSpec, viewpoint: str, param: float | None) -> str:
@@ -97,7 +99,7 @@ def metric_title(spec: MetricSpec, viewpoint: str, param: float | None) -> str:
     usual = viewpoint == spec.default_viewpoint
     title = spec.name + ("" if usual else f" ({viewpoint.title()})")
     word = {"phi": "threshold", "budget": "budget"}.get(spec.param or "")
-    return title + (f" ({word} = {_fmt_param(param)})" if word else "")
+    return title + (f" ({word} = {format_param(param)})" if word else "")
 
 
 @dataclass(frozen=True)
