@@ -11,11 +11,10 @@ from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..report import blocks as rb
 from ..report import plots
 from ..report.html import rate_text
-from .params import DEFAULT_DECISION_MAKER
 from .spec import CertaintySpec
 from .trend import trend
 
-__all__ = ["ANALYSIS", "LEAD", "DEFAULT_DECISION_MAKER", "run", "section", "tables"]
+__all__ = ["ANALYSIS", "LEAD", "run", "section", "tables"]
 
 LEAD = (
     "Several decision-makers (models, rules, people) are compared on the gap in "

@@ -14,7 +14,7 @@ from ..jsonsafe import json_safe
 from .counts import E2_TEXT
 from .utility import indifference_curve
 
-__all__ = ["CertaintyResult", "json_safe", "plot_decision_makers"]
+__all__ = ["CertaintyResult", "plot_decision_makers"]
 
 #: Indifference levels drawn by :meth:`CertaintyResult.plot` (u_topsis values).
 DEFAULT_LEVELS = (-0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75)

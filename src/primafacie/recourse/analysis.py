@@ -9,7 +9,6 @@ reads only the results (rankings, CSCs, effectiveness curves), never the engine.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +21,8 @@ from ..report import plots
 from ..report.html import rate_text, readable_bins
 from .csc import CSCResult
 from .engine import STAGES
-from .results import FactsResult
+from .metrics import METRICS
+from .results import FactsResult, RankingResult, format_param
 from .spec import RecourseSpec
 from .stability import STABLE_SHARE, RankStabilityResult, rank_stability
 
@@ -57,29 +57,25 @@ def shown_subgroups(results: Mapping[str, Any], limit: int = CURVES) -> list[str
     return list(labels)[:limit]
 
 
-#: A qualifier the definition titles end with: ``(Micro)``, ``(threshold = 0.3)``, ...
-_QUALIFIER = re.compile(r"\s*\((Micro|Macro|threshold = [^()]*|budget = [^()]*)\)$")
-
-
-def definition_name(title: str, label: str) -> str:
+def definition_name(ranking: RankingResult) -> str:
     """A definition named in words with its code in brackets, for the report.
 
     Examples
     --------
-    >>> definition_name("Equal Cost of Effectiveness (threshold = 0.3)", "Ma.3")
-    'Equal cost of effectiveness, φ = 0.3 (Ma.3)'
-    >>> definition_name("Equal Cost of Effectiveness (Micro) (threshold = 0.7)", "Mi.7")
+    >>> t = pd.DataFrame()
+    >>> definition_name(RankingResult("ECE", "micro", 0.7, "Mi.7", "", (), t))
     'Equal cost of effectiveness, micro, φ = 0.7 (Mi.7)'
-    >>> definition_name("Equal (Conditional) Mean Recourse", "MR")
+    >>> definition_name(RankingResult("ECMR", "micro", None, "MR", "", (), t))
     'Equal (conditional) mean recourse (MR)'
     """
-    quals: list[str] = []
-    while m := _QUALIFIER.search(title):
-        q = m.group(1)
-        quals.insert(0, q.replace("threshold", "φ") if "=" in q else q.lower())
-        title = title[: m.start()]
-    words = title[:1].upper() + title[1:].lower()
-    return ", ".join([words, *quals]) + f" ({label})"
+    spec = METRICS[ranking.metric]
+    words = [spec.name[:1] + spec.name[1:].lower()]
+    if ranking.viewpoint != spec.default_viewpoint:  # as the title names it
+        words.append(ranking.viewpoint)
+    if spec.param:
+        symbol = "φ" if spec.param == "phi" else spec.param
+        words.append(f"{symbol} = {format_param(ranking.param)}")
+    return ", ".join(words) + f" ({ranking.label})"
 
 
 def _against(run: AnalysisRun) -> tuple[int, int, list[str]]:
@@ -169,8 +165,8 @@ def _score(score: float) -> str:
     return "∞" if np.isinf(score) else f"{score:.3g}"
 
 
-def _csc_card(label: str, title: str, rec: Any) -> dict[str, Any]:
-    lines = [("muted", f"Definition: {definition_name(title, label)}")]
+def _csc_card(ranking: RankingResult, rec: Any) -> dict[str, Any]:
+    lines = [("muted", f"Definition: {definition_name(ranking)}")]
     for g in rec.groups:
         cover = f"{100 * g.coverage:.1f}% of the group's rejected"
         lines.append(("group", f"{g.group}: {g.n} rejected in the subgroup ({cover})"))
@@ -188,7 +184,7 @@ def _csc_card(label: str, title: str, rec: Any) -> dict[str, Any]:
 
 
 def _findings(facts: FactsResult) -> list[str]:
-    return [f"{definition_name(row.title, row.definition)}: most unfair subgroup "
+    return [f"{definition_name(facts.rankings[row.definition])}: most unfair subgroup "
             f"'{readable_bins(row.subgroup)}', bias against {row.bias_against} "
             f"(score {_score(row.score)})." for row in facts.top_subgroups().itertuples()]  # fmt: skip
 
@@ -214,7 +210,7 @@ def _curve_figures(facts: FactsResult, subgroups: list[str]) -> list[Any]:
 
 def _cards(results: Mapping[str, Any]) -> list[Any]:
     cards = [
-        _csc_card(key.removeprefix("csc_"), csc.title, rec)
+        _csc_card(results[key.replace("csc_", "rank_", 1)], rec)
         for key, csc in results.items()
         if isinstance(csc, CSCResult)
         for rec in csc.records[:1]
@@ -250,7 +246,7 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         blocks.append(
             rb.table(
                 ranking,
-                f"Subgroup ranking: {definition_name(first.title, first.label)}",
+                f"Subgroup ranking: {definition_name(first)}",
                 "rank 0 = no difference (fair); n[g] = rejected members of group g in the "
                 "subgroup; cov[g] = their share of all rejected members of g; d[g] = difficulty.",
                 csv=table_path("recourse", f"rank_{first.label}"),
@@ -264,8 +260,7 @@ def tables(facts: FactsResult) -> list[dict[str, Any]]:
     """The section's table of the definitions (subgroups, Fair, rank-1 ties, top-10%
     tallies), which ``primafacie recourse`` prints too (:func:`~primafacie.terminal.print_table`)."""
     summary = facts.summary()  # definitions named in words, their code in brackets
-    pairs = zip(summary["definition"], summary["metric"], strict=True)
-    summary = summary.assign(definition=[definition_name(t, c) for t, c in pairs])
+    summary = summary.assign(definition=[definition_name(r) for r in facts.rankings.values()])
     return [
         rb.table(
             summary.drop(columns="metric"),

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..formats import rate_text
 from ..jsonsafe import json_safe
 from ..validation import Interval, validate_params
-from .metrics import METRICS
+from .metrics import METRICS, MetricSpec
 
 __all__ = [
     "RankingResult",
@@ -32,6 +32,7 @@ __all__ = [
     "metric_label",
     "json_safe",
     "format_score",
+    "format_param",
 ]
 
 
@@ -67,39 +68,38 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _fmt_param(x: float) -> str:
+def format_param(x: float) -> str:
+    """A definition's φ or budget as its title writes it: 2 decimals at most (``0.7``, ``5.08``)."""
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-#: The stem of a definition's label in the paper's tables: (micro, macro) per metric (E(C)MR: MR).
-_STEMS = {"ECE": ("Mi", "Ma"), "ECR": ("C", "C"), "EEWB": ("B", "BMa"), "EE": ("EE", "EEMa"),
-          "FECT": ("KS", "KSMa")}  # fmt: skip
-
-
 def metric_label(key: str, viewpoint: str, param: float | None) -> str:
-    """Column label used in the paper's appendix tables (``Ma.3``, ``C.7``, ``B10``, ``KS``).
+    """Column label used in the paper's appendix tables (``Ma.3``, ``C.7``, ``B10``, ``KS``):
+    the metric's ``short`` stem (``Mi``/``Ma`` for ECE), ``Ma`` after it for the metric's
+    unusual viewpoint, then φ as ``.3`` or the budget.
 
     Examples
     --------
     >>> metric_label("ECE", "macro", 0.3), metric_label("EEWB", "micro", 5.0833)
     ('Ma.3', 'B5.08')
     """
-
-    stem = _STEMS.get(key, ("MR", "MR"))[viewpoint == "macro"]
-    if key in ("ECE", "ECR"):  # φ = 0.3 as .3
+    spec = METRICS[key]
+    if key == "ECE":
+        stem = spec.short + ("i" if viewpoint == "micro" else "a")
+    else:
+        stem = spec.short + ("" if viewpoint == spec.default_viewpoint else "Ma")
+    if spec.param == "phi":  # φ = 0.3 as .3
         return stem + (f"{param:.2f}".rstrip("0").lstrip("0") or "0")
-    return stem + (_fmt_param(param) if key == "EEWB" else "")
+    return stem + (format_param(param) if spec.param == "budget" else "")
 
 
-def metric_title(
-    key: str, name: str, viewpoint: str, param: float | None, spec_param: str | None
-) -> str:
+def metric_title(spec: MetricSpec, viewpoint: str, param: float | None) -> str:
     """Definition name as printed in a CSC, e.g. ``Equal Cost of Effectiveness (threshold = 0.7)``."""
     # the viewpoint is named when it is not the metric's usual one
-    named = {"ECE": "micro", "EE": "macro", "EEWB": "macro", "FECT": "macro"}.get(key)
-    title = name + (f" ({viewpoint.title()})" if viewpoint == named else "")
-    word = {"phi": "threshold", "budget": "budget"}.get(spec_param or "")
-    return title + (f" ({word} = {_fmt_param(param)})" if word else "")
+    usual = viewpoint == spec.default_viewpoint
+    title = spec.name + ("" if usual else f" ({viewpoint.title()})")
+    word = {"phi": "threshold", "budget": "budget"}.get(spec.param or "")
+    return title + (f" ({word} = {format_param(param)})" if word else "")
 
 
 @dataclass(frozen=True)
@@ -157,13 +157,6 @@ class RankingResult(BaseResult):
         """Number of subgroups tied at rank 1."""
         return int((self.table["rank"] == 1).sum())
 
-    def top_bias_counts(self, share: float = 0.1) -> dict[str, int]:
-        """Bias tallies among the first ⌊share·(non-Fair count)⌋ ranked subgroups."""
-        ranked = self.ranked()
-        k = int(math.floor(share * len(ranked)))
-        top = ranked.iloc[:k]
-        return {g: int((top["bias_against"] == g).sum()) for g in self.groups}
-
     def summary(self, share: float = 0.1) -> pd.DataFrame:
         """One-row summary: subgroups, Fair count, rank-1 ties and top-share bias tallies.
 
@@ -177,8 +170,10 @@ class RankingResult(BaseResult):
             "fair": int((self.table["rank"] == 0).sum()),
             "rank1": self.rank1_count(),
         }
-        for g, c in self.top_bias_counts(share).items():
-            row[f"top{100 * share:g}_against[{g}]"] = c
+        ranked = self.ranked()  # bias tallies among the first ⌊share·(non-Fair count)⌋
+        top = ranked["bias_against"].iloc[: int(math.floor(share * len(ranked)))]
+        for g in self.groups:
+            row[f"top{100 * share:g}_against[{g}]"] = int((top == g).sum())
         return pd.DataFrame([row])
 
     def headline(self) -> str:
@@ -281,7 +276,7 @@ def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
         viewpoint=vp,
         param=None if param is None else float(param),
         label=metric_label(spec.key, vp, param),
-        title=metric_title(spec.key, spec.name, vp, param, spec.param),
+        title=metric_title(spec, vp, param),
         groups=groups,
         table=frame,
     )
@@ -469,9 +464,9 @@ class FactsResult(BaseResult):
         """
         top = self.top_subgroups()
         n_def = len(self.rankings)
-        tables = [len(r.table) for r in self.rankings.values()]
-        n_sub = self.audited.subgroups if self.audited is not None else (tables or [0])[0]
-        pv = list(self.audited.protected_values) if self.audited else []
+        a = self.audited
+        n_sub = a.subgroups if a else next((len(r.table) for r in self.rankings.values()), 0)
+        pv = list(a.protected_values) if a else []
         if not len(top):
             return (
                 f"no recourse definition finds a subgroup where recourse differs between the "
@@ -691,9 +686,7 @@ class FactsResult(BaseResult):
                 out.loc[i, j] = round(round(float(ranks.mean()), 1) / (max_rank + 1), 3)
         return out
 
-    def summary(self) -> pd.DataFrame:
-        """Ranking analysis with the statistics attached as attributes."""
-        return self.ranking_analysis()
+    _summary = ranking_analysis  # summary(): the ranking analysis at share 0.1, cached
 
     def stats_frame(self, timings: bool = False) -> pd.DataFrame:
         """statistic,value table: Table 12 statistics and budgets.
