@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from itertools import takewhile
+from itertools import product, takewhile
 from pathlib import Path
 from typing import Any
 
@@ -231,13 +231,12 @@ def _share_intervals(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from ..intervals import wilson_interval, z_value
 
     z = z_value(0.05, "two")
-    for rec in records:
-        n = rec.get("denominator", rec.get("tested"))
-        for share, count in (("significant_share", "n_significant"),
-                             ("significant_adjusted_share", "n_significant_adjusted")):  # fmt: skip
-            if share in rec and count in rec and n:
-                low, high = wilson_interval(rec[count], n, z)
-                rec[f"{share}_low"], rec[f"{share}_high"] = float(low), float(high)
+    shares = {"significant_share": "n_significant",
+              "significant_adjusted_share": "n_significant_adjusted"}  # fmt: skip
+    for rec, (share, count) in product(records, shares.items()):
+        if rec["denominator"]:  # every row of summarize() has these columns
+            low, high = wilson_interval(rec[count], rec["denominator"], z)
+            rec[f"{share}_low"], rec[f"{share}_high"] = float(low), float(high)
     return json_safe(records)
 
 

@@ -256,17 +256,11 @@ class _SituationResultBase(BaseResult):
     method_names: ClassVar[dict[str, str]] = METHOD_NAMES
     multiplicity_names: ClassVar[dict[str, str]] = MULTIPLICITY_NAMES
 
-    def summary(self) -> pd.DataFrame:
-        """Counts, shares and mean Δp by method and k (see :func:`summarize`).
-
-        Shares are of ``n_protected`` minus the untested complainants (for multiple
-        discrimination: those not tested on every attribute).
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per (method, k).
-        """
+    def _summary(self) -> pd.DataFrame:
+        """Counts, shares and mean Δp by method and k, one row per (method, k) (see
+        :func:`summarize`; built once, :meth:`summary` returns a copy). Shares are of
+        ``n_protected`` minus the untested complainants (for multiple discrimination: those
+        not tested on every attribute)."""
         p = self.params
         return summarize(self.table, self.n_protected, p.get("methods"), p.get("k"),
                          p.get("alpha"), p.get("multiplicity"))  # fmt: skip
@@ -562,10 +556,9 @@ class _SituationResultBase(BaseResult):
     def _short_groups(g: pd.DataFrame, method: str, k: int) -> int:
         """Tested complainants whose control or test group has fewer members than it should
         (k, or k + 1 when the counterfactual centres are counted)."""
-        if not {"k_c", "k_t"} <= set(g.columns):  # a multiple result: one set per attribute
+        cols = ["k_c", "k_t"]
+        if not set(cols) <= set(g.columns):  # a multiple result: one set per attribute
             cols = [c for c in g.columns if c.startswith(("k_c_", "k_t_"))]
-        else:
-            cols = ["k_c", "k_t"]
         if not cols:
             return 0
         full = k + (1 if method in ("cst_centers", "cf") else 0)
