@@ -215,27 +215,19 @@ class PrincipalResult(BaseResult):
         >>> principal_arrays(a, s, y).caveats() == [NOTE]
         True
         """
-        out = [self.note]
         small = np.flatnonzero(self.small & self.evaluated)
-        if small.size:
-            out.append(
-                f"{small.size} of {int(self.evaluated.sum())} evaluated cell(s) have a group "
-                f"with fewer than {self.min_group} people, so their estimates are unreliable: "
-                + listing((self.labels[c] for c in small), 5)
-            )
         skipped = int((~self.evaluated).sum())
-        if skipped:
-            out.append(
-                f"{skipped} cell(s) lacking one group were skipped: no verdict covers their "
-                f"{int(self.counts[~self.evaluated].sum())} people"
-            )
-        if self.n_boot:
-            out.append(
-                f"bootstrap intervals ({self.n_boot} replicates, level {self.level:g}, seed "
-                f"{self.seed}) are an extension, not from the paper: percentile intervals of a "
-                "bootstrap stratified by cell and group"
-            )
-        return out
+        said = (  # (whether it applies, the sentence), in order
+            (small.size, f"{small.size} of {int(self.evaluated.sum())} evaluated cell(s) have a "
+             f"group with fewer than {self.min_group} people, so their estimates are unreliable: "
+             + listing((self.labels[c] for c in small), 5)),
+            (skipped, f"{skipped} cell(s) lacking one group were skipped: no verdict covers their "
+             f"{int(self.counts[~self.evaluated].sum())} people"),
+            (self.n_boot, f"bootstrap intervals ({self.n_boot} replicates, level {self.level:g}, "
+             f"seed {self.seed}) are an extension, not from the paper: percentile intervals of a "
+             "bootstrap stratified by cell and group"),
+        )  # fmt: skip
+        return [self.note] + [text for applies, text in said if applies]
 
     def violated(self, definition: int) -> np.ndarray:
         """Boolean per cell: Definition 1 or 2 refuted (False in skipped cells)."""
