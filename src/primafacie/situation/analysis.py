@@ -107,29 +107,25 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     the headline, scope and caveats from the Results themselves (:func:`collect`).
     """
     engines = spec.tests(list(ctx.data.protected), backend=ctx.backend)
+    labels = list(engines)
     results: dict[str, Any] = {}
     states: dict[str, Any] = {}
-    labels = list(engines)
-    done = 0
-    while done < len(labels):
-        # consecutive tests written as parts overlap (each starts once the one before has
-        # searched: _overlap); every other test runs alone, in the same order
-        batch = _parts_batch(spec, ctx, labels[done:])
-        if batch:
-            calls = [_parts_call(ctx, engines, label, done + i, results)
-                     for i, label in enumerate(batch)]  # fmt: skip
-            overlapped(calls, overlap=_overlap(ctx))
-            done += len(batch)
-            continue
-        label, engine = labels[done], engines[labels[done]]
-        ctx.tick(done, len(engines), _name(label))
+    # the single-attribute tests come first (SituationSpec.tests); written as parts, they
+    # overlap (each starts once the one before has searched: _overlap); every other test
+    # then runs alone, in order
+    parts = _parts_batch(spec, ctx, labels)
+    if parts:
+        overlapped([_parts_call(ctx, engines, label, i, results) for i, label in enumerate(parts)],
+                   overlap=_overlap(ctx))  # fmt: skip
+    for index, label in enumerate(labels[len(parts) :], start=len(parts)):
+        engine = engines[label]
+        ctx.tick(index, len(engines), _name(label))
         if spec.sensitivity is not None and isinstance(engine, SituationTest):
             # keep the factual search spaces: the variants re-run only the CF stages
             res = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider, keep_state=True)
             results[label], states[label] = res, (engine, res, engine.state_)
         else:
             results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
-        done += 1
     results = {label: results[label] for label in labels}  # the tests' order, however run
     if spec.sensitivity is not None:
         results[SENSITIVITY_LABEL] = run_sensitivity(
