@@ -126,10 +126,9 @@ def _group_rows(table: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
     del change
     # More runs than (method, k) pairs: not in blocks. Checked before the keys are listed, so
     # a shuffled table never costs a Python step per row.
-    if len(starts) - 1 > len(uniques) * len(np.unique(k)):
-        return dict(table.groupby(["method", "k"], sort=False).indices)
-    keys = [(uniques[codes[a]], k[a]) for a in starts[:-1]]
-    if len(set(keys)) < len(keys):  # a (method, k) in several runs: not in blocks
+    few = len(starts) - 1 <= len(uniques) * len(np.unique(k))
+    keys = [(uniques[codes[a]], k[a]) for a in starts[:-1]] if few else []
+    if not few or len(set(keys)) < len(keys):  # or a (method, k) in several runs: not in blocks
         return dict(table.groupby(["method", "k"], sort=False).indices)
     return {
         key: slice(int(a), int(b)) for key, a, b in zip(keys, starts[:-1], starts[1:], strict=True)
