@@ -479,30 +479,26 @@ class _SituationResultBase(BaseResult):
             every method; 1 could not be tested within max_distance 0.12 and is left out of
             every numerator and denominator. Methods ST; k = 2; α = 0.05, τ = 0."
         """
-        parts = [f"{self.n_protected:,} individuals {self._who()}"]
-        if self.params.get("complainants") == "rejected":
-            rest = self.n_protected - self.n_complainants
-            parts[0] += (
-                f", {self.n_complainants:,} of them complainants (an unfavourable decision; "
-                f"the other {rest:,} need no test and count as not discriminated)"
-            )
-        else:
-            parts[0] += ", all of them complainants"
+        rest = self.n_protected - self.n_complainants
+        parts = [f"{self.n_protected:,} individuals {self._who()}, " + (
+            f"{self.n_complainants:,} of them complainants (an unfavourable decision; the other "
+            f"{rest:,} need no test and count as not discriminated)"
+            if self.params.get("complainants") == "rejected" else "all of them complainants"
+        )]  # fmt: skip
         s = self.summary()
         if len(s):
             at = s[s["k"] == s["k"].max()]
             tested = dict(zip(at["method"], at["tested"].astype(int), strict=True))
-            if len(set(tested.values())) == 1:
-                parts.append(f"{next(iter(tested.values())):,} tested with every method")
-            else:
-                each = ", ".join(f"{method_name(m)} {n:,}" for m, n in tested.items())
-                parts.append(f"tested: {each}")
+            same = len(set(tested.values())) == 1
+            each = ", ".join(f"{method_name(m)} {n:,}" for m, n in tested.items())
+            every = f"{next(iter(tested.values())):,} tested with every method"
+            parts.append(every if same else f"tested: {each}")
             untested = int(at["untested"].max())
             if untested:
                 parts.append(
-                    f"{'up to ' if len(set(tested.values())) > 1 else ''}{untested:,} could not "
-                    f"be tested {self._why_untested()} and {_is(untested)} left out of every "
-                    "numerator and denominator"
+                    f"{'' if same else 'up to '}{untested:,} could not be tested "
+                    f"{self._why_untested()} and {_is(untested)} left out of every numerator "
+                    "and denominator"
                 )
         methods = ", ".join(method_name(m) for m in self.params.get("methods", []))
         ks = ", ".join(map(str, self.params.get("k", [])))
