@@ -78,3 +78,6 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(PARAMS)
 
 #: The CLI flag and ``audit.yaml`` key that set a parameter, quoted in error messages.
 WHERE: dict[str, str] = where(PARAMS, "principal")
+
+#: Former names of parameters, read for one release with a deprecation note: ``{old: new}``.
+RENAMED: dict[str, str] = {"definition": "definitions"}
