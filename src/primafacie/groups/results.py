@@ -318,11 +318,8 @@ class GroupMetricsResult(BaseResult):
                 f"{r['attribute']} = {r['group']}: {r['k']} of {r['n']}); read their intervals"
             )
         empty_ref = sel[(sel["role"] == "reference") & (sel["members"] == 0)]
-        for r in empty_ref.itertuples():
-            out.append(
-                f"{r.attribute}: no row is non-protected on every attribute, so its groups "
-                "have no reference group and no comparison"
-            )
+        out += [f"{r.attribute}: no row is non-protected on every attribute, so its groups have "
+                "no reference group and no comparison" for r in empty_ref.itertuples()]  # fmt: skip
         empty = self.table[(self.table["n"] == 0) & (self.table["members"] > 0)]
         if len(empty):
             out.append(

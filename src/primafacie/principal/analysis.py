@@ -49,13 +49,12 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     res = run.results["evaluation"]
     summary = res.summary()
     frame = res.to_frame()
-    defs = list(res.definitions)
     coding = f"A=1: {res.protected} = {res.a1}; A=0: {res.protected} = {res.a0}"
     findings = [f"Coding of the protected attribute: {coding}."] + [
         f"Definition {r.definition}, cell {r.cell} ({r.n_a1} with A=1 = {res.a1}, {r.n_a0} with "
         f"A=0 = {res.a0}): {r.verdict}; {r.evidence}"
         + ("" if pd.isna(r.eps_sum) else f"; minimal repair ε = {r.eps_sum:.4f}")
-        for r in summary[summary["definition"].isin(defs)].itertuples()
+        for r in summary[summary["definition"].isin(list(res.definitions))].itertuples()
     ]
     iv = frame[frame["quantity"].str.startswith(("prop1", "lp_")) & frame["lower"].notna()]
     labels = zip(iv["definition"], iv["quantity"], iv["cell"], strict=True)
@@ -86,21 +85,16 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         n_cell = summary.drop_duplicates("cell").set_index("cell")["n"]
         changed = zip(rep["cell"], rep["n_changed"], strict=True)
         cells = [(f"{int(c)} of {int(n_cell.get(cell, 0))}", int(c)) for cell, c in changed]
-        rep = rep.assign(n_changed=cells).rename(
-            columns={"n_changed": "decisions changed", "eps_sum": "ε"}
-        )
-        blocks.append(
-            rb.table(
-                rep.drop(columns="note", errors="ignore"),
-                f"The minimal randomised repair (Definition {repair.definition})",
-                "Flip decisions with the listed probabilities to make the decision fair in "
-                "distribution; 'decisions changed' counts the flips drawn with the audit seed.",
-                csv=table_path("principal", "repair_summary"),
-            )
-        )
-    if hasattr(res, "plot"):
-        blocks.append(rb.figure(res.plot(), "LP ranges and repair probabilities",
-                              "The analysis' own view: red intervals exclude 0."))  # fmt: skip
+        rep = rep.assign(n_changed=cells).drop(columns="note", errors="ignore")
+        blocks.append(rb.table(
+            rep.rename(columns={"n_changed": "decisions changed", "eps_sum": "ε"}),
+            f"The minimal randomised repair (Definition {repair.definition})",
+            "Flip decisions with the listed probabilities to make the decision fair in "
+            "distribution; 'decisions changed' counts the flips drawn with the audit seed.",
+            csv=table_path("principal", "repair_summary"),
+        ))  # fmt: skip
+    blocks.append(rb.figure(res.plot(), "LP ranges and repair probabilities",
+                            "The analysis' own view: red intervals exclude 0."))  # fmt: skip
     return rb.section(findings, blocks)
 
 

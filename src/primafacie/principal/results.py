@@ -215,27 +215,19 @@ class PrincipalResult(BaseResult):
         >>> principal_arrays(a, s, y).caveats() == [NOTE]
         True
         """
-        out = [self.note]
         small = np.flatnonzero(self.small & self.evaluated)
-        if small.size:
-            out.append(
-                f"{small.size} of {int(self.evaluated.sum())} evaluated cell(s) have a group "
-                f"with fewer than {self.min_group} people, so their estimates are unreliable: "
-                + listing((self.labels[c] for c in small), 5)
-            )
         skipped = int((~self.evaluated).sum())
-        if skipped:
-            out.append(
-                f"{skipped} cell(s) lacking one group were skipped: no verdict covers their "
-                f"{int(self.counts[~self.evaluated].sum())} people"
-            )
-        if self.n_boot:
-            out.append(
-                f"bootstrap intervals ({self.n_boot} replicates, level {self.level:g}, seed "
-                f"{self.seed}) are an extension, not from the paper: percentile intervals of a "
-                "bootstrap stratified by cell and group"
-            )
-        return out
+        said = (  # (whether it applies, the sentence), in order
+            (small.size, f"{small.size} of {int(self.evaluated.sum())} evaluated cell(s) have a "
+             f"group with fewer than {self.min_group} people, so their estimates are unreliable: "
+             + listing((self.labels[c] for c in small), 5)),
+            (skipped, f"{skipped} cell(s) lacking one group were skipped: no verdict covers their "
+             f"{int(self.counts[~self.evaluated].sum())} people"),
+            (self.n_boot, f"bootstrap intervals ({self.n_boot} replicates, level {self.level:g}, "
+             f"seed {self.seed}) are an extension, not from the paper: percentile intervals of a "
+             "bootstrap stratified by cell and group"),
+        )  # fmt: skip
+        return [self.note] + [text for applies, text in said if applies]
 
     def violated(self, definition: int) -> np.ndarray:
         """Boolean per cell: Definition 1 or 2 refuted (False in skipped cells)."""
@@ -371,10 +363,8 @@ class RepairResult(BaseResult):
         >>> pf.repair(df).headline()
         'Minimal repair for Definition 2: none needed — the definition is not refuted in any of the 1 evaluated cell(s); 0 of 20 decisions changed'
         """
-        d = self.definition
-        ok = self.evaluation.evaluated
+        d, ok, total = self.definition, self.evaluation.evaluated, len(self.decisions)
         n_eval = int(ok.sum())
-        total = len(self.decisions)
         needed = np.flatnonzero(ok & (np.nan_to_num(self.eps_sum) > 0))
         if needed.size == 0:
             return (
@@ -421,33 +411,23 @@ class RepairResult(BaseResult):
     def to_frame(self) -> pd.DataFrame:
         """Per cell: eps_ab, eps_sum, the post-repair range on the estimated margins, the empirical
         range of S' and the number of decisions changed."""
-        v = self.evaluation.values
-        d = self.definition
+        v, av, d = self.evaluation.values, self.after.values, self.definition
         flipped = self.repaired != self.decisions
         changed = np.bincount(self.cell_codes, flipped, minlength=len(self.evaluation.labels))
-        av = self.after.values
         key = "lp_tau" if d == 2 else "lp_cond"
-        return pd.DataFrame(
-            {
-                "cell": list(self.evaluation.labels),
-                "definition": d,
-                **{f"eps_{ab}": self.eps[:, i] for i, ab in enumerate(_AB)},
-                "eps_sum": self.eps_sum,
-                "post_lower": v[f"post_def{d}_lo"],
-                "post_upper": v[f"post_def{d}_hi"],
-                "post_gap_closed": np.asarray(v[f"post_def{d}_closed"], dtype=bool),
-                "empirical_lower": av[f"{key}_lo"],
-                "empirical_upper": av[f"{key}_hi"],
-                "empirical_violated": self.after.violated(d),
-                "n_changed": changed.astype(int),
-            }
-        )
+        return pd.DataFrame({
+            "cell": list(self.evaluation.labels), "definition": d,
+            **{f"eps_{ab}": self.eps[:, i] for i, ab in enumerate(_AB)}, "eps_sum": self.eps_sum,
+            "post_lower": v[f"post_def{d}_lo"], "post_upper": v[f"post_def{d}_hi"],
+            "post_gap_closed": np.asarray(v[f"post_def{d}_closed"], dtype=bool),
+            "empirical_lower": av[f"{key}_lo"], "empirical_upper": av[f"{key}_hi"],
+            "empirical_violated": self.after.violated(d), "n_changed": changed.astype(int),
+        })  # fmt: skip
 
     def decisions_frame(self) -> pd.DataFrame:
         """One row per person: id, A, S, S'."""
-        return pd.DataFrame(
-            {"id": self.ids, "A": self.a, "S": self.decisions, "S_repaired": self.repaired}
-        )
+        return pd.DataFrame({"id": self.ids, "A": self.a, "S": self.decisions,
+                             "S_repaired": self.repaired})  # fmt: skip
 
     def summary(self) -> pd.DataFrame:
         """Per cell: eps_sum, what the repair does, whether the gap is closed, note."""

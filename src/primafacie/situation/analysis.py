@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from itertools import product, takewhile
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +97,7 @@ def check_data(spec: SituationSpec, data: Any, cfg: Any) -> None:
     """Every data-dependent requirement of every test the audit will run (k against the
     search spaces, the reference value of each attribute), before any analysis runs."""
     for engine in spec.tests(list(data.protected)).values():
-        check = getattr(engine, "check", None)
-        if callable(check):
-            check(data)
+        getattr(engine, "check", lambda data: None)(data)
 
 
 def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
@@ -108,29 +107,25 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     the headline, scope and caveats from the Results themselves (:func:`collect`).
     """
     engines = spec.tests(list(ctx.data.protected), backend=ctx.backend)
+    labels = list(engines)
     results: dict[str, Any] = {}
     states: dict[str, Any] = {}
-    labels = list(engines)
-    done = 0
-    while done < len(labels):
-        # consecutive tests written as parts overlap (each starts once the one before has
-        # searched: _overlap); every other test runs alone, in the same order
-        batch = _parts_batch(spec, ctx, labels[done:])
-        if batch:
-            calls = [_parts_call(spec, ctx, engines, label, done + i, results)
-                     for i, label in enumerate(batch)]  # fmt: skip
-            overlapped(calls, overlap=_overlap(ctx))
-            done += len(batch)
-            continue
-        label, engine = labels[done], engines[labels[done]]
-        ctx.tick(done, len(engines), _name(label))
+    # the single-attribute tests come first (SituationSpec.tests); written as parts, they
+    # overlap (each starts once the one before has searched: _overlap); every other test
+    # then runs alone, in order
+    parts = _parts_batch(spec, ctx, labels)
+    if parts:
+        overlapped([_parts_call(ctx, engines, label, i, results) for i, label in enumerate(parts)],
+                   overlap=_overlap(ctx))  # fmt: skip
+    for index, label in enumerate(labels[len(parts) :], start=len(parts)):
+        engine = engines[label]
+        ctx.tick(index, len(engines), _name(label))
         if spec.sensitivity is not None and isinstance(engine, SituationTest):
             # keep the factual search spaces: the variants re-run only the CF stages
             res = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider, keep_state=True)
             results[label], states[label] = res, (engine, res, engine.state_)
         else:
             results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
-        done += 1
     results = {label: results[label] for label in labels}  # the tests' order, however run
     if spec.sensitivity is not None:
         results[SENSITIVITY_LABEL] = run_sensitivity(
@@ -155,17 +150,17 @@ def _overlap(ctx: Context) -> bool:
 
 
 def _parts_batch(spec: SituationSpec, ctx: Context, labels: list[str]) -> list[str]:
-    """The leading labels of ``labels`` whose tests are written as parts."""
-    batch = []
-    for label in labels:
-        if spec.sensitivity is not None or not _to_parts(spec, ctx, label):
-            break
-        batch.append(label)
-    return batch
+    """The leading labels of ``labels`` whose tests are written as parts: the single-attribute
+    tests of an audit with a staging folder write a large table as Parquet parts
+    (:mod:`.partitioned`); the dossiers and the sensitivity analysis read the whole table, so
+    with either of them every table stays in memory."""
+    if ctx.tables_dir is None or spec.dossiers is not None or spec.sensitivity is not None:
+        return []
+    return list(takewhile(lambda label: label.startswith("single_"), labels))
 
 
-def _parts_call(spec: SituationSpec, ctx: Context, engines: Mapping[str, Any], label: str,
-                index: int, results: dict[str, Any]) -> Any:  # fmt: skip
+def _parts_call(ctx: Context, engines: Mapping[str, Any], label: str, index: int,
+                results: dict[str, Any]) -> Any:  # fmt: skip
     """One test written as parts, as a step of :func:`~primafacie.compute.overlapped`: its
     Result is placed under its own label (never by when it finished); ``go`` is called once
     its searches are done."""
@@ -179,13 +174,6 @@ def _parts_call(spec: SituationSpec, ctx: Context, engines: Mapping[str, Any], l
         )  # fmt: skip
 
     return call
-
-
-def _to_parts(spec: SituationSpec, ctx: Context, label: str) -> bool:
-    """A single-attribute test of an audit with a staging folder writes a large table as
-    Parquet parts (:mod:`.partitioned`); the dossiers and the sensitivity analysis read the
-    whole table, so with either of them every table stays in memory."""
-    return label.startswith("single_") and ctx.tables_dir is not None and spec.dossiers is None
 
 
 def _with_dossiers(run: AnalysisRun, spec: SituationSpec, ctx: Context) -> AnalysisRun:
@@ -239,13 +227,12 @@ def _share_intervals(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from ..intervals import wilson_interval, z_value
 
     z = z_value(0.05, "two")
-    for rec in records:
-        n = rec.get("denominator", rec.get("tested"))
-        for share, count in (("significant_share", "n_significant"),
-                             ("significant_adjusted_share", "n_significant_adjusted")):  # fmt: skip
-            if share in rec and count in rec and n:
-                low, high = wilson_interval(rec[count], n, z)
-                rec[f"{share}_low"], rec[f"{share}_high"] = float(low), float(high)
+    shares = {"significant_share": "n_significant",
+              "significant_adjusted_share": "n_significant_adjusted"}  # fmt: skip
+    for rec, (share, count) in product(records, shares.items()):
+        if rec["denominator"]:  # every row of summarize() has these columns
+            low, high = wilson_interval(rec[count], rec["denominator"], z)
+            rec[f"{share}_low"], rec[f"{share}_high"] = float(low), float(high)
     return json_safe(records)
 
 
@@ -356,14 +343,10 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     blocks: list[dict[str, Any] | None] = [rb.text(methods_text(results))]
     blocks += _power_blocks(results)
     blocks += _count_blocks(summary_frame(results))
-    for label, res in results.items():
-        # one collapsible group per test (protected attribute, multiple, intersectional)
-        title = f"{_name(label)}: the strongest complaints"
-        blocks.append(
-            rb.group(
-                title, _complaint_blocks(label, res, data, links, run.results), _main_number(res)
-            )
-        )
+    # one collapsible group per test (protected attribute, multiple, intersectional)
+    blocks += [rb.group(f"{_name(label)}: the strongest complaints",
+                        _complaint_blocks(label, res, data, links, run.results), _main_number(res))
+               for label, res in results.items()]  # fmt: skip
     sens = run.results.get(SENSITIVITY_LABEL)
     if isinstance(sens, SensitivityResult):
         findings.append("Robustness: " + sens.headline())
@@ -409,7 +392,7 @@ def headline_number(run: AnalysisRun) -> str:
     """Significant cases of each single-attribute test (of the tested), after the correction
     in force, e.g. ``significant after BH: gender 360 of 1526 · race 747 of 1197``; every test
     when there is no single-attribute one."""
-    rows = {_name(label): r for label, (_, _, r) in _single_mains(run) if r is not None}
+    rows = {_name(label): r for label, _, _, r in _single_mains(run) if r is not None}
     if not rows:
         return "no complainant tested"
     after = {_after(r) for r in rows.values()}
@@ -420,8 +403,7 @@ def headline_number(run: AnalysisRun) -> str:
 def finding(run: AnalysisRun) -> dict[str, Any]:
     """The test with the largest share of significant cases (after the correction in
     force): a concern when any complainant is significant, else no evidence."""
-    mains = [(label, *main) for label, main in _single_mains(run) if main[2] is not None]
-    tested = [m for m in mains if int(m[3]["denominator"])]
+    tested = [m for m in _single_mains(run) if m[3] is not None and int(m[3]["denominator"])]
     if not tested:
         return {"level": "neutral", "badge": "not tested", "sentence": "no complainant "
                 "could be tested", "strength": 0.0}  # fmt: skip
@@ -435,12 +417,12 @@ def finding(run: AnalysisRun) -> dict[str, Any]:
     return rb.verdict(sig, den, text, "significant cases", "no evidence")
 
 
-def _single_mains(run: AnalysisRun) -> list[tuple[str, tuple[str, int, Any]]]:
-    """``(label, (method, k, summary row))`` of the main test of each single-attribute test
-    of a run, or of every test when there is none."""
+def _single_mains(run: AnalysisRun) -> list[tuple[str, str, int, Any]]:
+    """``(label, method, k, summary row)`` of the main test of each single-attribute test of
+    a run, or of every test when there is none."""
     tests = tests_of(run.results)
     single = {k: v for k, v in tests.items() if k.startswith("single_")} or tests
-    return [(label, _main(res)) for label, res in single.items()]
+    return [(label, *_main(res)) for label, res in single.items()]
 
 
 def _robustness_blocks(sens: SensitivityResult) -> list[dict[str, Any] | None]:

@@ -126,10 +126,9 @@ def _group_rows(table: pd.DataFrame) -> dict[tuple[Any, Any], Any]:
     del change
     # More runs than (method, k) pairs: not in blocks. Checked before the keys are listed, so
     # a shuffled table never costs a Python step per row.
-    if len(starts) - 1 > len(uniques) * len(np.unique(k)):
-        return dict(table.groupby(["method", "k"], sort=False).indices)
-    keys = [(uniques[codes[a]], k[a]) for a in starts[:-1]]
-    if len(set(keys)) < len(keys):  # a (method, k) in several runs: not in blocks
+    few = len(starts) - 1 <= len(uniques) * len(np.unique(k))
+    keys = [(uniques[codes[a]], k[a]) for a in starts[:-1]] if few else []
+    if not few or len(set(keys)) < len(keys):  # or a (method, k) in several runs: not in blocks
         return dict(table.groupby(["method", "k"], sort=False).indices)
     return {
         key: slice(int(a), int(b)) for key, a, b in zip(keys, starts[:-1], starts[1:], strict=True)
@@ -256,17 +255,11 @@ class _SituationResultBase(BaseResult):
     method_names: ClassVar[dict[str, str]] = METHOD_NAMES
     multiplicity_names: ClassVar[dict[str, str]] = MULTIPLICITY_NAMES
 
-    def summary(self) -> pd.DataFrame:
-        """Counts, shares and mean Δp by method and k (see :func:`summarize`).
-
-        Shares are of ``n_protected`` minus the untested complainants (for multiple
-        discrimination: those not tested on every attribute).
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per (method, k).
-        """
+    def _summary(self) -> pd.DataFrame:
+        """Counts, shares and mean Δp by method and k, one row per (method, k) (see
+        :func:`summarize`; built once, :meth:`summary` returns a copy). Shares are of
+        ``n_protected`` minus the untested complainants (for multiple discrimination: those
+        not tested on every attribute)."""
         p = self.params
         return summarize(self.table, self.n_protected, p.get("methods"), p.get("k"),
                          p.get("alpha"), p.get("multiplicity"))  # fmt: skip
@@ -486,30 +479,26 @@ class _SituationResultBase(BaseResult):
             every method; 1 could not be tested within max_distance 0.12 and is left out of
             every numerator and denominator. Methods ST; k = 2; α = 0.05, τ = 0."
         """
-        parts = [f"{self.n_protected:,} individuals {self._who()}"]
-        if self.params.get("complainants") == "rejected":
-            rest = self.n_protected - self.n_complainants
-            parts[0] += (
-                f", {self.n_complainants:,} of them complainants (an unfavourable decision; "
-                f"the other {rest:,} need no test and count as not discriminated)"
-            )
-        else:
-            parts[0] += ", all of them complainants"
+        rest = self.n_protected - self.n_complainants
+        parts = [f"{self.n_protected:,} individuals {self._who()}, " + (
+            f"{self.n_complainants:,} of them complainants (an unfavourable decision; the other "
+            f"{rest:,} need no test and count as not discriminated)"
+            if self.params.get("complainants") == "rejected" else "all of them complainants"
+        )]  # fmt: skip
         s = self.summary()
         if len(s):
             at = s[s["k"] == s["k"].max()]
             tested = dict(zip(at["method"], at["tested"].astype(int), strict=True))
-            if len(set(tested.values())) == 1:
-                parts.append(f"{next(iter(tested.values())):,} tested with every method")
-            else:
-                each = ", ".join(f"{method_name(m)} {n:,}" for m, n in tested.items())
-                parts.append(f"tested: {each}")
+            same = len(set(tested.values())) == 1
+            each = ", ".join(f"{method_name(m)} {n:,}" for m, n in tested.items())
+            every = f"{next(iter(tested.values())):,} tested with every method"
+            parts.append(every if same else f"tested: {each}")
             untested = int(at["untested"].max())
             if untested:
                 parts.append(
-                    f"{'up to ' if len(set(tested.values())) > 1 else ''}{untested:,} could not "
-                    f"be tested {self._why_untested()} and {_is(untested)} left out of every "
-                    "numerator and denominator"
+                    f"{'' if same else 'up to '}{untested:,} could not be tested "
+                    f"{self._why_untested()} and {_is(untested)} left out of every numerator "
+                    "and denominator"
                 )
         methods = ", ".join(method_name(m) for m in self.params.get("methods", []))
         ks = ", ".join(map(str, self.params.get("k", [])))
@@ -562,10 +551,9 @@ class _SituationResultBase(BaseResult):
     def _short_groups(g: pd.DataFrame, method: str, k: int) -> int:
         """Tested complainants whose control or test group has fewer members than it should
         (k, or k + 1 when the counterfactual centres are counted)."""
-        if not {"k_c", "k_t"} <= set(g.columns):  # a multiple result: one set per attribute
+        cols = ["k_c", "k_t"]
+        if not set(cols) <= set(g.columns):  # a multiple result: one set per attribute
             cols = [c for c in g.columns if c.startswith(("k_c_", "k_t_"))]
-        else:
-            cols = ["k_c", "k_t"]
         if not cols:
             return 0
         full = k + (1 if method in ("cst_centers", "cf") else 0)
