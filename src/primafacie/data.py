@@ -27,6 +27,7 @@ from .data_files import (
     merge_repeated,
     placeholder_names,
     read_excel,
+    side_by_side,
     source_kind,
     source_label,
 )
@@ -490,11 +491,11 @@ def parquet_pandas(dataset: Any, columns: Sequence[str] | None = None) -> pd.Dat
     column order and labels, index, ``attrs``), but the whole Arrow table and the whole frame
     never coexist: each column is read, converted and its Arrow buffers dropped before the
     next is read, so the read's peak is the frame plus one column's Arrow data and decoding
-    buffers (issue 22: at 10^6 rows of the credit world, the read's peak over the RSS before
-    it went from 210 to 100 MB, for a frame of 43 MB). pyarrow's own conversion makes each
-    column (its dtype, nulls, dictionary and text handling: the schema's pandas metadata is
-    the same for every column); the frame holds one pandas block per column instead of one
-    per dtype, as ``to_pandas(split_blocks=True)`` would.
+    buffers (issue 22, the audit's read of the credit world: its peak over the RSS before it
+    went from 206 to 133 MB at 10^6 rows and from 365 to 254 MB at 2 x 10^6, for frames of 43
+    and 86 MB). pyarrow's own conversion makes each column (its dtype, nulls, dictionary and
+    text handling: the schema's pandas metadata is the same for every column), and
+    :func:`~primafacie.data_files.side_by_side` puts them together.
 
     A table that stores a pandas index as columns, repeats a column name or has fewer than
     two columns is converted whole, as before (the index needs its columns together).
@@ -510,28 +511,19 @@ def parquet_pandas(dataset: Any, columns: Sequence[str] | None = None) -> pd.Dat
     -------
     pandas.DataFrame
     """
-    import pandas as pd
-
     schema = dataset.schema
     names = list(schema.names) if columns is None else list(columns)
     index = (schema.pandas_metadata or {}).get("index_columns", [])
     stored_index = any(isinstance(i, str) for i in index)
     if len(names) < 2 or stored_index or len(set(schema.names)) != len(schema.names):
         return dataset.to_table(columns=columns).to_pandas()
-    # the column labels (their type and name, from the pandas metadata) and attrs exactly as
-    # the whole conversion makes them, from a table of no rows
-    template = schema.empty_table().select(names).to_pandas()
+    template = schema.empty_table().select(names).to_pandas()  # labels and attrs, no rows
     parts = []
     for name in names:
         one = dataset.to_table(columns=[name])
         parts.append(one.to_pandas())
         del one  # this column's Arrow buffers go before the next column is read
-    # side by side: every part has the same index (no alignment), and concat copies no column
-    frame = pd.concat(parts, axis=1)
-    del parts
-    frame.columns = template.columns
-    frame.attrs = template.attrs
-    return frame
+    return side_by_side(parts, template)
 
 
 def _text_fields(schema: Any, names: Sequence[str]) -> list[str]:
