@@ -490,3 +490,58 @@ def test_constructor_roles_keep_only_what_was_given():
     eng.protected = {"sex": ["F"]}
     roles = constructor_roles(eng)
     assert roles["protected"] == {"sex": ["F"]} and roles["protected"] is not eng.protected
+
+
+@pytest.mark.parametrize(
+    "col",
+    [
+        pd.Series(["b", "a", "b"], dtype="str").astype(
+            pd.CategoricalDtype(["a", "b", "zz"])  # an unused level is not a value
+        ),
+        pd.Series([2.0, 1.5, 2.0]).astype("category"),
+        pd.Series(["b", None, "a"], dtype=object).astype("category"),  # a gap: 'nan'
+        pd.Series([3, 1, 3]),
+        pd.Series(["x", None], dtype="str"),
+    ],
+)
+def test_the_text_values_of_a_column_are_those_of_astype_str(col):
+    from primafacie.data import _text_values
+
+    assert _text_values(col) == set(col.astype(str))
+
+
+def test_the_text_values_of_a_categorical_make_no_string_per_row():
+    # issue 22: the ordinal check's set(col.astype(str)) made one Python str per row
+    import tracemalloc
+
+    from primafacie.data import _text_values
+
+    n = 200_000
+    col = pd.Series(np.array(["low", "mid", "high"])[np.arange(n) % 3], dtype="str")
+    col = col.astype("category")
+    tracemalloc.start()
+    try:
+        got = _text_values(col)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got == {"low", "mid", "high"}
+    assert peak < 4 * n, peak / n
+
+
+@pytest.mark.parametrize(
+    "col, expected",
+    [
+        (pd.Series([3, 1, 2], dtype=np.int64), False),
+        (pd.Series([3, 1, 3], dtype=np.int64), True),
+        (pd.Series([7, 7], dtype=np.uint8), True),
+        (pd.Series([1, None, None], dtype="Int64"), True),
+        (pd.Series([1.0, np.nan, np.nan]), True),
+        (pd.Series(["a", "b"]), False),
+        (pd.Series([], dtype=np.int64), False),
+    ],
+)
+def test_duplicated_ids_are_found_as_pandas_finds_them(col, expected):
+    from primafacie.data import _has_duplicates
+
+    assert _has_duplicates(col) is expected is bool(col.duplicated().any())

@@ -952,6 +952,53 @@ def drop_missing(
 MAX_LEVELS: int | None = None
 
 
+def _text_values(col: pd.Series) -> set[str]:
+    """``set(col.astype(str))``: the distinct values of a column as text.
+
+    A categorical column's are its used categories as text: pandas turns a categorical into
+    text by its categories' text taken by the codes, so this is the same set, without the
+    column of text and one Python string per row that iterating it makes (issue 22: 67 B
+    per row at 2 x 10^6 rows, the largest term of the audit's data checks).
+
+    Parameters
+    ----------
+    col
+        The column.
+
+    Returns
+    -------
+    set of str
+    """
+    import pandas as pd
+
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        if not (codes < 0).any():  # no missing value (code -1), which astype(str) spells
+            return set(col.cat.categories[np.unique(codes)].astype(str))
+    return set(col.astype(str))
+
+
+def _has_duplicates(col: pd.Series) -> bool:
+    """``col.duplicated().any()``.
+
+    Integers are sorted instead (a copy, 8 B per row, and one comparison) where pandas'
+    hash table held 27 B per row (measured at 2 x 10^6 ids); the answer is the same.
+
+    Parameters
+    ----------
+    col
+        The column.
+
+    Returns
+    -------
+    bool
+    """
+    if not (isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu"):  # not Int64 (NA)
+        return bool(col.duplicated().any())
+    ordered = np.sort(col.to_numpy())
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
 class AuditData(ReferenceMixin):
     """A decision table with roles: features, protected attributes, decision, outcome.
 
@@ -1138,7 +1185,7 @@ class AuditData(ReferenceMixin):
                         f"e.g. {{'ordinal': {sorted(col.astype(str).unique())[:5]}}}"
                     )
                 if spec.order is not None:
-                    bad = sorted(set(col.astype(str)) - {str(v) for v in spec.order})
+                    bad = sorted(_text_values(col) - {str(v) for v in spec.order})
                     if bad:
                         raise InputError(
                             f"ordinal feature {name!r} has value(s) {bad[:5]} not among its "
@@ -1181,7 +1228,7 @@ class AuditData(ReferenceMixin):
                 )  # fmt: skip
         if self.id_column is not None:
             self._require_column(self.id_column, "id")
-            if self.frame[self.id_column].duplicated().any():
+            if _has_duplicates(self.frame[self.id_column]):
                 raise InputError(f"id column {self.id_column!r} has duplicated values")
 
     # ------------------------------------------------------------------ accessors
