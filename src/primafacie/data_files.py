@@ -730,8 +730,10 @@ def side_by_side(parts: list[pd.DataFrame], template: pd.DataFrame) -> pd.DataFr
     """
     import pandas as pd
 
-    # every part has the same index: side by side without alignment; concat copies no column
-    frame = pd.concat(parts, axis=1)
+    # every part has the same index: side by side without alignment, and no column copied:
+    # pandas 3 copies lazily (and deprecates ``copy``); pandas 2 copies unless told not to
+    lazy = int(pd.__version__.split(".")[0]) >= 3
+    frame = pd.concat(parts, axis=1) if lazy else pd.concat(parts, axis=1, copy=False)
     parts.clear()
     frame.columns = template.columns
     frame.attrs = template.attrs
