@@ -330,6 +330,130 @@ def test_read_table_parquet_folder_errors_name_the_folder_and_the_file(tmp_path)
         read_table(mixed)
 
 
+def _mixed(n: int = 6) -> pd.DataFrame:
+    """Every kind of column the per-column read converts: numbers with and without gaps,
+    pandas' nullable integers, bools with a gap, text with a gap, an ordered categorical,
+    dates with a time zone and durations."""
+    i = np.arange(n)
+    return pd.DataFrame({
+        "id": i.astype(np.int64),
+        "income": np.where(i % 3 == 0, np.nan, i * 1.5),
+        "small": (i % 4).astype(np.int8),
+        "count": pd.array([None if k == 2 else k for k in i], dtype="Int64"),
+        "flag": pd.Series([True, None, False, True, False, True][:n], dtype=object),
+        "city": pd.Series(["Pisa", None, "Roma", "Pisa", "Bari", "Roma"][:n]),
+        "grade": pd.Categorical(["b", "a", None, "c", "a", "b"][:n], categories=["c", "b", "a"],
+                                ordered=True),
+        "when": pd.date_range("2024-01-01", periods=n, freq="D", tz="Europe/Rome"),
+        "took": pd.to_timedelta(i, unit="s"),
+    })  # fmt: skip
+
+
+def _whole(dataset, columns=None) -> pd.DataFrame:
+    """The read before issue 22: the whole table, then the whole conversion."""
+    return dataset.to_table(columns=columns).to_pandas()
+
+
+def _assert_same_frame(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(
+        got, expected, check_exact=True, check_index_type=True, check_column_type=True,
+        check_categorical=True, check_flags=True,
+    )  # fmt: skip
+    assert list(got.columns) == list(expected.columns)
+    assert got.columns.dtype == expected.columns.dtype
+    assert got.columns.name == expected.columns.name
+    assert type(got.index) is type(expected.index) and got.index.equals(expected.index)
+    assert got.index.name == expected.index.name
+    assert got.attrs == expected.attrs
+    assert got.dtypes.tolist() == expected.dtypes.tolist()
+
+
+@pytest.mark.parametrize("columns", [None, ["city", "id", "grade"], ["income", "count"]])
+def test_the_per_column_parquet_read_equals_the_whole_table_read(tmp_path, columns):
+    from primafacie.data import _parquet_dataset, parquet_pandas
+
+    path = tmp_path / "t.parquet"
+    _mixed().to_parquet(path, index=False)
+    dataset = _parquet_dataset(path)
+    _assert_same_frame(parquet_pandas(dataset, columns), _whole(dataset, columns))
+
+
+def test_the_per_column_read_keeps_dictionary_columns_and_a_stored_range_index(tmp_path):
+    from primafacie.data import _parquet_dataset, parquet_pandas
+    from primafacie.data_dictionary import encode
+
+    path = tmp_path / "t.parquet"
+    frame = _mixed()
+    frame.index = pd.RangeIndex(10, 16, name="row")  # stored as metadata, not as a column
+    frame.to_parquet(path)
+    dataset = _parquet_dataset(path, ["city"])  # text decoded as a dictionary: categorical
+    got = parquet_pandas(dataset, ["id", "city", "grade"])
+    _assert_same_frame(got, _whole(dataset, ["id", "city", "grade"]))
+    assert isinstance(got["city"].dtype, pd.CategoricalDtype)
+    assert got.index.tolist() == list(range(10, 16))
+    # through read_table with dictionary columns: the whole read, then encoded (in place)
+    read = read_table(path, columns=["city", "id"], dictionary=["city"])
+    whole = _whole(dataset, ["id", "city"])
+    encode(whole, ["city"], ["city"])
+    _assert_same_frame(read, whole)
+
+
+def test_the_per_column_read_of_a_folder_and_of_a_stored_index(tmp_path):
+    from primafacie.data import _parquet_dataset, parquet_pandas
+
+    folder = tmp_path / "ds"
+    _write_parts(
+        folder,
+        [_mixed(), _mixed(4), _mixed(3)],
+        ["region=north/p0.parquet", "region=north/p1.parquet", "region=south/p0.parquet"],
+    )
+    dataset = _parquet_dataset(folder)
+    _assert_same_frame(parquet_pandas(dataset), _whole(dataset))
+    _assert_same_frame(parquet_pandas(dataset, ["region", "took"]),
+                       _whole(dataset, ["region", "took"]))  # fmt: skip
+    indexed = tmp_path / "indexed.parquet"
+    _mixed().set_index("city").to_parquet(indexed)  # the index is a column of the file
+    dataset = _parquet_dataset(indexed)
+    _assert_same_frame(parquet_pandas(dataset, ["id", "income"]), _whole(dataset, ["id", "income"]))
+    got = parquet_pandas(dataset)
+    _assert_same_frame(got, _whole(dataset))
+    assert got.index.name == "city"
+
+
+def test_the_parquet_read_holds_one_arrow_column_at_a_time(tmp_path, monkeypatch):
+    # issue 22: the whole Arrow table and the whole frame never coexist. Every column is read
+    # on its own, and when the next one is read the previous one's Arrow buffers are freed:
+    # the pool then holds the converted columns (pyarrow allocates their numpy blocks) only.
+    import pyarrow as pa
+
+    from primafacie.data import _parquet_dataset, parquet_pandas
+
+    n, width = 200_000, 5
+    path = tmp_path / "wide.parquet"
+    pd.DataFrame({f"x{j}": np.arange(n) * (j + 0.5) for j in range(width)}).to_parquet(
+        path, index=False
+    )
+    dataset = _parquet_dataset(path)
+    column = n * 8
+    reads, held = [], []
+    read = type(dataset).to_table
+
+    class Recorded:
+        schema = dataset.schema
+
+        def to_table(self, columns=None):
+            reads.append(columns)
+            held.append(pa.total_allocated_bytes() - start)
+            return read(dataset, columns=columns)
+
+    start = pa.total_allocated_bytes()
+    frame = parquet_pandas(Recorded())
+    assert reads == [[f"x{j}"] for j in range(width)]
+    for k, bytes_held in enumerate(held):  # k columns converted so far, no Arrow column kept
+        assert bytes_held < (k + 0.5) * column, (k, bytes_held / column)
+    _assert_same_frame(frame, _whole(dataset))
+
+
 @pytest.mark.parametrize(
     "given, kind",
     [
@@ -366,3 +490,58 @@ def test_constructor_roles_keep_only_what_was_given():
     eng.protected = {"sex": ["F"]}
     roles = constructor_roles(eng)
     assert roles["protected"] == {"sex": ["F"]} and roles["protected"] is not eng.protected
+
+
+@pytest.mark.parametrize(
+    "col",
+    [
+        pd.Series(["b", "a", "b"], dtype="str").astype(
+            pd.CategoricalDtype(["a", "b", "zz"])  # an unused level is not a value
+        ),
+        pd.Series([2.0, 1.5, 2.0]).astype("category"),
+        pd.Series(["b", None, "a"], dtype=object).astype("category"),  # a gap: 'nan'
+        pd.Series([3, 1, 3]),
+        pd.Series(["x", None], dtype="str"),
+    ],
+)
+def test_the_text_values_of_a_column_are_those_of_astype_str(col):
+    from primafacie.data import _text_values
+
+    assert _text_values(col) == set(col.astype(str))
+
+
+def test_the_text_values_of_a_categorical_make_no_string_per_row():
+    # issue 22: the ordinal check's set(col.astype(str)) made one Python str per row
+    import tracemalloc
+
+    from primafacie.data import _text_values
+
+    n = 200_000
+    col = pd.Series(np.array(["low", "mid", "high"])[np.arange(n) % 3], dtype="str")
+    col = col.astype("category")
+    tracemalloc.start()
+    try:
+        got = _text_values(col)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got == {"low", "mid", "high"}
+    assert peak < 4 * n, peak / n
+
+
+@pytest.mark.parametrize(
+    "col, expected",
+    [
+        (pd.Series([3, 1, 2], dtype=np.int64), False),
+        (pd.Series([3, 1, 3], dtype=np.int64), True),
+        (pd.Series([7, 7], dtype=np.uint8), True),
+        (pd.Series([1, None, None], dtype="Int64"), True),
+        (pd.Series([1.0, np.nan, np.nan]), True),
+        (pd.Series(["a", "b"]), False),
+        (pd.Series([], dtype=np.int64), False),
+    ],
+)
+def test_duplicated_ids_are_found_as_pandas_finds_them(col, expected):
+    from primafacie.data import _has_duplicates
+
+    assert _has_duplicates(col) is expected is bool(col.duplicated().any())

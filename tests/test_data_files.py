@@ -672,3 +672,42 @@ def test_a_duckdb_read_holds_none_of_duckdbs_buffers(tmp_path):
     assert frame["g"].array._pa_array.num_chunks == 1
     read = read_table(tmp_path / "p.parquet", reader="duckdb")
     pd.testing.assert_frame_equal(read, frame, check_exact=True)
+
+
+def test_duckdb_results_convert_one_column_at_a_time_into_the_whole_conversion(tmp_path):
+    # issue 22: each column is combined and converted before the next, so no combined copy
+    # of the whole table sits beside DuckDB's table and the frame; the frame is unchanged
+    import duckdb
+    import pyarrow as pa
+
+    from primafacie.data_files import _arrow_to_pandas
+
+    n = 300_000  # several DuckDB row groups (122,880 rows each)
+    i = np.arange(n)
+    pd.DataFrame({
+        "x": i * 0.5, "y": np.where(i % 7 == 0, np.nan, i * 1.5), "k": i % 5,
+        "g": np.where(i % 3 == 0, "female", None), "d": pd.to_datetime(i, unit="s"),
+    }).to_parquet(tmp_path / "p.parquet", index=False)  # fmt: skip
+    con = duckdb.connect()
+    table = con.sql(f"select * from '{(tmp_path / 'p.parquet').as_posix()}'").to_arrow_table()
+    con.close()
+    assert table.column("x").num_chunks > 1
+    expected = table.combine_chunks().to_pandas()  # the conversion before issue 22
+
+    held, start = [], pa.total_allocated_bytes()
+
+    class Recorded:  # the table, recording the pool when each column is selected
+        num_columns, schema = table.num_columns, table.schema
+
+        def select(self, columns):
+            held.append(pa.total_allocated_bytes() - start)
+            return table.select(columns)
+
+    frame = _arrow_to_pandas(Recorded())
+    pd.testing.assert_frame_equal(frame, expected, check_exact=True, check_column_type=True)
+    assert frame.columns.tolist() == expected.columns.tolist() and frame.attrs == expected.attrs
+    assert frame["g"].array._pa_array.num_chunks == 1
+    # before column k: the k converted numeric columns (pyarrow allocates their numpy blocks
+    # in its pool), never a combined column still held
+    for k, bytes_held in enumerate(held[:3]):
+        assert bytes_held < (k + 0.5) * n * 8, (k, bytes_held / (n * 8))

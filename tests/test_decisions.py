@@ -307,3 +307,45 @@ def test_unknown_column_gets_a_did_you_mean_and_the_quoting_syntax():
     with pytest.raises(InputError) as err:
         Rule("zzz > 1").predict(plain)
     assert "did you mean" not in str(err.value) and "backticks" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "dtype", ["str", "string", pd.StringDtype("python"), object, "Int64", "float64"]
+)
+def test_a_categorical_columns_values_are_those_pandas_gives(dtype):
+    from primafacie.decisions import _column_values
+
+    raw = ["urban", None, "rural", "urban", "suburban"]
+    if dtype in ("Int64", "float64"):
+        raw = [3, None, 1, 3, 2]
+    column = pd.Series(raw, dtype=dtype).astype("category")
+    got, expected = _column_values(column), column.to_numpy()
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    missing = pd.isna(expected)
+    assert pd.isna(got).tolist() == missing.tolist()
+    assert [type(v) for v in got] == [type(v) for v in expected]  # nan stays nan, NA stays NA
+    assert got[~missing].tolist() == expected[~missing].tolist()
+
+
+def test_a_rule_on_a_text_categorical_makes_no_string_per_row():
+    # issue 22: pandas turns a text categorical into one new Python str per row (about 60 B
+    # each); the rule takes the categories' own strings by the codes (8 B per row)
+    import tracemalloc
+
+    n = 200_000
+    region = np.array(["rural", "suburban", "urban", None], dtype=object)[np.arange(n) % 4]
+    frame = pd.DataFrame({"region": pd.Series(region, dtype="str").astype("category"),
+                          "income": np.arange(n) * 1.0})  # fmt: skip
+    text = frame.assign(region=frame["region"].astype("str"))
+    rule = Rule("income > 10 and region != 'urban'")
+    tracemalloc.start()
+    try:
+        got = rule.predict(frame)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert got.tolist() == rule.predict(text).tolist()
+    either = Rule("region == 'rural' or not region != 'suburban'")
+    assert either.predict(frame).tolist() == either.predict(text).tolist()
+    assert either.predict(frame).sum() == n // 2
+    assert peak < 24 * n, peak / n

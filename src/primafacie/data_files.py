@@ -690,8 +690,54 @@ def _arrow_to_pandas(table: Any) -> pd.DataFrame:
     (at 10^6 rows of the credit world, 71 MB resident beyond the frame's 112 MB). Combined
     into one chunk first, the frame holds buffers of Arrow's pool, sized to the data, and
     DuckDB's are freed with the table. The values, dtypes and column order are unchanged.
+
+    One column at a time (issue 22): a column is combined, converted and its combined copy
+    dropped before the next, so a combined copy of the whole table never sits beside
+    DuckDB's table and the frame (see :func:`side_by_side`).
     """
-    return table.combine_chunks().to_pandas()
+    if table.num_columns < 2:
+        return table.combine_chunks().to_pandas()
+    template = table.schema.empty_table().to_pandas()
+    parts = []
+    for i in range(table.num_columns):
+        one = table.select([i]).combine_chunks()
+        parts.append(one.to_pandas())
+        del one  # the combined copy of this column, before the next is made
+    return side_by_side(parts, template)
+
+
+def side_by_side(parts: list[pd.DataFrame], template: pd.DataFrame) -> pd.DataFrame:
+    """One-column frames converted from Arrow, side by side as the whole conversion makes them.
+
+    Parameters
+    ----------
+    parts
+        The columns' frames in order, each from pyarrow's ``to_pandas`` of one column (the
+        dtype, nulls, dictionary and text handling of the whole conversion: the same code
+        converts each column); all of the same length and index. Emptied here, so that the
+        caller's list holds none of the frame's columns.
+    template
+        ``to_pandas`` of the whole table's schema without rows: the column labels (their
+        type and name, from the pandas metadata) and ``attrs`` of the whole conversion.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Equal to the whole table's ``to_pandas()`` in values, dtypes, column labels and
+        order, index and ``attrs``; it holds one pandas block per column (as
+        ``to_pandas(split_blocks=True)``) instead of one per dtype, so no column is copied
+        to consolidate them.
+    """
+    import pandas as pd
+
+    # every part has the same index: side by side without alignment, and no column copied:
+    # pandas 3 copies lazily (and deprecates ``copy``); pandas 2 copies unless told not to
+    lazy = int(pd.__version__.split(".")[0]) >= 3
+    frame = pd.concat(parts, axis=1) if lazy else pd.concat(parts, axis=1, copy=False)
+    parts.clear()
+    frame.columns = template.columns
+    frame.attrs = template.attrs
+    return frame
 
 
 def duckdb_parquet(path: Path, columns: Sequence[str] | None) -> pd.DataFrame:

@@ -412,8 +412,7 @@ class Rule:
             )
 
         def env(name: str) -> np.ndarray:
-            values = data[name]
-            return values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
+            return _column_values(data[name])
 
         n = len(data) if isinstance(data, pd.DataFrame) else len(np.asarray(data[self.columns[0]]))
         try:
@@ -441,6 +440,40 @@ class Rule:
 
     def __repr__(self) -> str:
         return f"Rule({self.expression!r})"
+
+
+def _column_values(values: Any) -> np.ndarray:
+    """A column's values as numpy, as ``values.to_numpy()`` gives them.
+
+    A categorical column of text is taken apart: pandas makes its array by taking the
+    categories' text by the codes, then one new Python ``str`` per row (issue 22: at
+    2 x 10^6 rows of the credit world, the audit's rule ``... and region != 'urban'`` peaked
+    170 MB above the frame, 85 B per row). The categories' own few strings taken by the codes
+    give the same object array, equal element by element (a missing value, code -1, is the
+    text dtype's own missing value, as pandas gives it), for 8 B per row.
+
+    Parameters
+    ----------
+    values
+        A column of the rule's data (a pandas Series, or any array-like of a mapping).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    import pandas as pd
+
+    dtype = getattr(values, "dtype", None)
+    if (
+        isinstance(values, pd.Series)
+        and isinstance(dtype, pd.CategoricalDtype)
+        and isinstance(dtype.categories.dtype, pd.StringDtype)
+    ):
+        text = np.empty(len(dtype.categories) + 1, dtype=object)
+        text[:-1] = dtype.categories.to_numpy(dtype=object)
+        text[-1] = dtype.categories.dtype.na_value  # the last: where the code is -1
+        return text[values.cat.codes.to_numpy()]
+    return values.to_numpy() if hasattr(values, "to_numpy") else np.asarray(values)
 
 
 def _same_label(label: Any, favorable: Any) -> bool:
