@@ -41,7 +41,7 @@ STAGES = [
     ("  statistics pass 2 + parts", "primafacie.situation.partitioned", "_write_partition", False),
     ("    statistics (every block)", "primafacie.situation.statistics", "Statistics.test", False),
     ("    part frames", "primafacie.situation.statistics", "block_frame", False),
-    ("    parquet write", "primafacie.situation.partitioned", "_write_atomic", False),
+    ("    parquet write", "primafacie.situation.partitioned", "_PartFile.write", False),
     ("  statistics, table in memory", "primafacie.situation.statistics", "Statistics.run", False),
     ("  top rows' members", "primafacie.situation.partitioned", "_top_members", False),
     ("write: CSV tables", "primafacie.audit.write", "atomic_write_table", True),

@@ -232,17 +232,31 @@ def test_freed_memory_is_handed_back_before_each_test_and_after_each_analysis(
 ):
     """What a test's searches and an analysis freed goes back to the system before the next
     test's counterfactuals and the next analysis (or the write) allocate: at 10^6 on Dask the
-    client's peak fell from 864 to 770 MB (docs/scaling.md)."""
+    client's peak fell from 864 to 770 MB (docs/scaling.md). Each k-NN search hands back its
+    transients as it returns, and run_engine between its stages (issue 22, local backend)."""
     import primafacie.audit.run as audit_run
     import primafacie.release as release
+    from primafacie.situation.search import GroupSearch
 
     calls: list[str] = []
     real = release.release_memory
     monkeypatch.setattr(release, "release_memory", lambda: calls.append("situation") or real())
     monkeypatch.setattr(audit_run, "release_memory", lambda: calls.append("audit") or real())
+    knn = GroupSearch._knn
+
+    def searched(*args, **kwargs):
+        out = knn(*args, **kwargs)
+        calls.append("knn")
+        return out
+
+    monkeypatch.setattr(GroupSearch, "_knn", staticmethod(searched))
     monkeypatch.setattr(partitioned, "PARQUET_MIN_ROWS", 100)
     run_audit(load_config(inputs), tmp_path / "out", progress=False)
-    # situation's run_engine releases twice per test (before its counterfactuals and before
-    # its searches): two tests here; the audit once after the read and after the analysis
-    assert calls.count("situation") == 4
+    # every search released its memory before returning
+    assert "knn" in calls
+    assert all(a == "situation" for a, b in zip(calls, calls[1:], strict=False) if b == "knn")
+    # situation's run_engine releases four times per test (before its counterfactuals, its
+    # searches, its statistics and its top rows' search): two tests here; the audit once
+    # after the read and after the analysis
+    assert calls.count("situation") - calls.count("knn") == 8
     assert calls[-1] == "audit" and calls.count("audit") >= 2

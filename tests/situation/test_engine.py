@@ -535,6 +535,7 @@ def test_the_freed_memory_is_handed_back_before_the_statistics(tiny, monkeypatch
     """The searches' freed buffers go back to the system before the table is built (a
     trim between the two stages; no value changes)."""
     from primafacie import release
+    from primafacie.situation.search import GroupSearch
     from primafacie.situation.statistics import Statistics
 
     data, cf = tiny
@@ -548,6 +549,16 @@ def test_the_freed_memory_is_handed_back_before_the_statistics(tiny, monkeypatch
         return run(self, *args, **kwargs)
 
     monkeypatch.setattr(Statistics, "run", statistics)
+    knn = GroupSearch._knn
+
+    def searched(*args, **kwargs):
+        out = knn(*args, **kwargs)
+        order.append("search")
+        return out
+
+    monkeypatch.setattr(GroupSearch, "_knn", staticmethod(searched))
     got = SituationTest(methods=["st", "cst"], k=2).run(data, counterfactuals=cf).table
-    assert order == ["release", "statistics"]
+    # each of the run's three searches hands back its own transients as it returns (issue
+    # 22), then the engine what the searches left, before the table is built
+    assert order == ["release", "search"] * 3 + ["release", "statistics"]
     pd.testing.assert_frame_equal(got, want)

@@ -56,6 +56,22 @@ def test_a_part_reads_back_as_written(tmp_path, monkeypatch, ids):
 
 
 @pytest.mark.parametrize("ids", ["int", "text"])
+def test_a_part_written_slice_by_slice_is_the_part_written_whole(tmp_path, monkeypatch, ids):
+    """The statistics write a part a slice of PART_ROW_GROUP rows at a time (_PartFile, issue
+    22: one slice held, not the whole frame): the file's bytes are those of the whole frame
+    written at once."""
+    monkeypatch.setattr(partitioned, "PART_ROW_GROUP", 1_000)
+    frame = _part(4_321, ids)
+    whole, sliced = tmp_path / "whole.parquet", tmp_path / "sliced.parquet"
+    partitioned.write_part(whole, frame)
+    with partitioned._PartFile(sliced) as part:
+        for start in range(0, len(frame), 1_000):
+            part.write(frame.iloc[start : start + 1_000].reset_index(drop=True))
+    assert sliced.read_bytes() == whole.read_bytes()
+    pd.testing.assert_frame_equal(partitioned.read_parts([sliced]), frame)
+
+
+@pytest.mark.parametrize("ids", ["int", "text"])
 def test_the_columns_unique_per_row_skip_the_dictionary(tmp_path, ids):
     """row and id hold a value per row: no dictionary (integers as deltas); every other
     non-boolean column is dictionary-encoded, as before (booleans are RLE in Parquet)."""

@@ -122,14 +122,15 @@ def test_the_table_trims_the_heap_as_its_columns_are_joined(monkeypatch):
     monkeypatch.setattr(release, "trim_heap", lambda: calls.append(1) or True)
     monkeypatch.setattr(statistics, "TRIM_BYTES", 1)  # every column joined
     got = test.run(data, scm=scm, decider=rule).table
-    # one per test column and per adjusted column (17 columns of _table), and the engine's
-    # release before the statistics
-    assert len(calls) == len(statistics._TEST_COLUMNS) + 2 + 1
+    # one per test column and per adjusted column (17 columns of _table), the engine's
+    # release before the statistics and one after each of the three searches (control,
+    # test, counterfactual)
+    assert len(calls) == len(statistics._TEST_COLUMNS) + 2 + 1 + 3
     pd.testing.assert_frame_equal(got, want)
     calls.clear()
     monkeypatch.setattr(statistics, "TRIM_BYTES", 2**40)
     test.run(data, scm=scm, decider=rule)
-    assert len(calls) == 1  # the engine's alone
+    assert len(calls) == 1 + 3  # the engine's and the searches' alone
 
 
 def test_joined_trims_once_the_bytes_reach_the_threshold(monkeypatch):

@@ -35,6 +35,8 @@ from .results import SituationResult, _summary_row, counts_row, summary_frame
 # pandas is imported in the functions that use it: importing the situation engine must not
 # load it (issue 22, start-up); the annotations name it only for type checkers.
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import pandas as pd
 
 __all__ = [
@@ -125,21 +127,55 @@ _UNIQUE_COLUMNS = ("row", "id")
 def write_part(path: Path, frame: pd.DataFrame) -> None:
     """One part, with the pandas metadata (dtypes come back as written) and no index; every
     column but :data:`_UNIQUE_COLUMNS` dictionary-encoded."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    with _PartFile(path) as part:
+        part.write(frame)
 
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    unique = [c for c in _UNIQUE_COLUMNS if c in table.column_names]
-    deltas = {
-        c: "DELTA_BINARY_PACKED" for c in unique if pa.types.is_integer(table.schema.field(c).type)
-    }
-    pq.write_table(
-        table,
-        path,
-        row_group_size=PART_ROW_GROUP,
-        use_dictionary=[c for c in table.column_names if c not in unique],
-        column_encoding=deltas or None,
-    )
+
+class _PartFile:
+    """A part written a slice of rows at a time through one ``ParquetWriter``: the bytes of
+    :func:`write_part` on the slices stacked (``pq.write_table`` is this writer given the
+    whole table), while only one slice is held as a frame and as Arrow (issue 22: a
+    2^18-complainant block was a 37 MB frame and its Arrow copy at the client's peak).
+
+    The first slice fixes the schema (and the pandas metadata) and the encodings; the others
+    are converted to that schema. Slices of :data:`PART_ROW_GROUP` rows are one row group
+    each, as the whole table's are.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._writer: Any = None
+
+    def write(self, frame: pd.DataFrame) -> None:
+        """Append ``frame``'s rows (in row groups of :data:`PART_ROW_GROUP`)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if self._writer is not None:
+            table = pa.Table.from_pandas(frame, schema=self._writer.schema, preserve_index=False)
+            self._writer.write_table(table, row_group_size=PART_ROW_GROUP)
+            return
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        unique = [c for c in _UNIQUE_COLUMNS if c in table.column_names]
+        deltas = {
+            c: "DELTA_BINARY_PACKED"
+            for c in unique
+            if pa.types.is_integer(table.schema.field(c).type)
+        }
+        self._writer = pq.ParquetWriter(
+            self.path,
+            table.schema,
+            use_dictionary=[c for c in table.column_names if c not in unique],
+            column_encoding=deltas or None,
+        )
+        self._writer.write_table(table, row_group_size=PART_ROW_GROUP)
+
+    def __enter__(self) -> _PartFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._writer is not None:
+            self._writer.close()
 
 
 def read_parts(paths: list[Path], columns: list[str] | None = None) -> pd.DataFrame:
@@ -356,6 +392,8 @@ def run_engine(
     lists = searcher.search(data, plan, space, cf)
     if searched is not None:
         searched()
+    # what the searches' reductions freed, handed back before the statistics allocate
+    release_memory()
     rows = len(plan.comp_rows) * len(plan.ks) * len(plan.methods)
     if rows > PARQUET_MIN_ROWS:
         out: SituationResult = run_parts(
@@ -367,6 +405,8 @@ def run_engine(
         out = engine._result(data, plan, space, table, {}, lists)
     if not engine.keep_neighbors:
         return out
+    # the statistics' blocks and frames, handed back before the top rows' search allocates
+    release_memory()
     return _top_members(engine, out, data, plan, space, cf)
 
 
@@ -629,8 +669,6 @@ def _write_partition(job: _Job, done: tuple[dict, _Part]) -> tuple[pd.DataFrame,
     """Task of pass 2 on the result of pass 1 (:func:`_histograms`): this partition's rows of
     every (method, k), adjusted with the family's table and written as parts; returns the
     table's empty frame and each part's counts (:func:`_partial`)."""
-    from .statistics import block_frame
-
     part = done[1]
     plan = part.plan(job)
     alpha = float(job.stats.alpha)
@@ -651,25 +689,56 @@ def _write_partition(job: _Job, done: tuple[dict, _Part]) -> tuple[pd.DataFrame,
     blocks = job.stats.blocks(plan, part.lists, part.ycf, adjust=adjust)
     for b, (method, k, block, _) in enumerate(blocks):
         partials.append(_partial(block))
-        frame = block_frame(None, plan, method, k, block, part.ycf, cf_flag, who=who)
-        _write_atomic(Path(job.folder) / part_name(b * job.n_parts + part.index), frame)
-        empty = frame.iloc[:0] if empty is None else empty
+        frames = _block_frames(plan, method, k, block, part.ycf, cf_flag, who)
+        first = _write_atomic(Path(job.folder) / part_name(b * job.n_parts + part.index), frames)
+        empty = first if empty is None else empty
     return empty, partials
 
 
-def _write_atomic(path: Path, frame: pd.DataFrame) -> None:
-    """:func:`write_part` under a temporary name, then renamed: a task re-run after its
-    worker died rewrites the same bytes, and a half-written file never takes a part's name."""
+def _block_frames(
+    plan: Any,
+    method: str,
+    k: int,
+    block: dict,
+    ycf: np.ndarray | None,
+    cf_flag: np.ndarray | None,
+    who: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> Iterator[pd.DataFrame]:
+    """The rows of one (method, k) of a partition as frames of :data:`PART_ROW_GROUP`
+    complainants (one at least, empty for an empty partition): stacked, the frame of the
+    whole block, built one slice at a time so only one is held (:class:`_PartFile`)."""
+    from ..compute import chunk_slices
+    from .statistics import block_frame
+
+    m = len(who[0])
+    for s in chunk_slices(m, PART_ROW_GROUP) or [slice(0, 0)]:
+        piece = {name: values[s] for name, values in block.items()}
+        cut = (None if ycf is None else ycf[s], None if cf_flag is None else cf_flag[s])
+        yield block_frame(None, plan, method, k, piece, *cut, who=tuple(w[s] for w in who))
+
+
+def _write_atomic(path: Path, frames: Iterator[pd.DataFrame]) -> pd.DataFrame:
+    """``frames`` written as one part (:class:`_PartFile`) under a temporary name, then
+    renamed: a task re-run after its worker died rewrites the same bytes, and a half-written
+    file never takes a part's name. Returns the table's columns and dtypes (an empty
+    frame)."""
     import os
     import uuid
 
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    first = None
     try:
-        write_part(tmp, frame)
+        with _PartFile(tmp) as part:
+            for frame in frames:
+                part.write(frame)
+                # no row kept: a 0-row view would keep the slice's arrays alive
+                first = frame.iloc[:0].copy() if first is None else first
+                del frame  # else held while the next slice is built
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+    return first
 
 
 def _partial(block: dict) -> dict[str, Any]:

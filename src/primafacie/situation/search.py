@@ -246,6 +246,14 @@ class GroupSearch:
             centres = stack_pieces(*centres.pieces[0].client.gather(list(centres.pieces)))
         base = space.X[rows] if base is None else base
         found = knn(centres, base, k, **space.opts, reduce=reducer)
+        # the copies made here (``space.X[rows]``, gathered centres) go with the search's
+        # trees, chunks and distance buffers; all are handed back before the next search or
+        # stage allocates, else glibc and pyarrow keep them (issue 22: the client's peak at
+        # 10^6 grew by what every earlier search once held)
+        del centres, base
+        from ..release import release_memory
+
+        release_memory()
         out = dict(zip(reducer.names, found, strict=True))
         if "list" in out:
             idx = out["list"]
