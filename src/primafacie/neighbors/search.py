@@ -457,6 +457,7 @@ class _Stratum:
     skip: int | None = None
     width: int = 1
     qskip: np.ndarray | None = None
+    lead: tuple[np.ndarray, np.ndarray] | None = None
 
 
 #: Up to this many large groups of a stratum get an index each (a smaller, lower-dimensional
@@ -483,6 +484,11 @@ def _strata(
     make_index = by_levels(make_index, level_column(base.num))
     span, maxabs = _extent(query.num, base.num)
     weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
+    # The first numeric column of the queries and of the base, contiguous (8 B per row, once
+    # per search): a pair's partial sum is read from them without gathering its rows.
+    lead = None
+    if query.num.shape[1]:
+        lead = (np.ascontiguousarray(query.num[:, 0]), np.ascontiguousarray(base.num[:, 0]))
     out = []
     for size in range(len(keyed), -1, -1):
         for cols in combinations(keyed, size):
@@ -524,7 +530,7 @@ def _strata(
             st = _Stratum(
                 len(keyed) - size, qkey, order, None if table is not None else sorted_keys,
                 embed, limit, outside, table=table, skip=skip, width=width,
-                qskip=None if skip is None else query.codes[:, skip],
+                qskip=None if skip is None else query.codes[:, skip], lead=lead,
             )  # fmt: skip
             if len(bigs) and len(bigs) <= _MAX_GROUP_INDEXES:
                 st.groups = {}
@@ -914,7 +920,9 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
         # pairs of a stratum gathered after a nearer one go here (a 5,000-level postcode).
         kth = best_d[qi - sl.start, -1]
         if np.isfinite(kth).any():
-            d, keep = _sums_within(query, base, qi, bi, kth, divisor, decimals, st.cols, st.outside)
+            d, keep = _sums_within(
+                query, base, qi, bi, kth, divisor, decimals, st.cols, st.outside, st.lead
+            )
             qi, bi = qi[keep], bi[keep]
             keep = ~(d > kth[keep])
         else:
@@ -965,10 +973,12 @@ def _sums_within(
     decimals: int | None,
     equal: tuple[int, ...] = (),
     differ: tuple[int, ...] = (),
+    lead: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The finished distances of the pairs ``(qi, bi)`` that may be within their query's
     ``kth``, and the mask of those pairs among all (``equal``/``differ``: code columns every
-    pair agrees/disagrees on, skipped as in :func:`~primafacie.neighbors.gower.canonical_sums`).
+    pair agrees/disagrees on, skipped as in :func:`~primafacie.neighbors.gower.canonical_sums`;
+    ``lead``: the first numeric column of ``query`` and ``base``, contiguous).
 
     The sum runs as in :func:`~primafacie.neighbors.gower.canonical_sums` (the mismatching codes,
     then the numeric columns left to right; the same operations in the same order, so the same
@@ -982,8 +992,22 @@ def _sums_within(
     # (docs/scaling.md, "The k-NN search CPU, profiled at 2·10^6"). Every pair's sum is
     # finished: the pruned pairs' other columns cost less than the column copies they saved.
     # the sum starts from the known mismatches (an exact integer: the same bits)
-    out, first = np.full(len(qi), float(len(differ))), np.empty(len(qi))
+    start = float(len(differ))
     codes = [j for j in range(query.codes.shape[1]) if j not in equal and j not in differ]
+    if lead is not None and not codes:
+        # No code left to compare: the partial sum is the start plus the first column's
+        # term, the same operations as in ``_pair_sums`` (so the same bits), read from the
+        # contiguous first columns; only the pairs it keeps gather their rows. In the
+        # postcode world most gathered pairs stop here, and their rows' gathers were most
+        # of the search's extra cost at 10^6.
+        first = np.full(len(qi), start)
+        scratch = np.subtract(lead[0].take(qi), lead[1].take(bi))
+        first += np.abs(scratch, out=scratch)
+        keep = ~(_finish(first, divisor, decimals) > kth)
+        out = np.full(int(np.count_nonzero(keep)), start)
+        _pair_sums(query, base, qi[keep], bi[keep], codes, out)
+        return _finish(out, divisor, decimals), keep
+    out, first = np.full(len(qi), start), np.empty(len(qi))
     _pair_sums(query, base, qi, bi, codes, out, first)
     keep = ~(_finish(first, divisor, decimals) > kth)
     return _finish(out[keep], divisor, decimals), keep
