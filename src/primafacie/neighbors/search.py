@@ -1000,10 +1000,20 @@ def _sums_within(
         # contiguous first columns; only the pairs it keeps gather their rows. In the
         # postcode world most gathered pairs stop here, and their rows' gathers were most
         # of the search's extra cost at 10^6.
-        first = np.full(len(qi), start)
-        scratch = np.subtract(lead[0].take(qi), lead[1].take(bi))
+        # Pairs whose query has no k-th yet (inf) are all kept: not read twice (an index's
+        # pairs after the postcode cell of the query, mostly).
+        bound = np.flatnonzero(np.isfinite(kth))
+        every = len(bound) == len(qi)
+        qb, bb, kb = (qi, bi, kth) if every else (qi[bound], bi[bound], kth[bound])
+        first = np.full(len(qb), start)
+        scratch = np.subtract(lead[0].take(qb), lead[1].take(bb))
         first += np.abs(scratch, out=scratch)
-        keep = ~(_finish(first, divisor, decimals) > kth)
+        near = ~(_finish(first, divisor, decimals) > kb)
+        if every:
+            keep = near
+        else:
+            keep = np.ones(len(qi), dtype=bool)
+            keep[bound] = near
         out = np.full(int(np.count_nonzero(keep)), start)
         _pair_sums(query, base, qi[keep], bi[keep], codes, out)
         return _finish(out, divisor, decimals), keep
