@@ -230,3 +230,25 @@ def test_encoded_ordinal_maps_levels_not_rows(monkeypatch):
         with pytest.raises(InputError) as b:
             GowerTransformer(features).fit(bad)
         assert str(a.value) == str(b.value)
+
+
+@pytest.mark.parametrize("flat", [True, False])
+def test_codes_known_to_differ_start_the_sum_with_the_same_bits(flat):
+    """``differ`` columns (a stratum's outside keys, once the rows agreeing on them are
+    skipped) are not compared: the sum starts from their number and gives the same bits,
+    for flat pairs and for a block."""
+    rng = np.random.default_rng(9)
+    codes = rng.integers(0, 3, (80, 3))
+    X = GowerMatrix(np.round(rng.random((80, 2)) * 7, 1), codes, (6, 6, 6))
+    Y = GowerMatrix(X.num[::-1], codes[::-1] + 3, (6, 6, 6))  # differs from X on every code
+    if flat:
+        qi, bi = rng.integers(0, 80, 700), rng.integers(0, 80, 700)
+    else:
+        qi, bi = np.arange(80)[:, None], np.arange(80)[None, :]
+    full = canonical_sums(X, Y, qi, bi)
+    assert np.array_equal(canonical_sums(X, Y, qi, bi, differ=(0, 2)), full)
+    assert np.array_equal(canonical_sums(X, Y, qi, bi, differ=(0, 1, 2)), full)
+    # on pairs that may agree the count is what it assumes: the sums then differ
+    assert not np.array_equal(
+        canonical_sums(X, X, qi, bi, differ=(0,)), canonical_sums(X, X, qi, bi)
+    )

@@ -565,3 +565,91 @@ def test_many_level_key_strata_merge_ranked_lists_without_sorting(monkeypatch):
     brute = knn(query, base, 30, algorithm="brute", divisor=t.divisor)
     assert np.array_equal(found.indices, brute.indices)
     assert np.array_equal(found.distances, brute.distances)
+
+
+def test_first_positions_are_a_binary_search_of_every_cell():
+    """The first-position table gives, for every (key, code) cell and the end, what a binary
+    search of the rows sorted by (key, code) gives: on many ties, empty cells, and keys that
+    only queries have (beyond the rows' largest)."""
+    from primafacie.neighbors.search import _first_positions
+
+    rng = np.random.default_rng(11)
+    keys, codes = rng.integers(0, 40, 3000), rng.integers(0, 5, 3000)
+    keys[keys % 7 == 3] = 0  # empty keys, and one key holding many rows
+    order = np.lexsort((codes, keys))
+    cell = keys[order] * 5 + codes[order]
+    table = _first_positions(keys[order], codes[order], 5, 45)  # keys 40..44: queries' only
+    assert np.array_equal(table, np.searchsorted(cell, np.arange(45 * 5 + 1)))
+    plain = _first_positions(np.sort(keys), None, 1, 45)
+    assert np.array_equal(plain, np.searchsorted(np.sort(keys), np.arange(46)))
+    assert table.dtype == np.int32  # positions that fit are narrowed
+
+
+@pytest.mark.parametrize("table", [True, False])
+def test_gathered_pairs_skip_the_run_of_the_query_code_as_brute_force(monkeypatch, table):
+    """Each gathered stratum's pairs are exactly the (query, row) pairs of a small group (same
+    key) whose rows differ from the query on the skipped outside column, every one once; the
+    queries of large groups are returned for the indexes. Without the table (too many cells),
+    bounds come from a binary search and nothing is skipped by range."""
+    import primafacie.neighbors.search as S
+
+    if not table:
+        monkeypatch.setattr(S, "_TABLE_CELLS", -(10**9))
+    _, base, query = _postcode_spaces()
+    strata = S._strata(query, base, 30 + S._EXTRA, S._tree_index, S.AUTO_RULE)
+    rows = np.arange(0, len(query), 3)
+    skipped = 0
+    for st in strata:
+        assert st.index is None  # each group's key is its codes on ``st.cols``
+        qkey, bkey = S._keys(query, base, st.cols)
+        same = qkey[rows][:, None] == bkey[None, :]  # brute force: one cell per (query, row)
+        small = same.sum(axis=1) <= st.limit
+        want = same & small[:, None]
+        if st.skip is not None:
+            skipped += 1
+            want &= query.codes[rows, st.skip][:, None] != base.codes[:, st.skip][None, :]
+        qi, bi, big = S._gather(st, rows)
+        r, c = np.nonzero(want)
+        got = np.lexsort((bi, qi))
+        assert np.array_equal(qi[got], rows[r]) and np.array_equal(bi[got], c)
+        assert np.array_equal(big, rows[~small])
+    assert skipped == (3 if table else 0)  # the postcode strata of one, two and three misses
+
+
+@pytest.mark.parametrize("table", [True, False])
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_many_level_key_strata_without_the_table_give_brute_force(monkeypatch, table, decimals):
+    """The stratified search with group bounds from the table (and runs skipped) and from a
+    binary search (when the table would be too big) returns brute force's lists bit for bit."""
+    import primafacie.neighbors.search as S
+
+    if not table:
+        monkeypatch.setattr(S, "_TABLE_CELLS", -(10**9))
+    t, base, query = _postcode_spaces()
+    kw = {"divisor": t.divisor, "decimals": decimals}
+    brute = knn(query, base, 30, algorithm="brute", **kw)
+    tree = knn(query, base, 30, algorithm="tree", chunk_size=128, **kw)
+    assert np.array_equal(brute.indices, tree.indices)
+    assert np.array_equal(brute.distances, tree.distances)
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_sums_within_from_the_lead_columns_keeps_the_same_pairs_and_bits(decimals):
+    """With the contiguous first columns (``lead``) and the known mismatches (``differ``), the
+    staged sum prunes the same pairs as from gathered rows and gives canonical_sums' bits."""
+    from primafacie.neighbors.gower import canonical_sums
+    from primafacie.neighbors.search import _finish, _sums_within
+
+    rng = np.random.default_rng(6)
+    codes = rng.integers(0, 3, (300, 2))
+    X = GowerMatrix(np.round(rng.random((300, 4)), 2), codes, (6, 6))
+    Y = GowerMatrix(np.round(rng.random((300, 4)), 2), codes + 3, (6, 6))  # differs on both
+    qi, bi = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
+    full = _finish(canonical_sums(X, Y, qi, bi), 6.0, decimals)
+    kth = np.quantile(full, 0.02) + np.zeros(len(qi))  # low: the first column prunes some
+    kth[::5] = np.inf  # queries with no k-th yet: their pairs all kept
+    d0, keep0 = _sums_within(X, Y, qi, bi, kth, 6.0, decimals)
+    lead = (np.ascontiguousarray(X.num[:, 0]), np.ascontiguousarray(Y.num[:, 0]))
+    d, keep = _sums_within(X, Y, qi, bi, kth, 6.0, decimals, (), (0, 1), lead)
+    assert np.array_equal(keep, keep0) and np.array_equal(d, d0)
+    assert np.array_equal(d, full[keep]) and 0 < (~keep).sum()

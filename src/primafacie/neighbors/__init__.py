@@ -40,6 +40,15 @@ distance is below that count (less a float and rounding margin) no later stratum
 it and the query skips them: on the credit world nearly every query is answered by its own
 stratum (its own employment × region cell) and a postcode adds one gathered group.
 
+A gathered group of a stratum T is read from a table of first positions (one cell per key and
+code, instead of a binary search per query). Its rows are ordered by their code on one keyed
+column outside T, and the run of rows sharing the query's code there is skipped as a range:
+those rows belong to a stratum of fewer mismatches, already visited. Every pair left differs
+from its query on each keyed column outside T, so its sum starts from their number (the same
+exact integer, the same bits) and reads no code; it is pruned on its first numeric column,
+read from a contiguous copy, before its rows are gathered (issue 22: with a 5,000-level
+postcode most gathered pairs stop there).
+
 Candidates are certified: with ``rho`` the k-th candidate distance of a search, ``margin`` is 4
 × the float error bound + 2 rounding steps of ``decimals``; when ties reach past the
 ``k + extra`` nearest (each tree chooses ``extra`` from a sample of its queries,

@@ -378,7 +378,12 @@ class GowerTransformer:
 
 
 def canonical_sums(
-    q: GowerMatrix, b: GowerMatrix, qi: Any, bi: Any, equal: Collection[int] = ()
+    q: GowerMatrix,
+    b: GowerMatrix,
+    qi: Any,
+    bi: Any,
+    equal: Collection[int] = (),
+    differ: Collection[int] = (),
 ) -> np.ndarray:
     """Undivided distances of the row pairs ``(q[qi], b[bi])`` in the canonical arithmetic.
 
@@ -392,6 +397,25 @@ def canonical_sums(
     from changes no bit, so they are not gathered nor compared (the same bits, ~2/7 fewer
     gathers on the credit world).
 
+    ``differ`` names code columns on which every pair is known to disagree (the keyed columns
+    outside a stratum, once the rows agreeing on them are skipped): the sum starts from their
+    number, the exact integer their mismatches add up to, so the bits are the same and their
+    codes are neither gathered nor compared (a postcode stratum's pairs read no code at all).
+
+    Parameters
+    ----------
+    q, b
+        Query and base rows.
+    qi, bi
+        Integer positions in ``q`` and ``b`` that broadcast against each other.
+    equal, differ
+        Code columns every pair agrees on, and disagrees on (disjoint).
+
+    Returns
+    -------
+    numpy.ndarray
+        The undivided sums, of the broadcast shape of ``qi`` and ``bi``.
+
     Examples
     --------
     >>> X = GowerMatrix(np.array([[0.0], [0.5]]), np.array([[1, 2], [1, 3]]), (2, 4))
@@ -399,18 +423,22 @@ def canonical_sums(
     [0.0, 1.5]
     >>> canonical_sums(X, X, np.array([0, 0]), np.array([0, 1]), equal=(0,)).tolist()
     [0.0, 1.5]
+    >>> canonical_sums(X, X, np.array([1]), np.array([0]), equal=(0,), differ=(1,)).tolist()
+    [1.5]
     """
     shape = np.broadcast_shapes(np.shape(qi), np.shape(bi))
-    out = np.zeros(shape)
+    # the known mismatches first: an exact small integer, as their 0/1 terms summed would give
+    out = np.full(shape, float(len(differ)))
+    skipped = set(equal) | set(differ)
+    codes = [j for j in range(q.codes.shape[1]) if j not in skipped]
     if len(shape) == 1 and np.ndim(qi) == 1 and np.ndim(bi) == 1:
-        return _pair_sums(q, b, qi, bi, [j for j in range(q.codes.shape[1]) if j not in equal], out)
+        return _pair_sums(q, b, qi, bi, codes, out)
     # ``column.take(rows)`` on a column's (strided) view: the same values as ``X[rows, j]``,
     # but numpy's 1-D take instead of its 2-D fancy-index path, ~2.5x faster per pair for
     # 1.4·10^6 random pairs among 5·10^5 rows (docs/scaling.md, "the k-NN kernels"). A block
     # (a row of queries against every base row) reads every base row anyway.
-    for j in range(q.codes.shape[1]):
-        if j not in equal:
-            out += q.codes[:, j].take(qi) != b.codes[:, j].take(bi)
+    for j in codes:
+        out += q.codes[:, j].take(qi) != b.codes[:, j].take(bi)
     # One scratch block for |q - b|, reused column after column: the same operations in the
     # same order (so the same bits), without two fresh blocks per column (a brute-force
     # block is ~32 MB; allocating and faulting them in was a third of the scan).
@@ -441,7 +469,9 @@ def _pair_sums(
     ``take(axis=0)`` reads a row-major matrix in place; a matrix that is not (the reversed
     base of ``ties="last"``) is read by fancy indexing, which does not copy it either.
     ``first``, when given, receives each pair's sum after the codes and the first numeric
-    column (the partial sum the stratified search prunes on).
+    column (the partial sum the stratified search prunes on). The sums are added to what
+    ``out`` holds (zeros, or the mismatches of columns known to differ); ``codes`` are the
+    code columns compared.
     """
 
     def rows(x: np.ndarray, at: np.ndarray) -> np.ndarray:

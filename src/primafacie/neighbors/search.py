@@ -436,18 +436,28 @@ class _Stratum:
     over :func:`_embed` without the key) or, when there are too many large groups, in one
     index over all rows with the key as a column (``index``). Indexes are
     :class:`~primafacie.neighbors.ondemand.OnDemand`: built by the first query that reaches them.
+
+    Group bounds come from ``table`` (:func:`_first_positions`) when it is small enough, else
+    from a binary search of ``sorted_keys``. With ``skip`` (a keyed column outside the subset,
+    of ``width`` levels) each group's rows are ordered by their code on it, and a gathered
+    group leaves out the contiguous run of rows sharing the query's code there.
     """
 
     mismatch: int
     qkey: np.ndarray
     order: np.ndarray
-    sorted_keys: np.ndarray
+    sorted_keys: np.ndarray | None
     embed: Callable[[np.ndarray, bool], np.ndarray]
     limit: int
     outside: tuple[int, ...] = ()
     groups: dict[int, tuple[OnDemand, np.ndarray]] | None = None
     index: OnDemand | None = None
     cols: tuple[int, ...] = ()
+    table: np.ndarray | None = None
+    skip: int | None = None
+    width: int = 1
+    qskip: np.ndarray | None = None
+    lead: tuple[np.ndarray, np.ndarray] | None = None
 
 
 #: Up to this many large groups of a stratum get an index each (a smaller, lower-dimensional
@@ -474,6 +484,11 @@ def _strata(
     make_index = by_levels(make_index, level_column(base.num))
     span, maxabs = _extent(query.num, base.num)
     weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
+    # The first numeric column of the queries and of the base, contiguous (8 B per row, once
+    # per search): a pair's partial sum is read from them without gathering its rows.
+    lead = None
+    if query.num.shape[1]:
+        lead = (np.ascontiguousarray(query.num[:, 0]), np.ascontiguousarray(base.num[:, 0]))
     out = []
     for size in range(len(keyed), -1, -1):
         for cols in combinations(keyed, size):
@@ -485,6 +500,22 @@ def _strata(
             bounds = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1], True])
             limit = _GATHER * kq
             bigs = np.flatnonzero(np.diff(bounds) > limit)
+            outside = tuple(j for j in keyed if j not in cols)
+            # Only gathered groups leave a run out: with none (every group indexed), no skip.
+            skip = outside[0] if outside and len(bigs) < len(bounds) - 1 else None
+            space = 1 + max(int(qkey.max(initial=0)), int(bkey.max(initial=0)))
+            width = base.levels[skip] if skip is not None else 1
+            table = None
+            if space * width < _TABLE_CELLS + 2 * len(base):
+                if skip is not None:
+                    # each group by its code on ``skip``, rows ascending within a code
+                    order = _narrow(np.lexsort((base.codes[:, skip], bkey)))[0]
+                table = _first_positions(
+                    sorted_keys, None if skip is None else base.codes[:, skip].take(order),
+                    width, space,
+                )  # fmt: skip
+            else:
+                skip, width = None, 1
 
             def embed(rows: np.ndarray, keyed_col: bool, qk=qkey) -> np.ndarray:
                 return _embed(query[rows], onehot, qk[rows] if keyed_col else None, weight)
@@ -496,12 +527,17 @@ def _strata(
                                embed=partial(embed, keyed_col=key is None), k=k, kq=kq,
                                slack=slack)  # fmt: skip
 
-            outside = tuple(j for j in keyed if j not in cols)
-            st = _Stratum(len(keyed) - size, qkey, order, sorted_keys, embed, limit, outside)
+            st = _Stratum(
+                len(keyed) - size, qkey, order, None if table is not None else sorted_keys,
+                embed, limit, outside, table=table, skip=skip, width=width,
+                qskip=None if skip is None else query.codes[:, skip], lead=lead,
+            )  # fmt: skip
             if len(bigs) and len(bigs) <= _MAX_GROUP_INDEXES:
                 st.groups = {}
                 for g in bigs:  # a loop over large groups (at most 256), never over rows
                     rows_g = order[bounds[g] : bounds[g + 1]]
+                    if skip is not None:  # ascending, as the index of each group always had
+                        rows_g = np.sort(rows_g)
                     # each group embeds its own rows when its index is built: no embedding
                     # of the whole base held for the search (40 B per row at 5 columns)
                     embed_g = partial(_embed_rows, base, rows_g, onehot, weight)
@@ -592,6 +628,54 @@ def _narrow(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(a.astype(np.int32) if small else a for a in arrays)
 
 
+#: A stratum's group bounds are read from a table of first positions when it has fewer than
+#: this many cells plus two per base row (int32 or int64 each: at most ~5 times its ``order``).
+_TABLE_CELLS = 1 << 16
+
+
+def _first_positions(
+    sorted_keys: np.ndarray, sorted_codes: np.ndarray | None, width: int, space: int
+) -> np.ndarray:
+    """Position of the first row at or after each (key, code) cell, a row per cell + the end.
+
+    Rows are sorted by key then code (``sorted_codes``, in ``range(width)``; ``None``: one
+    code, width 1); cell ``key·width + code`` of the returned table is the first row whose
+    (key, code) is not below it, and the last entry is the number of rows. Group ``key`` is
+    rows ``table[key·width] : table[(key + 1)·width]`` and its rows of code ``c`` are
+    ``table[key·width + c] : table[key·width + c + 1]``: one lookup per bound instead of a
+    binary search of the sorted keys per query (the table of a 5,000-level postcode stratum
+    has ~45,000 cells and stays in cache).
+
+    Parameters
+    ----------
+    sorted_keys
+        Group keys of the rows in sorted order, in ``range(space)``.
+    sorted_codes
+        The rows' codes in the same order (ascending within a key), or None.
+    width
+        Number of codes.
+    space
+        Number of keys (one more than the largest key of a query or a row).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``space·width + 1`` positions, non-decreasing, int32 when they fit.
+
+    Examples
+    --------
+    >>> _first_positions(np.array([0, 0, 2]), np.array([0, 1, 1]), 2, 3).tolist()
+    [0, 1, 2, 2, 2, 2, 3]
+    """
+    cell = sorted_keys.astype(np.int64) * width
+    if sorted_codes is not None:
+        cell += sorted_codes
+    # the first position of every cell: its count of rows in earlier cells
+    table = np.zeros(space * width + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cell, minlength=space * width), out=table[1:])
+    return _narrow(table)[0]
+
+
 def _embed_rows(
     base: GowerMatrix, rows: np.ndarray, onehot: list[int], weight: float
 ) -> np.ndarray:
@@ -631,16 +715,37 @@ class _LazyStrata:
 def _gather(st: _Stratum, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(query, base) pairs of whole small groups, without a loop (offsets from cumulative sizes).
 
+    With ``st.skip``, a group's rows sharing the query's code on that column (a contiguous
+    run of the group, :func:`_first_positions`) are left out: they belong to a stratum of
+    fewer mismatches, visited before, so they are never a pair here (the run is skipped as a
+    range instead of each of its pairs made then tested).
+
     Returns the pairs and the query rows whose group is too big to gather (searched instead).
     """
-    key = st.qkey[rows]
-    lo = np.searchsorted(st.sorted_keys, key, "left")
-    size = np.searchsorted(st.sorted_keys, key, "right") - lo
+    if st.table is None:
+        key = st.qkey[rows]
+        lo = np.searchsorted(st.sorted_keys, key, "left")
+        size = np.searchsorted(st.sorted_keys, key, "right") - lo
+    else:
+        at = st.qkey[rows].astype(np.int64) * st.width
+        lo = st.table.take(at)
+        size = st.table.take(at + st.width) - lo
     small = size <= st.limit
-    size = np.where(small, size, 0)
-    starts = np.repeat(np.cumsum(size) - size, size)
-    pos = np.arange(int(size.sum())) - starts + np.repeat(lo, size)
-    return np.repeat(rows, size), st.order[pos], rows[~small]
+    if st.skip is None:
+        size = np.where(small, size, 0)
+        starts = np.repeat(np.cumsum(size) - size, size)
+        pos = np.arange(int(size.sum())) - starts + np.repeat(lo, size)
+        return np.repeat(rows, size), st.order[pos], rows[~small]
+    # the run of the query's own code: rows [lo + before, lo + before + run) of its group
+    at = at + st.qskip.take(rows)
+    run_lo = st.table.take(at)
+    run = st.table.take(at + 1) - run_lo
+    count = np.where(small, size - run, 0)
+    starts = np.repeat(np.cumsum(count) - count, count)
+    off = np.arange(int(count.sum())) - starts  # a pair's rank among its query's pairs
+    pos = off + np.repeat(lo, count)
+    pos += np.where(off >= np.repeat(run_lo - lo, count), np.repeat(run, count), 0)
+    return np.repeat(rows, count), st.order[pos], rows[~small]
 
 
 def _z_order(e: np.ndarray) -> np.ndarray:
@@ -791,35 +896,38 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
         if not len(need):
             continue
         qi, bi, big = _gather(st, glob[need])
+        # A row that also agrees on a keyed column outside this stratum's belongs to a
+        # stratum of fewer mismatches, already visited by this query (its rows there
+        # candidates, or certified out of its top k): not a candidate again. A gathered group
+        # left out its rows of the query's code on ``st.skip`` already (a range); the rows an
+        # index fetched are skipped too: in the postcode world the (employment, region)
+        # trees return the rows of the query's postcode cell already in its list, each a
+        # duplicate that ties with itself and sends the query's merge to the tie sort
+        # (16.8 % of the merged queries at 10^6; the time saved was within the noise,
+        # docs/scaling.md).
+        qi, bi = _unseen(query, base, qi, bi, tuple(j for j in st.outside if j != st.skip))
         if len(big):
             qi2, bi2, unsure = _searched(st, big, k, kq, slack)
+            qi2, bi2 = _unseen(query, base, qi2, bi2, st.outside)
             qi, bi = np.concatenate([qi, qi2]), np.concatenate([bi, bi2])
             fallback[unsure - sl.start] = True
-        if st.outside and len(qi):
-            # A row that also agrees on a keyed column outside this stratum's belongs to a
-            # stratum of fewer mismatches, already visited by this query (its rows there
-            # candidates, or certified out of its top k): not a candidate again. The rows an
-            # index fetched are skipped too: in the postcode world the (employment, region)
-            # trees return the rows of the query's postcode cell already in its list, each a
-            # duplicate that ties with itself and sends the query's merge to the tie sort
-            # (16.8 % of the merged queries at 10^6; the time saved was within the noise,
-            # docs/scaling.md).
-            seen = np.zeros(len(qi), dtype=bool)
-            for j in st.outside:  # a loop over keyed columns (at most 3), never over rows
-                seen |= query.codes[:, j].take(qi) == base.codes[:, j].take(bi)
-            qi, bi = qi[~seen], bi[~seen]
         if not len(qi):
             continue
+        # Every pair left differs from its query on each outside column (its sum starts from
+        # their number) and agrees on ``st.cols``: neither is read again.
         # A pair farther than its query's current k-th distance never enters the top k (that
         # distance only falls): drop it, and merge only the queries with a pair left. Most
         # pairs of a stratum gathered after a nearer one go here (a 5,000-level postcode).
         kth = best_d[qi - sl.start, -1]
         if np.isfinite(kth).any():
-            d, keep = _sums_within(query, base, qi, bi, kth, divisor, decimals, st.cols)
+            d, keep = _sums_within(
+                query, base, qi, bi, kth, divisor, decimals, st.cols, st.outside, st.lead
+            )
             qi, bi = qi[keep], bi[keep]
             keep = ~(d > kth[keep])
         else:
-            d = _finish(canonical_sums(query, base, qi, bi, st.cols), divisor, decimals)
+            sums = canonical_sums(query, base, qi, bi, st.cols, st.outside)
+            d = _finish(sums, divisor, decimals)
             keep = np.ones(len(d), dtype=bool)
         if not keep.all():
             qi, bi, d = qi[keep], bi[keep], d[keep]
@@ -843,6 +951,18 @@ def _stratified_chunk(shared: tuple, sl: slice) -> tuple[np.ndarray, np.ndarray]
     return best_i, best_d
 
 
+def _unseen(
+    query: GowerMatrix, base: GowerMatrix, qi: np.ndarray, bi: np.ndarray, cols: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(qi, bi)`` whose codes differ on every column of ``cols``."""
+    if not cols or not len(qi):
+        return qi, bi
+    seen = np.zeros(len(qi), dtype=bool)
+    for j in cols:  # a loop over keyed columns (at most 3), never over rows
+        seen |= query.codes[:, j].take(qi) == base.codes[:, j].take(bi)
+    return qi[~seen], bi[~seen]
+
+
 def _sums_within(
     query: GowerMatrix,
     base: GowerMatrix,
@@ -852,10 +972,13 @@ def _sums_within(
     divisor: float,
     decimals: int | None,
     equal: tuple[int, ...] = (),
+    differ: tuple[int, ...] = (),
+    lead: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The finished distances of the pairs ``(qi, bi)`` that may be within their query's
-    ``kth``, and the mask of those pairs among all (``equal``: code columns every pair agrees
-    on, skipped as in :func:`~primafacie.neighbors.gower.canonical_sums`).
+    ``kth``, and the mask of those pairs among all (``equal``/``differ``: code columns every
+    pair agrees/disagrees on, skipped as in :func:`~primafacie.neighbors.gower.canonical_sums`;
+    ``lead``: the first numeric column of ``query`` and ``base``, contiguous).
 
     The sum runs as in :func:`~primafacie.neighbors.gower.canonical_sums` (the mismatching codes,
     then the numeric columns left to right; the same operations in the same order, so the same
@@ -868,8 +991,33 @@ def _sums_within(
     # a row-major matrix copies the whole column first, a cost that grew with the base
     # (docs/scaling.md, "The k-NN search CPU, profiled at 2·10^6"). Every pair's sum is
     # finished: the pruned pairs' other columns cost less than the column copies they saved.
-    out, first = np.zeros(len(qi)), np.empty(len(qi))
-    codes = [j for j in range(query.codes.shape[1]) if j not in equal]
+    # the sum starts from the known mismatches (an exact integer: the same bits)
+    start = float(len(differ))
+    codes = [j for j in range(query.codes.shape[1]) if j not in equal and j not in differ]
+    if lead is not None and not codes:
+        # No code left to compare: the partial sum is the start plus the first column's
+        # term, the same operations as in ``_pair_sums`` (so the same bits), read from the
+        # contiguous first columns; only the pairs it keeps gather their rows. In the
+        # postcode world most gathered pairs stop here, and their rows' gathers were most
+        # of the search's extra cost at 10^6.
+        # Pairs whose query has no k-th yet (inf) are all kept: not read twice (an index's
+        # pairs after the postcode cell of the query, mostly).
+        bound = np.flatnonzero(np.isfinite(kth))
+        every = len(bound) == len(qi)
+        qb, bb, kb = (qi, bi, kth) if every else (qi[bound], bi[bound], kth[bound])
+        first = np.full(len(qb), start)
+        scratch = np.subtract(lead[0].take(qb), lead[1].take(bb))
+        first += np.abs(scratch, out=scratch)
+        near = ~(_finish(first, divisor, decimals) > kb)
+        if every:
+            keep = near
+        else:
+            keep = np.ones(len(qi), dtype=bool)
+            keep[bound] = near
+        out = np.full(int(np.count_nonzero(keep)), start)
+        _pair_sums(query, base, qi[keep], bi[keep], codes, out)
+        return _finish(out, divisor, decimals), keep
+    out, first = np.full(len(qi), start), np.empty(len(qi))
     _pair_sums(query, base, qi, bi, codes, out, first)
     keep = ~(_finish(first, divisor, decimals) > kth)
     return _finish(out[keep], divisor, decimals), keep
