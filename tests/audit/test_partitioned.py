@@ -260,3 +260,32 @@ def test_freed_memory_is_handed_back_before_each_test_and_after_each_analysis(
     # after the read and after the analysis
     assert calls.count("situation") - calls.count("knn") == 8
     assert calls[-1] == "audit" and calls.count("audit") >= 2
+
+
+def test_a_text_id_missing_for_the_first_complainant(inputs, tmp_path, monkeypatch):
+    """Text ids, one blank (the first woman's): with slices of one complainant, the first
+    slice of each part of the gender test has no id at all and no Arrow type. The partitioned run
+    writes it and reads back the in-memory run's table, the missing id included."""
+    base = tmp_path / "in"
+    shutil.copytree(Path(inputs).parent / "inputs", base / "inputs")
+    data = pd.read_csv(base / "inputs" / "credit_world.csv")
+    first = int((data["gender"] == "female").to_numpy().argmax())
+    data["id"] = ["" if i == first else f"a-{v}" for i, v in enumerate(data["id"])]
+    data.to_csv(base / "inputs" / "credit_world.csv", index=False)
+    cfg = yaml.safe_load(Path(inputs).read_text())
+    cfg["analyses"] = {"alternatives": None, "situation": {"k": [5], "methods": ["st", "cf"]}}
+    path = base / "audit.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    whole = run_audit(load_config(path), tmp_path / "whole", progress=False)
+    monkeypatch.setattr(partitioned, "PARQUET_MIN_ROWS", 10)
+    monkeypatch.setattr(partitioned, "PART_ROW_GROUP", 1)
+    run_audit(load_config(path), tmp_path / "parts", progress=False)
+    both = data["race"].isin(["black", "hispanic"]).to_numpy()
+    for label in ("gender", "race"):
+        folder = tmp_path / "parts" / "tables" / f"situation_single_{label}"
+        back = partitioned.read_parts(sorted(folder.glob("part-*.parquet")))
+        table = whole.runs["situation"].results[f"single_{label}"].table.reset_index(drop=True)
+        assert back["id"].isna().sum() == (2 if label == "gender" else 2 * both[first])
+        if label == "gender":  # the first complainant of each part (st and cf)
+            assert pd.isna(back["id"].iloc[0])
+        pd.testing.assert_frame_equal(back, table)

@@ -108,3 +108,33 @@ def test_the_first_rows_of_an_all_missing_or_integer_key_use_the_whole_sort():
     for keys in (["delta"], ["k"]):
         whole = frame.sort_values(keys, ascending=False, kind="stable").head(2)
         pd.testing.assert_frame_equal(partitioned._first(frame, keys, False, 2), whole)
+
+
+@pytest.mark.parametrize("empty", [1, 3])
+def test_text_ids_missing_in_the_first_slices_take_the_later_slices_type(tmp_path, empty):
+    """An object column (text ids) with no value in the first slice has no Arrow type there:
+    the part holds slices until one types it, then writes them all in that type (it failed
+    with 'Unsupported cast from large_string to null'). The file reads back as the whole
+    frame written at once does."""
+    n, size = 10, 2
+    ids = np.array([None] * (empty * size) + [f"p-{i}" for i in range(n - empty * size)], object)
+    frame = pd.DataFrame({"row": np.arange(n, dtype=np.int64), "id": ids})
+    whole, sliced = tmp_path / "whole.parquet", tmp_path / "sliced.parquet"
+    partitioned.write_part(whole, frame)
+    with partitioned._PartFile(sliced) as part:
+        for start in range(0, n, size):
+            part.write(pd.DataFrame({"row": frame["row"][start : start + size].to_numpy(),
+                                     "id": ids[start : start + size]}))  # fmt: skip
+    back = partitioned.read_parts([sliced])
+    pd.testing.assert_frame_equal(back, partitioned.read_parts([whole]))
+    assert back["id"].isna().sum() == empty * size
+    assert back["id"].iloc[-1] == f"p-{n - empty * size - 1}"
+
+
+def test_a_column_empty_in_every_slice_is_written_when_the_part_closes(tmp_path):
+    path = tmp_path / "part.parquet"
+    with partitioned._PartFile(path) as part:
+        for start in (0, 2):
+            part.write(pd.DataFrame({"row": [start, start + 1], "id": [None, None]}))
+    back = partitioned.read_parts([path])
+    assert back["row"].tolist() == [0, 1, 2, 3] and back["id"].isna().all()

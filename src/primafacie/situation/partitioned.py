@@ -139,41 +139,62 @@ class _PartFile:
 
     The first slice fixes the schema (and the pandas metadata) and the encodings; the others
     are converted to that schema. Slices of :data:`PART_ROW_GROUP` rows are one row group
-    each, as the whole table's are.
+    each, as the whole table's are. A column with no value in the first slices (text ids
+    missing for the first complainants) has no type yet: those slices are held, as Arrow,
+    until a slice gives it one (or the part ends), then written in that type.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._writer: Any = None
+        self._held: list[Any] = []
 
     def write(self, frame: pd.DataFrame) -> None:
         """Append ``frame``'s rows (in row groups of :data:`PART_ROW_GROUP`)."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         if self._writer is not None:
             table = pa.Table.from_pandas(frame, schema=self._writer.schema, preserve_index=False)
             self._writer.write_table(table, row_group_size=PART_ROW_GROUP)
             return
-        table = pa.Table.from_pandas(frame, preserve_index=False)
-        unique = [c for c in _UNIQUE_COLUMNS if c in table.column_names]
+        self._held.append(pa.Table.from_pandas(frame, preserve_index=False))
+        if not any(pa.types.is_null(f.type) for f in self._schema()):
+            self._open()
+
+    def _schema(self) -> Any:
+        """The held slices' types unified (a column without a value takes the others' type),
+        with the pandas metadata of the last slice (the one that typed the columns)."""
+        import pyarrow as pa
+
+        schema = pa.unify_schemas([t.schema for t in self._held])
+        return schema.with_metadata(self._held[-1].schema.metadata)
+
+    def _open(self) -> None:
+        """Open the writer on the held slices' schema and write them."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = self._schema()
+        unique = [c for c in _UNIQUE_COLUMNS if c in schema.names]
         deltas = {
-            c: "DELTA_BINARY_PACKED"
-            for c in unique
-            if pa.types.is_integer(table.schema.field(c).type)
+            c: "DELTA_BINARY_PACKED" for c in unique if pa.types.is_integer(schema.field(c).type)
         }
         self._writer = pq.ParquetWriter(
             self.path,
-            table.schema,
-            use_dictionary=[c for c in table.column_names if c not in unique],
+            schema,
+            use_dictionary=[c for c in schema.names if c not in unique],
             column_encoding=deltas or None,
         )
-        self._writer.write_table(table, row_group_size=PART_ROW_GROUP)
+        held, self._held = self._held, []
+        for table in held:
+            self._writer.write_table(table.cast(schema), row_group_size=PART_ROW_GROUP)
 
     def __enter__(self) -> _PartFile:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._writer is None and self._held and exc[0] is None:
+            self._open()  # every slice held: a column empty throughout keeps the null type
         if self._writer is not None:
             self._writer.close()
 
