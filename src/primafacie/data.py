@@ -959,15 +959,6 @@ def _text_values(col: pd.Series) -> set[str]:
     text by its categories' text taken by the codes, so this is the same set, without the
     column of text and one Python string per row that iterating it makes (issue 22: 67 B
     per row at 2 x 10^6 rows, the largest term of the audit's data checks).
-
-    Parameters
-    ----------
-    col
-        The column.
-
-    Returns
-    -------
-    set of str
     """
     import pandas as pd
 
@@ -983,15 +974,6 @@ def _has_duplicates(col: pd.Series) -> bool:
 
     Integers are sorted instead (a copy, 8 B per row, and one comparison) where pandas'
     hash table held 27 B per row (measured at 2 x 10^6 ids); the answer is the same.
-
-    Parameters
-    ----------
-    col
-        The column.
-
-    Returns
-    -------
-    bool
     """
     if not (isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu"):  # not Int64 (NA)
         return bool(col.duplicated().any())
