@@ -110,9 +110,9 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     labels = list(engines)
     results: dict[str, Any] = {}
     states: dict[str, Any] = {}
-    # the single-attribute tests come first (SituationSpec.tests); written as parts, they
-    # overlap (each starts once the one before has searched: _overlap); every other test
-    # then runs alone, in order
+    # the single-attribute tests come first (SituationSpec.tests); written as parts, they can
+    # overlap (each starts once the one before has searched), but by default run in order
+    # (_overlap); every other test then runs alone, in order
     parts = _parts_batch(spec, ctx, labels)
     if parts:
         overlapped([_parts_call(ctx, engines, label, i, results) for i, label in enumerate(parts)],
@@ -134,16 +134,22 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     return _with_dossiers(collect(results), spec, ctx)
 
 
-#: Backends on which the tests written as parts overlap (:func:`_overlap`).
-OVERLAP_BACKENDS = ("dask",)
+#: Backends on which the tests written as parts overlap (:func:`_overlap`): none by default.
+#: On a 2-worker cluster, idle, the overlap saved nothing at 10^6 (80.0 / 84.2 s on against
+#: 79.2 / 87.8 s off) and cost 219 s at 5·10^6 (662.7 s on, 443.9 s off; the workers' CPU 958
+#: against 709 s): two tests' searches at once on the workers cost more than the idle cores
+#: they fill (docs/scaling.md, "Issue 22's benchmark table on an idle machine", ninth session).
+OVERLAP_BACKENDS: tuple[str, ...] = ()
 
 
 def _overlap(ctx: Context) -> bool:
-    """Whether the tests written as parts overlap: on a Dask cluster, where the client's own
-    stages (a test's statistics merges and report rows, the next test's space and
-    coordinates) otherwise leave the workers idle (docs/scaling.md, "The 10^7 run's idle
-    cores, overlapped"). Locally the backend's threads already fill the cores, and two tests
-    at once would hold two tests' memory in the one process."""
+    """Whether the tests written as parts overlap, the next one starting once the one before
+    has searched: only on the backends of :data:`OVERLAP_BACKENDS` (none by default). The
+    overlap fills the cores the client's own stages leave idle on a cluster (a test's
+    statistics merges and report rows, the next test's space and coordinates: docs/scaling.md,
+    "The 10^7 run's idle cores, overlapped"), but above 2·10^6 rows two tests' searches at once
+    cost the workers more than it saves. Locally the backend's threads already fill the cores,
+    and two tests at once would hold two tests' memory in the one process."""
     from ..compute import get_backend
 
     return get_backend(ctx.backend).kind in OVERLAP_BACKENDS
