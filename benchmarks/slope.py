@@ -101,7 +101,10 @@ def one(n: int, queries: int, k: int, zblock: bool = False, z: bool = True, off=
     if not z:  # the queries in data order, as before the Z order
         S._z_order = lambda e: np.arange(len(e))
     _timed(S, "_strata", acc, counts)
-    _timed(S, "_select", acc, counts)
+    _timed(S, "select_pairs", acc, counts)
+    _timed(S, "merge_ranked", acc, counts)
+    _timed(S, "_sums_within", acc, counts)
+    _timed(S, "_unseen", acc, counts)
     _timed(S, "_gather", acc, counts)
     _timed(S, "_brute", acc, counts)
     S.canonical_sums = _wrap(gower.canonical_sums, acc, "canonical distances")
