@@ -170,7 +170,8 @@ def test_counterfactual_table_released_before_the_searches(loan, tmp_path, monke
 
 
 def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypatch):
-    """On a 2-worker LocalCluster the parts are byte-identical to the local run's, and what
+    """On a 2-worker LocalCluster the parts are byte-identical to the local run's (the held
+    searches cut into slices of 40 queries, taken by the workers in turn), and what
     the tasks return to the client holds no per-complainant row: histograms of p-values,
     empty frames (the columns) and per part counts with the Δp of its cases. A partition's
     counts are sent once: pass 1 keeps them on its worker (futures, never gathered) and
@@ -225,6 +226,20 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
         top.append(out)
         return out
 
+    # searches of at most 40 queries a task: every worker thread takes several slices in
+    # turn (the next as it finishes one), and the parts are still the local run's bytes
+    from primafacie.situation import search as search_module
+
+    sliced: list = []
+    real_slices = search_module.held_slices
+
+    def slices_spy(m, threads, size=None):
+        out = real_slices(m, threads, size)
+        sliced.append((m, threads, len(out)))
+        return out
+
+    monkeypatch.setattr(search_module, "HELD_SLICE", 40)
+    monkeypatch.setattr(search_module, "held_slices", slices_spy)
     monkeypatch.setattr(GowerMatrix, "__post_init__", made_spy)
     monkeypatch.setattr(partitioned, "_held_top_lists", top_spy)
     monkeypatch.setattr(coordinates, "COORDINATE_CHUNK", 64)
@@ -243,6 +258,9 @@ def test_workers_write_and_the_client_gets_counts_only(loan, tmp_path, monkeypat
             client.close()
             cluster.close()
     assert len(pids) == 2
+    # the run's three searches (control, test, centres) ran in 4 or more slices of <= 40
+    assert len(sliced) >= 3 and all(t == 2 and n % 2 == 0 and n >= 4 for _, t, n in sliced)
+    assert all(-(-m // n) <= 40 for m, _, n in sliced)
     a = {p.name: p.read_bytes() for p in sorted((tmp_path / "l").iterdir())}
     b = {p.name: p.read_bytes() for p in sorted((tmp_path / "d").iterdir())}
     assert a == b and len(a) == 8 * -(-local.n_complainants // 90) >= 16

@@ -283,18 +283,48 @@ def _queries(X: Any, rows: np.ndarray) -> Any:
     return X.locate(rows) if isinstance(X, HeldSplit) else X[rows]
 
 
+#: Queries of one task of a search on held coordinates (:func:`_held_knn`), at most: a search
+#: of more than a slice per worker thread is cut into a multiple of the threads, and each
+#: thread takes the next slice when it finishes one. At 10^7 rows (2.5·10^6 queries a
+#: thread) one of the two workers ran its half ~4.6x slower per chunk than the other and the
+#: other waited (761 worker-seconds without a task in the gender searches, docs/scaling.md,
+#: ninth session); each extra slice rebuilds the search's indexes on its worker (~2 s at 10^7).
+HELD_SLICE = 1 << 19
+
+
+def held_slices(m: int, threads: int, size: int | None = None) -> list[slice]:
+    """The query slices of a held search of ``m`` queries on ``threads`` worker threads: one
+    per thread, or a multiple of ``threads`` of at most ``size`` (:data:`HELD_SLICE`) each.
+
+    Examples
+    --------
+    >>> [(s.start, s.stop) for s in held_slices(10, 2, size=4)]
+    [(0, 3), (3, 6), (6, 9), (9, 10)]
+    >>> len(held_slices(2_500_000 * 2, 2)), len(held_slices(1_000_000, 2))
+    (10, 2)
+    """
+    from ..compute import chunk_slices
+
+    if not m:
+        return [slice(0, 0)]
+    threads = max(threads, 1)
+    rounds = max(1, -(-m // (threads * (size or HELD_SLICE))))
+    return chunk_slices(m, -(-m // (threads * rounds)))
+
+
 def _held_knn(
     query: Any, base: HeldMatrix, k: int, opts: dict, reducer: ListReducer
 ) -> tuple[np.ndarray, ...]:
     """:func:`knn` of queries and a search space held on the Dask workers, run there.
 
-    The queries are cut into one contiguous slice per worker; each worker's task reads its
+    The queries are cut into contiguous slices (:func:`held_slices`); each task reads its
     slice (from the held pieces that hold it) and the whole space, and runs the exact search
     there with local threads (one: a worker runs one task at a time), reduced by ``reducer``
-    (its complainants' part of it). Each query's list depends on that query and the space
-    alone (``knn`` returns the brute-force answer whatever the chunks, backend or index), so
-    the slices' outputs stacked are those of one search of every query; only the reduced
-    counts come back.
+    (its complainants' part of it). Every worker thread starts with a slice and takes the
+    next one when it finishes, so a slow worker holds up no other. Each query's list depends
+    on that query and the space alone (``knn`` returns the brute-force answer whatever the
+    chunks, backend or index), so the slices' outputs stacked in order are those of one
+    search of every query; only the reduced counts come back.
 
     Parameters
     ----------
@@ -311,7 +341,9 @@ def _held_knn(
     """
     from dataclasses import replace as _replace
 
-    from ..compute import Backend, _trim_workers, chunk_slices
+    from distributed import as_completed
+
+    from ..compute import Backend, _trim_workers
 
     client = base.pieces[0].client  # the cluster holding the space
     held, positions = query if isinstance(query, tuple) else (query, None)
@@ -319,13 +351,13 @@ def _held_knn(
         held = HeldMatrix((client.scatter([held], hash=False)[0],), (len(held),), held.levels,
                           held.layout)  # fmt: skip
     m = len(held) if positions is None else len(positions)
-    # one slice per worker thread (each builds its own index once, as a search's chunks do)
     workers = [w for w, threads in sorted(client.nthreads().items()) for _ in range(threads)]
-    slices = chunk_slices(m, -(-m // max(len(workers), 1))) if m else [slice(0, 0)]
+    slices = held_slices(m, len(workers))
     # each worker searches with its own thread (the worker's one), never the cluster again
     local = {**opts, "backend": Backend(n_jobs=1)}
-    futures = []
-    for i, sl in enumerate(slices):
+
+    def submit(i: int, worker: str | None) -> Any:
+        sl = slices[i]
         if positions is None:
             lo, hi, sel = sl.start, sl.stop, None
         else:
@@ -335,12 +367,30 @@ def _held_knn(
         part = reducer if reducer.own is None else _replace(reducer, own=reducer.own[sl])
         # one future for the task's small inputs (a list: Dask scatters a tuple's items apart)
         job = client.scatter([(k, local, part, offset, lo, hi, sel)], hash=False)[0]
-        futures.append(client.submit(
+        return client.submit(
             _held_search, job, base.pieces[0], *held.pieces[first:stop], pure=False,
-            workers=[workers[i % len(workers)]] if workers else None, allow_other_workers=True,
-        ))  # fmt: skip
-    parts = client.gather(futures)
-    del futures
+            workers=[worker] if worker else None, allow_other_workers=True,
+        )  # fmt: skip
+
+    # the first slice of every thread, then the next slice to whichever thread is free; the
+    # outputs are placed by slice, never by arrival
+    start = min(len(slices), max(len(workers), 1))
+    running = {}  # future -> (its slice, the worker thread it was given to)
+    for i in range(start):
+        worker = workers[i] if workers else None
+        running[submit(i, worker)] = (i, worker)
+    parts: list[Any] = [None] * len(slices)
+    following = iter(range(start, len(slices)))
+    pending = as_completed(list(running), loop=client.loop)
+    for done in pending:
+        i, worker = running.pop(done)
+        parts[i] = done.result()
+        nxt = next(following, None)
+        if nxt is not None:
+            future = submit(nxt, worker)
+            running[future] = (nxt, worker)
+            pending.add(future)
+        del done
     _trim_workers(client)
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
 
