@@ -294,7 +294,8 @@ HELD_SLICE = 1 << 19
 
 def held_slices(m: int, threads: int, size: int | None = None) -> list[slice]:
     """The query slices of a held search of ``m`` queries on ``threads`` worker threads: one
-    per thread, or a multiple of ``threads`` of at most ``size`` (:data:`HELD_SLICE`) each.
+    per thread, or ``threads`` × r slices of equal length (the last shorter), r the fewest
+    rounds that keep each at most ``size`` (:data:`HELD_SLICE`); fewer when ``m`` is small.
 
     Examples
     --------
@@ -390,7 +391,6 @@ def _held_knn(
             future = submit(nxt, worker)
             running[future] = (nxt, worker)
             pending.add(future)
-        del done
     _trim_workers(client)
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
 
