@@ -160,6 +160,31 @@ def test_mismatched_columns_are_an_input_error():
         GowerMatrix(np.zeros((2, 1)), np.zeros((3, 1), dtype=int))
 
 
+def test_a_matrix_unpickled_from_misaligned_buffers_is_aligned():
+    """Dask hands a worker arrays pointing into a received frame at any byte offset; a
+    GowerMatrix realigns them when unpickled (unaligned row gathers ran the 10^7 search
+    ~4.6x slower on the worker that had received the space)."""
+    import pickle
+
+    X = GowerMatrix(np.arange(12.0).reshape(4, 3), np.array([[0, 300]] * 4), (2, 301))
+    assert X.codes.dtype == np.int16
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(X, protocol=5, buffer_callback=buffers.append)
+    shifted = []
+    for b in buffers:  # each buffer one byte into a fresh frame, as a received frame can be
+        raw = bytearray(b.raw().nbytes + 1)
+        raw[1:] = b.raw()
+        shifted.append(memoryview(raw)[1:])
+    plain = pickle.loads(data, buffers=shifted)  # what numpy alone gives: unaligned views
+    assert isinstance(plain, GowerMatrix)
+    np.testing.assert_array_equal(plain.num, X.num)
+    np.testing.assert_array_equal(plain.codes, X.codes)
+    assert plain.num.flags.aligned and plain.codes.flags.aligned
+    assert plain.levels == X.levels and plain.layout == X.layout
+    unaligned = np.frombuffer(shifted[0], dtype=float)
+    assert not unaligned.flags.aligned  # the frame really was misaligned
+
+
 def test_codes_are_held_in_the_smallest_dtype_that_holds_them():
     """3 and 5,000 levels: int16 for the matrix (one dtype for every column); a row subset
     keeps it; given levels above the codes' own maximum are what decides it."""

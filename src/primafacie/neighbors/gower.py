@@ -73,6 +73,28 @@ def code_dtype(codes: np.ndarray, levels: tuple[int, ...] = ()) -> np.dtype:
     return np.dtype(np.int64)
 
 
+def aligned(x: np.ndarray) -> np.ndarray:
+    """``x`` itself, or its copy when its data are not aligned to its item size.
+
+    Dask's transfers hand a worker arrays that point into a received frame at any byte
+    offset: a float64 matrix at an address ending in ``...30``. Row gathers
+    (``take(axis=0)``) of such a matrix run a slow unaligned copy, 3-10x slower: at 10^7
+    rows the worker that had received the search space searched ~4.6x slower per chunk
+    than the one that had built it (docs/scaling.md, tenth session).
+
+    Examples
+    --------
+    >>> raw = bytearray(8 * 4 + 1)
+    >>> x = np.frombuffer(memoryview(raw)[1:], dtype=float).reshape(2, 2)
+    >>> x.flags.aligned, aligned(x).flags.aligned
+    (False, True)
+    >>> y = np.zeros((2, 2))
+    >>> aligned(y) is y
+    True
+    """
+    return x if x.flags.aligned else np.require(x, requirements=("C", "A"))
+
+
 @dataclass(frozen=True, eq=False)
 class GowerMatrix:
     """Transformed rows: scaled numeric columns plus integer codes of categorical columns.
@@ -132,6 +154,9 @@ class GowerMatrix:
         object.__setattr__(self, "codes", codes)
         object.__setattr__(self, "levels", levels)
         object.__setattr__(self, "layout", layout)
+
+    def __reduce__(self) -> tuple:
+        return (_unpickled, (self.num, self.codes, self.levels, self.layout))
 
     def __len__(self) -> int:
         return len(self.num)
@@ -523,4 +548,15 @@ def gower_distances(query: Any, base: Any, divisor: float = 1.0) -> np.ndarray:
     out = canonical_sums(q, b, np.arange(len(q))[:, None], np.arange(len(b))[None, :])
     if divisor != 1:
         out /= divisor
+    return out
+
+
+def _unpickled(
+    num: np.ndarray, codes: np.ndarray, levels: tuple[int, ...], layout: tuple[str, ...]
+) -> GowerMatrix:
+    """A :class:`GowerMatrix` as pickled (already validated), its arrays :func:`aligned`."""
+    out = object.__new__(GowerMatrix)
+    for name, value in (("num", aligned(num)), ("codes", aligned(codes)), ("levels", levels),
+                        ("layout", layout)):  # fmt: skip
+        object.__setattr__(out, name, value)
     return out
