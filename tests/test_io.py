@@ -422,7 +422,7 @@ try:
     main()
 except Exception as exc:  # typer.Exit from guarded
     sys.exit(getattr(exc, "exit_code", 99))
-# reached only when no signal surfaced: say what the process saw (make test, under load, once
+# reached only when no signal surfaced: say what the process saw (make test, under load, twice
 # got exit 0 here with nothing on stderr for SIGINT2 at "planned"; not reproduced since)
 print(f"no signal surfaced: pending={sorted(signal.sigpending())} "
       f"SIGINT={signal.getsignal(signal.SIGINT)} threads={threading.active_count()} "
