@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from primafacie.data import AuditData
 from primafacie.situation.planning import Planner
@@ -59,3 +60,64 @@ def test_counterfactual_centres_use_the_factual_ranges():
     assert lists.cf_list[0].tolist() == [6, 7, 5]
     assert lists.cf_counts.negatives(2).tolist() == [1, 1, 1, 1]  # row 7 is the one rejection
     assert lists.cf_counts.sizes(3).tolist() == [3, 3, 3, 3]
+
+
+def test_a_held_search_builds_its_space_once_per_worker_and_answers_as_one_search(monkeypatch):
+    """A search on held coordinates in 10 slices of at most 60 queries on two workers: each
+    worker builds the search space's strata and trees once (``neighbors.reuse``: one build,
+    then a hit per later slice, forgotten when the search ends) and the counts and lists are
+    those of one local search of every query, whatever slice they were searched in."""
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+    import dask
+    from distributed import Client, LocalCluster
+
+    from primafacie.compute import Backend
+    from primafacie.neighbors import GowerMatrix, knn
+    from primafacie.situation import search as S
+    from primafacie.situation.coordinates import HeldMatrix
+    from primafacie.situation.lists import ListReducer, prefix_lengths
+
+    rng = np.random.default_rng(7)
+
+    def matrix(n: int) -> GowerMatrix:
+        num = np.round(rng.random((n, 3)), 2)  # rounded: ties at the k-th distance
+        codes = np.column_stack([rng.integers(0, 4, n), rng.integers(0, 3, n)]).astype(np.int16)
+        return GowerMatrix(num, codes, (4, 3), ("n", "n", "n", "c", "c"))
+
+    base, queries = matrix(3000), matrix(500)
+    opts = {"algorithm": "tree", "divisor": 5.0, "decimals": 12, "ties": "first"}
+    reducer = ListReducer(cols=prefix_lengths([5, 12], 13), neg=(rng.random(3000) < 0.4)
+                          .astype(np.int8), keep=True)  # fmt: skip
+    local = knn(queries, base, 13, **opts, reduce=reducer, backend=Backend(n_jobs=1))
+    monkeypatch.setattr(S, "HELD_SLICE", 60)
+    with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=":0")  # fmt: skip
+        client = Client(cluster, set_as_default=False)
+        try:
+            reused: list = []
+            real_run = client.run
+
+            def run_spy(fn, *args, **kwargs):
+                out = real_run(fn, *args, **kwargs)
+                if fn is S.forget:
+                    reused.append(sorted(v for v in out.values() if v is not None))
+                return out
+
+            monkeypatch.setattr(client, "run", run_spy)
+            held_base = HeldMatrix(tuple(client.scatter([base], hash=False)), (3000,),
+                                   base.levels, base.layout)  # fmt: skip
+            pieces = [queries[np.arange(i, min(i + 100, 500))] for i in range(0, 500, 100)]
+            held_q = HeldMatrix(tuple(client.scatter(pieces, hash=False)), (100,) * 5,
+                                queries.levels, queries.layout)  # fmt: skip
+            remote = S._held_knn(held_q, held_base, 13, opts, reducer)
+        finally:
+            client.close()
+            cluster.close()
+    assert len(S.held_slices(500, 2)) == 10
+    assert len(remote) == len(local) == 4  # neg, size, list, dist
+    for a, b in zip(remote, local, strict=True):
+        np.testing.assert_array_equal(a, b)
+    (per_worker,) = reused
+    assert [b for b, _ in per_worker] == [1, 1], per_worker
+    assert sum(h for _, h in per_worker) == 8

@@ -8,10 +8,12 @@ building them, growing as n log n). An :class:`OnDemand` index is built by the f
 that needs it, under a lock (local threads share one build); building is deterministic, so
 every thread and every Dask worker searches the same index.
 
-An optional ``tune(index)`` runs once right after the build, under the same lock (the search
-chooses there how many candidates the index's queries fetch,
-:mod:`~primafacie.neighbors.candidates`); :meth:`OnDemand.tuned` returns the index and its
-setting.
+An optional ``tune(index)``, given by the caller of :meth:`OnDemand.tuned`, runs once right
+after the build, under the same lock (the search chooses there how many candidates the index's
+queries fetch, :mod:`~primafacie.neighbors.candidates`); :meth:`OnDemand.tuned` returns the
+index and its setting. It is the first caller's: an index kept for later searches
+(:class:`~primafacie.neighbors.reuse.SpaceCache`) keeps the setting its first queries chose,
+which changes what a query costs, never its answer.
 """
 
 from __future__ import annotations
@@ -36,9 +38,6 @@ class OnDemand:
         Returns the embedding to index; called once, at the build.
     maxabs
         Largest absolute coordinate (passed through to ``make_index``).
-    tune
-        Optional ``tune(index) -> setting``, run once after the build (deterministic, like
-        the build); ``None`` gives the setting ``None``.
 
     Examples
     --------
@@ -48,15 +47,15 @@ class OnDemand:
     0
     >>> lazy.get(), lazy.get(), built
     ('tree', 'tree', [3])
-    >>> OnDemand(lambda e, m: "tree", lambda: np.zeros((3, 1)), 0.0, tune=len).tuned()
+    >>> OnDemand(lambda e, m: "tree", lambda: np.zeros((3, 1)), 0.0).tuned(tune=len)
     ('tree', 4)
     """
 
     def __init__(
         self, make_index: Callable[[np.ndarray, float], Any], embed: Callable[[], np.ndarray],
-        maxabs: float, tune: Callable[[Any], Any] | None = None,
+        maxabs: float,
     ) -> None:  # fmt: skip
-        self._make, self._embed, self._maxabs, self._tune = make_index, embed, maxabs, tune
+        self._make, self._embed, self._maxabs = make_index, embed, maxabs
         self._index: Any = None
         self._setting: Any = None
         self._lock = threading.Lock()
@@ -65,14 +64,15 @@ class OnDemand:
         """The index, built (and tuned) on first use."""
         return self.tuned()[0]
 
-    def tuned(self) -> tuple[Any, Any]:
-        """The index and the setting ``tune`` chose for it, both computed on first use."""
+    def tuned(self, tune: Callable[[Any], Any] | None = None) -> tuple[Any, Any]:
+        """The index and the setting ``tune(index)`` chose for it (``None`` without one),
+        both computed on first use (deterministic, like the build); a later ``tune`` is not
+        run."""
         with self._lock:
             if self._index is None:
                 index = self._make(self._embed(), self._maxabs)
                 self._embed = None  # the embedding's closure may hold a large matrix
-                if self._tune is not None:
-                    self._setting = self._tune(index)
-                    self._tune = None  # its closure may hold the queries' sample
+                if tune is not None:
+                    self._setting = tune(index)
                 self._index = index
             return self._index, self._setting

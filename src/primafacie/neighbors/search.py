@@ -22,6 +22,7 @@ from .grouped import BaseGroups, base_groups, grouped_topk
 from .layout import z_sorted
 from .levels import by_levels, level_column
 from .ondemand import OnDemand
+from .reuse import SpaceCache
 from .topk import merge_ranked, select_pairs, topk_block
 
 __all__ = ["knn", "KnnResult", "TIE_RULES", "ALGORITHMS", "choose_algorithm", "AutoRule"]
@@ -363,13 +364,35 @@ def _embed(X: GowerMatrix, onehot: list[int], key: np.ndarray | None, weight: fl
     return np.ascontiguousarray(np.hstack(blocks))
 
 
+def _key_multipliers(levels: tuple[int, ...], cols: tuple[int, ...]) -> np.ndarray | None:
+    """The multipliers turning codes on ``cols`` into one integer per row (mixed radix: equal
+    keys iff equal codes), or None when ``cols`` is empty or has 2^50 combinations or more.
+
+    Examples
+    --------
+    >>> _key_multipliers((3, 4, 5), (0, 2)).tolist()
+    [1, 3]
+    """
+    if not cols or float(np.prod([float(levels[j]) for j in cols])) >= 2.0**50:
+        return None
+    return np.cumprod([1] + [levels[j] for j in cols[:-1]]).astype(np.int64)
+
+
 def _keys(q: GowerMatrix, b: GowerMatrix, cols: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """One integer per row naming its codes on ``cols`` (equal keys iff equal codes)."""
     if not cols:
         return np.zeros(len(q), dtype=np.int64), np.zeros(len(b), dtype=np.int64)
-    if float(np.prod([float(b.levels[j]) for j in cols])) < 2.0**50:
-        mult = np.cumprod([1] + [b.levels[j] for j in cols[:-1]]).astype(np.int64)
+    mult = _key_multipliers(b.levels, cols)
+    if mult is not None:
         return q.codes[:, list(cols)] @ mult, b.codes[:, list(cols)] @ mult
+    return _joint_keys(q, b, cols)
+
+
+def _joint_keys(
+    q: GowerMatrix, b: GowerMatrix, cols: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_keys` numbered over the distinct code combinations of both sides (too many
+    combinations for :func:`_key_multipliers`)."""
     both = np.vstack([q.codes[:, list(cols)], b.codes[:, list(cols)]])
     inv = np.unique(both, axis=0, return_inverse=True)[1].reshape(-1)
     return inv[: len(q)], inv[len(q) :]
@@ -426,43 +449,90 @@ def _faiss_index(emb: np.ndarray, maxabs: float) -> _Index:
 
 
 @dataclass
-class _Stratum:
-    """Searches among the base rows sharing a query's codes on a subset of the keyed columns.
+class _Keyed:
+    """The base side of a stratum: what is built from the search space alone (its rows' keys
+    on a subset of the keyed columns, their order, group bounds and indexes), so that other
+    queries searched in the same space reuse it (:class:`~primafacie.neighbors.reuse.SpaceCache`).
 
-    ``mismatch`` = keyed columns outside the subset: a row whose codes agree with the query on
-    exactly the subset is at least that far. Without ``index``, every candidate agrees with
-    its query on the subset's columns (``cols``). Groups of at most ``limit`` rows are fetched
-    whole; a larger group is searched in its own index (``groups``: key -> (index, base rows),
-    over :func:`_embed` without the key) or, when there are too many large groups, in one
-    index over all rows with the key as a column (``index``). Indexes are
-    :class:`~primafacie.neighbors.ondemand.OnDemand`: built by the first query that reaches them.
+    ``mismatch`` = keyed columns outside the subset (``key_cols``): a row whose codes agree
+    with the query on exactly the subset is at least that far. Without ``index``, every
+    candidate agrees with its query on the subset's columns (``cols``). Groups of at most
+    ``limit`` rows are fetched whole; a larger group is searched in its own index (``groups``:
+    key -> (index, base rows), over :func:`_embed` without the key) or, when there are too
+    many large groups, in one index over all rows with the key as a column (``index``).
+    Indexes are :class:`~primafacie.neighbors.ondemand.OnDemand`: built by the first query
+    that reaches them.
 
-    Group bounds come from ``table`` (:func:`_first_positions`) when it is small enough, else
-    from a binary search of ``sorted_keys``. With ``skip`` (a keyed column outside the subset,
-    of ``width`` levels) each group's rows are ordered by their code on it, and a gathered
-    group leaves out the contiguous run of rows sharing the query's code there.
+    Group bounds come from ``table`` (:func:`_first_positions`, one row per key below
+    ``space`` and an empty one for every key at or above it) when it is small enough, else
+    from a binary search of ``sorted_keys``. With ``skip`` (a keyed column outside the
+    subset, of ``width`` levels) each group's rows are ordered by their code on it, and a
+    gathered group leaves out the contiguous run of rows sharing the query's code there.
+    ``mult`` turns a row's codes on ``key_cols`` into its key (``None``: the keys were
+    numbered over the queries and the base together, ``joint_qkey``, and are not reusable).
     """
 
     mismatch: int
-    qkey: np.ndarray
+    key_cols: tuple[int, ...]
+    mult: np.ndarray | None
     order: np.ndarray
     sorted_keys: np.ndarray | None
-    embed: Callable[[np.ndarray, bool], np.ndarray]
     limit: int
     outside: tuple[int, ...] = ()
     groups: dict[int, tuple[OnDemand, np.ndarray]] | None = None
     index: OnDemand | None = None
     cols: tuple[int, ...] = ()
     table: np.ndarray | None = None
+    space: int = 0
     skip: int | None = None
     width: int = 1
+    joint_qkey: np.ndarray | None = None
+
+
+@dataclass
+class _BaseStrata:
+    """Every stratum's base side (fewest mismatches first) and what the queries' side needs:
+    the keyed and one-hot columns, the key's weight, the largest coordinate, the base's first
+    numeric column (contiguous) and whether it may serve other queries (``reusable``)."""
+
+    strata: list[_Keyed]
+    onehot: list[int]
+    weight: float
+    maxabs: float
+    lead: np.ndarray | None
+    reusable: bool
+
+
+@dataclass
+class _Stratum(_Keyed):
+    """A stratum as one set of queries searches it: its base side (:class:`_Keyed`) with the
+    queries' keys (``qkey``), their embedding (``embed(rows, keyed_col)``), their codes on
+    ``skip`` (``qskip``), the first numeric column of both (``lead``) and ``tune(key, size)``,
+    which tunes an index the first time these queries build it (:func:`_tune_kq`)."""
+
+    qkey: np.ndarray | None = None
+    embed: Callable[[np.ndarray, bool], np.ndarray] | None = None
     qskip: np.ndarray | None = None
     lead: tuple[np.ndarray, np.ndarray] | None = None
+    tune: Callable[[int | None, int], Callable | None] | None = None
 
 
 #: Up to this many large groups of a stratum get an index each (a smaller, lower-dimensional
 #: tree per group is ~4x faster than one tree with the key as a coordinate; measured).
 _MAX_GROUP_INDEXES = 256
+
+
+def bounds_of(num: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each numeric column's smallest and largest value (empty arrays without rows).
+
+    Examples
+    --------
+    >>> [b.tolist() for b in bounds_of(np.array([[0.0, 3.0], [2.0, -1.0]]))]
+    [[0.0, -1.0], [2.0, 3.0]]
+    """
+    if not len(num):
+        return np.empty(0), np.empty(0)
+    return num.min(axis=0), num.max(axis=0)
 
 
 def _strata(
@@ -473,93 +543,140 @@ def _strata(
     rule: AutoRule,
     k: int | None = None,
     slack: float = 0.0,
+    prepared: _BaseStrata | None = None,
 ) -> list[_Stratum]:
-    """One stratum per subset of the keyed columns, fewest mismatches first.
+    """One stratum per subset of the keyed columns, fewest mismatches first: the base side
+    ``prepared`` (:func:`_base_strata`; built here, for these queries alone, when None) with
+    these queries' side.
 
     With ``k``, each index chooses how many neighbours its queries fetch when it is built
     (:func:`_tune_kq`); without, they fetch ``kq``.
     """
+    if prepared is None:
+        prepared = _base_strata(base, bounds_of(query.num), kq, make_index, rule, k, slack, query)
+    onehot, weight = prepared.onehot, prepared.weight
+    lead = None
+    if prepared.lead is not None:
+        lead = (np.ascontiguousarray(query.num[:, 0]), prepared.lead)
+    out = []
+    for ks in prepared.strata:
+        if ks.joint_qkey is not None:
+            qkey = ks.joint_qkey
+        elif ks.mult is None:  # no keyed column
+            qkey = np.zeros(len(query), dtype=np.int32)
+        else:
+            qkey = _narrow(query.codes[:, list(ks.key_cols)] @ ks.mult)[0]
+            if ks.table is not None:
+                # a key no base row has reads the table's empty row past the base's keys
+                qkey = np.minimum(qkey, ks.space).astype(qkey.dtype, copy=False)
+
+        def embed(rows: np.ndarray, keyed_col: bool, qk=qkey) -> np.ndarray:
+            return _embed(query[rows], onehot, qk[rows] if keyed_col else None, weight)
+
+        def tune(key: int | None, size: int, embed=embed, qk=qkey) -> Callable | None:
+            if k is None:
+                return None
+            return partial(_tune_kq, queries=partial(_queries_of, qk, key), size=size,
+                           embed=partial(embed, keyed_col=key is None), k=k, kq=kq,
+                           slack=slack)  # fmt: skip
+
+        qskip = None if ks.skip is None else query.codes[:, ks.skip]
+        out.append(_Stratum(**vars(ks), qkey=qkey, embed=embed, qskip=qskip, lead=lead,
+                            tune=tune))  # fmt: skip
+    return out
+
+
+def _base_strata(
+    base: GowerMatrix,
+    bounds: tuple[np.ndarray, np.ndarray],
+    kq: int,
+    make_index: Callable,
+    rule: AutoRule,
+    k: int | None = None,
+    slack: float = 0.0,
+    query: GowerMatrix | None = None,
+) -> _BaseStrata:
+    """The base side of every stratum, for queries whose numeric columns lie within
+    ``bounds`` (:func:`bounds_of`): the key's weight must exceed any other part of a query's
+    embedded distance to a row. ``query`` is read only when a subset of keyed columns has
+    more than 2^50 code combinations (its keys are then numbered over both sides, and the
+    result serves these queries alone)."""
     keyed, onehot = _plan(base.levels, rule)
     # A few-valued numeric column (an ordinal) splits each index by its levels (exact).
     make_index = by_levels(make_index, level_column(base.num))
-    span, maxabs = _extent(query.num, base.num)
+    span, maxabs = _extent(bounds, base.num)
     weight = 2.0 * (span + len(onehot)) + 2.0  # more than any numeric + one-hot part
-    # The first numeric column of the queries and of the base, contiguous (8 B per row, once
-    # per search): a pair's partial sum is read from them without gathering its rows.
-    lead = None
-    if query.num.shape[1]:
-        lead = (np.ascontiguousarray(query.num[:, 0]), np.ascontiguousarray(base.num[:, 0]))
-    out = []
+    # The first numeric column of the base, contiguous (8 B per row, once per search): a
+    # pair's partial sum is read from it and the query's without gathering its rows.
+    lead = np.ascontiguousarray(base.num[:, 0]) if base.num.shape[1] else None
+    out, reusable = [], True
     for size in range(len(keyed), -1, -1):
         for cols in combinations(keyed, size):
             # Every stratum keeps its keys and row order for the whole search: int32 when
             # they fit (the credit world at 10^6: 4 strata x 16 B per row less).
-            qkey, bkey = _narrow(*_keys(query, base, cols))
+            mult = _key_multipliers(base.levels, cols)
+            joint_qkey = None
+            if mult is not None:
+                bkey = _narrow(base.codes[:, list(cols)] @ mult)[0]
+            elif cols:
+                if query is None:
+                    raise ValueError("keys over 2^50 combinations are numbered with the queries")
+                joint_qkey, bkey = _narrow(*_joint_keys(query, base, cols))
+                reusable = False
+            else:
+                bkey = np.zeros(len(base), dtype=np.int32)
             order = _narrow(np.argsort(bkey, kind="stable"))[0]
             sorted_keys = bkey[order]
-            bounds = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1], True])
+            bounds_ = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1], True])
             limit = _GATHER * kq
-            bigs = np.flatnonzero(np.diff(bounds) > limit)
+            bigs = np.flatnonzero(np.diff(bounds_) > limit)
             outside = tuple(j for j in keyed if j not in cols)
             # Only gathered groups leave a run out: with none (every group indexed), no skip.
-            skip = outside[0] if outside and len(bigs) < len(bounds) - 1 else None
-            space = 1 + max(int(qkey.max(initial=0)), int(bkey.max(initial=0)))
+            skip = outside[0] if outside and len(bigs) < len(bounds_) - 1 else None
+            top = int(bkey.max(initial=0))
+            if joint_qkey is not None:
+                top = max(top, int(joint_qkey.max(initial=0)))
+            space = 1 + top
             width = base.levels[skip] if skip is not None else 1
             table = None
             if space * width < _TABLE_CELLS + 2 * len(base):
                 if skip is not None:
                     # each group by its code on ``skip``, rows ascending within a code
                     order = _narrow(np.lexsort((base.codes[:, skip], bkey)))[0]
+                # one more key than the base's: the empty row every absent key reads
                 table = _first_positions(
                     sorted_keys, None if skip is None else base.codes[:, skip].take(order),
-                    width, space,
+                    width, space + 1,
                 )  # fmt: skip
             else:
                 skip, width = None, 1
-
-            def embed(rows: np.ndarray, keyed_col: bool, qk=qkey) -> np.ndarray:
-                return _embed(query[rows], onehot, qk[rows] if keyed_col else None, weight)
-
-            def tune(key: int | None, size: int, embed=embed, qk=qkey) -> Callable | None:
-                if k is None:
-                    return None
-                return partial(_tune_kq, queries=partial(_queries_of, qk, key), size=size,
-                               embed=partial(embed, keyed_col=key is None), k=k, kq=kq,
-                               slack=slack)  # fmt: skip
-
-            st = _Stratum(
-                len(keyed) - size, qkey, order, None if table is not None else sorted_keys,
-                embed, limit, outside, table=table, skip=skip, width=width,
-                qskip=None if skip is None else query.codes[:, skip], lead=lead,
+            ks = _Keyed(
+                len(keyed) - size, cols, mult, order,
+                None if table is not None else sorted_keys, limit, outside, table=table,
+                space=space, skip=skip, width=width, joint_qkey=joint_qkey,
             )  # fmt: skip
             if len(bigs) and len(bigs) <= _MAX_GROUP_INDEXES:
-                st.groups = {}
+                ks.groups = {}
                 for g in bigs:  # a loop over large groups (at most 256), never over rows
-                    rows_g = order[bounds[g] : bounds[g + 1]]
+                    rows_g = order[bounds_[g] : bounds_[g + 1]]
                     if skip is not None:  # ascending, as the index of each group always had
                         rows_g = np.sort(rows_g)
                     # each group embeds its own rows when its index is built: no embedding
                     # of the whole base held for the search (40 B per row at 5 columns)
                     embed_g = partial(_embed_rows, base, rows_g, onehot, weight)
-                    key = int(sorted_keys[bounds[g]])
-                    st.groups[key] = (
-                        OnDemand(make_index, embed_g, maxabs, tune(key, len(rows_g))),
-                        rows_g,
-                    )
+                    key = int(sorted_keys[bounds_[g]])
+                    ks.groups[key] = (OnDemand(make_index, embed_g, maxabs), rows_g)
             elif len(bigs):
-                st.index = OnDemand(
-                    make_index,
-                    lambda bk=bkey: _embed(base, onehot, bk, weight),
-                    maxabs,
-                    tune(None, len(base)),
+                ks.index = OnDemand(
+                    make_index, lambda bk=bkey: _embed(base, onehot, bk, weight), maxabs
                 )
-            if st.index is None:
+            if ks.index is None:
                 # Gathered groups and group indexes hold only rows of the query's codes on
                 # ``cols``; one index with the key as a column may return other keys' rows
                 # within the margin (its rounding slack), so its pairs compare every code.
-                st.cols = cols
-            out.append(st)
-    return out
+                ks.cols = cols
+            out.append(ks)
+    return _BaseStrata(out, onehot, weight, maxabs, lead, reusable)
 
 
 def _queries_of(qkey: np.ndarray, key: int | None) -> np.ndarray:
@@ -592,22 +709,23 @@ def _tune_kq(
     return min(k + choose_extra(certified_shares(dist, idx, k, margin, size), k), size)
 
 
-def _extent(qnum: np.ndarray, bnum: np.ndarray) -> tuple[float, float]:
+def _extent(bounds: tuple[np.ndarray, np.ndarray], bnum: np.ndarray) -> tuple[float, float]:
     """Sum over the numeric columns of their range, and the largest absolute value, over the
-    query and base rows together (min and max select values, so the figures are those of the
-    stacked rows, without stacking them).
+    queries (``bounds``: each column's least and greatest value, :func:`bounds_of`) and the
+    base rows together (min and max select values, so the figures are those of the stacked
+    rows, without stacking them; the largest absolute value is that of an extreme).
 
     Examples
     --------
-    >>> _extent(np.array([[0.0, 1.0]]), np.array([[2.0, -3.0], [1.0, 0.5]]))
+    >>> _extent(bounds_of(np.array([[0.0, 1.0]])), np.array([[2.0, -3.0], [1.0, 0.5]]))
     (6.0, 3.0)
     """
-    parts = [x for x in (qnum, bnum) if x.size]
+    parts = [b for b in (bounds, bounds_of(bnum)) if b[0].size]
     if not parts:
         return 0.0, 0.0
-    hi = np.max([x.max(axis=0) for x in parts], axis=0)
-    lo = np.min([x.min(axis=0) for x in parts], axis=0)
-    maxabs = max(float(np.abs(x).max(initial=0.0)) for x in parts)
+    lo = np.min([b[0] for b in parts], axis=0)
+    hi = np.max([b[1] for b in parts], axis=0)
+    maxabs = max(float(np.abs(lo).max(initial=0.0)), float(np.abs(hi).max(initial=0.0)))
     return float((hi - lo).sum()), maxabs
 
 
@@ -690,11 +808,15 @@ class _LazyStrata:
     receiving the pickled indexes: at 10^7 rows they are ~2 GB, held by the client while
     pickled and twice on a worker while unpickled (measured worker peak 5.2 GB against 2.6 GB
     in use). Local threads share one build (the lock). Building is deterministic, so every
-    process searches the same strata.
+    process searches the same strata. With ``reuse`` (``reuse(query_num, build)``: a
+    :meth:`SpaceCache.strata <primafacie.neighbors.reuse.SpaceCache.strata>` bound to the
+    search's settings), the base side comes from the cache, built there once for every
+    query set it covers; a cache stays in its process (it is not pickled).
     """
 
-    def __init__(self, args: tuple) -> None:
+    def __init__(self, args: tuple, reuse: Callable | None = None) -> None:
         self._args = args
+        self._reuse = reuse
         self._strata: list[_Stratum] | None = None
         self._lock = threading.Lock()
 
@@ -708,7 +830,16 @@ class _LazyStrata:
         """The strata, built on first use."""
         with self._lock:
             if self._strata is None:
-                self._strata = _strata(*self._args)
+                query, base, kq, make_index, rule, *k_slack = self._args
+                prepared = None
+                if self._reuse is not None:
+
+                    def build(bounds: tuple[np.ndarray, np.ndarray]) -> _BaseStrata:
+                        return _base_strata(base, bounds, kq, make_index, rule, *k_slack,
+                                            query=query)  # fmt: skip
+
+                    prepared = self._reuse(query.num, build)
+                self._strata = _strata(*self._args, prepared=prepared)
             return self._strata
 
 
@@ -833,7 +964,7 @@ def _searched(
     """Candidates of query ``rows`` whose group is too large to gather, from the indexes
     (each fetching the neighbours it chose when built, ``kq`` if none)."""
     if st.groups is None:
-        index, kq_i = st.index.tuned()
+        index, kq_i = st.index.tuned(st.tune(None, len(st.order)))
         return _index_pairs(index, st.embed(rows, True), rows, None, k, kq_i or kq, slack)
     keys = st.qkey[rows]
     o = np.argsort(keys, kind="stable")
@@ -842,7 +973,7 @@ def _searched(
     parts = []
     for a, b in zip(cuts[:-1], cuts[1:], strict=True):  # one call per large group present
         lazy, rows_g = st.groups[int(keys[a])]
-        index, kq_i = lazy.tuned()
+        index, kq_i = lazy.tuned(st.tune(int(keys[a]), len(rows_g)))
         r = rows[a:b]
         parts.append(_index_pairs(index, st.embed(r, False), r, rows_g, k, kq_i or kq, slack))
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(3))
@@ -859,6 +990,7 @@ def _stratified(
     decimals: int | None = None,
     rule: AutoRule = AUTO_RULE,
     post: _Post | None = None,
+    reuse: Callable | None = None,
 ) -> tuple[np.ndarray, ...]:
     """Exact k-NN: candidates stratum by stratum, ranked in the canonical arithmetic.
 
@@ -872,7 +1004,7 @@ def _stratified(
     kq = min(k + _EXTRA, n)
     step = 0.0 if decimals is None else 10.0**-decimals
     slack = 2 * divisor * step
-    strata = _LazyStrata((query, base, kq, make_index, rule, k, slack))
+    strata = _LazyStrata((query, base, kq, make_index, rule, k, slack), reuse)
     rows_per_chunk = chunk_size or max(1, _cells(backend) // (2 * kq + k))
 
     shared = (query, base, strata, k, kq, divisor, decimals, step, slack)
@@ -1154,6 +1286,7 @@ def knn(
     backend: Any = None,
     decimals: int | None = None,
     reduce: Callable[[np.ndarray, np.ndarray, slice], tuple] | None = None,
+    reuse: SpaceCache | None = None,
 ) -> KnnResult | tuple[np.ndarray, ...]:
     """Exact k nearest base rows of every query row under Gower's distance.
 
@@ -1247,7 +1380,10 @@ def knn(
         if algorithm == "brute":
             search = _brute
         else:
-            search = partial(_stratified, make_index=_stratum_index(algorithm))
+            # the settings a reused base side was built for (the cache serves one base)
+            key = (algorithm, ties, kk, decimals, divisor, base.levels, len(base))
+            search = partial(_stratified, make_index=_stratum_index(algorithm),
+                             reuse=None if reuse is None else partial(reuse.strata, key))  # fmt: skip
     # A reducer whose rows depend only on the lists reduces each distinct query's list once.
     by_list = inverse is not None and getattr(reduce, "rows_by_list", False)
     late = reduce if inverse is None or by_list else None  # in the chunks, or after expanding

@@ -9,6 +9,7 @@ counts every k of the grid reads (:class:`Lists`), so nothing searches again per
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,8 @@ import numpy as np
 
 from ..data import AuditData
 from ..neighbors import GowerTransformer, knn
+from ..neighbors.reuse import forget, process_cache
+from ..neighbors.search import bounds_of
 from .coordinates import (
     HeldMatrix,
     HeldSplit,
@@ -355,6 +358,10 @@ def _held_knn(
     m = len(held) if positions is None else len(positions)
     workers = [w for w, threads in sorted(client.nthreads().items()) for _ in range(threads)]
     slices = held_slices(m, len(workers))
+    # Each worker builds the space's strata and trees once for all its slices (a cache named
+    # by this search, for queries within the numeric range of all the held pieces').
+    name = f"held-search-{next(_SEARCHES)}-{base.pieces[0].key}"
+    bounds = _bounds(client.gather(client.map(_piece_bounds, list(held.pieces), pure=False)))
     # each worker searches with its own thread (the worker's one), never the cluster again
     local = {**opts, "backend": Backend(n_jobs=1)}
 
@@ -368,7 +375,7 @@ def _held_knn(
         first, stop, offset = held.covering(lo, hi)
         part = reducer if reducer.own is None else _replace(reducer, own=reducer.own[sl])
         # one future for the task's small inputs (a list: Dask scatters a tuple's items apart)
-        job = client.scatter([(k, local, part, offset, lo, hi, sel)], hash=False)[0]
+        job = client.scatter([(k, local, part, offset, lo, hi, sel, name, bounds)], hash=False)[0]
         return client.submit(
             _held_search, job, base.pieces[0], *held.pieces[first:stop], pure=False,
             workers=[worker] if worker else None, allow_other_workers=True,
@@ -392,6 +399,7 @@ def _held_knn(
             future = submit(nxt, worker)
             running[future] = (nxt, worker)
             pending.add(future)
+    client.run(forget, name)
     _trim_workers(client)
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
 
@@ -399,9 +407,32 @@ def _held_knn(
 def _held_search(job: tuple, base: Any, *pieces: Any) -> tuple[np.ndarray, ...]:
     """Task of :func:`_held_knn` on a worker: one slice of the queries searched in the whole
     held space."""
-    k, opts, reducer, offset, lo, hi, sel = job
+    k, opts, reducer, offset, lo, hi, sel, name, bounds = job
     query = rows_of(pieces, offset, lo, hi, sel)
-    return tuple(knn(query, base, k, **opts, reduce=reducer))
+    return tuple(knn(query, base, k, **opts, reduce=reducer, reuse=process_cache(name, bounds)))
+
+
+#: Numbers the held searches of this process (the name of each one's caches on the workers).
+_SEARCHES = itertools.count()
+
+
+def _piece_bounds(piece: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Task: :func:`~primafacie.neighbors.search.bounds_of` a held piece's numeric columns."""
+    return bounds_of(piece.num)
+
+
+def _bounds(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The least and greatest value of each column over pieces' :func:`_piece_bounds`.
+
+    Examples
+    --------
+    >>> lo, hi = _bounds([(np.array([0.0]), np.array([2.0])), (np.empty(0), np.empty(0)),
+    ...                   (np.array([-1.0]), np.array([1.0]))])
+    >>> lo.tolist(), hi.tolist()
+    ([-1.0], [2.0])
+    """
+    parts = [p for p in parts if p[0].size] or parts[:1]
+    return np.min([p[0] for p in parts], axis=0), np.max([p[1] for p in parts], axis=0)
 
 
 def _coordinates(tf: GowerTransformer, frame: pd.DataFrame, plan: Plan, hold: Any = None) -> Any:
