@@ -19,7 +19,9 @@ Usage::
 data generated in this process as there), with the engine's own stages (:data:`ENGINE`).
 
 ``--trace`` turns tracemalloc on (slower: every allocation is recorded); without it the
-traced columns are 0. ``benchmarks/audit_scale.py`` writes the configurations (credit world).
+traced columns are 0. ``--stacks MB`` prints, each time the RSS rises ``MB`` above its last
+recorded high, where each thread was then (its innermost package frames): the line that
+holds the peak, which a stage's end cannot name (at 10^7 the peak was in the report's write). ``benchmarks/audit_scale.py`` writes the configurations (credit world).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 import tracemalloc
 from typing import Any
 
@@ -90,16 +93,42 @@ def _rss() -> int:
 
 
 class _Sampler(threading.Thread):
-    def __init__(self) -> None:
+    def __init__(self, stacks_mb: float = 0.0) -> None:
         super().__init__(daemon=True)
         self.peak = self.stage_peak = 0
         self.stop = False
+        self.step = stacks_mb * MB
+        self.main = threading.main_thread().ident
+        self.noted = 0
 
     def run(self) -> None:
         while not self.stop:
             r = _rss()
             self.peak, self.stage_peak = max(self.peak, r), max(self.stage_peak, r)
+            if self.step and r > self.noted + self.step:
+                self.noted = r
+                self._where(r)
             time.sleep(0.01)
+
+    def _where(self, r: int) -> None:
+        """Print each thread's innermost frames of the package (and the frame below them)."""
+        where = {}
+        for ident, frame in sys._current_frames().items():
+            if ident == self.ident:
+                continue
+            stack = traceback.extract_stack(frame)
+            ours = [f for f in stack if "primafacie" in f.filename]
+            if not ours:
+                continue
+            lines = [
+                f"{f.filename.split('primafacie/')[-1]}:{f.lineno} {f.name}" for f in ours[-4:]
+            ]
+            if stack[-1] not in ours[-1:]:
+                lines.append(
+                    f"{stack[-1].filename.split('/')[-1]}:{stack[-1].lineno} {stack[-1].name}"
+                )
+            where["main" if ident == self.main else str(ident)] = lines
+        print(json.dumps({"rss_mb": round(r / MB, 1), "where": where}), flush=True)
 
 
 def _pool_mb() -> float:
@@ -148,10 +177,12 @@ def main() -> None:
     parser.add_argument("--scale", type=float, help="scale.py's base case at N rows instead")
     parser.add_argument("--top", type=int, default=0)
     parser.add_argument("--trace", action="store_true")
+    parser.add_argument("--stacks", type=float, default=0.0, metavar="MB",
+                        help="print where the main thread is at each new RSS high (+MB)")  # fmt: skip
     args = parser.parse_args()
     if args.trace:
         tracemalloc.start(1)
-    sampler = _Sampler()
+    sampler = _Sampler(args.stacks)
     sampler.start()
     if args.scale:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -206,3 +206,35 @@ def test_only_the_analyses_shown_to_take_encoded_columns_get_them():
     from primafacie.audit.registry import ANALYSES
 
     assert [a.name for a in ANALYSES if a.encoded_text] == ["situation"]
+
+
+def test_group_metrics_run_on_text_roles_with_the_features_left_encoded(tmp_path):
+    """Group metrics read no feature (``reads_features=False``): the audit gives them the
+    text of the role columns only, the features' left encoded (their text was ~50 B per row
+    held beside the situation test, the Dask client's peak at 10^7 rows). Their result is
+    the one of every column as text, and the other analyses still get every column as text."""
+    from primafacie.audit.registry import ANALYSES
+    from primafacie.audit.run import _GivenData, feature_only_columns
+    from primafacie.data_dictionary import as_text
+    from primafacie.groups import GroupMetrics
+
+    frame = _world(600, seed=3)
+    frame["race"] = np.random.default_rng(4).choice(["a", "b", "c"], len(frame))
+    cfg = _config(tmp_path, frame, protected={"gender": "female", "race": ["b", "c"]})
+    data = cfg.audit_data()
+    assert {"gender", "race", "region"} <= set(data.frame.attrs["encoded_columns"])
+    assert feature_only_columns(data) == ["income", "region"]
+    given = _GivenData(data, data)
+    groups = next(a for a in ANALYSES if a.name == "groups")
+    assert [a.name for a in ANALYSES if not a.reads_features] == ["groups"]
+    partly = given.of(groups)
+    assert isinstance(partly.frame["region"].dtype, pd.CategoricalDtype)
+    assert partly.frame.attrs["encoded_columns"] == ["region"]
+    for name in ("gender", "race", "approved"):
+        assert not isinstance(partly.frame[name].dtype, pd.CategoricalDtype), name
+    whole = as_text(data)
+    a, b = GroupMetrics().run(partly), GroupMetrics().run(whole)
+    pd.testing.assert_frame_equal(a.summary(), b.summary())
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame())
+    recourse = next(a for a in ANALYSES if a.name == "recourse")
+    pd.testing.assert_frame_equal(given.of(recourse).frame, whole.frame)

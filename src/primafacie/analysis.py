@@ -460,6 +460,11 @@ class Analysis:
         Whether the analysis takes the data's dictionary-encoded text columns as they are
         (:mod:`primafacie.data_dictionary`; shown to give the bytes of the text columns); the
         audit gives the others those columns as text.
+    reads_features
+        Whether the analysis reads the feature columns. One that does not (group metrics:
+        the protected attributes, decisions, outcomes, weights and scores) is given its text
+        columns with the features' left encoded: decoding them all was ~50 B per row held
+        while the situation test ran beside it (the Dask client's peak at 10^7 rows).
     client_only
         Whether the analysis runs in the audit's process alone, never on the compute backend
         (it ignores ``Context.backend``): on a Dask cluster the audit then runs it beside
@@ -490,6 +495,7 @@ class Analysis:
     weights: bool = False
     reference_rows: bool = False
     encoded_text: bool = False
+    reads_features: bool = True
     default_when: Callable[[Mapping[str, Any]], bool] | None = None
     client_only: bool = False
 

@@ -146,10 +146,11 @@ def compact(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return out
 
 
-def decoded(frame: pd.DataFrame) -> pd.DataFrame:
+def decoded(frame: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame:
     """``frame`` with its encoded columns (``attrs["encoded_columns"]``) as the text they
     encode, for a consumer that has not been shown to treat a categorical as its text (a
-    copy of those columns only; ``frame`` itself when none is encoded).
+    copy of those columns only; ``frame`` itself when none is encoded). Columns in ``keep``
+    (ones the consumer never reads) stay encoded and named in ``attrs``.
 
     Examples
     --------
@@ -166,16 +167,20 @@ def decoded(frame: pd.DataFrame) -> pd.DataFrame:
         for c in frame.attrs.get("encoded_columns", ())
         if c in frame.columns and isinstance(frame[c].dtype, pd.CategoricalDtype)
     ]
+    kept = [c for c in names if c in set(keep)]
+    names = [c for c in names if c not in set(keep)]
     if not names:
         return frame
     out = frame.copy(deep=False)
     for name in names:
         out[name] = out[name].astype("str")
     out.attrs = {k: v for k, v in frame.attrs.items() if k != "encoded_columns"}
+    if kept:
+        out.attrs["encoded_columns"] = kept
     return out
 
 
-def as_text(data: Any) -> Any:
+def as_text(data: Any, keep: Sequence[str] = ()) -> Any:
     """An :class:`~primafacie.data.AuditData` with its encoded text columns as text
     (:func:`decoded`): the same rows, roles and comparison, not validated again (the values
     are the same); ``data`` itself when none is encoded.
@@ -184,6 +189,8 @@ def as_text(data: Any) -> Any:
     ----------
     data
         An ``AuditData`` (anything with a ``frame``).
+    keep
+        Columns left encoded (ones the consumer never reads).
 
     Returns
     -------
@@ -191,7 +198,7 @@ def as_text(data: Any) -> Any:
     """
     import copy
 
-    frame = decoded(data.frame)
+    frame = decoded(data.frame, keep)
     if frame is data.frame:
         return data
     out = copy.copy(data)

@@ -258,3 +258,44 @@ def test_context_sections_follow_the_runs(demo_audit):
     edges = len(audit.config["causal"]["edges"])
     assert ctx["appendix"]["scm_caption"] == f"Causal graph with {edges} edges."
     assert ctx["appendix"]["scm_svg"].lstrip().startswith("<svg")
+
+
+def test_sections_that_never_read_their_data_get_no_text_copy_of_it(tmp_path, monkeypatch):
+    """An audit of dictionary-encoded data (read from Parquet) with group metrics and a
+    situation test: the report's sections of analyses that ran on text columns are given
+    the data's text copy only when they read it, and none of them does, so the report makes
+    none (its text of every row was the Dask client's peak at 10^7 rows). Read, the lazy data
+    is ``as_text`` of the data, or of its compared rows for an analysis given those."""
+    import numpy as np
+    import pandas as pd
+    import yaml
+
+    from primafacie.audit.run import compute_audit
+    from primafacie.config import load_config
+    from primafacie.report import build_report, sections
+
+    rng = np.random.default_rng(0)
+    n = 300
+    pd.DataFrame({"id": np.arange(n), "gender": rng.choice(["female", "male", "other"], n),
+                  "region": rng.choice(["urban", "rural"], n), "income": rng.normal(30, 5, n),
+                  "approved": rng.integers(0, 2, n)}).to_parquet(tmp_path / "d.parquet")  # fmt: skip
+    doc = {"data": "d.parquet", "id": "id", "decision": {"column": "approved"}, "favorable": 1,
+           "features": {"income": "numeric", "region": "categorical"},
+           "protected": {"gender": {"values": ["female"], "reference": ["male"]}},
+           "analyses": {"groups": {}, "situation": {"k": [3], "methods": ["st"]}}}  # fmt: skip
+    (tmp_path / "audit.yaml").write_text(yaml.safe_dump(doc))
+    result = compute_audit(load_config(tmp_path / "audit.yaml"))
+    assert isinstance(result.data.frame["region"].dtype, pd.CategoricalDtype)  # encoded
+    made: list = []
+    real = sections.as_text
+    monkeypatch.setattr(sections, "as_text", lambda data: made.append(data) or real(data))
+    html = build_report(result, ANALYSES)
+    assert "Rates of every group" in html and made == []
+    for compared in (False, True):
+        lazy = sections._TextOnRead(result.data, compared)
+        text = real(result.data)
+        want = text.compared() if compared else text
+        pd.testing.assert_frame_equal(lazy.frame, want.frame)
+    assert len(made) == 2
+    assert not isinstance(sections._TextOnRead(result.data, False).frame["region"].dtype,
+                          pd.CategoricalDtype)  # fmt: skip

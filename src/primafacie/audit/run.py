@@ -228,15 +228,25 @@ class _GivenData:
     def __init__(self, data: Any, compared: Any) -> None:
         self.data, self.compared = data, compared
 
-    def text(self, compared: bool = False) -> Any:
-        """All rows (or the compared ones) with their encoded columns as text (a new copy)."""
-        return as_text(self.compared if compared else self.data)
+    def text(self, compared: bool = False, keep: Any = ()) -> Any:
+        """All rows (or the compared ones) with their encoded columns as text (a new copy),
+        but those in ``keep``."""
+        return as_text(self.compared if compared else self.data, keep)
 
     def of(self, analysis: Any) -> Any:
         """The data ``analysis`` runs on."""
         if analysis.encoded_text:
             return self.compared if analysis.reference_rows else self.data
-        return self.text(analysis.reference_rows and self.compared is not self.data)
+        keep = () if analysis.reads_features else feature_only_columns(self.data)
+        return self.text(analysis.reference_rows and self.compared is not self.data, keep)
+
+
+def feature_only_columns(data: Any) -> list[str]:
+    """The data's feature columns that hold no other role (what an analysis that reads no
+    feature never reads)."""
+    roles = {*data.protected, data.decision, getattr(data, "outcome", None),
+             getattr(data, "id_column", None), getattr(data, "weights", None)}  # fmt: skip
+    return [name for name in data.features if name not in roles]
 
 
 def _fitted_scm(cfg: AuditConfig, data: Any, stages: Stages, backend: Any) -> Any:

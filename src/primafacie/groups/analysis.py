@@ -267,4 +267,5 @@ ANALYSIS = Analysis.define(
     "(on by default; groups: null turns it off).",
     default_on=True,
     client_only=True,  # pandas group counts in this process: beside the next analysis on Dask
+    reads_features=False,
 )

@@ -229,12 +229,41 @@ def _runs(
         if run.scope:
             scopes.append((analysis.title, readable_bins(run.scope)))
         data = result.data
+        rows = getattr(analysis, "reference_rows", False)  # the rows it ran on (row numbers)
         if data is not None and not getattr(analysis, "encoded_text", False):
-            data = as_text(data)  # the text columns it was run on (audit/run.py)
-        if data is not None and getattr(analysis, "reference_rows", False):
-            data = data.compared()  # the rows the analysis ran on (its results' row numbers)
+            data = _TextOnRead(data, rows)  # the text columns it was run on (audit/run.py)
+        elif data is not None and rows:
+            data = data.compared()
         sections.append(_section(name, analysis, run, number, data, result.config))
     return headlines, scopes, sections
+
+
+class _TextOnRead:
+    """The data a section whose analysis ran on text columns reads: :func:`as_text` of the
+    data (then its compared rows, with ``compared``), made when the section first reads an
+    attribute. Most sections never read their data, and the text of every encoded column was
+    ~117 B per row at once: the Dask client's peak at 10^7 rows (+1.17 GB while the report
+    was written, ``benchmarks/audit_memory.py --stacks``; docs/scaling.md).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> made = []
+    >>> lazy = _TextOnRead(SimpleNamespace(frame="f", compared=lambda: made.append(1) or "c"), True)
+    >>> made
+    []
+    """
+
+    def __init__(self, data: Any, compared: bool) -> None:
+        self._data, self._compared, self._text = data, compared, None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # copy, pickle and the like: not an attribute of the data
+            raise AttributeError(name)
+        if self._text is None:
+            text = as_text(self._data)
+            self._text = text.compared() if self._compared else text
+        return getattr(self._text, name)
 
 
 def _protected_text(info: Mapping[str, Any]) -> str:
