@@ -14,6 +14,7 @@ import pandas as pd
 from ..analysis import Analysis, AnalysisRun, Context, table_path, table_stem
 from ..compute import overlapped
 from ..corrections import MULTIPLICITY_NAMES, MULTIPLICITY_SHORT
+from ..data_dictionary import by_text, frequent_texts
 from ..errors import InputError
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
@@ -327,58 +328,16 @@ def _standardised(data: Any) -> Iterator[tuple[str, np.ndarray]]:
         col = data.frame[name]
         if spec.kind == "ordinal" and spec.order is not None:
             order = {str(v): i for i, v in enumerate(spec.order)}
-            yield name, _zscore(_text_values(col, lambda t, order=order: t.map(order), float))
+            yield name, _zscore(by_text(col, lambda t, order=order: t.map(order), float))
         elif spec.kind in ("numeric", "ordinal"):
             yield name, _zscore(col.to_numpy(dtype=float))
         else:  # categorical: one indicator per frequent level, so a skewed mix shows as a bar
             text = col if isinstance(col.dtype, pd.CategoricalDtype) else col.astype(str)
-            for level in _frequent_texts(text)[:_COMPOSITION_LEVELS]:
-                hit = _text_values(text, lambda t, level=level: t == level, float)
+            for level in frequent_texts(text)[:_COMPOSITION_LEVELS]:
+                hit = by_text(text, lambda t, level=level: t == level, float)
                 yield f"{name}={level}", _zscore(hit)
             del text
     yield "rejected", _zscore((1 - data.decision_array()).astype(float))
-
-
-def _level_texts(col: pd.Series) -> pd.Series:
-    """``col.astype(str)`` of a dictionary-encoded column's levels, then of a missing value
-    (last: the code -1 reads it): the text of each row is that of its code, without making
-    it (the text of every row is ~105 B per row at once under pandas 3, the Dask client's
-    peak at 10^7 rows while the report was written: docs/scaling.md)."""
-    codes = np.r_[np.arange(len(col.cat.categories)), -1]
-    return pd.Series(pd.Categorical.from_codes(codes, dtype=col.dtype)).astype(str)
-
-
-def _text_values(col: pd.Series, of_text: Any, dtype: type) -> np.ndarray:
-    """``of_text(col.astype(str)).to_numpy(dtype=dtype)``; on a dictionary-encoded column
-    computed once per level and taken by the row codes (the same values)."""
-    if not isinstance(col.dtype, pd.CategoricalDtype):
-        return of_text(col.astype(str)).to_numpy(dtype=dtype)
-    per_level = of_text(_level_texts(col)).to_numpy(dtype=dtype)
-    return per_level[col.cat.codes.to_numpy()]
-
-
-def _frequent_texts(col: pd.Series) -> list[str]:
-    """The values of ``col.astype(str).value_counts().index``: the texts by decreasing count,
-    a tie in the order the rows first show them, missing values left out; on a
-    dictionary-encoded column counted by code (the same list).
-
-    Examples
-    --------
-    >>> col = pd.Series(pd.Categorical(["b", None, "a", "a", "b", "c"]))
-    >>> _frequent_texts(col), col.astype(str).value_counts().index.tolist()
-    (['b', 'a', 'c'], ['b', 'a', 'c'])
-    """
-    if not isinstance(col.dtype, pd.CategoricalDtype):
-        return col.astype(str).value_counts().index.tolist()
-    codes = col.cat.codes.to_numpy()
-    per_code = np.bincount(codes.astype(np.int32) + 1, minlength=len(col.cat.categories) + 1)
-    texts = _level_texts(col)
-    counts: dict[str, int] = {}  # text -> rows, in the order the rows first show it
-    for code in pd.unique(codes):  # a loop over the levels present, never over rows
-        text = texts.iloc[int(code)]
-        if not pd.isna(text):
-            counts[text] = counts.get(text, 0) + int(per_code[int(code) + 1])
-    return sorted(counts, key=lambda text: -counts[text])  # stable: ties keep that order
 
 
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
