@@ -289,10 +289,11 @@ def _queries(X: Any, rows: np.ndarray) -> Any:
 #: Queries of one task of a search on held coordinates (:func:`_held_knn`), at most: a search
 #: of more than a slice per worker thread is cut into a multiple of the threads, and each
 #: thread takes the next slice when it finishes one, so a slower worker holds up no other.
-#: Each extra slice rebuilds the search's set-up on its worker (~5 CPU s at 10^7), and still pays:
-#: at 10^7 on two idle workers the audit took 886.1 s with these slices against 943.8 s with
-#: one per thread (docs/scaling.md, tenth session; the ninth's 4.6x slower worker was reading
-#: an unaligned copy of the space, see ``neighbors.gower.aligned``).
+#: A worker builds a search's space (strata, trees) once for all its slices (``neighbors.reuse``,
+#: eleventh session); before that each slice rebuilt it, and the slices still paid: at 10^7 on
+#: two idle workers the audit took 886.1 s with these slices against 943.8 s with one per
+#: thread (docs/scaling.md, tenth session; the ninth's 4.6x slower worker was reading an
+#: unaligned copy of the space, see ``neighbors.gower.aligned``).
 HELD_SLICE = 1 << 19
 
 
