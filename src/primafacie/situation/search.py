@@ -392,15 +392,17 @@ def _held_knn(
     parts: list[Any] = [None] * len(slices)
     following = iter(range(start, len(slices)))
     pending = as_completed(list(running), loop=client.loop)
-    for done in pending:
-        i, worker = running.pop(done)
-        parts[i] = done.result()
-        nxt = next(following, None)
-        if nxt is not None:
-            future = submit(nxt, worker)
-            running[future] = (nxt, worker)
-            pending.add(future)
-    client.run(forget, name)
+    try:
+        for done in pending:
+            i, worker = running.pop(done)
+            parts[i] = done.result()
+            nxt = next(following, None)
+            if nxt is not None:
+                future = submit(nxt, worker)
+                running[future] = (nxt, worker)
+                pending.add(future)
+    finally:  # a failed slice too: the workers let the search's strata and trees go
+        client.run(forget, name)
     _trim_workers(client)
     return tuple(np.concatenate([p[j] for p in parts]) for j in range(len(parts[0])))
 
