@@ -84,6 +84,28 @@ def test_shared_input_is_scattered_once_not_sent_per_chunk(dask_backend):
     assert max(len(c) for c in per_worker.values()) > 1
 
 
+def test_items_carried_in_the_graph_raise_no_large_graph_warning(dask_backend):
+    """Items of 16 MB (over Dask's 10 MB threshold) go in the graph without Dask's "Sending
+    large graph" warning reaching the user (the audit at 10^7 printed it twice), below
+    :data:`compute.GRAPH_WARNING`; this process's Dask setting is left as it was."""
+    import warnings
+
+    import dask
+
+    from primafacie import compute
+
+    before = dask.config.get("distributed.admin.large-graph-warning-threshold")
+    items = [np.ones(1_000_000), np.ones(1_000_000)]  # 2 x 8 MB
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert dask_backend.map(len, items) == [1_000_000, 1_000_000]
+        kept = dask_backend.keep(len, items)
+        assert [f.result() for f in kept] == [1_000_000, 1_000_000]
+    assert not [w for w in seen if "large graph" in str(w.message)], [str(w.message) for w in seen]
+    assert dask.config.get("distributed.admin.large-graph-warning-threshold") == before
+    assert dask.utils.parse_bytes(compute.GRAPH_WARNING) == 2**30
+
+
 def test_workers_keep_glibcs_adaptive_mmap_threshold(dask_backend):
     """The LocalCluster's workers run without Dask's ``MALLOC_TRIM_THRESHOLD_=65536``, which
     fixes glibc's mmap threshold (every large chunk array mapped and unmapped: measured ~4x the

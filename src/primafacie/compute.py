@@ -44,6 +44,11 @@ __all__ = [
 #: Schemes of a Dask scheduler address primafacie connects to.
 SCHEMES = ("tcp", "tls", "ucx")
 
+#: Size of a graph (its items) above which Dask's "Sending large graph" warning is kept: at
+#: 1 GiB the copy through the client is a real cost (10^8 complainants' counts), below it the
+#: graph is the intended carrier (:meth:`Backend._submit`).
+GRAPH_WARNING = "1GiB"
+
 #: Sentinel of :meth:`Backend.map`: no shared input (``None`` is a valid shared value).
 _NOTHING: Any = object()
 
@@ -238,12 +243,23 @@ class Backend:
         worker; an item that is a future is its result, on the worker that holds it)."""
         if not items:
             return []
+        import dask
+
         client = _dask_client(self.address, self.n_jobs, self.timeout)
-        if shared is _NOTHING:
-            return client.map(fn, items, pure=False, retries=self.retries)
-        # hash=False: a fresh key per run, so a rerun never reads a stale copy
-        ref = client.scatter(shared, broadcast=True, hash=False)
-        return client.map(_with_shared, items, fn=fn, shared=ref, pure=False, retries=self.retries)
+        # The items travel inside the graph on purpose: a task whose worker is lost is run again
+        # from them, where a scattered item would be lost with it (tests/test_compute_dask.py,
+        # the killed worker). Dask warns above 10 MB ("Sending large graph ... consider loading
+        # the data with Dask"), advice for data Dask could read itself; ours are the
+        # complainants' counts (221 MiB at 10^7 rows, docs/scaling.md), so the warning only
+        # alarmed the user.
+        with dask.config.set({"distributed.admin.large-graph-warning-threshold": GRAPH_WARNING}):
+            if shared is _NOTHING:
+                return client.map(fn, items, pure=False, retries=self.retries)
+            # hash=False: a fresh key per run, so a rerun never reads a stale copy
+            ref = client.scatter(shared, broadcast=True, hash=False)
+            return client.map(
+                _with_shared, items, fn=fn, shared=ref, pure=False, retries=self.retries
+            )
 
 
 def _threads(call: Callable[[Any], Any], items: list[Any], n: int) -> Iterator[Any]:
