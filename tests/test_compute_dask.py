@@ -106,6 +106,22 @@ def test_items_carried_in_the_graph_raise_no_large_graph_warning(dask_backend):
     assert dask.utils.parse_bytes(compute.GRAPH_WARNING) == 2**30
 
 
+def test_threads_submitting_at_once_leave_the_dask_setting_as_it_was(dask_backend):
+    """Overlapped analyses submit from several threads: each raises the graph threshold for
+    its own submission only, and after them the process's setting is the one before (the
+    threads' restores do not interleave)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import dask
+
+    before = dask.config.get("distributed.admin.large-graph-warning-threshold")
+    items = [np.ones(10) for _ in range(4)]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: dask_backend.map(len, items), range(32)))
+    assert got == [[10] * 4] * 32
+    assert dask.config.get("distributed.admin.large-graph-warning-threshold") == before
+
+
 def test_workers_keep_glibcs_adaptive_mmap_threshold(dask_backend):
     """The LocalCluster's workers run without Dask's ``MALLOC_TRIM_THRESHOLD_=65536``, which
     fixes glibc's mmap threshold (every large chunk array mapped and unmapped: measured ~4x the

@@ -523,11 +523,12 @@ def test_a_run_that_ignores_sigint_ignores_it_during_the_swap_too(tmp_path):
 
     import primafacie.io as pio
 
-    old, new, steps = _old_and_new(tmp_path)
+    old, new, _ = _old_and_new(tmp_path)
     out = tmp_path / "case" / "out"
     with pio.atomic_output_dir(out, owner="audit") as stage:
         _write_old(stage)
     (out / "mine.txt").write_text("the user's\n")
+    assert _files(out) == old
     env = {**os.environ, "PYTHONPATH": str(Path(pio.__file__).parents[1])}
     proc = subprocess.run(
         [sys.executable, "-c", _SWAP_SCRIPT, str(out), "moved", "SIGINT-ignored"],

@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -48,6 +49,11 @@ SCHEMES = ("tcp", "tls", "ucx")
 #: 1 GiB the copy through the client is a real cost (10^8 complainants' counts), below it the
 #: graph is the intended carrier (:meth:`Backend._submit`).
 GRAPH_WARNING = "1GiB"
+
+#: Held while Dask's configuration carries :data:`GRAPH_WARNING`: ``dask.config.set`` changes
+#: the process's configuration and restores it on exit, so two threads submitting at once
+#: (overlapped analyses) could restore each other's value and leave it changed.
+_GRAPH_LOCK = threading.Lock()
 
 #: Sentinel of :meth:`Backend.map`: no shared input (``None`` is a valid shared value).
 _NOTHING: Any = object()
@@ -252,7 +258,8 @@ class Backend:
         # the data with Dask"), advice for data Dask could read itself; ours are the
         # complainants' counts (221 MiB at 10^7 rows, docs/scaling.md), so the warning only
         # alarmed the user.
-        with dask.config.set({"distributed.admin.large-graph-warning-threshold": GRAPH_WARNING}):
+        threshold = {"distributed.admin.large-graph-warning-threshold": GRAPH_WARNING}
+        with _GRAPH_LOCK, dask.config.set(threshold):
             if shared is _NOTHING:
                 return client.map(fn, items, pure=False, retries=self.retries)
             # hash=False: a fresh key per run, so a rerun never reads a stale copy
@@ -354,8 +361,6 @@ def _connect(address: str, timeout: float) -> Any:
     reply as a frame length (a MemoryError of exabytes). So the whole Client is made in a
     thread with a deadline, and any failure is bad input naming the address.
     """
-    import threading
-
     from distributed import Client
 
     box: dict[str, Any] = {}
@@ -623,8 +628,6 @@ def overlapped(
     >>> overlapped([lambda go: 1, lambda go: (go(), 2)[1]])
     [1, 2]
     """
-    import threading
-
     calls = list(calls)
     if not overlap or len(calls) <= 1:
         return [call(lambda: None) for call in calls]
