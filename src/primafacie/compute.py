@@ -258,15 +258,14 @@ class Backend:
         # the data with Dask"), advice for data Dask could read itself; ours are the
         # complainants' counts (221 MiB at 10^7 rows, docs/scaling.md), so the warning only
         # alarmed the user.
-        threshold = {"distributed.admin.large-graph-warning-threshold": GRAPH_WARNING}
-        with _GRAPH_LOCK, dask.config.set(threshold):
-            if shared is _NOTHING:
-                return client.map(fn, items, pure=False, retries=self.retries)
+        call, extra = fn, {}
+        if shared is not _NOTHING:  # scattered outside the lock: it sends no graph
             # hash=False: a fresh key per run, so a rerun never reads a stale copy
             ref = client.scatter(shared, broadcast=True, hash=False)
-            return client.map(
-                _with_shared, items, fn=fn, shared=ref, pure=False, retries=self.retries
-            )
+            call, extra = _with_shared, {"fn": fn, "shared": ref}
+        threshold = {"distributed.admin.large-graph-warning-threshold": GRAPH_WARNING}
+        with _GRAPH_LOCK, dask.config.set(threshold):
+            return client.map(call, items, **extra, pure=False, retries=self.retries)
 
 
 def _threads(call: Callable[[Any], Any], items: list[Any], n: int) -> Iterator[Any]:
