@@ -7,16 +7,26 @@ OUT ?= out/demo
 
 .PHONY: demo test lint format bench clean venv
 
+# The packages come from PyPI through uv (itself a PyPI package, installed into the venv by
+# pip), which fetches and unpacks them in parallel: a clean clone's install took 20 s instead
+# of pip's 47 s on the 2-core machine, the same 105 packages at the same versions. Bytecode is
+# compiled at install time, as pip does (a process started with PYTHONDONTWRITEBYTECODE would
+# otherwise compile pandas, SciPy, ... on every import). Where uv cannot be installed, pip
+# does the work.
+INSTALL = if [ -x $(BIN)/uv ]; then \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode $(1); \
+	else $(BIN)/python -m pip install --quiet $(1); fi
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet uv || echo "uv not installed: pip installs the packages"
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[models]"
+	$(call INSTALL,-e ".[models]")
 	touch $@
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(call INSTALL,-e ".[test]")
 	touch $@ $(VENV)/.installed
 
 venv: $(VENV)/.installed

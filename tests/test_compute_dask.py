@@ -373,12 +373,13 @@ def test_unreachable_scheduler_is_an_input_error():
 
     # A refused connection is retried by Dask until its connect timeout (0.8 x timeout) runs
     # out: with the default 30 s this test waited 24 s of wall time doing nothing (measured,
-    # ~0 CPU s). 10 s takes the same path (Dask gives up at 8 s with the refusal, before the
-    # 10 s deadline of the handshake) and leaves 2 s of margin on a loaded machine.
+    # ~0 CPU s). 5 s takes the same path (Dask gives up at 4 s with the refusal, before the
+    # 5 s deadline of the handshake): the refusal arrived 0.03 s after Dask's 3.2 s at 4 s
+    # (0.4 s after 1.6 s at 2 s, the first Client of the process), so 1 s of margin.
     with pytest.raises(
         InputError, match="cannot connect to the Dask scheduler at 'tcp://127.0.0.1:9'"
     ):
-        Backend(kind="dask", address="tcp://127.0.0.1:9", timeout=10.0).map(len, [[1]])
+        Backend(kind="dask", address="tcp://127.0.0.1:9", timeout=5.0).map(len, [[1]])
 
 
 def _gower_block(n: int, p: int):
