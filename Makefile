@@ -11,11 +11,11 @@ OUT ?= out/demo
 # pip), which fetches and unpacks them in parallel: a clean clone's install took 20 s instead
 # of pip's 47 s on the 2-core machine, the same 105 packages at the same versions. Bytecode is
 # compiled at install time, as pip does (a process started with PYTHONDONTWRITEBYTECODE would
-# otherwise compile pandas, SciPy, ... on every import). Where uv cannot be installed, pip
-# does the work.
-INSTALL = if [ -x $(BIN)/uv ]; then \
-	  $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode $(1); \
-	else $(BIN)/python -m pip install --quiet $(1); fi
+# otherwise compile pandas, SciPy, ... on every import). Where uv cannot be installed, or
+# fails (no route to PyPI but a mirror configured for pip), pip does the work.
+INSTALL = { [ -x $(BIN)/uv ] && \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode $(1); } || \
+	$(BIN)/python -m pip install --quiet $(1)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
