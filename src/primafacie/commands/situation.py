@@ -57,15 +57,8 @@ or `primafacie situation --config audit.yaml --out out/situation`, which runs ex
 checks). `--counterfactuals FILE`
 replaces `--edge` with a precomputed counterfactual table (same rows, same order). `--model
 FILE` is b() as a .skops or .onnx file (a pickle/joblib file runs its author's code when
-loaded and is refused unless `--trust-pickle` is given). `--legacy` reproduces
-the CST authors' code conventions (z-scores refitted on the counterfactuals, ties to the larger
-index, rounded z) and needs `--interval wald`, the paper's interval; the default is the
-corrected method with Newcombe intervals (docs/statistics.md says why).
-
-`--multiplicity` adjusts the p-values across the complainants of each (method, k): none (the
-papers' tables), bonferroni, holm, bh (Benjamini-Hochberg, the default) or by
-(Benjamini-Yekutieli, valid under any dependence). It adds p_adjusted and significant_adjusted;
-the unadjusted columns are unchanged.
+loaded and is refused unless `--trust-pickle` is given). The options below say what
+`--legacy` (the papers' tables) and `--multiplicity` (none for the papers' tables) change.
 """
 
 

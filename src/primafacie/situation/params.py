@@ -70,7 +70,10 @@ PARAMS: tuple[Param, ...] = (
     Param("max_distance", [Interval(Real, 0, None, closed="neither"), None], None,
           "Optional largest Gower distance of a neighbour.", flag="--max-distance"),
     Param("legacy", [BOOL], False,
-          "Reproduce the authors' code conventions (published tables).", flag="--legacy"),
+          "Reproduce the CST authors' code conventions of the published tables (z-scores "
+          "refitted on the counterfactuals, ties to the larger index, rounded z); needs "
+          "interval wald. Off: the corrected method (docs/statistics.md says why).",
+          flag="--legacy"),
     Param("multiplicity", [Options(*MULTIPLICITY)], "bh",
           "Adjustment across complainants of each (method, k): none, bonferroni, holm, bh "
           "(Benjamini-Hochberg, false discovery rate at alpha; default) or by "
