@@ -364,7 +364,8 @@ def _connect(address: str, timeout: float) -> Any:
 
     box: dict[str, Any] = {}
     # Dask's own connect timeout a little shorter, so a refused connection reports its reason
-    connect = 0.8 * timeout
+    # (rounded: Dask prints it, "after 2.4 s", not "after 2.4000000000000004 s")
+    connect = round(0.8 * timeout, 3)
 
     def attempt() -> None:
         try:

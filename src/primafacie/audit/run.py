@@ -103,8 +103,8 @@ def compute_audit(
     own = stages is None
     if own:
         stages = Stages(stage_names(cfg), progress)
-    backend = _backend(cfg)
     with stages.running() if own else nullcontext(stages):
+        backend = _backend(cfg, stages)
         stages.start("load data")
         inputs = input_files(cfg)
         data = cfg.audit_data()
@@ -264,12 +264,26 @@ def _fitted_scm(cfg: AuditConfig, data: Any, stages: Stages, backend: Any) -> An
     return scm
 
 
-def _backend(cfg: AuditConfig) -> Any:
+#: The first stage of an audit on a running Dask cluster (``compute.address``).
+_CONNECT_STAGE = "connect to Dask scheduler"
+
+
+def _connects(cfg: AuditConfig) -> bool:
+    return cfg.compute.backend == "dask" and cfg.compute.address is not None
+
+
+def _backend(cfg: AuditConfig, stages: Stages) -> Any:
     """The configured compute backend, connected: a wrong cluster address fails here, before
-    the data are read (None: the local default)."""
+    the data are read (None: the local default). Reaching a cluster is a stage of its own:
+    Dask retries a refused connection until ``compute.timeout`` (30 s by default), which the
+    user sees as that stage's wait, with the address and the deadline."""
     backend = cfg.compute.build()
-    if backend is not None:
+    if backend is not None and _connects(cfg):
+        stages.start(_CONNECT_STAGE)
+        where = f"{cfg.compute.address} (up to {cfg.compute.timeout:g} s)"
+        stages.step(_CONNECT_STAGE, 0, 1, where)
         backend.connect()
+        stages.done(_CONNECT_STAGE, cfg.compute.address)
     return backend
 
 
@@ -305,7 +319,8 @@ _WINDOWS_STAGE = "time windows"
 
 def stage_names(cfg: AuditConfig) -> list[str]:
     """The progress stages of an audit of ``cfg``, in order."""
-    names = ["load data"]
+    names = [_CONNECT_STAGE] if _connects(cfg) else []
+    names.append("load data")
     if _needs_scm(cfg):
         names.append("fit causal model")
     names += [a.stage_name for a in requested(cfg)]
