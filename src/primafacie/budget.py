@@ -50,8 +50,6 @@ PRINCIPAL_BYTES_PER_REPLICATE_CELL = 800
 #: Bytes per (row x item) of the recourse item matrix: a bool one-hot, its padded transpose
 #: and the packed bitset (1 + 1 + 1/8), rounded up for the copies made while mining.
 RECOURSE_BYTES_PER_ROW_ITEM = 3
-#: Quantile bins of a many-valued numeric feature in recourse (``recourse.items.AUTO_BINS``).
-RECOURSE_NUMERIC_ITEMS = 10
 
 #: Bytes per (row x category) of a categorical node of the causal model (classifier
 #: probabilities, the CDF over the fixed category order and its cumulative sum): measured

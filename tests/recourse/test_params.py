@@ -108,3 +108,29 @@ def test_score_parameter_of_one_definition():
     with pytest.raises(InputError, match=r"budget must be a number ≥ 0; got -1"):
         audit.rank("EEWB", budget=-1)
     assert audit.rank("ECE", phi=1.0).param == 1.0
+
+
+def test_metric_names_are_the_metrics_module_s():
+    """The help's and the constraint's metric names (declared without numpy, for a fast
+    ``--help``) are the registry's, in its order."""
+    from primafacie.recourse.metrics import METRICS
+    from primafacie.recourse.params import METRIC_NAMES
+
+    assert METRIC_NAMES == tuple(METRICS)
+
+
+def test_automatic_bins_are_declared_with_the_parameter_and_used_by_the_miner():
+    """The default binning the --bins help states is the one the miner applies: a numeric
+    feature with more than AUTO_BIN_LEVELS distinct values gets AUTO_BINS quantile bins."""
+    from primafacie.params import by_name
+    from primafacie.recourse.items import default_bins
+    from primafacie.recourse.params import AUTO_BIN_LEVELS, AUTO_BINS, PARAMS
+
+    help_text = by_name(PARAMS)["bins"].help
+    assert f"{AUTO_BINS} quantile bins" in help_text
+    assert f"more than {AUTO_BIN_LEVELS} distinct values" in help_text
+    frame = pd.DataFrame({"many": range(AUTO_BIN_LEVELS + 1), "few": [0, 1] * 5 + [0]})
+    kinds = {"many": "numeric", "few": "numeric"}
+    assert default_bins(frame, kinds) == {"many": AUTO_BINS}
+    at_limit = pd.DataFrame({"many": range(AUTO_BIN_LEVELS)})
+    assert default_bins(at_limit, {"many": "numeric"}) == {}

@@ -63,8 +63,7 @@ or with a rule: `--rule "education_num + hours > 50"`, or `--config audit.yaml`
 
 Columns mined: a model that records its inputs (scikit-learn's feature_names_in_) is audited
 over exactly those columns; otherwise every column except --protected and --exclude (exclude
-the label and other decisions). A numeric column with more than 10 distinct values is cut into
-5 quantile bins unless --bins sets its bins; actions move values between bins linearly.
+the label and other decisions); --bins says how numeric columns are cut.
 """
 
 OUTPUTS = (

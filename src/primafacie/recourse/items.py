@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .params import AUTO_BIN_LEVELS, AUTO_BINS
 
 __all__ = [
     "ItemSpace",
@@ -36,13 +37,6 @@ __all__ = [
     "common_itemsets",
     "min_count",
 ]
-
-
-#: A numeric feature with more distinct values than this gets AUTO_BINS quantile bins unless
-#: its bins are given: one item per raw value would make few values frequent and actions such
-#: as "age = 40" that no one reads as recourse.
-AUTO_BIN_LEVELS = 10
-AUTO_BINS = 5
 
 
 def default_bins(

@@ -27,7 +27,18 @@ __all__ = [
     "PARAM_WHERE",
     "DEFAULT_N_BOOT",
     "MAX_N_BOOT",
+    "AUTO_BIN_LEVELS",
+    "AUTO_BINS",
 ]
+
+#: A numeric feature with more distinct values than this gets AUTO_BINS quantile bins unless
+#: its bins are given (:func:`primafacie.recourse.items.default_bins`): one item per raw value
+#: would make few values frequent and actions such as "age = 40" that no one reads as recourse.
+AUTO_BIN_LEVELS = 10
+AUTO_BINS = 5
+#: The names of :data:`primafacie.recourse.metrics.METRICS`, for the help and the constraint's
+#: text (that module loads numpy; tests/recourse/test_params.py keeps the two equal).
+METRIC_NAMES = ("EE", "ECR", "EEWB", "ECE", "FECT", "ECMR")
 
 
 def _is_metric(value: Any) -> bool:
@@ -87,7 +98,9 @@ _INIT: tuple[Param, ...] = (
           "Largest change of a numeric feature in one action.", flag="--max-step", key="",
           type=dict[str, float]),
     Param("bins", [None, InstanceOf(Mapping, name="a mapping {numeric feature: q or [edges]}")],
-          {}, "Numeric bins per feature: a number of quantiles or a list of edges.",
+          {}, "Numeric bins per feature: a number of quantiles or a list of edges (default: "
+          f"{AUTO_BINS} quantile bins for a numeric feature with more than {AUTO_BIN_LEVELS} "
+          "distinct values; actions move values between bins linearly).",
           flag="--bins", type=dict[str, Union[int, list[float]]]),
     Param("binary_cost", [None, _NAMES], None, "Features costed 0/1 (engine argument).", key=""),
     Param("features", [None, InstanceOf(Mapping, name="a mapping {column: kind}")], None,
@@ -103,7 +116,8 @@ _INIT: tuple[Param, ...] = (
           True, "Normalise numeric costs by their range (engine argument).", key=""),
     Param("max_len", [None, Interval(Integral, 1, None)], None,
           "Longest itemset mined (engine argument).", key=""),
-    Param("legacy", [BOOL], False, "Reproduce the authors' code conventions.",
+    Param("legacy", [BOOL], False,
+          "Reproduce the reference code's conventions (FECT over index-by-index lists).",
           flag="--legacy", key=""),
     Param("method", [Options("bitset", "mlxtend")], "bitset",
           "Frequent-itemset miner (engine argument).", key=""),
@@ -122,9 +136,10 @@ _RUN: tuple[Param, ...] = (
           "Cost budgets of EE and EEWB (auto: from the costs).", flag="--budget", key=""),
     Param("metrics",
           [Options("all"),
-           ListOf(Predicate(_is_metric, "a metric name (EE, ECR, EEWB, ECE, FECT, ECMR)",
+           ListOf(Predicate(_is_metric, f"a metric name ({', '.join(METRIC_NAMES)})",
                             bad="XX"), scalar=True)],
-          "all", "all, or a list such as [EE, ECE, FECT].", flag="--metrics",
+          "all", f"all, or some of {', '.join(METRIC_NAMES)} (a list; comma-separated on "
+          "the command line: EE,ECE).", flag="--metrics",
           type=Union[Literal["all"], list[str]]),
     Param("top", [Interval(Integral, 1, None)], 10,
           "Comparative subgroup counterfactuals per definition (tables and CSC files; the "
