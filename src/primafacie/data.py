@@ -165,10 +165,6 @@ def sniff_delimiter(path: str | os.PathLike, encoding: str = "utf-8") -> str:
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
-def _is_parquet(path: Path) -> bool:
-    return path.is_dir() or path.suffix.lower() in PARQUET_SUFFIXES
-
-
 def parquet_files(folder: Path) -> list[Path]:
     """The Parquet files of a dataset folder, in sorted path order (the row order of the table).
 
