@@ -205,6 +205,12 @@ def parse_pairs(
     return out
 
 
+#: What a command's help says of its ``--model`` files (situation, recourse, certainty).
+MODEL_FILES_HELP = (
+    "A --model file is .skops or .onnx; a pickle/joblib file runs its author's code when loaded "
+    "and is refused unless --trust-pickle is given (docs/security.md)."
+)
+
 #: Help of ``--trust-pickle``, the one way a command loads a pickle/joblib ``--model`` file.
 TRUST_PICKLE_HELP = (
     "Load a pickle/joblib --model file. Unpickling runs any code its author put in it: only "

@@ -15,12 +15,12 @@ from ..errors import InputError
 from ..params import by_name
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import err_console, escape, load_cli_model, parse_pairs
+from ._common import MODEL_FILES_HELP, err_console, escape, load_cli_model, parse_pairs
 
 # the engine and pandas are imported inside the functions: the CLI loads this module to render
 # --help, which must not wait for them.
 
-HELP = """Rank decision-makers (models, rules, recorded human decisions) by how *certainly*
+HELP = f"""Rank decision-makers (models, rules, recorded human decisions) by how *certainly*
 fair they are and select the best (Duong & Conrad, ECAI 2024).
 
 Each decision-maker becomes (disparity, uncertainty): the gap between the most and least
@@ -45,13 +45,9 @@ Weighted, on the 2024 rows of sheet "loans" of an Excel file:
 With --config the ranking is built from the file exactly as `primafacie audit` builds it
 (without a decision_makers list, the audited decision is ranked alone).
 
-p_most_fair, the posterior probability that each decision-maker has the smallest disparity, is
-a Monte Carlo of --n-draws posterior draws seeded by --seed (--n-draws 0: not computed).
-
 Writes certainty.csv (ranking), certainty_counts.csv (per group: n, k, posterior, credible
 interval), certainty.json and certainty.png into --out; nothing is written when the input is
-bad (exit 2). A --model file is .skops or .onnx; a pickle/joblib file runs its author's code
-when loaded and is refused unless --trust-pickle is given (see docs/security.md).
+bad (exit 2). {MODEL_FILES_HELP}
 """
 
 

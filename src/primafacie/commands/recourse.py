@@ -20,7 +20,7 @@ from ..recourse.params import PARAMS
 from ..terminal import print_table
 from . import _data
 from ._analysis import AnalysisCommand, role, split_list, switch
-from ._common import console, err_console, load_cli_model, parse_pairs
+from ._common import MODEL_FILES_HELP, console, err_console, load_cli_model, parse_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,11 +28,12 @@ if TYPE_CHECKING:
 # pandas, the spec and the engine are imported inside the functions: the CLI loads this module
 # to render --help, which must not wait for them.
 
-HELP = """FACTS (Fairness-Aware Counterfactuals for Subgroups): find subgroups of the rows that got
+HELP = f"""FACTS (Fairness-Aware Counterfactuals for Subgroups): find subgroups of the rows that got
 the unfavourable decision where one protected group finds recourse harder than another, under
 six definitions (EE, ECR, EEWB, ECE macro/micro, FECT, E(C)MR). The model is only called through
-predict(). A --model file is .skops or .onnx; a pickle/joblib file runs its author's code when
-loaded and is refused unless --trust-pickle is given.
+predict().
+
+{MODEL_FILES_HELP}
 
 Writes to --out: rankings.csv (all definitions, long format), ranking_LABEL.csv (one per
 definition, with per-group coverage and difficulty), csc_LABEL.txt (Comparative Subgroup

@@ -18,7 +18,7 @@ from ..situation.params import PARAMS
 from ..terminal import print_table
 from . import _data
 from ._analysis import AnalysisCommand, role
-from ._common import console, escape, load_cli_model
+from ._common import MODEL_FILES_HELP, console, escape, load_cli_model
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # numpy, pandas, the spec, the SCM and the engines are imported inside the functions: the CLI
 # loads this module to render --help, which must not wait for them.
 
-HELP = """Situation testing of individual decisions: k-NN situation testing (st), counterfactual
+HELP = f"""Situation testing of individual decisions: k-NN situation testing (st), counterfactual
 situation testing without/with the search centres (cst, cst_centers) and counterfactual
 fairness (cf). Writes complainants.csv (one row per complainant, method and k) and summary.csv
 (counts and shares by method and k) to --out.
@@ -56,9 +56,8 @@ or `primafacie situation --config audit.yaml --out out/situation`, which runs ex
 `primafacie audit` runs for analyses.situation (same SCM with clip/round, compute backend and
 checks). `--counterfactuals FILE`
 replaces `--edge` with a precomputed counterfactual table (same rows, same order). `--model
-FILE` is b() as a .skops or .onnx file (a pickle/joblib file runs its author's code when
-loaded and is refused unless `--trust-pickle` is given). The options below say what
-`--legacy` (the papers' tables) and `--multiplicity` (none for the papers' tables) change.
+FILE` is b() as a model file. {MODEL_FILES_HELP} The options below say what `--legacy` (the
+papers' tables) and `--multiplicity` (none for the papers' tables) change.
 """
 
 
