@@ -364,8 +364,9 @@ def _connect(address: str, timeout: float) -> Any:
 
     box: dict[str, Any] = {}
     # Dask's own connect timeout a little shorter, so a refused connection reports its reason
-    # (rounded: Dask prints it, "after 2.4 s", not "after 2.4000000000000004 s")
-    connect = round(0.8 * timeout, 3)
+    # (to 3 significant digits: Dask prints it, "after 2.4 s", not "after 2.4000000000000004
+    # s"; never rounded to 0 for a tiny timeout)
+    connect = float(f"{0.8 * timeout:.3g}")
 
     def attempt() -> None:
         try:

@@ -12,8 +12,6 @@ from primafacie.config import load_config
 from primafacie.datasets.credit_world import CREDIT_FEATURES, generate_credit_world
 from primafacie.errors import InputError
 
-pytest.importorskip("distributed", reason="the [dask] extra is not installed")
-
 
 def _config(tmp_path, compute):
     generate_credit_world(100, seed=1).to_csv(tmp_path / "world.csv", index=False)
@@ -50,6 +48,7 @@ def test_a_cluster_address_adds_the_connect_stage_first(tmp_path):
 
 
 def test_an_unreachable_scheduler_is_shown_waiting_then_refused_before_the_data(tmp_path):
+    pytest.importorskip("distributed", reason="the [dask] extra is not installed")
     cfg = _config(tmp_path, {"backend": "dask", "address": "tcp://127.0.0.1:9", "timeout": 3})
     stages = _Recorder()
     with pytest.raises(InputError, match=r"Dask scheduler at 'tcp://127\.0\.0\.1:9'") as caught:
