@@ -38,6 +38,7 @@ from . import _data
 from ._common import (
     TRUST_PICKLE_HELP,
     TRUSTED_TYPE_HELP,
+    _cli_type,
     console,
     err_console,
     escape,
@@ -61,10 +62,6 @@ class Role:
     default: Any
     help: str
     param: Any = None
-
-    def option(self) -> Any:
-        """The typer option."""
-        return typer.Option(self.default, self.flag, help=self.help)
 
     def value(self, given: Any) -> Any:
         """The value of the option as the command reads it: with ``param``, what the parameter
@@ -257,10 +254,8 @@ class AnalysisCommand:
     def signature(self) -> inspect.Signature:
         """What typer reads: ``ctx``, the roles, the declared options, former names (hidden),
         ``--config`` and ``--out``, and ``reading`` (replaced by the data flags)."""
-        from ._common import _cli_type
-
         by_name = {p.name: p for p in self.params}
-        opts = [(r.name, r.option(), r.type) for r in self.roles]
+        opts = [(r.name, typer.Option(r.default, r.flag, help=r.help), r.type) for r in self.roles]
         opts += [("config", typer.Option(None, "--config", help=self.config_help), Optional[Path]),
                  ("out", typer.Option(Path(f"out/{self.name}"), "--out", help="Output folder."),
                   Path)]  # fmt: skip
