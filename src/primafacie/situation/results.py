@@ -42,9 +42,7 @@ def expected_text(value: float) -> str:
     >>> expected_text(76.3), expected_text(0.25), expected_text(1234.5)
     ('76', '0.2', '1,234')
     """
-    if value >= 10:
-        return f"{value:,.0f}"
-    return f"{value:.1f}"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def _summary_row(
@@ -204,12 +202,9 @@ def summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The summary table of some rows of :func:`_summary_row`, in method then k order."""
     import pandas as pd
 
-    out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
-    if len(out):
-        out = out.sort_values(
-            ["method", "k"], key=lambda s: s.map(_ORDER) if s.name == "method" else s
-        )
-    return out.reset_index(drop=True)
+    return pd.DataFrame(rows, columns=_SUMMARY_COLUMNS).sort_values(
+        ["method", "k"], key=lambda s: s.map(_ORDER) if s.name == "method" else s, ignore_index=True
+    )
 
 
 def stacked(frames: Mapping[str, pd.DataFrame], column: str) -> pd.DataFrame:
@@ -445,8 +440,8 @@ class _SituationResultBase(BaseResult):
 
     def _adjustment(self, row: Any) -> str:
         """``"Benjamini–Hochberg adjustment (false discovery rate 0.05"`` (left open for the
-        unadjusted count) when a correction
-        across complainants is in force, else ``""`` (none, or no α to adjust at)."""
+        unadjusted count) when a correction across complainants is in force, else ``""``
+        (none, or no α to adjust at)."""
         method = row["multiplicity"]
         if method is None or method == "none" or self.params.get("alpha") is None:
             return ""
