@@ -113,10 +113,10 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     states: dict[str, Any] = {}
     # the single-attribute tests come first (SituationSpec.tests); written as parts, they can
     # overlap (each starts once the one before has searched), but by default run in order
-    # (_overlap); every other test then runs alone, in order
+    # (OVERLAP_BACKENDS); every other test then runs alone, in order
     parts = _parts_batch(spec, ctx, list(engines))
     overlapped([_parts_call(ctx, engines, label, i, results) for i, label in enumerate(parts)],
-               overlap=_overlap(ctx))  # fmt: skip
+               overlap=get_backend(ctx.backend).kind in OVERLAP_BACKENDS)  # fmt: skip
     for index, label in enumerate(list(engines)[len(parts) :], start=len(parts)):
         engine = engines[label]
         ctx.tick(index, len(engines), _name(label))
@@ -134,23 +134,17 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     return _with_dossiers(collect(results), spec, ctx)
 
 
-#: Backends on which the tests written as parts overlap (:func:`_overlap`): none by default.
-#: On a 2-worker cluster, idle, the overlap saved nothing at 10^6 (80.0 / 84.2 s on against
-#: 79.2 / 87.8 s off) and cost 219 s at 5·10^6 (662.7 s on, 443.9 s off; the workers' CPU 958
-#: against 709 s): two tests' searches at once on the workers cost more than the idle cores
-#: they fill (docs/scaling.md, "Issue 22's benchmark table on an idle machine", ninth session).
+#: Backends on which the tests written as parts overlap, the next one starting once the one
+#: before has searched: none by default. The overlap fills the cores the client's own stages
+#: leave idle on a cluster (a test's statistics merges and report rows, the next test's space
+#: and coordinates: docs/scaling.md, "The 10^7 run's idle cores, overlapped"), but above
+#: 2·10^6 rows two tests' searches at once on the workers cost more than the idle cores they
+#: fill: on a 2-worker cluster, idle, the overlap saved nothing at 10^6 (80.0 / 84.2 s on
+#: against 79.2 / 87.8 s off) and cost 219 s at 5·10^6 (662.7 s on, 443.9 s off; the workers'
+#: CPU 958 against 709 s; docs/scaling.md, "Issue 22's benchmark table on an idle machine",
+#: ninth session). Locally the backend's threads already fill the cores, and two tests at
+#: once would hold two tests' memory in the one process.
 OVERLAP_BACKENDS: tuple[str, ...] = ()
-
-
-def _overlap(ctx: Context) -> bool:
-    """Whether the tests written as parts overlap, the next one starting once the one before
-    has searched: only on the backends of :data:`OVERLAP_BACKENDS` (none by default). The
-    overlap fills the cores the client's own stages leave idle on a cluster (a test's
-    statistics merges and report rows, the next test's space and coordinates: docs/scaling.md,
-    "The 10^7 run's idle cores, overlapped"), but above 2·10^6 rows two tests' searches at once
-    cost the workers more than it saves. Locally the backend's threads already fill the cores,
-    and two tests at once would hold two tests' memory in the one process."""
-    return get_backend(ctx.backend).kind in OVERLAP_BACKENDS
 
 
 def _parts_batch(spec: SituationSpec, ctx: Context, labels: list[str]) -> list[str]:

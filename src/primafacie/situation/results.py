@@ -527,9 +527,11 @@ class _SituationResultBase(BaseResult):
                                    if c in wanted or c.startswith(("k_c_", "k_t_"))])  # fmt: skip
         short, degenerate = self._short_groups(g, method, k), self._degenerate(g)
         at = f"({method_name(method)}, k={k})"
+        eps = self.params.get("max_distance")
+        why = f"max_distance {eps:g}" if eps is not None else "a search space smaller than k"
         counted = (
             (short, f"{short:,} tested complainant{'s' if short > 1 else ''} {at} had fewer "
-             f"than k neighbours in a group ({self._why_short()}): their rates rest on the "
+             f"than k neighbours in a group ({why}): their rates rest on the "
              "smaller groups and their intervals are wider."),
             (degenerate, f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} {at} "
              f"{'rest' if degenerate > 1 else 'rests'} on a zero-width Wald interval (both "
@@ -537,10 +539,6 @@ class _SituationResultBase(BaseResult):
              "has better coverage for small groups."),
         )  # fmt: skip
         return out + [text for n, text in counted if n] + self._setting_caveats()
-
-    def _why_short(self) -> str:
-        eps = self.params.get("max_distance")
-        return f"max_distance {eps:g}" if eps is not None else "a search space smaller than k"
 
     @staticmethod
     def _short_groups(g: pd.DataFrame, method: str, k: int) -> int:
