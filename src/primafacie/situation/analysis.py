@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis, AnalysisRun, Context, table_path, table_stem
-from ..compute import overlapped
+from ..compute import get_backend, overlapped
 from ..corrections import MULTIPLICITY_NAMES, MULTIPLICITY_SHORT
 from ..data_dictionary import by_text, frequent_texts
 from ..errors import InputError
+from ..intervals import wilson_interval, z_value
 from ..jsonsafe import json_safe
 from ..report import blocks as rb
 from ..report import plots
@@ -108,17 +109,15 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     the headline, scope and caveats from the Results themselves (:func:`collect`).
     """
     engines = spec.tests(list(ctx.data.protected), backend=ctx.backend)
-    labels = list(engines)
     results: dict[str, Any] = {}
     states: dict[str, Any] = {}
     # the single-attribute tests come first (SituationSpec.tests); written as parts, they can
     # overlap (each starts once the one before has searched), but by default run in order
-    # (_overlap); every other test then runs alone, in order
-    parts = _parts_batch(spec, ctx, labels)
-    if parts:
-        overlapped([_parts_call(ctx, engines, label, i, results) for i, label in enumerate(parts)],
-                   overlap=_overlap(ctx))  # fmt: skip
-    for index, label in enumerate(labels[len(parts) :], start=len(parts)):
+    # (OVERLAP_BACKENDS); every other test then runs alone, in order
+    parts = _parts_batch(spec, ctx, list(engines))
+    overlapped([_parts_call(ctx, engines, label, i, results) for i, label in enumerate(parts)],
+               overlap=get_backend(ctx.backend).kind in OVERLAP_BACKENDS)  # fmt: skip
+    for index, label in enumerate(list(engines)[len(parts) :], start=len(parts)):
         engine = engines[label]
         ctx.tick(index, len(engines), _name(label))
         if spec.sensitivity is not None and isinstance(engine, SituationTest):
@@ -127,7 +126,7 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
             results[label], states[label] = res, (engine, res, engine.state_)
         else:
             results[label] = engine.run(ctx.data, scm=ctx.scm, decider=ctx.decider)
-    results = {label: results[label] for label in labels}  # the tests' order, however run
+    results = {label: results[label] for label in engines}  # the tests' order, however run
     if spec.sensitivity is not None:
         results[SENSITIVITY_LABEL] = run_sensitivity(
             spec.sensitivity, states, ctx.scm, ctx.decider, ctx.tick
@@ -135,25 +134,17 @@ def run(spec: SituationSpec, ctx: Context) -> AnalysisRun:
     return _with_dossiers(collect(results), spec, ctx)
 
 
-#: Backends on which the tests written as parts overlap (:func:`_overlap`): none by default.
-#: On a 2-worker cluster, idle, the overlap saved nothing at 10^6 (80.0 / 84.2 s on against
-#: 79.2 / 87.8 s off) and cost 219 s at 5·10^6 (662.7 s on, 443.9 s off; the workers' CPU 958
-#: against 709 s): two tests' searches at once on the workers cost more than the idle cores
-#: they fill (docs/scaling.md, "Issue 22's benchmark table on an idle machine", ninth session).
+#: Backends on which the tests written as parts overlap, the next one starting once the one
+#: before has searched: none by default. The overlap fills the cores the client's own stages
+#: leave idle on a cluster (a test's statistics merges and report rows, the next test's space
+#: and coordinates: docs/scaling.md, "The 10^7 run's idle cores, overlapped"), but above
+#: 2·10^6 rows two tests' searches at once on the workers cost more than the idle cores they
+#: fill: on a 2-worker cluster, idle, the overlap saved nothing at 10^6 (80.0 / 84.2 s on
+#: against 79.2 / 87.8 s off) and cost 219 s at 5·10^6 (662.7 s on, 443.9 s off; the workers'
+#: CPU 958 against 709 s; docs/scaling.md, "Issue 22's benchmark table on an idle machine",
+#: ninth session). Locally the backend's threads already fill the cores, and two tests at
+#: once would hold two tests' memory in the one process.
 OVERLAP_BACKENDS: tuple[str, ...] = ()
-
-
-def _overlap(ctx: Context) -> bool:
-    """Whether the tests written as parts overlap, the next one starting once the one before
-    has searched: only on the backends of :data:`OVERLAP_BACKENDS` (none by default). The
-    overlap fills the cores the client's own stages leave idle on a cluster (a test's
-    statistics merges and report rows, the next test's space and coordinates: docs/scaling.md,
-    "The 10^7 run's idle cores, overlapped"), but above 2·10^6 rows two tests' searches at once
-    cost the workers more than it saves. Locally the backend's threads already fill the cores,
-    and two tests at once would hold two tests' memory in the one process."""
-    from ..compute import get_backend
-
-    return get_backend(ctx.backend).kind in OVERLAP_BACKENDS
 
 
 def _parts_batch(spec: SituationSpec, ctx: Context, labels: list[str]) -> list[str]:
@@ -214,13 +205,10 @@ def dossier_setting(cfg: Any, data: Any) -> dict[str, Any]:
     return {"windows": windows, "jurisdiction": getattr(cfg, "jurisdiction", "eu")}
 
 
-#: Results of the situation analysis that are not tests (left out of counts and headlines).
-_NOT_TESTS = ("dossiers", "sensitivity")
-
-
 def tests_of(results: Mapping[str, Any]) -> dict[str, Any]:
-    """The test Results of a situation run (its ``dossiers`` and ``sensitivity`` left out)."""
-    return {label: res for label, res in results.items() if label not in _NOT_TESTS}
+    """The test Results of a situation run (its ``dossiers`` and ``sensitivity`` left out of
+    counts and headlines)."""
+    return {label: r for label, r in results.items() if label not in ("dossiers", "sensitivity")}
 
 
 def _name(label: str) -> str:
@@ -231,8 +219,6 @@ def _name(label: str) -> str:
 def _share_intervals(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Add the 95% Wilson interval of each share (``<share>_low`` / ``<share>_high``), so a
     release gate can require the interval to clear its threshold (``check``, ``strict``)."""
-    from ..intervals import wilson_interval, z_value
-
     z = z_value(0.05, "two")
     shares = {"significant_share": "n_significant",
               "significant_adjusted_share": "n_significant_adjusted"}  # fmt: skip
@@ -304,19 +290,17 @@ def _composition(data: Any, result: Any, method: str, k: int, rows: pd.DataFrame
         rows_of = table.loc[(table["method"] == method) & (table["k"] == k), "row"]
     pos = np.flatnonzero(rows_of.isin(rows["row"]).to_numpy())  # positions in the block
     groups = (("control", ctrl[pos]), ("test", test[pos]))
-    means: dict[tuple[str, str], float] = {}
-    names = []
+    means: dict[str, dict[str, float]] = {}
     # one standardised column at a time, read at the members' rows and released: all of them
     # at once were ~18 float columns of every data row (+330 MB over the write's start at
     # 2·10^6 rows, the Dask client's peak: docs/scaling.md); the same values, bit for bit
     for name, vals in _standardised(data):
-        if name not in names:  # a repeated name replaces the values, in its first place
-            names.append(name)
+        means[name] = {}  # a repeated name replaces the values, in its first place
         for group, idx in groups:
             v = np.where(idx >= 0, vals[np.maximum(idx, 0)], np.nan)
-            means[(group, name)] = float(np.nanmean(np.nanmean(v, axis=1)))
+            means[name][group] = float(np.nanmean(np.nanmean(v, axis=1)))
         del vals
-    out = [{"group": g, "feature": n, "mean_z": means[(g, n)]} for g, _ in groups for n in names]
+    out = [{"group": g, "feature": n, "mean_z": m[g]} for g, _ in groups for n, m in means.items()]
     return pd.DataFrame(out)
 
 

@@ -93,11 +93,9 @@ PARAMS: tuple[Param, ...] = (
           "Complainants per chunk (engine argument).", key=""),
 )  # fmt: skip
 
-#: Keys of ``analyses.situation`` that choose tests rather than set an engine parameter.
-_SPEC_ONLY = ("dimensions",)
-
-#: The parameters of :class:`~primafacie.situation.SituationTest`.
-ENGINE_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMS if p.name not in _SPEC_ONLY)
+#: The parameters of :class:`~primafacie.situation.SituationTest`: all but ``dimensions``,
+#: which chooses the tests rather than setting an engine parameter.
+ENGINE_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMS if p.name != "dimensions")
 
 #: What each parameter of the engine accepts.
 PARAMETER_CONSTRAINTS: dict[str, list[Any]] = constraints(ENGINE_PARAMS)

@@ -42,9 +42,7 @@ def expected_text(value: float) -> str:
     >>> expected_text(76.3), expected_text(0.25), expected_text(1234.5)
     ('76', '0.2', '1,234')
     """
-    if value >= 10:
-        return f"{value:,.0f}"
-    return f"{value:.1f}"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
 def _summary_row(
@@ -204,12 +202,9 @@ def summary_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The summary table of some rows of :func:`_summary_row`, in method then k order."""
     import pandas as pd
 
-    out = pd.DataFrame(rows, columns=_SUMMARY_COLUMNS)
-    if len(out):
-        out = out.sort_values(
-            ["method", "k"], key=lambda s: s.map(_ORDER) if s.name == "method" else s
-        )
-    return out.reset_index(drop=True)
+    return pd.DataFrame(rows, columns=_SUMMARY_COLUMNS).sort_values(
+        ["method", "k"], key=lambda s: s.map(_ORDER) if s.name == "method" else s, ignore_index=True
+    )
 
 
 def stacked(frames: Mapping[str, pd.DataFrame], column: str) -> pd.DataFrame:
@@ -445,8 +440,8 @@ class _SituationResultBase(BaseResult):
 
     def _adjustment(self, row: Any) -> str:
         """``"Benjamini–Hochberg adjustment (false discovery rate 0.05"`` (left open for the
-        unadjusted count) when a correction
-        across complainants is in force, else ``""`` (none, or no α to adjust at)."""
+        unadjusted count) when a correction across complainants is in force, else ``""``
+        (none, or no α to adjust at)."""
         method = row["multiplicity"]
         if method is None or method == "none" or self.params.get("alpha") is None:
             return ""
@@ -532,9 +527,11 @@ class _SituationResultBase(BaseResult):
                                    if c in wanted or c.startswith(("k_c_", "k_t_"))])  # fmt: skip
         short, degenerate = self._short_groups(g, method, k), self._degenerate(g)
         at = f"({method_name(method)}, k={k})"
+        eps = self.params.get("max_distance")
+        why = f"max_distance {eps:g}" if eps is not None else "a search space smaller than k"
         counted = (
             (short, f"{short:,} tested complainant{'s' if short > 1 else ''} {at} had fewer "
-             f"than k neighbours in a group ({self._why_short()}): their rates rest on the "
+             f"than k neighbours in a group ({why}): their rates rest on the "
              "smaller groups and their intervals are wider."),
             (degenerate, f"{degenerate:,} significant case{'s' if degenerate > 1 else ''} {at} "
              f"{'rest' if degenerate > 1 else 'rests'} on a zero-width Wald interval (both "
@@ -542,10 +539,6 @@ class _SituationResultBase(BaseResult):
              "has better coverage for small groups."),
         )  # fmt: skip
         return out + [text for n, text in counted if n] + self._setting_caveats()
-
-    def _why_short(self) -> str:
-        eps = self.params.get("max_distance")
-        return f"max_distance {eps:g}" if eps is not None else "a search space smaller than k"
 
     @staticmethod
     def _short_groups(g: pd.DataFrame, method: str, k: int) -> int:
