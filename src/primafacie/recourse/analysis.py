@@ -149,8 +149,7 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None, **run_kwargs: Any) 
     ctx.tick(len(facts.rankings), len(facts.rankings), STAGES["csc"])
     if spec.n_boot > 0 and facts.rankings:
         # re-weights the fitted flip matrices: no model call, no mining (see .stability)
-        stab = rank_stability(audit, facts, n_boot=spec.n_boot, seed=spec.seed)
-        results["rank_stability"] = stab
+        results["rank_stability"] = rank_stability(audit, facts, n_boot=spec.n_boot, seed=spec.seed)
     if spec.dossiers is not None:  # pages dossiers/subgroup_<label>.html, read from the CSCs
         from ..report.dossier import build_subgroup_dossiers
 
