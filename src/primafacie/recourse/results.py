@@ -171,7 +171,7 @@ class RankingResult(BaseResult):
             "rank1": self.rank1_count(),
         }
         ranked = self.ranked()  # bias tallies among the first ⌊share·(non-Fair count)⌋
-        top = ranked["bias_against"].iloc[: int(math.floor(share * len(ranked)))]
+        top = ranked["bias_against"].iloc[: math.floor(share * len(ranked))]
         for g in self.groups:
             row[f"top{100 * share:g}_against[{g}]"] = int((top == g).sum())
         return pd.DataFrame([row])
