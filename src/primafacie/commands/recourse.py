@@ -88,14 +88,10 @@ def _number(text: str, flag: str) -> float:
 def _bins(items: list[str] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for col, value in _kv(items, "--bins").items():
-        parts = [p for p in value.split(",") if p.strip()]
-        if len(parts) == 1:
-            q = _number(parts[0], "--bins")
-            if not q.is_integer():
-                raise InputError(f"--bins {col}={value}: give a whole number of quantile bins")
-            out[col] = int(q)
-        else:
-            out[col] = [_number(p, "--bins") for p in parts]
+        numbers = [_number(p, "--bins") for p in value.split(",") if p.strip()]
+        if len(numbers) == 1 and not numbers[0].is_integer():
+            raise InputError(f"--bins {col}={value}: give a whole number of quantile bins")
+        out[col] = int(numbers[0]) if len(numbers) == 1 else numbers
     return out
 
 

@@ -172,8 +172,7 @@ class RankingResult(BaseResult):
         }
         ranked = self.ranked()  # bias tallies among the first ⌊share·(non-Fair count)⌋
         top = ranked["bias_against"].iloc[: math.floor(share * len(ranked))]
-        for g in self.groups:
-            row[f"top{100 * share:g}_against[{g}]"] = int((top == g).sum())
+        row |= {f"top{100 * share:g}_against[{g}]": int((top == g).sum()) for g in self.groups}
         return pd.DataFrame([row])
 
     def headline(self) -> str:
