@@ -641,14 +641,13 @@ class FactsResult(BaseResult):
         """Table 1 layout: rows = definitions; per subgroup its rank, bias and score."""
         rows = []
         for lab, r in self.rankings.items():
-            t = r.table
-            key = {_label_key(s): i for i, s in enumerate(t["subgroup"])}
+            key = {_label_key(s): i for i, s in enumerate(r.table["subgroup"])}
             row: dict[str, Any] = {"definition": r.title, "label": lab}
             for j, sg in enumerate(subgroups, start=1):
                 k = _label_key(sg)
                 if k not in key:
                     raise InputError(f"subgroup {sg!r} is not among the audited subgroups")
-                rec = t.iloc[key[k]]
+                rec = r.table.iloc[key[k]]
                 fair = rec["rank"] == 0
                 row[f"SG{j} rank"] = "Fair" if fair else int(rec["rank"])
                 row[f"SG{j} bias"] = "-" if fair else rec["bias_against"]
