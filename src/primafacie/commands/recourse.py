@@ -88,14 +88,10 @@ def _number(text: str, flag: str) -> float:
 def _bins(items: list[str] | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for col, value in _kv(items, "--bins").items():
-        parts = [p for p in value.split(",") if p.strip()]
-        if len(parts) == 1:
-            q = _number(parts[0], "--bins")
-            if not q.is_integer():
-                raise InputError(f"--bins {col}={value}: give a whole number of quantile bins")
-            out[col] = int(q)
-        else:
-            out[col] = [_number(p, "--bins") for p in parts]
+        numbers = [_number(p, "--bins") for p in value.split(",") if p.strip()]
+        if len(numbers) == 1 and not numbers[0].is_integer():
+            raise InputError(f"--bins {col}={value}: give a whole number of quantile bins")
+        out[col] = int(numbers[0]) if len(numbers) == 1 else numbers
     return out
 
 
@@ -122,23 +118,22 @@ def mined_kinds(
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     exclude, ordinal = v["exclude"], v["ordinal"]
-    unknown = [c for c in exclude if c not in frame.columns]
-    if unknown:
-        raise InputError(f"--exclude names unknown column(s) {unknown}")
     model_cols = getattr(getattr(decider, "estimator", None), "feature_names_in_", None)
     candidates = list(frame.columns) if model_cols is None else list(model_cols)
-    absent = [c for c in candidates if c not in frame.columns]
-    if absent:
-        raise InputError(f"the model needs column(s) {absent} that are not in --data")
+    for names, absent in (
+        (exclude, "--exclude names unknown column(s) {}"),
+        (candidates, "the model needs column(s) {} that are not in --data"),
+        (ordinal, "--ordinal names unknown column(s) {}"),
+    ):
+        missing = [c for c in names if c not in frame.columns]
+        if missing:
+            raise InputError(absent.format(missing))
     kinds: dict[str, Any] = {
         c: {"ordinal": ordinal[c]} if c in ordinal
         else "numeric" if is_numeric_dtype(frame[c]) and not is_bool_dtype(frame[c])
         else "categorical"
         for c in candidates if c != v["protected"] and c not in exclude
     }  # fmt: skip
-    bad = [c for c in ordinal if c not in frame.columns]
-    if bad:
-        raise InputError(f"--ordinal names unknown column(s) {bad}")
     unused = [c for c in ordinal if c not in kinds]
     if unused:
         raise InputError(

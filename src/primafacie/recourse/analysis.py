@@ -69,7 +69,7 @@ def definition_name(ranking: RankingResult) -> str:
     'Equal (conditional) mean recourse (MR)'
     """
     spec = METRICS[ranking.metric]
-    words = [spec.name[:1] + spec.name[1:].lower()]
+    words = [spec.name.capitalize()]
     if ranking.viewpoint != spec.default_viewpoint:  # as the title names it
         words.append(ranking.viewpoint)
     if spec.param:
@@ -83,7 +83,7 @@ def _against(run: AnalysisRun) -> tuple[int, int, list[str]]:
     the definitions, and those values (none known: 0 against)."""
     facts = run.results["definitions"]
     pv = [str(v) for v in facts.audited.protected_values] if facts.audited else []
-    against = int(facts.top_subgroups()["bias_against"].astype(str).isin(pv).sum()) if pv else 0
+    against = int(facts.top_subgroups()["bias_against"].astype(str).isin(pv).sum())
     return against, len(facts.rankings), pv
 
 
@@ -149,8 +149,7 @@ def run(spec: RecourseSpec, ctx: Context, audit: Any = None, **run_kwargs: Any) 
     ctx.tick(len(facts.rankings), len(facts.rankings), STAGES["csc"])
     if spec.n_boot > 0 and facts.rankings:
         # re-weights the fitted flip matrices: no model call, no mining (see .stability)
-        stab = rank_stability(audit, facts, n_boot=spec.n_boot, seed=spec.seed)
-        results["rank_stability"] = stab
+        results["rank_stability"] = rank_stability(audit, facts, n_boot=spec.n_boot, seed=spec.seed)
     if spec.dossiers is not None:  # pages dossiers/subgroup_<label>.html, read from the CSCs
         from ..report.dossier import build_subgroup_dossiers
 
@@ -259,11 +258,10 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
 def tables(facts: FactsResult) -> list[dict[str, Any]]:
     """The section's table of the definitions (subgroups, Fair, rank-1 ties, top-10%
     tallies), which ``primafacie recourse`` prints too (:func:`~primafacie.terminal.print_table`)."""
-    summary = facts.summary()  # definitions named in words, their code in brackets
-    summary = summary.assign(definition=[definition_name(r) for r in facts.rankings.values()])
+    names = [definition_name(r) for r in facts.rankings.values()]  # in words, code in brackets
     return [
         rb.table(
-            summary.drop(columns="metric"),
+            facts.summary().assign(definition=names).drop(columns="metric"),
             "Definitions of recourse unfairness",
             "subgroups = subgroups audited; fair = subgroups with no difference; rank1 = "
             "subgroups tied first; top10_against[g] = among the top 10% ranked subgroups, how "

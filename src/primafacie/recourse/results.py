@@ -171,9 +171,8 @@ class RankingResult(BaseResult):
             "rank1": self.rank1_count(),
         }
         ranked = self.ranked()  # bias tallies among the first ⌊share·(non-Fair count)⌋
-        top = ranked["bias_against"].iloc[: int(math.floor(share * len(ranked)))]
-        for g in self.groups:
-            row[f"top{100 * share:g}_against[{g}]"] = int((top == g).sum())
+        top = ranked["bias_against"].iloc[: math.floor(share * len(ranked))]
+        row |= {f"top{100 * share:g}_against[{g}]": int((top == g).sum()) for g in self.groups}
         return pd.DataFrame([row])
 
     def headline(self) -> str:
@@ -190,14 +189,11 @@ class RankingResult(BaseResult):
         head = f"{self.title}: {len(ranked)} of {len(self.table)} subgroups differ between groups"
         if not len(ranked):
             return head + " (every subgroup is Fair)"
-        top = ranked.iloc[0]
-        score = float(top["score"])
-        score_txt = "score ∞" if math.isinf(score) else f"score {format_score(score)}"
-        ties = self.rank1_count()
-        tie_txt = f", tied with {ties - 1} other(s)" if ties > 1 else ""
+        top, ties = ranked.iloc[0], self.rank1_count()
+        score = format_score(float(top["score"])).replace("inf", "∞")
+        tie = f", tied with {ties - 1} other(s)" if ties > 1 else ""
         return (
-            f"{head}; first '{top['subgroup']}', against {top['bias_against']} "
-            f"({score_txt}{tie_txt})"
+            f"{head}; first '{top['subgroup']}', against {top['bias_against']} (score {score}{tie})"
         )
 
     def scope(self) -> str:
@@ -245,17 +241,14 @@ class RankingResult(BaseResult):
 
 def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
     """Build a :class:`RankingResult` from :meth:`RecourseFairness.scores` output."""
-    spec = out["spec"]
-    vp = out["viewpoint"]
-    param = out["param"]
+    spec, vp, param = out["spec"], out["viewpoint"], out["param"]
     groups = tuple(str(g) for g in audit.groups_)
-    labels = audit.subgroup_labels()
     n = audit.table_.n
     data: dict[str, Any] = {
         "rank": out["rank"],
         "score": out["score"],
         "bias_against": [groups[a] if a >= 0 else None for a in out["against"]],
-        "subgroup": labels,
+        "subgroup": audit.subgroup_labels(),
     }
     for i, g in enumerate(groups):
         data[f"n[{g}]"] = n[:, i]
@@ -269,8 +262,7 @@ def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
         data["ks_reject[0.05]"] = out["score"] >= data["ks_critical[0.05]"]
     frame = pd.DataFrame(data)
     key = np.where(frame["rank"] == 0, np.iinfo(np.int64).max, frame["rank"])
-    frame = frame.assign(_k=key).sort_values(["_k", "subgroup"], kind="stable").drop(columns="_k")
-    frame = frame.reset_index(drop=True)
+    frame = frame.assign(_k=key).sort_values(["_k", "subgroup"], kind="stable", ignore_index=True)
     return RankingResult(
         metric=spec.key,
         viewpoint=vp,
@@ -278,7 +270,7 @@ def make_ranking(audit: Any, out: Mapping[str, Any]) -> RankingResult:
         label=metric_label(spec.key, vp, param),
         title=metric_title(spec, vp, param),
         groups=groups,
-        table=frame,
+        table=frame.drop(columns="_k"),
     )
 
 
@@ -486,16 +478,15 @@ class FactsResult(BaseResult):
                 f"{len(top)} of {n_def} recourse definitions rank first a subgroup where "
                 f"recourse is harder for one group of {self.protected} (against {counts})"
             )
-        first = top.iloc[0]
-        label = first["definition"]
-        score = f"score {float(first['score']):.3g}"
-        if math.isinf(float(first["score"])):  # out of reach: how far the best action gets
-            score = "score ∞: " + self.unreachable_text(label, *first[["subgroup", "bias_against"]])
-        ties = self.rankings[label].rank1_count() if label in self.rankings else 1
+        label, _, subgroup, against, score = top.iloc[0]
+        said = f"score {score:.3g}"
+        if math.isinf(score):  # out of reach: how far the best action gets
+            said = "score ∞: " + self.unreachable_text(label, subgroup, against)
+        ties = self.rankings[label].rank1_count()
         tie = f"; {ties} subgroups tie at rank 1 under {label}" if ties > 1 else ""
         return (
             f"{head}; {_n(n_sub, 'subgroup')} audited; e.g. {label}: "
-            f"'{first['subgroup']}' against {first['bias_against']} ({score}){tie}"
+            f"'{subgroup}' against {against} ({said}){tie}"
         )
 
     def unreachable_text(self, label: str, subgroup: str, group: Any) -> str:
@@ -590,7 +581,7 @@ class FactsResult(BaseResult):
                     "recourse the score is ∞ under ECE and E(C)MR; where no group has any, the "
                     "subgroup is Fair."
                 )
-            small = min(a.smallest) if a.smallest else 0
+            small = min(a.smallest, default=0)
             if 0 < small < SMALL_GROUP:
                 out.append(
                     f"Some subgroups hold as few as {small} rejected member(s) of one group: "
@@ -650,14 +641,13 @@ class FactsResult(BaseResult):
         """Table 1 layout: rows = definitions; per subgroup its rank, bias and score."""
         rows = []
         for lab, r in self.rankings.items():
-            t = r.table
-            key = {_label_key(s): i for i, s in enumerate(t["subgroup"])}
+            key = {_label_key(s): i for i, s in enumerate(r.table["subgroup"])}
             row: dict[str, Any] = {"definition": r.title, "label": lab}
             for j, sg in enumerate(subgroups, start=1):
                 k = _label_key(sg)
                 if k not in key:
                     raise InputError(f"subgroup {sg!r} is not among the audited subgroups")
-                rec = t.iloc[key[k]]
+                rec = r.table.iloc[key[k]]
                 fair = rec["rank"] == 0
                 row[f"SG{j} rank"] = "Fair" if fair else int(rec["rank"])
                 row[f"SG{j} bias"] = "-" if fair else rec["bias_against"]
@@ -679,11 +669,10 @@ class FactsResult(BaseResult):
             for j in labels:
                 if i == j or len(top) == 0:
                     continue
-                rj = aligned[j]
-                max_rank = int(rj.max())
-                ranks = rj.loc[top].to_numpy()
-                ranks = np.where(ranks == 0, max_rank + 1, ranks)
-                out.loc[i, j] = round(round(float(ranks.mean()), 1) / (max_rank + 1), 3)
+                last = int(aligned[j].max()) + 1  # where a Fair subgroup counts
+                ranks = aligned[j].loc[top].to_numpy()
+                mean = float(np.where(ranks == 0, last, ranks).mean())
+                out.loc[i, j] = round(round(mean, 1) / last, 3)
         return out
 
     _summary = ranking_analysis  # summary(): the ranking analysis at share 0.1, cached
