@@ -97,9 +97,8 @@ class PrincipalResult(BaseResult):
     @property
     def bootstrap_note(self) -> str | None:
         """What the bootstrap intervals are (None without a bootstrap)."""
-        if not self.n_boot:
-            return None
-        return "percentile intervals from a bootstrap stratified by cell and A; not from the paper"
+        note = "percentile intervals from a bootstrap stratified by cell and A; not from the paper"
+        return note if self.n_boot else None
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -142,12 +141,11 @@ class PrincipalResult(BaseResult):
         Definition 3 (all): holds (point-identified); Definition 4 (all): not refuted
         """
         count, verdicts = _verdicts(self.checks(), max_items, repair=True)
-        n_people = int(self.counts[self.evaluated].sum())
-        text = (
+        return (
             f"{count} checks refute principal-stratum fairness for {self.protected} "
-            f"({n_people} people) — {verdicts}"
+            f"({int(self.counts[self.evaluated].sum())} people) — {verdicts}"
+            + self._comparison_text(max_items)
         )
-        return text + self._comparison_text(max_items)
 
     def comparisons(self) -> pd.DataFrame:
         """The definitions of :meth:`summary` beside the configured ones (the other of 1 and
