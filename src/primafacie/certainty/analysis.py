@@ -48,9 +48,8 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     The engine and the decision-makers come from the spec (as ``primafacie certainty
     --config`` does); headline, scope and caveats are the Result's own.
     """
-    data = ctx.data
-    dms = spec.decision_makers_of(ctx.config, data)
-    res = spec.build(data, ctx).run(data, decision_makers=dms)
+    dms = spec.decision_makers_of(ctx.config, ctx.data)
+    res = spec.build(ctx.data, ctx).run(ctx.data, decision_makers=dms)
     return AnalysisRun.of("certainty", {"ranking": res})
 
 
@@ -130,9 +129,7 @@ def tables(res: Any) -> list[dict[str, Any]]:
         rb.table(
             rb.columns(res.to_frame(), _RANKING_COLUMNS),
             "Ranking of the decision-makers",
-            _P_MOST_FAIR_NOTE.format(n=res.n_draws or 0, seed=res.seed)
-            if res.n_draws is not None
-            else "",
+            "" if res.n_draws is None else _P_MOST_FAIR_NOTE.format(n=res.n_draws, seed=res.seed),
             csv=table_path("certainty", "ranking"),
         )
     ]
