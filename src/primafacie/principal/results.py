@@ -141,10 +141,17 @@ class PrincipalResult(BaseResult):
         Definition 3 (all): holds (point-identified); Definition 4 (all): not refuted
         """
         count, verdicts = _verdicts(self.checks(), max_items, repair=True)
-        return (
+        text = (
             f"{count} checks refute principal-stratum fairness for {self.protected} "
             f"({int(self.counts[self.evaluated].sum())} people) — {verdicts}"
-            + self._comparison_text(max_items)
+        )
+        comp = self.comparisons()
+        if comp.empty:
+            return text
+        count, verdicts = _verdicts(comp, max_items)
+        return text + (
+            ". Also checked, the table's other definitions (3 and 4 are comparisons, not "
+            f"principal-stratum fairness): {count} violated — {verdicts}"
         )
 
     def comparisons(self) -> pd.DataFrame:
@@ -159,18 +166,6 @@ class PrincipalResult(BaseResult):
         summ = self.summary()
         mine = summ["definition"].isin(list(self.definitions))
         return summ[(mine if configured else ~mine) & summ["verdict"].ne("skipped")]
-
-    def _comparison_text(self, max_items: int) -> str:
-        """``. Also checked, the table's other definitions (…): 1 of 2 violated —
-        Definition 3 (all): violated; …`` (empty when none was evaluated)."""
-        comp = self.comparisons()
-        if comp.empty:
-            return ""
-        count, verdicts = _verdicts(comp, max_items)
-        return (
-            ". Also checked, the table's other definitions (3 and 4 are comparisons, not "
-            f"principal-stratum fairness): {count} violated — {verdicts}"
-        )
 
     def scope(self) -> str:
         """Who was evaluated (protected / other people, cells, definitions) and who was left out.
