@@ -58,8 +58,7 @@ def _comparison_table(res: Any) -> pd.DataFrame:
     """One row per protected group: rates, difference, ratio, four-fifths, error gaps."""
     s = res.summary()
     fifths = s["four_fifths"].astype(object).where(s["four_fifths"].notna(), "undefined")
-    adverse = [_adverse_cell(c, p, sf)
-               for c, p, sf in zip(s["adverse_impact"], s["fisher_p"], s["shortfall"], strict=True)]  # fmt: skip
+    adverse = list(map(_adverse_cell, s["adverse_impact"], s["fisher_p"], s["shortfall"]))
     columns = {
         "attribute": "attribute", "group": s["group"] + np.where(s["small"], " (small)", ""),
         "selection rate": _summary_rates(res, s, "selection"), "reference": "reference",
