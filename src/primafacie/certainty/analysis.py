@@ -82,7 +82,15 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The report section: the ranking, the (disparity, uncertainty) plane, group rates."""
     res = run.results["ranking"]
     table = res.to_frame()
+    chosen = table[table["selected"].astype(bool)].head(1)
     findings = [
+        f"The selection is relative to the {len(table)} decision-makers compared: "
+        f"{r.decision_maker} is the most certainly fair of them, yet its favourable rate "
+        f"still differs by {100 * r.disparity:.1f} percentage points between "
+        f"{r.most_privileged} and {r.least_privileged}."
+        for r in chosen.itertuples()
+        if r.disparity > 0.1
+    ] + [
         f"{r.decision_maker} (rank {r.rank}): favourable rate "
         f"{rate_text(int(r.k_i), int(r.n_i))} for {r.most_privileged} vs "
         f"{rate_text(int(r.k_j), int(r.n_j))} for {r.least_privileged}; disparity "
@@ -90,16 +98,6 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         + ("." if np.isnan(r.p_most_fair) else f"; P(most fair) {r.p_most_fair:.2f}.")
         for r in table.itertuples()
     ]
-    chosen = table[table["selected"].astype(bool)]
-    if len(chosen) and float(chosen["disparity"].iloc[0]) > 0.1:
-        r = chosen.iloc[0]
-        findings.insert(
-            0,
-            f"The selection is relative to the {len(table)} decision-makers compared: "
-            f"{r['decision_maker']} is the most certainly fair of them, yet its favourable rate "
-            f"still differs by {100 * r['disparity']:.1f} percentage points between "
-            f"{r['most_privileged']} and {r['least_privileged']}.",
-        )
     plane = table.rename(columns={"decision_maker": "name"})
     blocks = [
         rb.figure(

@@ -122,14 +122,13 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     res = run.results[LABEL]
     level = f"{100 * (1 - res.alpha):g}%"
     s = res.summary()
-    findings = [run.headline, *(f"Compared: {c}." for c in _reference_sentences(res))]
-    for _, r in s[s["four_fifths"].fillna(False).astype(bool)].head(10).iterrows():
-        findings.append(
-            f"{r.attribute} = {r.group}: selection rate {res.rate_words(r, 'selection')} vs "
-            f"{res.rate_words(r, 'reference')} for {r.reference}; ratio "
-            f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
-            f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
-        )
+    findings = [run.headline, *(f"Compared: {c}." for c in _reference_sentences(res))] + [
+        f"{r.attribute} = {r.group}: selection rate {res.rate_words(r, 'selection')} vs "
+        f"{res.rate_words(r, 'reference')} for {r.reference}; ratio "
+        f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
+        f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
+        for _, r in s[s["four_fifths"].fillna(False).astype(bool)].head(10).iterrows()
+    ]
     blocks = [
         rb.figure(
             res.plot(),
