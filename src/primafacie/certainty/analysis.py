@@ -48,9 +48,8 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     The engine and the decision-makers come from the spec (as ``primafacie certainty
     --config`` does); headline, scope and caveats are the Result's own.
     """
-    data = ctx.data
-    dms = spec.decision_makers_of(ctx.config, data)
-    res = spec.build(data, ctx).run(data, decision_makers=dms)
+    dms = spec.decision_makers_of(ctx.config, ctx.data)
+    res = spec.build(ctx.data, ctx).run(ctx.data, decision_makers=dms)
     return AnalysisRun.of("certainty", {"ranking": res})
 
 
@@ -83,7 +82,15 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The report section: the ranking, the (disparity, uncertainty) plane, group rates."""
     res = run.results["ranking"]
     table = res.to_frame()
+    chosen = table[table["selected"].astype(bool)].head(1)
     findings = [
+        f"The selection is relative to the {len(table)} decision-makers compared: "
+        f"{r.decision_maker} is the most certainly fair of them, yet its favourable rate "
+        f"still differs by {100 * r.disparity:.1f} percentage points between "
+        f"{r.most_privileged} and {r.least_privileged}."
+        for r in chosen.itertuples()
+        if r.disparity > 0.1
+    ] + [
         f"{r.decision_maker} (rank {r.rank}): favourable rate "
         f"{rate_text(int(r.k_i), int(r.n_i))} for {r.most_privileged} vs "
         f"{rate_text(int(r.k_j), int(r.n_j))} for {r.least_privileged}; disparity "
@@ -91,16 +98,6 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         + ("." if np.isnan(r.p_most_fair) else f"; P(most fair) {r.p_most_fair:.2f}.")
         for r in table.itertuples()
     ]
-    chosen = table[table["selected"].astype(bool)]
-    if len(chosen) and float(chosen["disparity"].iloc[0]) > 0.1:
-        r = chosen.iloc[0]
-        findings.insert(
-            0,
-            f"The selection is relative to the {len(table)} decision-makers compared: "
-            f"{r['decision_maker']} is the most certainly fair of them, yet its favourable rate "
-            f"still differs by {100 * r['disparity']:.1f} percentage points between "
-            f"{r['most_privileged']} and {r['least_privileged']}.",
-        )
     plane = table.rename(columns={"decision_maker": "name"})
     blocks = [
         rb.figure(
@@ -130,9 +127,7 @@ def tables(res: Any) -> list[dict[str, Any]]:
         rb.table(
             rb.columns(res.to_frame(), _RANKING_COLUMNS),
             "Ranking of the decision-makers",
-            _P_MOST_FAIR_NOTE.format(n=res.n_draws or 0, seed=res.seed)
-            if res.n_draws is not None
-            else "",
+            "" if res.n_draws is None else _P_MOST_FAIR_NOTE.format(n=res.n_draws, seed=res.seed),
             csv=table_path("certainty", "ranking"),
         )
     ]

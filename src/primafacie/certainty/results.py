@@ -276,8 +276,7 @@ def plot_decision_makers(
         if len(d):
             ax.annotate(f"u={c:g}", (d[-1], s[-1]), fontsize=7, color="0.4",
                         ha="center", va="bottom")  # fmt: skip
-    x = np.asarray(disparity, dtype=float)
-    y = np.asarray(uncertainty, dtype=float)
+    x, y = np.asarray(disparity, dtype=float), np.asarray(uncertainty, dtype=float)
     ax.scatter(
         x, y, s=18 if len(x) > 30 else 40, color="tab:blue", zorder=2, label="decision-makers"
     )

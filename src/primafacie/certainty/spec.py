@@ -77,9 +77,7 @@ class _CertaintyBase(_Strict):
         if not isinstance(values, dict):
             return values
         out = dict(values)
-        for old, new in RENAMED.items():
-            if old not in out:
-                continue
+        for old, new in ((o, n) for o, n in RENAMED.items() if o in out):
             warnings.warn(
                 f"analyses.certainty.{old} is deprecated and will be removed in the next "
                 f"release; write analyses.certainty.{new}",

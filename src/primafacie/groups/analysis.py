@@ -8,7 +8,6 @@ ratio, error-rate gaps) open the executive summary. On by default (``default_on`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -47,12 +46,6 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
     return AnalysisRun.of("groups", {LABEL: res}, caveats=caveats)
 
 
-def _rate_cells(k: Any, n: Any, low: Any, high: Any, level: str = "95%") -> list[tuple[str, float]]:
-    """``25.0% (1 of 4; 95% CI 4.6–69.9%)`` cells, sorted by the rate (blank rate when n = 0)."""
-    return [(rate_text(ki, ni, ci=(lo, hi), level=level), rb.rate_cell(ki, ni)[1])
-            for ki, ni, lo, hi in zip(k, n, low, high, strict=True)]  # fmt: skip
-
-
 def _ci(s: pd.DataFrame, est: str, stem: str | None = None, digits: int = 3) -> list[Any]:
     """``0.123 [0.045, 0.201]`` cells of column ``est`` with ``<stem>_low`` / ``<stem>_high``
     (stem: est), sorted by the estimate (blank when undefined)."""
@@ -65,8 +58,7 @@ def _comparison_table(res: Any) -> pd.DataFrame:
     """One row per protected group: rates, difference, ratio, four-fifths, error gaps."""
     s = res.summary()
     fifths = s["four_fifths"].astype(object).where(s["four_fifths"].notna(), "undefined")
-    adverse = [_adverse_cell(c, p, sf)
-               for c, p, sf in zip(s["adverse_impact"], s["fisher_p"], s["shortfall"], strict=True)]  # fmt: skip
+    adverse = list(map(_adverse_cell, s["adverse_impact"], s["fisher_p"], s["shortfall"]))
     columns = {
         "attribute": "attribute", "group": s["group"] + np.where(s["small"], " (small)", ""),
         "selection rate": _summary_rates(res, s, "selection"), "reference": "reference",
@@ -88,9 +80,7 @@ def _summary_rates(res: Any, s: pd.DataFrame, prefix: str) -> list[tuple[str, fl
     weighted rate with its rows and Kish effective size."""
     if res.weights is None:
         return rb.rates(s[f"{prefix}_k"], s[f"{prefix}_n"])
-    rate = s["selection_rate" if prefix == "selection" else "reference_rate"]
-    return [(res.rate_words(row, prefix), float(r)) for (_, row), r in zip(s.iterrows(), rate,
-                                                                           strict=True)]  # fmt: skip
+    return [(res.rate_words(row, prefix), float(row[f"{prefix}_rate"])) for _, row in s.iterrows()]
 
 
 def _adverse_cell(criteria: str, p: float, short: float) -> str:
@@ -103,16 +93,20 @@ def _adverse_cell(criteria: str, p: float, short: float) -> str:
 
 
 def _rates_table(res: Any) -> pd.DataFrame:
-    """One row per group: members, role and each metric as ``rate (k of n) [interval]``."""
+    """One row per group: members, role and each metric as ``rate (k of n) [interval]``
+    (``25.0% (1 of 4; 95% CI 4.6–69.9%)``, sorted by the rate, blank when n = 0)."""
     frame = res.to_frame()
     first = frame[frame["metric"] == "selection_rate"]
     cols = ("attribute", "group", "role", "members", "small")
     table = pd.DataFrame({c: first[c].to_numpy() for c in cols})
+    level = f"{100 * (1 - res.alpha):g}%"
     for metric, rows in frame.groupby("metric", sort=False):
         if res.weights is None:
-            table[METRIC_LABELS[metric]] = _rate_cells(
-                rows["k"], rows["n"], rows["ci_low"], rows["ci_high"], f"{100 * (1 - res.alpha):g}%"
-            )
+            cells = zip(rows["k"], rows["n"], rows["ci_low"], rows["ci_high"], strict=True)
+            table[METRIC_LABELS[metric]] = [
+                (rate_text(k, n, ci=(lo, hi), level=level), rb.rate_cell(k, n)[1])
+                for k, n, lo, hi in cells
+            ]
             continue
         table[METRIC_LABELS[metric]] = [
             (f"{100 * r:.1f}% weighted ({int(n):,} rows, n_eff {ne:,.1f}; CI {100 * lo:.1f}–"
@@ -127,17 +121,14 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
     """The report section: rates with intervals, the comparisons, every group's rates."""
     res = run.results[LABEL]
     level = f"{100 * (1 - res.alpha):g}%"
-    findings = [run.headline]
     s = res.summary()
-    findings += [f"Compared: {c}." for c in _reference_sentences(res)]
-    for _, row in s[s["four_fifths"].fillna(False).astype(bool)].head(10).iterrows():
-        r = SimpleNamespace(**row.to_dict())
-        findings.append(
-            f"{r.attribute} = {r.group}: selection rate {res.rate_words(row, 'selection')} vs "
-            f"{res.rate_words(row, 'reference')} for {r.reference}; ratio "
-            f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
-            f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
-        )
+    findings = [run.headline, *(f"Compared: {c}." for c in _reference_sentences(res))] + [
+        f"{r.attribute} = {r.group}: selection rate {res.rate_words(r, 'selection')} vs "
+        f"{res.rate_words(r, 'reference')} for {r.reference}; ratio "
+        f"{r.selection_ratio:.2f} ({level} CI {r.selection_ratio_low:.2f}–"
+        f"{r.selection_ratio_high:.2f}), difference {r.selection_diff:+.3f}."
+        for _, r in s[s["four_fifths"].fillna(False).astype(bool)].head(10).iterrows()
+    ]
     blocks = [
         rb.figure(
             res.plot(),

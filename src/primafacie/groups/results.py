@@ -29,9 +29,6 @@ METRIC_LABELS = {
 }
 
 
-#: Labels of the score tables: ``tables/groups_thresholds.csv`` and so on.
-SCORE_TABLES = ("thresholds", "auc", "calibration")
-
 #: The columns of each comparison in ``results.json`` (``groups.comparisons``); the first six
 #: (the group and its counts) also name the smallest ratio of :func:`min_ratio`.
 _COMPARISON_KEYS = [
@@ -212,8 +209,7 @@ class GroupMetricsResult(BaseResult):
         k, n = row[f"{prefix}_k"], row[f"{prefix}_n"]
         if self.weights is None:
             return rate_text(k, n)
-        rate = row["selection_rate" if prefix == "selection" else "reference_rate"]
-        if pd.isna(rate):
+        if pd.isna(rate := row[f"{prefix}_rate"]):
             return f"undefined weighted rate ({int(n):,} rows)"
         return f"{100 * rate:.1f}% weighted ({int(n):,} rows, n_eff {row[f'{prefix}_n_eff']:,.1f})"
 
@@ -365,8 +361,8 @@ class GroupMetricsResult(BaseResult):
 
     def extra_tables(self) -> dict[str, pd.DataFrame]:
         """The score tables computed (``thresholds``, ``auc``, ``calibration``), if any."""
-        frames = {} if self.scores is None else {k: getattr(self.scores, k) for k in SCORE_TABLES}
-        return {k: v for k, v in frames.items() if v is not None}
+        names = ("thresholds", "auc", "calibration") if self.scores is not None else ()
+        return {k: getattr(self.scores, k) for k in names if getattr(self.scores, k) is not None}
 
     def plot(self, metric: str | None = None, ax: Any = None) -> Any:
         """Rates with their intervals per group (selection rate, plus TPR and FPR when the

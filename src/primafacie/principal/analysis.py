@@ -63,6 +63,12 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
         kind=np.where(iv["quantity"].str.startswith("prop1"), "sharp bounds (Prop. 1)", "LP range"),
     )
     eps = frame[frame["quantity"] == "eps_sum"][["cell", "definition", "estimate"]]
+    repair = run.results["repair"]
+    n_cell = summary.drop_duplicates("cell").set_index("cell")["n"]
+    rep = repair.summary()
+    changed = zip(rep["cell"], rep["n_changed"], strict=True)
+    cells = [(f"{int(c)} of {int(n_cell.get(cell, 0))}", int(c)) for cell, c in changed]
+    rep = rep.assign(n_changed=cells).drop(columns="note", errors="ignore")
     blocks = [
         rb.figure(
             plots.principal_intervals(iv.head(24)),
@@ -78,23 +84,16 @@ def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, An
             "The smallest total probability of flipping decisions that makes the decision fair "
             "in the sense of the definition (0 = no repair needed).",
         ),
-    ]
-    repair = run.results.get("repair")
-    if repair is not None:
-        rep = repair.summary()
-        n_cell = summary.drop_duplicates("cell").set_index("cell")["n"]
-        changed = zip(rep["cell"], rep["n_changed"], strict=True)
-        cells = [(f"{int(c)} of {int(n_cell.get(cell, 0))}", int(c)) for cell, c in changed]
-        rep = rep.assign(n_changed=cells).drop(columns="note", errors="ignore")
-        blocks.append(rb.table(
+        rb.table(
             rep.rename(columns={"n_changed": "decisions changed", "eps_sum": "ε"}),
             f"The minimal randomised repair (Definition {repair.definition})",
             "Flip decisions with the listed probabilities to make the decision fair in "
             "distribution; 'decisions changed' counts the flips drawn with the audit seed.",
             csv=table_path("principal", "repair_summary"),
-        ))  # fmt: skip
-    blocks.append(rb.figure(res.plot(), "LP ranges and repair probabilities",
-                            "The analysis' own view: red intervals exclude 0."))  # fmt: skip
+        ),
+        rb.figure(res.plot(), "LP ranges and repair probabilities",
+                  "The analysis' own view: red intervals exclude 0."),
+    ]  # fmt: skip
     return rb.section(findings, blocks)
 
 

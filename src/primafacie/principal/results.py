@@ -97,9 +97,8 @@ class PrincipalResult(BaseResult):
     @property
     def bootstrap_note(self) -> str | None:
         """What the bootstrap intervals are (None without a bootstrap)."""
-        if not self.n_boot:
-            return None
-        return "percentile intervals from a bootstrap stratified by cell and A; not from the paper"
+        note = "percentile intervals from a bootstrap stratified by cell and A; not from the paper"
+        return note if self.n_boot else None
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -142,12 +141,18 @@ class PrincipalResult(BaseResult):
         Definition 3 (all): holds (point-identified); Definition 4 (all): not refuted
         """
         count, verdicts = _verdicts(self.checks(), max_items, repair=True)
-        n_people = int(self.counts[self.evaluated].sum())
         text = (
             f"{count} checks refute principal-stratum fairness for {self.protected} "
-            f"({n_people} people) — {verdicts}"
+            f"({int(self.counts[self.evaluated].sum())} people) — {verdicts}"
         )
-        return text + self._comparison_text(max_items)
+        comp = self.comparisons()
+        if comp.empty:
+            return text
+        count, verdicts = _verdicts(comp, max_items)
+        return text + (
+            ". Also checked, the table's other definitions (3 and 4 are comparisons, not "
+            f"principal-stratum fairness): {count} violated — {verdicts}"
+        )
 
     def comparisons(self) -> pd.DataFrame:
         """The definitions of :meth:`summary` beside the configured ones (the other of 1 and
@@ -161,18 +166,6 @@ class PrincipalResult(BaseResult):
         summ = self.summary()
         mine = summ["definition"].isin(list(self.definitions))
         return summ[(mine if configured else ~mine) & summ["verdict"].ne("skipped")]
-
-    def _comparison_text(self, max_items: int) -> str:
-        """``. Also checked, the table's other definitions (…): 1 of 2 violated —
-        Definition 3 (all): violated; …`` (empty when none was evaluated)."""
-        comp = self.comparisons()
-        if comp.empty:
-            return ""
-        count, verdicts = _verdicts(comp, max_items)
-        return (
-            ". Also checked, the table's other definitions (3 and 4 are comparisons, not "
-            f"principal-stratum fairness): {count} violated — {verdicts}"
-        )
 
     def scope(self) -> str:
         """Who was evaluated (protected / other people, cells, definitions) and who was left out.
