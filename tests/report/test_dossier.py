@@ -7,6 +7,7 @@ The print test drives Debian's /usr/bin/chromium (``--print-to-pdf``) and popple
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -372,3 +373,37 @@ def test_subgroup_pages_expand_the_card_with_counts_actions_and_costs(tmp_path):
     old = both.pages()["dossiers/subgroup_age_old.html"]
     assert "no action changes the decision under this definition" in old
     assert build_subgroup_dossiers(results, top=5).pages() == both.pages()
+
+
+def _test_group_rows(page: str) -> list[list[str]]:
+    return _tables(page)["test-1"][1:]
+
+
+def test_another_tests_reference_does_not_hide_the_twin(world):
+    """The intersectional test records reference 0 for its own indicator column; the twin of
+    an attribute uses that attribute's test (the demo's dossiers said "no causal model was
+    given" beside a causal graph)."""
+    data, scm, res = world
+    other = dataclasses.replace(res, params={**res.params, "attribute": "g×h", "reference": 0})
+    ident = select_ids({"single_g": res}, 1)[0]
+    results = {"single_g": res, "intersectional": other}
+    page = next(iter(build_dossiers(results, data, scm=scm, ids=[ident]).pages().values()))
+    assert "The twin cannot be shown" not in page
+    assert _test_group_rows(page)[0][0] == "twin (counterfactual)"
+    assert "most similar to the counterfactual twin, the twin first" in page
+
+
+def test_a_counterfactual_test_without_its_twin_shows_no_factual_centre(world):
+    """CST searched around the counterfactual: without it, the page says why and lists the
+    test group without a first row of the factual record (its features are not the centre)."""
+    data, _, res = world
+    ident = select_ids({"single_g": res}, 1)[0]
+    page = next(iter(build_dossiers({"single_g": res}, data, ids=[ident]).pages().values()))
+    assert res.main_test()[0] == "cst"
+    assert "The twin cannot be shown: no causal model was given (the counterfactuals came " in page
+    assert "most similar to the complainant’s counterfactual, which this page cannot show" in page
+    rows = _test_group_rows(page)
+    assert not any("(complainant)" in r[0] for r in rows)
+    assert float(rows[0][-1]) > 0  # the nearest member, at its own distance from the centre
+    k = res.main_test()[1]
+    assert len(rows) == k and len(_tables(page)["control-1"][1:]) == k + 1

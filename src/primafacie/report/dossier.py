@@ -307,10 +307,16 @@ def _shown(data: Any, redact: Iterable[str]) -> list[str]:
 
 
 def _members(
-    data: Any, rows: np.ndarray, dist: np.ndarray, cols: list[str], first: dict, shown: Any
+    data: Any,
+    rows: np.ndarray,
+    dist: np.ndarray,
+    cols: list[str],
+    first: dict | None,
+    shown: Any,
 ) -> pd.DataFrame:
-    """One row per group member (pads dropped), the complainant or twin first; ``shown``
-    maps an id to what the page prints (its pseudonym when redacted)."""
+    """One row per group member (pads dropped), the complainant or twin first (``first``,
+    none when None); ``shown`` maps an id to what the page prints (its pseudonym when
+    redacted)."""
     ok = rows >= 0
     rows, dist = rows[ok], dist[ok]
     frame = data.frame.iloc[rows]
@@ -320,9 +326,8 @@ def _members(
         out[c] = frame[c].to_numpy()
     out["decision"] = np.where(y == 1, "favourable", "unfavourable")
     out["distance"] = dist
-    return pd.concat([pd.DataFrame([first]), out], ignore_index=True)[
-        ["id", *cols, "decision", "distance"]
-    ]
+    head = [] if first is None else [pd.DataFrame([first])]
+    return pd.concat([*head, out], ignore_index=True)[["id", *cols, "decision", "distance"]]
 
 
 def _adjusted(params: Mapping[str, Any]) -> str:
@@ -445,16 +450,24 @@ def _test_facts(
     y = "favourable" if data.decision_array()[pos] == 1 else "unfavourable"
     first_c = {"id": f"{shown(data.ids[pos])} (complainant)", **{c: me[c] for c in cols},
                "decision": y, "distance": 0.0}  # fmt: skip
-    centre = twin if twin is not None else me
     cf_dec = row.get("cf_decision")
-    first_t = {
-        "id": "twin (counterfactual)"
-        if twin is not None
-        else f"{shown(data.ids[pos])} (complainant)",
-        **{c: centre[c] for c in cols},
+    # the test group's centre: the person (ST), the twin, or, for a counterfactual method whose
+    # twin the page cannot show, no row (the factual record is not what was searched around)
+    first_t = None if method != "st" and twin is None else {
+        "id": "twin (counterfactual)" if twin is not None else f"{shown(data.ids[pos])} (complainant)",
+        **{c: (me if twin is None else twin)[c] for c in cols},
         "decision": "—" if pd.isna(cf_dec) else ("favourable" if cf_dec == 1 else "unfavourable"),
         "distance": 0.0,
-    }
+    }  # fmt: skip
+    # why a counterfactual method's page shows no twin: no SCM reached the dossier (the
+    # counterfactuals came from a table), or the value do() set is not one it can read
+    no_twin = None
+    if method != "st" and twin is None:
+        no_twin = (
+            "no causal model was given (the counterfactuals came from a table)"
+            if twin_of is None
+            else f"the value do() set on {attr} is not a single non-protected value it can read"
+        )
     overturn = None if sens is None else _overturning(sens, pos, label)
     return {
         "label": label,
@@ -464,6 +477,7 @@ def _test_facts(
         "k": k,
         "row": row,
         "twin": twin,
+        "no_twin": no_twin,
         "path": path,
         "noise": noise,
         "control": _members(data, ctrl, ctrl_d, cols, first_c, shown),

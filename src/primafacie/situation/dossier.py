@@ -32,9 +32,10 @@ def twin_maker(
 ) -> Callable[[int, str], Any] | None:
     """``twin(pos, attribute) -> (twin, path, noise)`` for the dossier pages, or None (no SCM).
 
-    The value do() sets is the one the tests used: their ``reference`` parameter when they
-    record one, else the attribute's one non-protected value; when there is no such single
-    value the page shows no twin (as it shows none for ST).
+    The value do() sets is the one the attribute's test used: its ``reference`` parameter
+    when it records one, else the attribute's one non-protected value; when there is no such
+    single value the page shows no twin (as it shows none for ST). Another test's reference
+    is not this attribute's (the intersectional test sets its own indicator column to 0).
 
     Parameters
     ----------
@@ -49,17 +50,15 @@ def twin_maker(
         return None
     from ..causal.explain import counterfactual_twin
 
-    asked = next(
-        (r.params.get("reference") for r in (results or {}).values()
-         if getattr(r, "params", {}).get("reference") is not None),
-        None,
-    )  # fmt: skip
+    asked = {p.get("attribute"): p["reference"] for p in
+             (getattr(r, "params", {}) for r in (results or {}).values())
+             if p.get("reference") is not None}  # fmt: skip
 
     def twin(pos: int, attribute: str) -> Any:
         if attribute not in scm.nodes:
             return None
         try:
-            value = reference_value(data, attribute, asked)
+            value = reference_value(data, attribute, asked.get(attribute))
         except InputError:  # no single value do() could set: no twin on the page
             return None
         return counterfactual_twin(scm, data.frame, pos, attribute, value)
