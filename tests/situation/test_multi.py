@@ -171,5 +171,52 @@ def test_multiple_complainant_untested_on_one_attribute_is_untested(world):
         "(g, r)"
     )
     assert f"; {untested} more could not be tested within max_distance 0.02" in head
-    assert any(c.startswith("A complainant is a case only when") for c in res.caveats())
+    assert any(
+        c.startswith("A complainant is a case when Δp > τ on every attribute")
+        for c in res.caveats()
+    )
     assert res.to_dict()["headline"] == head
+
+
+def test_multiple_expected_by_chance_is_at_most_alpha_over_q(world):
+    """A multiple case is significant only when each of the q runs is, each at α/q: under no
+    discrimination at most α/q × tested are, not α × tested (the demo said 29 for at most 15)."""
+    data, scm, rule = world
+    res = MultipleSituationTest(methods=["st"], k=[5], alpha=0.05).run(data, decider=rule)
+    row = res.summary().iloc[0]
+    assert row["expected_by_chance"] == pytest.approx(0.025 * row["tested"])
+    from primafacie.situation.results import expected_text
+
+    bound = expected_text(0.025 * row["tested"])
+    assert (
+        f"Of {int(row['tested']):,} tests each significant only on every attribute at α/q = "
+        f"0.025, at most {bound} would be significant by chance alone" in res.headline()
+    )
+    single = SituationTest(methods=["st"], k=[5], alpha=0.05, attribute="g").run(data, decider=rule)
+    assert single.summary().iloc[0]["expected_by_chance"] == pytest.approx(
+        0.05 * single.summary().iloc[0]["tested"]
+    )
+
+
+def test_multiple_table_and_caveat_name_the_verdict_as_the_single_tables_do(world):
+    """ "significant" is the verdict after the correction in every top-complainant table (it
+    was the unadjusted flag in the multiple one), and a case is Δp > τ on every attribute."""
+    from primafacie.situation.analysis import _complaint_blocks
+
+    data, _, rule = world
+    res = MultipleSituationTest(methods=["st"], k=[5], multiplicity="bh").run(data, decider=rule)
+    table = next(b for b in _complaint_blocks("multiple", res, data) if b and b["kind"] == "table")
+    heads = table["columns"]
+    assert "significant" in heads and "significant before adjustment" in heads
+    assert "significant_adjusted" not in heads
+    top = res.strongest(*res.main_test(), 20)
+    shown = {row[heads.index("id")][0]: row for row in table["rows"]}  # by id
+    at, before = heads.index("significant"), heads.index("significant before adjustment")
+    for _, r in top.iterrows():
+        cells = shown[str(r["id"])]
+        assert cells[at][0] == ("yes" if r["significant_adjusted"] else "no")
+        assert cells[before][0] == ("yes" if r["significant"] else "no")
+    caveat = next(c for c in res.caveats() if "every attribute" in c)
+    assert caveat.startswith("A complainant is a case when Δp > τ on every attribute")
+    t = res.to_frame()
+    assert (t.discriminated == (t.discriminated_g & t.discriminated_r)).all()

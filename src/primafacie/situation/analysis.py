@@ -494,7 +494,8 @@ def _count_blocks(summary: pd.DataFrame, figure: bool = True) -> list[Any]:
         "the adjustment across the complainants of the row's method and k, which is named "
         "(bonferroni, holm, bh, by; none: no adjustment); significant before adjustment: the "
         "unadjusted count. expected by chance: α × tested, the significant cases chance alone "
-        "gives before any adjustment when no one is discriminated against.",
+        "gives before any adjustment when no one is discriminated against (multiple: α/q × "
+        "tested, at most, as a case needs every one of the q attributes significant at α/q).",
         csv=table_path(ANALYSIS_NAME, "summary"),
     )  # fmt: skip
     return [*blocks, table]
@@ -530,9 +531,11 @@ def _complaint_blocks(label: str, res: Any, data: Any, links: Mapping[str, str] 
     )]  # fmt: skip
     if isinstance(res, MultipleResult):  # one set of columns per attribute's run
         cols = [c for c in top.columns if c == "id" or c.startswith(("delta", "significant"))]
-        shown = top[["method", "k", *cols]]
+        # named as in the single tables: "significant" is the verdict after the correction
+        shown = top[["method", "k", *cols]].rename(columns=_MULTIPLE_SHOWN)
         note = ("A multiple case needs Δp > τ on every protected attribute (Bonferroni α/q for "
-                "significance); delta is the mean of the per-attribute deltas.")  # fmt: skip
+                "significance on each, significant_<attribute>); delta is the mean of the "
+                "per-attribute deltas.")  # fmt: skip
     else:
         # the one verdict: significant after the correction in force
         verdict = top.get("significant_adjusted", top["significant"]).astype(bool)
@@ -571,6 +574,11 @@ _SHOWN = {
     "ci_low": "ci_low", "p_value": "p-value", "p_adjusted": "adjusted p-value",
     "significant_adjusted": "significant", "significant": "significant before adjustment",
 }  # fmt: skip
+
+
+#: The multiple table's verdict columns, named as in :data:`_SHOWN`.
+_MULTIPLE_SHOWN = {"significant_adjusted": "significant",
+                   "significant": "significant before adjustment"}  # fmt: skip
 
 
 GLOSSARY = (

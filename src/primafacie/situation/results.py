@@ -255,9 +255,9 @@ class _SituationResultBase(BaseResult):
         :func:`summarize`; built once, :meth:`summary` returns a copy). Shares are of
         ``n_protected`` minus the untested complainants (for multiple discrimination: those
         not tested on every attribute)."""
-        p = self.params
+        p = self.params  # multiple: a case is significant only if every run is, each at α/q
         return summarize(self.table, self.n_protected, p.get("methods"), p.get("k"),
-                         p.get("alpha"), p.get("multiplicity"))  # fmt: skip
+                         p.get("alpha_per_test", p.get("alpha")), p.get("multiplicity"))  # fmt: skip
 
     def to_dict(
         self, neighbors: bool = False, max_rows: int | None = None, see: str | None = None
@@ -455,8 +455,13 @@ class _SituationResultBase(BaseResult):
         if method is None or self.params.get("alpha") is None:
             return ""
         tests, alpha = int(row["tested"]), float(self.params["alpha"])
+        at, about = f"at α = {alpha:g}", "about"
+        per = self.params.get("alpha_per_test")
+        if per is not None:  # multiple: every run significant at α/q, so P(case) ≤ α/q
+            alpha, about = float(per), "at most"
+            at = f"each significant only on every attribute at α/q = {alpha:g}"
         text = (
-            f" Of {tests:,} tests at α = {alpha:g}, about {expected_text(alpha * tests)} would "
+            f" Of {tests:,} tests {at}, {about} {expected_text(alpha * tests)} would "
             "be significant by chance alone if no one were discriminated against"
         )
         if method == "none":
@@ -579,8 +584,9 @@ class _SituationResultBase(BaseResult):
              "protected individuals with a favourable decision count as not discriminated "
              "in every share."),
             (p.get("dimension") == "multiple",
-             "A complainant is a case only when the test of every attribute flags them, "
-             "each at the Bonferroni level; Δp is the mean of the attributes' Δp."),
+             "A complainant is a case when Δp > τ on every attribute, and significant only "
+             "when the test of every attribute is significant at the Bonferroni level α/q; Δp "
+             "is the mean of the attributes' Δp."),
             (p.get("legacy"),
              "legacy=True reproduces the CST authors' code, including the scaler re-fitted "
              "on the counterfactual data (spec §9): use it to match the published tables, "
