@@ -402,3 +402,26 @@ def test_streamed_tables_and_paged_rows_give_the_same_files(demo, tmp_path, monk
     lists = [o["complainants"] for o in built if isinstance(o, dict) and "complainants" in o]
     assert {"rows": rows["rows"], "see": rows["see"]} in lists
     assert not any(isinstance(v, list) and len(v) > analysis_mod.MAX_JSON_ROWS for v in lists)
+
+
+def test_the_demo_counts_every_file_it_wrote(demo, monkeypatch):
+    """The demo's last line counts the audit's outputs and the inputs it wrote beside them
+    (it said 75 files of 79: audit.yaml and inputs/ were left out)."""
+    import io
+
+    from rich.console import Console
+
+    from primafacie.commands import audit as audit_command
+
+    a, _b, res, _ = demo
+    inputs = ["audit.yaml", *sorted(f"inputs/{p.name}" for p in (a / "inputs").iterdir())]
+    printed = io.StringIO()
+    monkeypatch.setattr(audit_command, "console", Console(file=printed, width=10_000))
+    audit_command.print_summary(res, inputs)
+    out = printed.getvalue()
+    written = _files(a)
+    assert set(written) == set(res.files) | set(inputs) and len(inputs) == 4
+    assert (
+        f"wrote {len(written)} files to {a} ({len(res.files)} audit outputs, audit.yaml and 3 "
+        "inputs)" in out
+    )

@@ -207,7 +207,8 @@ def _first_screen_checks(page: str) -> None:
     concerns = [c for c in tests if c["level"] == "concern"]
     if concerns:
         assert verdict.startswith(
-            f"Evidence of potential discrimination in {len(concerns)} of {len(tests)} tests run."
+            f"Evidence of potential discrimination in {len(concerns)} of {len(tests)} analyses "
+            "with a verdict."
         )
     else:
         assert verdict.startswith("No evidence of potential discrimination in the ")

@@ -57,7 +57,7 @@ def run(spec: Any, ctx: Context) -> AnalysisRun:
 _P_MOST_FAIR_NOTE = (
     "P(most fair) = posterior probability that the decision-maker's disparity (max − min of "
     "its groups' true rates) is the smallest of those compared: share of {n:,} draws from the "
-    "groups' Beta posteriors (seed {seed}; Monte Carlo error at most 0.5/√draws). It measures "
+    "groups' Beta posteriors (seed {seed}; Monte Carlo standard error at most 0.5/√draws). It measures "
     "how sure the data make us of the smallest gap; the utility ranks by the point estimate "
     "and its uncertainty."
 )

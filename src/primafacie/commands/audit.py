@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
@@ -37,8 +38,10 @@ says trust: pickle for it (decision: {model: m.joblib, trust: pickle}). Print th
 """
 
 
-def print_summary(result) -> None:
-    """The final summary table on stdout (one row per analysis)."""
+def print_summary(result, inputs: Sequence[str] = ()) -> None:
+    """The final summary table on stdout (one row per analysis); ``inputs``: files the
+    command wrote besides the audit's outputs (the demo's audit.yaml and inputs/), counted
+    in the last line."""
     from rich.table import Table
 
     for note in (getattr(result, "data_info", None) or {}).get("warnings", []):
@@ -61,15 +64,22 @@ def print_summary(result) -> None:
     console.print(table)
     console.print(escape(_verdict(result)))
     if result.out_dir is not None:
+        n, besides = len(result.files), ""
+        if inputs:  # e.g. "79 files (75 audit outputs, audit.yaml and 3 inputs)"
+            others = [f for f in inputs if f != "audit.yaml"]
+            n += len(inputs)
+            besides = (f" ({len(result.files)} audit outputs, audit.yaml and {len(others)} "
+                       f"input{'s' if len(others) != 1 else ''})")  # fmt: skip
         console.print(
-            f"wrote {len(result.files)} files to {result.out_dir} — open "
+            f"wrote {n} files to {result.out_dir}{escape(besides)} — open "
             f"{Path(result.out_dir) / 'report.html'}"
         )
 
 
-def finish(result) -> None:
-    """Print the summary; exit 1 naming the analyses that failed (``--keep-going``, demo)."""
-    print_summary(result)
+def finish(result, inputs: Sequence[str] = ()) -> None:
+    """Print the summary (:func:`print_summary`); exit 1 naming the analyses that failed
+    (``--keep-going``, demo)."""
+    print_summary(result, inputs)
     if result.failed:
         err_console.print(f"[bold red]failed analyses:[/] {', '.join(result.failed)}")
         raise typer.Exit(EXIT_ANALYSIS)

@@ -48,4 +48,6 @@ def register(app: typer.Typer) -> None:
 
         date = check_date(date)
         check_output_dir(out)  # before the world is generated
-        finish(run_demo(out, n=n, seed=seed, progress=progress, keep_going=True, date=date))
+        result = run_demo(out, n=n, seed=seed, progress=progress, keep_going=True, date=date)
+        inputs = ["audit.yaml", *sorted(f"inputs/{p.name}" for p in (out / "inputs").iterdir())]
+        finish(result, inputs)

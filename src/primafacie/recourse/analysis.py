@@ -264,8 +264,9 @@ def tables(facts: FactsResult) -> list[dict[str, Any]]:
             facts.summary().assign(definition=names).drop(columns="metric"),
             "Definitions of recourse unfairness",
             "subgroups = subgroups audited; fair = subgroups with no difference; rank1 = "
-            "subgroups tied first; top10_against[g] = among the top 10% ranked subgroups, how "
-            "many are biased against group g.",
+            "subgroups tied first; top10_against[g] = among the first 10% of the ranked (not "
+            "Fair) subgroups, ⌊0.1 × (subgroups − fair)⌋ of them in rank order (ties cut in "
+            "that order), how many are biased against group g.",
             csv=table_path("recourse", "definitions_summary"),
         )
     ]

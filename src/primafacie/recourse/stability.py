@@ -350,7 +350,8 @@ class RankStabilityResult(BaseResult):
             "subgroups and actions are those mined on the full data; the bootstrap re-weights "
             "their members, so it does not include the variability of mining itself",
             f"with {self.n_boot} resamples a share is known to about "
-            f"±{100 / (2 * np.sqrt(self.n_boot)):.0f} points (Monte Carlo)",
+            f"±{100 / (2 * np.sqrt(self.n_boot)):.0f} points (one Monte Carlo standard error "
+            "at most; a 95% interval is about twice that)",
         ]
         absent = self.table[self.table.get("absent_share", pd.Series(dtype=float)) > 0]
         if len(absent):

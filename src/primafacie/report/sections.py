@@ -77,24 +77,26 @@ def overall_verdict(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     >>> overall_verdict([("Group metrics", {"level": "concern", "strength": 0.5,
     ...     "sentence": "1 of 2 protected groups below four-fifths"}),
     ...     ("Certainty", {"level": "neutral", "strength": 0.0, "sentence": "x"})])
-    'Evidence of potential discrimination in 1 of 1 tests run. Strongest finding (group metrics): 1 of 2 protected groups below four-fifths.'
+    'Evidence of potential discrimination in 1 of 1 analyses with a verdict. Strongest finding (group metrics): 1 of 2 protected groups below four-fifths.'
     >>> overall_verdict([("Group metrics", {"level": "clear", "strength": 0.0,
     ...     "sentence": "0 of 2 protected groups below four-fifths"})])
-    'No evidence of potential discrimination in the 1 test run: 0 of 2 protected groups below four-fifths.'
+    'No evidence of potential discrimination in the 1 analysis with a verdict: 0 of 2 protected groups below four-fifths.'
     """
     tests = [(t, f) for t, f in rows if f["level"] in ("concern", "clear")]
     concerns = [(t, f) for t, f in tests if f["level"] == "concern"]
     failed = [t for t, f in rows if f["level"] == "failed"]
     tail = f" {len(failed)} analysis failed: {', '.join(failed)}." if failed else ""
     if not tests:
-        return "No test of discrimination completed." + tail
+        return "No analysis with a verdict completed." + tail
     if not concerns:
         what = "; ".join(f["sentence"] for _, f in tests if f["sentence"])
-        run = f"the {len(tests)} test{'s' if len(tests) > 1 else ''} run"
+        # "analyses", not "tests": a verdict may rest on a ranking with no test (recourse)
+        run = f"the {len(tests)} analys{'es' if len(tests) > 1 else 'is'} with a verdict"
         return f"No evidence of potential discrimination in {run}: {what}." + tail
     title, best = max(concerns, key=lambda tf: tf[1]["strength"])  # first of equals wins
     return (
-        f"Evidence of potential discrimination in {len(concerns)} of {len(tests)} tests run. "
+        f"Evidence of potential discrimination in {len(concerns)} of {len(tests)} analyses "
+        "with a verdict. "
         f"Strongest finding ({title[:1].lower() + title[1:]}): {best['sentence']}." + tail
     )
 
