@@ -100,3 +100,19 @@ def test_bad_reference_values_name_the_key_and_the_value(people, reference, word
     with pytest.raises(InputError) as err:
         _data(people, reference)
     assert words in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "protected, key",
+    [({"gender": []}, "protected.gender:"),
+     ({"gender": "f", "race": {"values": []}}, "protected.race.values:"),
+     ({"gender": "f", "race": {"values": [], "reference": ["w"]}}, "protected.race.values:")],
+)  # fmt: skip
+def test_an_empty_list_of_protected_values_is_refused(protected, key):
+    """An attribute with no protected value was silently not audited (a clean verdict on 0 of
+    0 groups, exit 0)."""
+    with pytest.raises(InputError, match=f"^{key} the list of protected values is empty"):
+        split_protected(protected)
+    df = pd.DataFrame({"gender": ["f", "m"], "race": ["b", "w"], "y": [0, 1]})
+    with pytest.raises(InputError, match="the list of protected values is empty"):
+        AuditData(df, features={}, protected=protected, decision="y")

@@ -107,6 +107,12 @@ def split_protected(protected: Mapping[str, Any]) -> tuple[dict[str, tuple], dic
                 refs[attr] = ref
         else:
             values[attr] = _as_tuple(spec)
+        if not values[attr]:  # no protected row: the attribute would be silently not audited
+            key = f"protected.{attr}" + (".values" if isinstance(spec, Mapping) else "")
+            raise InputError(
+                f"{key}: the list of protected values is empty; list the values of {attr} "
+                "whose rows are protected (or remove the attribute)"
+            )
     return values, refs
 
 
