@@ -429,6 +429,38 @@ def test_the_duckdb_connection_cannot_change_its_configuration(tmp_path):
         con.close()
 
 
+def test_a_database_files_views_cannot_read_the_auditors_files(tmp_path):
+    """The auditee's .duckdb file runs its views when read: one that reads a local file of the
+    auditor's machine into an id is refused (it put the file's text into the outputs)."""
+    import duckdb
+
+    (tmp_path / "secret.txt").write_text("TOP-SECRET")
+    secret = str(tmp_path / "secret.txt").replace("'", "''")
+    df = _people()  # noqa: F841 - read by DuckDB's replacement scan below
+    con = duckdb.connect(str(tmp_path / "evil.duckdb"))
+    con.execute("create table t as select * from df")
+    con.execute(f"create view loans as select * from t union all select * from t where "
+                f"(select content from read_text('{secret}')) is null")  # fmt: skip
+    con.close()
+    code, out, _ = _audit(_config(tmp_path, "{path: evil.duckdb, table: loans}"), tmp_path / "o1")
+    assert code == 2 and "file system operations are disabled" in out, out
+    assert not (tmp_path / "o1").exists()
+    code, out, _ = _audit(_config(tmp_path, "{path: evil.duckdb, table: t}"), tmp_path / "o2")
+    assert code == 0, out  # its own tables still read
+    con = _connect_to(tmp_path / "evil.duckdb", tmp_path)
+    try:
+        with pytest.raises(duckdb.Error, match="locked"):
+            con.execute("SET enable_external_access = true")
+    finally:
+        con.close()
+
+
+def _connect_to(path, base):
+    from primafacie.data_files import _connect
+
+    return _connect(path, base)
+
+
 # ---------------------------------------------------------------------- data.reader
 ADULT_NAMES = ["age", "workclass", "fnlwgt", "education", "education_num", "marital",
                "occupation", "relationship", "race", "sex", "capital_gain", "capital_loss",

@@ -430,8 +430,9 @@ def check_sql(sql: str) -> None:
 
 
 def _connect(path: Path | None, base_dir: Path | None) -> Any:
-    """A DuckDB connection that reads files but cannot install or load extensions, nor
-    change its configuration after this function (``lock_configuration``)."""
+    """A DuckDB connection that cannot install or load extensions, nor change its
+    configuration after this function (``lock_configuration``); on a database file (the
+    auditee's, whose views run when read) it cannot read any other file either."""
     duckdb = _duckdb()
     config = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
     try:
@@ -444,6 +445,8 @@ def _connect(path: Path | None, base_dir: Path | None) -> Any:
             con.execute(f"SET file_search_path = '{folder}'")
         con.execute("SET enable_progress_bar = false")  # its bar on stdout would mix with ours
         con.execute("SET allow_community_extensions = false")
+        if path is not None:  # the auditee's file: its views must not read the auditor's files
+            con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
     except duckdb.Error as exc:
         raise InputError(f"cannot open {path or 'DuckDB'}: {exc}") from None
