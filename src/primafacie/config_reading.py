@@ -189,6 +189,8 @@ class DataReading:
                 source = self.resolve(self.decision.model) if self.decision.model else None
                 raise InputError(_with_source(exc, source)) from None
             favorable = 1
+        if self.decision.column is None and not frame[self.decision_column].any():
+            raise InputError(self._no_favourable(len(frame)))  # computed: no row favoured
         return AuditData(
             frame,
             features=self.feature_spec(),
@@ -201,6 +203,22 @@ class DataReading:
             id_column=self.id,
             max_levels=self.max_levels,
         )
+
+    def _no_favourable(self, rows: int) -> str:
+        """The message of computed decisions that favour no row (a recorded column is checked
+        by :class:`AuditData`): there is nothing to compare, and a model's favourable label
+        that it never predicts is most often the wrong label."""
+        d = self.decision
+        if d.score is not None:
+            side = "at most" if d.favorable == "below" else "at least"
+            what = f"decision.score: no row has {d.score} {side} the threshold {d.threshold:g}"
+        elif d.rule is not None:
+            what = f"decision.rule {d.rule!r} is true for no row"
+        else:
+            what = (f"decision.model {d.model}: the model predicts the favourable label "
+                    f"{self.favorable!r} (favorable:) for no row")  # fmt: skip
+        return (f"{what}: all {rows:,} audited rows get the unfavourable decision, so no group "
+                "can be compared with another; check the decision and favorable: settings")  # fmt: skip
 
     def filtered(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The rows ``where`` selects (all rows without it), index reset.
