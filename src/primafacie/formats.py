@@ -9,11 +9,17 @@ results.json keep full precision: these functions only write the words.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from itertools import islice
 from typing import Any
 
-__all__ = ["rate_text", "listing", "column_decimals", "fixed", "no_negative_zero", "interval_text"]
+__all__ = ["rate_text", "listing", "column_decimals", "fixed", "no_negative_zero", "interval_text",
+           "visible_bidi"]  # fmt: skip
+
+#: Unicode's invisible direction controls (marks, embeddings, overrides, isolates): in a data
+#: value they would reorder the text around them, the report's own numbers included.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def rate_text(
@@ -119,3 +125,16 @@ def interval_text(value: Any, digits: int, low: Any = None, high: Any = None) ->
         return "—"
     text = f"{value:.{digits}f}"
     return text if low is None or pd.isna(low) else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def visible_bidi(text: str) -> str:
+    """``text`` with each invisible direction control written as its code point, ``⟨U+202E⟩``,
+    so a data value can neither reverse the words and numbers around it nor hide that it
+    holds one (report pages and the terminal).
+
+    Examples
+    --------
+    >>> visible_bidi("urban\u202e 55.2% (213 of 386)")
+    'urban⟨U+202E⟩ 55.2% (213 of 386)'
+    """
+    return _BIDI.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)  # no <, &: safe in HTML

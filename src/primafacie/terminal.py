@@ -25,7 +25,9 @@ def terminal_text(value: Any) -> str:
     """
     from rich.markup import escape
 
-    return escape(_CONTROL.sub("", str(value)))
+    from .formats import visible_bidi
+
+    return escape(visible_bidi(_CONTROL.sub("", str(value))))
 
 
 def rich_table(block: Any) -> Any:

@@ -59,7 +59,7 @@ def attacker():
 def _payloads(url: str) -> list[str]:
     return [
         f'a"\n}} </style></title><script>fetch("{url}/script")</script>',
-        f"$$ [/] \x1b[31m\x1b]8;;{url}/osc\x1b\\ url({url}/css) @import '{url}/imp';",
+        f"$$ [/] \x1b[31m\x1b]8;;{url}/osc\x1b\\ url({url}/css) @import '{url}/imp';\u202e",
         f'=HYPERLINK("{url}/formula")',
         f"javascript:fetch('{url}/js') <img src={url}/img> [link={url}/rich]$",
     ]
@@ -123,7 +123,21 @@ def hostile(tmp_path_factory, attacker):
     out = folder / "out"
     res = runner.invoke(app, ["audit", str(path), "--out", str(out), "--no-progress"])
     assert res.exit_code == 0, res.output  # no mathtext, markup or name crashes the run
+    assert not BIDI.search(res.output)  # a value's U+202E reversed the terminal's text too
     return out, url
+
+
+#: Unicode's direction controls: a data value holding one (U+202E, a payload above) reversed
+#: the report's sentence around it, numbers included; pages show it as ⟨U+202E⟩.
+BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_direction_controls_in_data_are_shown_never_applied(hostile):
+    out, _ = hostile
+    for page in _pages(out):
+        text = page.read_text(encoding="utf-8")
+        assert not BIDI.search(text), page.name
+    assert "⟨U+202E⟩" in (out / "report.html").read_text(encoding="utf-8")
 
 
 def _pages(out: Path) -> list[Path]:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .. import formats, intervals
+from ..formats import visible_bidi
 
 __all__ = [
     "render_report",
@@ -256,9 +257,22 @@ def template_environment(**filters: Any) -> Any:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_bidi_shown,
     )
     env.filters.update(filters)
     return env
+
+
+def _bidi_shown(value: Any) -> Any:
+    """Every value a template prints, direction controls shown (:func:`visible_bidi`): a
+    data value with U+202E reversed the sentence it was in, numbers included."""
+    if not isinstance(value, str):
+        return value
+    shown = visible_bidi(value)
+    if shown == value:
+        return value
+    # Markup stays Markup: the marker holds no <, > or &, the same text escaped or not
+    return type(value)(shown) if hasattr(value, "__html__") else shown
 
 
 def content_security_policy(*scripts: str) -> str:
