@@ -32,6 +32,7 @@ from .data_files import (
     source_label,
 )
 from .errors import InputError
+from .formats import listing
 from .reference import ReferenceMixin, parse_reference, split_protected
 
 # pandas is imported in the functions that use it: importing the situation engine must not
@@ -837,6 +838,23 @@ def check_listed_values(col: pd.Series, name: str, values: tuple, role: str, key
         )
 
 
+def _check_ids(ids: pd.Series, name: str) -> None:
+    """Every audited row has one id of its own. A missing id was accepted and made every id a
+    float (``16.0``: the dossier of id 16 was then not found by ``--id 16``); a duplicated one
+    is named with its rows, as a spelling is."""
+    missing = np.flatnonzero(ids.isna().to_numpy())
+    if len(missing):  # rows counted as the features' missing values are (from 0)
+        raise InputError(
+            f"id column {name!r} has {len(missing):,} missing value(s) (first at row "
+            f"{int(missing[0])}); every row needs its own id"
+        )
+    if _has_duplicates(ids):
+        counts = ids.value_counts(sort=True)
+        dup = counts[counts > 1]
+        shown = listing((f"{v!r} ({c:,} rows)" for v, c in dup.items()), 5)
+        raise InputError(f"id column {name!r} has duplicated values: {shown}")
+
+
 def constructor_roles(engine: Any) -> dict[str, Any]:
     """The data roles an engine was constructed with, as :meth:`AuditData.replace` takes them.
 
@@ -1206,8 +1224,7 @@ class AuditData(ReferenceMixin):
                 )  # fmt: skip
         if self.id_column is not None:
             self._require_column(self.id_column, "id")
-            if _has_duplicates(self.frame[self.id_column]):
-                raise InputError(f"id column {self.id_column!r} has duplicated values")
+            _check_ids(self.frame[self.id_column], self.id_column)
 
     # ------------------------------------------------------------------ accessors
     @property
