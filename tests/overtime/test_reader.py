@@ -30,6 +30,10 @@ def test_reads_a_folder_or_the_file(tmp_path):
         ({"schema_version": True, "analyses": {}}, "not supported"),
         ({"schema_version": "1"}, "'analyses' missing"),
         ([1, 2], "expected a JSON object"),
+        # an edited file ended diff and check with "internal error: AttributeError"
+        ({"schema_version": "1", "analyses": {}, "config": None}, "'config' is not an object"),
+        ({"schema_version": "1", "analyses": {"groups": None}}, "'analyses.groups' is not an"),
+        ({"schema_version": "1", "analyses": {}, "files": {}}, "'files' is not a list"),
     ],
 )
 def test_refuses_other_versions_and_shapes(tmp_path, doc, words):

@@ -178,4 +178,12 @@ def read_results(path: str | Path) -> AuditRecord:
         )
     if not isinstance(doc.get("analyses"), dict):
         raise InputError(f"{p}: key 'analyses' missing or not an object")
+    # an edited file: what the readers walk has the shape they walk (never an internal error)
+    kinds = {"config": dict, "files": list, "data": dict}
+    bad = [f"'{k}' is not {'a list' if t is list else 'an object'}" for k, t in kinds.items()
+           if k in doc and not isinstance(doc[k], t)]  # fmt: skip
+    bad += [f"'analyses.{n}' is not an object" for n, run in doc["analyses"].items()
+            if not isinstance(run, dict)]  # fmt: skip
+    if bad:
+        raise InputError(f"{p}: not a results.json primafacie wrote: {', '.join(bad)}")
     return AuditRecord(path=p, doc=doc)
