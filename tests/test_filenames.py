@@ -49,7 +49,10 @@ def test_no_hidden_or_parent_names_and_reserved_prefixes_are_moved():
 
 
 def test_table_stems_of_clashing_attributes_differ_and_links_agree():
-    labels = ["single_Gender", "single_gender", "single_φύλο", "single_φυλή", "single_race"]
+    # "single_a_summary" is named like the summary table of "single_a" (the report linked the
+    # other test's summary)
+    labels = ["single_Gender", "single_gender", "single_φύλο", "single_φυλή", "single_a",
+              "single_a_summary", "single_race"]  # fmt: skip
     stems = [table_stem("situation", lab, among=labels) for lab in labels]
     assert _distinct_without_case(stems)
     assert stems[-1] == "situation_single_race"  # no clash: the name is unchanged
@@ -73,6 +76,7 @@ def test_table_stems_of_clashing_attributes_differ_and_links_agree():
     for i, lab in enumerate(labels):  # the report's link names the table of that label
         stem = table_path("situation", lab, results)[len("tables/") : -len(".csv")]
         assert tables[stem]["v"].tolist() == [i]
+        assert tables[f"{stem}_summary"]["s"].tolist() == [i]
     assert len(table_stem("situation", "single_" + "a" * 300)) == MAX_NAME
 
 

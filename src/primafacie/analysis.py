@@ -71,7 +71,8 @@ def table_stem(analysis: str, label: str, among: Iterable[str] = ()) -> str:
     A stem longer than :data:`~primafacie.filenames.MAX_NAME` is cut and ends with a hash of
     the label; with ``among`` (the labels of the run's other tables of this analysis), a label
     whose stem equals another's without case (``Gender`` and ``gender``, ``φύλο`` and
-    ``φυλή``) gets ``_`` and a short hash of the label, so no table overwrites another.
+    ``φυλή``), or another's summary table (``a_summary`` beside ``a``), gets ``_`` and a short
+    hash of the label, so no table overwrites another.
 
     Examples
     --------
@@ -80,6 +81,10 @@ def table_stem(analysis: str, label: str, among: Iterable[str] = ()) -> str:
     """
     stem = _plain_stem(analysis, label)
     others = {_plain_stem(analysis, o).casefold() for o in among if o != label}
+    # another label's summary table (:func:`result_tables`) is "<its stem>_summary": a label
+    # named like it ("a_summary" beside "a") is hashed here, so the report's link and the
+    # file written agree (the link named the other test's summary)
+    others |= {f"{o}_summary" for o in others}
     if len(stem) > MAX_NAME or stem.casefold() in others:
         stem = stem[: MAX_NAME - 9] + "_" + short_hash(label)
     return stem
