@@ -128,3 +128,29 @@ def test_a_model_that_never_predicts_the_favourable_label_stops_the_run(tmp_path
         cfg.audit_data()
     sio.dump(DecisionTreeRegressor().fit(df[["age"]], 1.0 * (df["age"] > 35)), tmp_path / "m.skops")
     assert np.asarray(cfg.audit_data().decision_array()).sum() == 6  # label 1 predicted: runs
+
+
+@pytest.mark.parametrize(
+    "extra, said",
+    [({"where": "sex != 'F'"}, "where: \"sex != 'F'\": the value 'F' of compared column 'sex' "
+      "does not occur as written; the data spell it 'f' (5 rows)"),
+     ({"where": "sex == 'f' or sex == 'M'"}, "the value 'M' of compared column 'sex' does not "
+      "occur as written; the data spell it 'm' (5 rows)"),
+     ({"where": "sex != 'x'"}, "the value 'x' of compared column 'sex' never occurs"),
+     ({"decision": {"rule": "decile > 3 and sex != 'F'"}}, "decision.rule \"decile > 3 and sex "
+      "!= 'F'\": the value 'F' of compared column 'sex' does not occur as written")],
+)  # fmt: skip
+def test_quoted_values_the_data_do_not_spell_stop_the_run(tmp_path, extra, said):
+    """`sex != 'F'` on data that spell it 'f' kept every row (exit 0), as `sex == 'f' or sex ==
+    'M'` dropped the men: a compared value must occur as written, as protected values must."""
+    with pytest.raises(InputError) as err:
+        _cfg(tmp_path, **extra).audit_data()
+    assert said in str(err.value)
+
+
+def test_quoted_values_spelled_as_the_data_run(tmp_path):
+    data = _cfg(tmp_path, where="sex == 'f' or year == 2024").audit_data()
+    assert data.n == 8  # the 5 f rows and the 3 m rows of 2024
+    from primafacie.decisions import Rule
+
+    assert Rule("sex == 'f' and 'x' != kind").text_comparisons() == [("sex", "f"), ("kind", "x")]

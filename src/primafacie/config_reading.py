@@ -174,6 +174,8 @@ class DataReading:
             )
             favorable = 1
         decider = self.decider()
+        if isinstance(decider, Rule):  # a quoted value the data never spell: always true/false
+            check_spellings_of(decider, frame, f"decision.rule {decider.expression!r}:")
         if decider is not None:
             # a new frame whose columns share the read's (pandas' copy-on-write: the decision
             # column set below is the new frame's alone), not a copy of every column: 46 B
@@ -231,9 +233,11 @@ class DataReading:
         if not self.where:
             return frame
         try:
-            keep = Rule(self.where).predict(frame).astype(bool)
+            rule = Rule(self.where)
+            check_spellings_of(rule, frame, f"where: {self.where!r}:")
+            keep = rule.predict(frame).astype(bool)
         except InputError as exc:
-            raise InputError(f"where: {exc}") from None
+            raise InputError(exc if str(exc).startswith("where:") else f"where: {exc}") from None
         if not keep.any():
             raise InputError(f"where: {self.where!r} selects none of the {len(frame)} rows")
         out = frame.loc[keep].reset_index(drop=True)
@@ -295,3 +299,21 @@ def _with_source(exc: InputError, path: Path | None) -> str:
     if path is None or str(path) in msg:
         return msg
     return f"decision.model {path}: {msg}"
+
+
+def check_spellings_of(rule: Rule, frame: pd.DataFrame, where: str) -> None:
+    """Every quoted value the rule compares a column with occurs in that column as written,
+    as protected and favourable values must (:func:`~primafacie.data.check_listed_values`):
+    ``region != 'Urban'`` on data that spell it ``urban`` kept every row, silently.
+
+    Raises
+    ------
+    InputError
+        Headed by ``where`` (the setting), naming the column, the value and, when it matches
+        only after case or space folding, the data's spelling.
+    """
+    from .data import check_listed_values
+
+    for column, text in rule.text_comparisons():
+        if column in frame.columns:  # an unknown column is the rule's own error
+            check_listed_values(frame[column], column, (text,), "compared", f"{where} the value")

@@ -426,6 +426,30 @@ class Rule:
             ) from exc
         return np.broadcast_to(out, (n,)).copy() if out.ndim == 0 else out
 
+    def text_comparisons(self) -> list[tuple[str, str]]:
+        """``(column, text)`` of every comparison of a column with a quoted string, in order,
+        so a caller can check the data hold that spelling (a value that matches no row, or
+        matches only after case folding, makes ``region != 'Urban'`` always true).
+
+        Examples
+        --------
+        >>> Rule("x > 1 and region != 'Urban' and 'a' == kind").text_comparisons()
+        [('region', 'Urban'), ('kind', 'a')]
+        """
+        out = []
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                for a, b in zip(sides, sides[1:]):  # a chain a == b == c: adjacent pairs
+                    for name, text in ((a, b), (b, a)):
+                        if (
+                            isinstance(name, ast.Name)
+                            and isinstance(text, ast.Constant)
+                            and (isinstance(text.value, str))
+                        ):
+                            out.append((name.id, text.value))
+        return out
+
     def predict(self, data: pd.DataFrame | dict[str, Any]) -> np.ndarray:
         """1 where the rule holds (favourable), 0 elsewhere, as int8."""
         out = self.evaluate(data)
