@@ -15,11 +15,13 @@ from itertools import islice
 from typing import Any
 
 __all__ = ["rate_text", "listing", "column_decimals", "fixed", "no_negative_zero", "interval_text",
-           "visible_bidi"]  # fmt: skip
+           "visible_bidi", "visible_controls"]  # fmt: skip
 
 #: Unicode's invisible direction controls (marks, embeddings, overrides, isolates): in a data
 #: value they would reorder the text around them, the report's own numbers included.
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: C0 and C1 controls but tab and newline, with the direction controls: nothing a font draws.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def rate_text(
@@ -128,7 +130,7 @@ def interval_text(value: Any, digits: int, low: Any = None, high: Any = None) ->
 
 
 def visible_bidi(text: str) -> str:
-    """``text`` with each invisible direction control written as its code point, ``⟨U+202E⟩``,
+    r"""``text`` with each invisible direction control written as its code point, ``⟨U+202E⟩``,
     so a data value can neither reverse the words and numbers around it nor hide that it
     holds one (report pages and the terminal).
 
@@ -138,3 +140,17 @@ def visible_bidi(text: str) -> str:
     'urban⟨U+202E⟩ 55.2% (213 of 386)'
     """
     return _BIDI.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)  # no <, &: safe in HTML
+
+
+def visible_controls(text: str) -> str:
+    r"""``text`` with control characters (BEL, ESC, CR, ...) and direction controls written as
+    their code points, as :func:`visible_bidi` does: for a figure's labels, where a font has
+    no glyph for them (matplotlib's warning then printed the raw BEL, ESC or CR to the
+    terminal).
+
+    Examples
+    --------
+    >>> visible_controls("a\x07b\rc\u202e")
+    'a⟨U+0007⟩b⟨U+000D⟩c⟨U+202E⟩'
+    """
+    return _CONTROLS.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)

@@ -124,6 +124,7 @@ def hostile(tmp_path_factory, attacker):
     res = runner.invoke(app, ["audit", str(path), "--out", str(out), "--no-progress"])
     assert res.exit_code == 0, res.output  # no mathtext, markup or name crashes the run
     assert not BIDI.search(res.output)  # a value's U+202E reversed the terminal's text too
+    assert "Glyph" not in res.output  # matplotlib's warning carried the raw ESC to stderr
     return out, url
 
 
@@ -137,7 +138,9 @@ def test_direction_controls_in_data_are_shown_never_applied(hostile):
     for page in _pages(out):
         text = page.read_text(encoding="utf-8")
         assert not BIDI.search(text), page.name
-    assert "⟨U+202E⟩" in (out / "report.html").read_text(encoding="utf-8")
+        assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]", text), page.name
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "⟨U+202E⟩" in report and "⟨U+001B⟩" in report  # shown, as the data hold them
 
 
 def _pages(out: Path) -> list[Path]:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .. import formats, intervals
-from ..formats import visible_bidi
+from ..formats import visible_controls
 
 __all__ = [
     "render_report",
@@ -257,18 +257,19 @@ def template_environment(**filters: Any) -> Any:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        finalize=_bidi_shown,
+        finalize=_controls_shown,
     )
     env.filters.update(filters)
     return env
 
 
-def _bidi_shown(value: Any) -> Any:
-    """Every value a template prints, direction controls shown (:func:`visible_bidi`): a
-    data value with U+202E reversed the sentence it was in, numbers included."""
+def _controls_shown(value: Any) -> Any:
+    """Every value a template prints, control and direction characters shown as code points
+    (:func:`~primafacie.formats.visible_controls`): a data value with U+202E reversed the
+    sentence it was in, numbers included."""
     if not isinstance(value, str):
         return value
-    shown = visible_bidi(value)
+    shown = visible_controls(value)
     if shown == value:
         return value
     # Markup stays Markup: the marker holds no <, > or &, the same text escaped or not

@@ -10,9 +10,11 @@ graphviz).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from html import escape
 from typing import Any
 
@@ -112,7 +114,9 @@ _PLAIN = {"text.parse_math": False, "text.usetex": False}
 
 def plain_text(fig: Any) -> Any:
     """Turn off mathtext and TeX on every text of ``fig`` (titles, labels, legends, tick
-    labels, annotations), so a label from the data cannot crash the drawing; returns ``fig``.
+    labels, annotations), so a label from the data cannot crash the drawing, and show its
+    control characters as code points (:func:`~primafacie.formats.visible_controls`);
+    returns ``fig``.
 
     Tick labels made later, while drawing, are covered by drawing under the same settings
     (:func:`svg_of`, :func:`tight_layout`).
@@ -125,9 +129,14 @@ def plain_text(fig: Any) -> Any:
     """
     from matplotlib.text import Text
 
+    from ..formats import visible_controls
+
     for text in fig.findobj(Text):
         text.set_parse_math(False)
         text.set_usetex(False)
+        shown = visible_controls(text.get_text())  # no glyph: a warning with the raw bytes
+        if shown != text.get_text():
+            text.set_text(shown)
     return fig
 
 
@@ -137,8 +146,17 @@ def tight_layout(fig: Any) -> None:
     import matplotlib
 
     plain_text(fig)
-    with matplotlib.rc_context(_PLAIN):
+    with matplotlib.rc_context(_PLAIN), _no_glyph_warning():
         fig.tight_layout()
+
+
+@contextlib.contextmanager
+def _no_glyph_warning() -> Iterator[None]:
+    """matplotlib's "Glyph 7 (\\x07) missing from font" carries the data's raw control bytes
+    (a tick label made while drawing, which :func:`plain_text` cannot reach) to the terminal."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
+        yield
 
 
 def svg_of(fig: Any, title: str | None = None) -> str:
@@ -168,7 +186,7 @@ def svg_of(fig: Any, title: str | None = None) -> str:
     buf = io.StringIO()
     rc = {"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "none", "svg.image_inline": True}
     plain_text(fig)
-    with matplotlib.rc_context({**rc, **_PLAIN}):
+    with matplotlib.rc_context({**rc, **_PLAIN}), _no_glyph_warning():
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
     plt.close(fig)
     text = buf.getvalue()
