@@ -3,6 +3,7 @@
 Every expected string is written out by hand from counts that can be read off the fixtures.
 """
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -173,3 +174,17 @@ def test_repair_caveat_when_the_repaired_decisions_still_refute_on_the_data():
 def test_words_are_plain_strings(method):
     res = _cells_result()
     assert isinstance(getattr(res, method)(), str)
+
+
+def test_scope_never_names_the_internal_decision_column():
+    """b()'s computed decisions live in the column "__decision__"; the scope said "decision
+    '__decision__'" (the decision was a model file)."""
+    a = np.array([0, 0, 1, 1] * 5)
+    y = np.array([1, 0, 1, 0] * 5)
+    res = principal_arrays(a, y.copy(), y, protected="g", a0="f", a1="m")
+    computed = dataclasses.replace(res, decision="__decision__", outcome="repaid")
+    assert "decision computed by the configured model, rule or score, true outcome 'repaid'" in (
+        computed.scope()
+    )
+    assert "'__decision__'" not in computed.scope()
+    assert "decision 's'" in dataclasses.replace(res, decision="s").scope()

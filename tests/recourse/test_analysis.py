@@ -165,3 +165,33 @@ def test_run_arguments_replace_the_spec_ones():
     assert engine.table_ is not None  # fitted: the run used the engine given
     auto = run(spec, Context(config=None, data=data, decider=RULE)).results["definitions"]
     assert auto.budgets != (1.5,)
+
+
+def test_a_card_shows_the_action_behind_the_score_and_says_it_is_cut():
+    """EE compares each group's most effective action: the demo's card listed the three
+    cheapest (19.6% vs 40.3%) under a score of 0.336 = 61.0% − 27.5%, and never said it was
+    cut short."""
+    from primafacie.recourse.analysis import _csc_card
+    from primafacie.recourse.csc import CSCAction, CSCGroup, CSCRecord
+    from primafacie.recourse.results import RankingResult
+
+    def acts(counts, n):
+        return tuple(CSCAction({"x": f"v{i}"}, k / n, k, n, 1.0 + i, False)
+                     for i, k in enumerate(counts))  # fmt: skip
+
+    female = CSCGroup("female", 51, 0.1, 14 / 51, acts([5, 10, 7, 14], 51))
+    male = CSCGroup("male", 77, 0.1, 47 / 77, acts([31, 20], 77))
+    score = 47 / 77 - 14 / 51
+    rec = CSCRecord({"x": "a"}, "x=a", 1, score, "female", "EE", (female, male))
+    ranking = RankingResult("EE", "macro", None, "EE", "EE", ("female", "male"), pd.DataFrame())
+    text = [line["text"] for line in _csc_card(ranking, rec)["lines"]]
+    actions = [t for t in text if t.startswith("  make")]
+    assert actions[:4] == [
+        "  make x = v0: 9.8% (5 of 51) obtain the favourable decision",
+        "  make x = v1: 19.6% (10 of 51) obtain the favourable decision",
+        "  make x = v3: 27.5% (14 of 51) obtain the favourable decision",  # the best, kept
+        "  make x = v0: 40.3% (31 of 77) obtain the favourable decision",
+    ]
+    assert "  3 of 4 actions shown (every one in csc_EE.txt)" in text
+    assert sum("actions shown" in t for t in text) == 1  # male's two are all shown
+    assert text[-1] == f"bias against female (score {score:.3g})" and f"{score:.3g}" == "0.336"

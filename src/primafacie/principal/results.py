@@ -179,7 +179,11 @@ class PrincipalResult(BaseResult):
         'g: 10 protected (f, A=0) and 10 other people (m, A=1); definitions 2; 1 of 1 covariate cell(s) evaluated'
         """
         named = (("decision", self.decision), ("true outcome", self.outcome))
-        roles = [f"{role} {column!r}" for role, column in named if column is not None]
+        roles = [  # "__decision__" is primafacie's column of b()'s computed decisions
+            f"{role} computed by the configured model, rule or score"
+            if column.startswith("__") and column.endswith("__") else f"{role} {column!r}"
+            for role, column in named if column is not None
+        ]  # fmt: skip
         text = (
             f"{self.protected}: {self.n_protected} protected ({self.a0}, A=0) and "
             f"{self.n_others} other people ({self.a1}, A=1)"
