@@ -20,7 +20,9 @@ LEAD = (
     "It asks whether the decision treats protected and non-protected people differently "
     "among those whose outcome would be the same whatever their group. These strata are "
     "never observed, so the analysis gives bounds: an interval that excludes 0 proves "
-    "unfairness; one that contains 0 means no violation can be shown."
+    "unfairness; one that contains 0 means no violation can be shown. The bounds are "
+    "identification bounds computed on the audited rows, without sampling uncertainty (the "
+    "bootstrap share, when n_boot > 0, says how often a resample refutes too)."
 )
 
 
@@ -106,7 +108,8 @@ def tables(res: Any) -> list[dict[str, Any]]:
             "Verdict per cell and definition",
             f"n_a1 / n_a0 = people with A=1 ({res.a1}) / A=0 ({res.a0}) in the cell; a direction "
             "names the group a violation favours; Definitions 3 and 4 are shown for comparison "
-            "only.",
+            "only, and their 'violated' is a plug-in point estimate away from 0 (no test, no "
+            "interval).",
             csv=table_path("principal", "evaluation_summary"),
         )
     ]
