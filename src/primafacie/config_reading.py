@@ -18,6 +18,7 @@ from .data import AuditData, _parse_feature, drop_missing, read_table, table_col
 from .data_dictionary import compact
 from .decisions import ModelDecider, Rule, score_decisions
 from .errors import InputError
+from .formats import listing
 
 __all__ = ["DataReading"]
 
@@ -191,8 +192,8 @@ class DataReading:
                 source = self.resolve(self.decision.model) if self.decision.model else None
                 raise InputError(_with_source(exc, source)) from None
             favorable = 1
-        if self.decision.column is None and not frame[self.decision_column].any():
-            raise InputError(self._no_favourable(len(frame)))  # computed: no row favoured
+        if isinstance(decider, ModelDecider) and not frame[self.decision_column].any():
+            self._check_labels(decider, frame)  # no row favoured: the wrong label, or a finding
         return AuditData(
             frame,
             features=self.feature_spec(),
@@ -206,21 +207,22 @@ class DataReading:
             max_levels=self.max_levels,
         )
 
-    def _no_favourable(self, rows: int) -> str:
-        """The message of computed decisions that favour no row (a recorded column is checked
-        by :class:`AuditData`): there is nothing to compare, and a model's favourable label
-        that it never predicts is most often the wrong label."""
-        d = self.decision
-        if d.score is not None:
-            side = "at most" if d.favorable == "below" else "at least"
-            what = f"decision.score: no row has {d.score} {side} the threshold {d.threshold:g}"
-        elif d.rule is not None:
-            what = f"decision.rule {d.rule!r} is true for no row"
-        else:
-            what = (f"decision.model {d.model}: the model predicts the favourable label "
-                    f"{self.favorable!r} (favorable:) for no row")  # fmt: skip
-        return (f"{what}: all {rows:,} audited rows get the unfavourable decision, so no group "
-                "can be compared with another; check the decision and favorable: settings")  # fmt: skip
+    def _check_labels(self, decider: ModelDecider, frame: pd.DataFrame) -> None:
+        """A model that favours no row: a finding when it predicts only its other label (the
+        audit warns, every decision unfavourable), but the wrong ``favorable:`` when the label
+        is not one the model knows, or it has no list of labels and never predicts it (a
+        regressor predicting {0, 2} with ``favorable: 1`` ran to "No evidence", exit 0)."""
+        head = frame[decider.features].head(100_000) if decider.features else frame.head(100_000)
+        values = np.unique(np.asarray(decider.estimator.predict(head))).tolist()
+        classes = getattr(decider.estimator, "classes_", None)
+        if classes is not None and set(values) <= set(np.asarray(classes).tolist()):
+            return
+        raise InputError(
+            f"decision.model {self.decision.model}: the model predicts the favourable label "
+            f"{self.favorable!r} (favorable:) for none of the {len(frame):,} audited rows; it "
+            f"predicts {listing(map(repr, values), 5)}, so no decision would be favourable. "
+            "Give favorable: the model's label for the favourable decision"
+        )
 
     def filtered(self, frame: pd.DataFrame) -> pd.DataFrame:
         """The rows ``where`` selects (all rows without it), index reset.

@@ -839,15 +839,8 @@ def check_listed_values(col: pd.Series, name: str, values: tuple, role: str, key
 
 
 def _check_ids(ids: pd.Series, name: str) -> None:
-    """Every audited row has one id of its own. A missing id was accepted and made every id a
-    float (``16.0``: the dossier of id 16 was then not found by ``--id 16``); a duplicated one
-    is named with its rows, as a spelling is."""
-    missing = np.flatnonzero(ids.isna().to_numpy())
-    if len(missing):  # rows counted as the features' missing values are (from 0)
-        raise InputError(
-            f"id column {name!r} has {len(missing):,} missing value(s) (first at row "
-            f"{int(missing[0])}); every row needs its own id"
-        )
+    """A duplicated id is named with its rows, as a spelling is (a missing one is allowed: a
+    complainant without an id keeps an empty cell, tests/audit/test_partitioned.py)."""
     if _has_duplicates(ids):
         counts = ids.value_counts(sort=True)
         dup = counts[counts > 1]
