@@ -12,6 +12,7 @@ import math
 import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -440,7 +441,7 @@ class Rule:
         for node in ast.walk(self._tree):
             if isinstance(node, ast.Compare):
                 sides = [node.left, *node.comparators]
-                for a, b in zip(sides, sides[1:]):  # a chain a == b == c: adjacent pairs
+                for a, b in pairwise(sides):  # a chain a == b == c: adjacent pairs
                     for name, text in ((a, b), (b, a)):
                         if (
                             isinstance(name, ast.Name)

@@ -119,3 +119,21 @@ def test_spec_refuses_unbounded_work():
     assert AlternativesSpec(estimators=[]).estimators is None  # asks for no other estimator
     assert AlternativesSpec.params[0].name == "drop_features"  # the declarations, not the key
     assert AlternativesSpec(params={"clf__C": [1.0]}).params == {"clf__C": [1.0]}
+
+
+def test_the_candidate_table_names_its_disparity_measure_and_its_direction(proxy_run):
+    """The columns said "disparity" over an impact ratio, which is better when higher: a lower
+    value read as an improvement. The heading names the measure, the caption its direction."""
+    from primafacie.alternatives.analysis import tables
+    from primafacie.alternatives.results import DISPARITY_LABELS
+
+    res = proxy_run.results["candidates"]
+    (table,) = tables(res)
+    kind = DISPARITY_LABELS[res.settings["disparity"]]
+    assert res.settings["disparity"] == "impact_ratio"
+    assert f"{kind} (CV)" in table["columns"] and f"{kind} (held out)" in table["columns"]
+    assert not any(c.startswith("disparity") for c in table["columns"])
+    assert "capped at 1 (higher is less disparity)" in table["caption"]
+    shown = table["columns"].index(f"{kind} (CV)")
+    first = res.to_frame()["cv_disparity"].iloc[0]
+    assert table["rows"][0][shown][0] == f"{first:.3f}"

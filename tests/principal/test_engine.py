@@ -137,8 +137,10 @@ def _frame():
 def test_non_binary_protected():
     df = _frame().assign(g=["f", "m", "x", "m"] * 5)
     data = AuditData(df, features={}, protected={"g": "f"}, decision="s", outcome="y")
-    with pytest.raises(InputError, match="'g' must be binary"):
+    with pytest.raises(InputError, match="'g' must be binary") as err:
         PrincipalFairness().run(data)
+    # with no other binary attribute the first fix is the reference (it read "To fix: or give")
+    assert "To fix: give a reference (protected: {g: {values:" in str(err.value)
 
 
 def test_non_binary_outcome_and_decision():
@@ -411,7 +413,7 @@ def test_several_protected_and_reference_values_are_pooled_and_named():
     pd.testing.assert_frame_equal(res.to_frame()[cols], direct.to_frame()[cols])
     assert "b, o (pooled), A=0" in res.scope()
     # without a reference the attribute is not binary: refused, naming the reference fix
-    with pytest.raises(InputError, match=r"or give a reference \(protected: \{race: \{values"):
+    with pytest.raises(InputError, match=r"To fix: give a reference \(protected: \{race: \{values"):
         PrincipalFairness().run(AuditData(df, features={}, decision="s", outcome="y",
                                           protected={"race": ["b", "o"]}))  # fmt: skip
 

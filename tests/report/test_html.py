@@ -36,7 +36,7 @@ def test_wilson_interval_by_hand():
     assert lo == pytest.approx(0.236593, abs=1e-6) and hi == pytest.approx(0.763407, abs=1e-6)
     lo, hi = wilson_interval(0, 20)
     assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.161125, abs=1e-6)
-    assert rate_text(5, 10, ci=True) == "50.0% (5 of 10; 95% CI 23.7–76.3%)"
+    assert rate_text(5, 10, ci=True) == "50.0% (5 of 10; 95% Wilson CI 23.7–76.3%)"
 
 
 def test_table_sort_keys_and_note():

@@ -41,6 +41,17 @@ _SHOWN = (
 )
 
 
+#: How each disparity measure reads, for the candidate table's caption.
+_DISPARITY_READS = {
+    "impact_ratio": "lowest, over the protected attributes, of the protected group's selection "
+    "rate over the other group's, capped at 1 (higher is less disparity)",
+    "selection_difference": "largest, over the protected attributes, of the other group's "
+    "selection rate minus the protected group's, floored at 0 (lower is less disparity)",
+    "equal_opportunity": "largest, over the protected attributes, of the other group's true "
+    "positive rate minus the protected group's, floored at 0 (lower is less disparity)",
+}
+
+
 #: Why a model cannot be the start of the search, and what to give instead.
 _NOT_REFITTABLE = (
     "an ONNX model cannot be refitted: the alternatives search needs a scikit-learn model "
@@ -113,7 +124,10 @@ def _table(res: Any) -> Any:
     out["certainty_rank"] = (
         out["certainty_rank"].astype(object).where(out["certainty_rank"].notna(), "—")
     )
-    return out.rename(columns={c: h for c, h, _ in _SHOWN})
+    # the disparity measure named in the heading: an impact ratio read as a "disparity"
+    # looked better when lower, the opposite of what it is
+    kind = DISPARITY_LABELS[res.settings["disparity"]]
+    return out.rename(columns={c: h.replace("disparity", kind) for c, h, _ in _SHOWN})
 
 
 def section(run: AnalysisRun, data: Any, cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -144,7 +158,10 @@ def tables(res: Any) -> list[dict[str, Any]]:
             _table(res),
             "Every candidate tried",
             "Utility and disparity on cross-validation (CV, the search rows) and on the held-out "
-            "rows; certainty rank among the candidates within the utility tolerance. The full "
+            f"rows; disparity is the {_DISPARITY_READS[res.settings['disparity']]}; certainty "
+            "rank among the candidates within the utility tolerance (its own measure: the "
+            "largest gap between the favourable-decision rates of the combinations of the "
+            "protected flags, with its Beta-posterior uncertainty, ranked by TOPSIS). The full "
             "table has every interval and threshold.",
             csv=table_path("alternatives", LABEL),
         )

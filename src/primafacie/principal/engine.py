@@ -304,7 +304,8 @@ def _check_binary(data: Any, attr: str) -> None:
     )
     raise InputError(
         f"protected attribute {attr!r} must be binary for principal strata (they compare two "
-        f"groups); it has {len(values)} distinct values: {shown}. To fix: " + "; ".join(fixes)
+        f"groups); it has {len(values)} distinct values: {shown}. To fix: "
+        + "; ".join(fixes).removeprefix("or ")  # the first fix is not an alternative
     )
 
 

@@ -94,11 +94,12 @@ def rate_text(k: int, n: int, digits: int = 1, ci: bool = False) -> str:
     >>> rate_text(25, 200)
     '12.5% (25 of 200)'
     >>> rate_text(5, 10, ci=True)
-    '50.0% (5 of 10; 95% CI 23.7–76.3%)'
+    '50.0% (5 of 10; 95% Wilson CI 23.7–76.3%)'
     >>> rate_text(0, 0)
     '— (0 of 0)'
     """
-    return formats.rate_text(k, n, digits, wilson_interval(k, n) if ci and n > 0 else None)
+    interval = wilson_interval(k, n) if ci and n > 0 else None
+    return formats.rate_text(k, n, digits, interval, level="95% Wilson")  # the method named
 
 
 #: A right-closed interval label as pandas writes it (``(21.999, 33]``, ``(-1.5, 2e+03]``).
