@@ -407,3 +407,13 @@ def test_a_counterfactual_test_without_its_twin_shows_no_factual_centre(world):
     assert float(rows[0][-1]) > 0  # the nearest member, at its own distance from the centre
     k = res.main_test()[1]
     assert len(rows) == k and len(_tables(page)["control-1"][1:]) == k + 1
+
+
+def test_the_finding_at_a_glance_writes_p_as_a_relation():
+    """A p-value below 0.0001 read "p = < 0.0001"; it is "p < 0.0001", others "p = 0.012"."""
+    from primafacie.report.dossier import _p_text
+
+    row = pd.Series({"p_value": 3e-7, "p_adjusted": 0.0123})
+    assert _p_text(row, {"multiplicity": "bh"}) == ", p < 0.0001, adjusted p = 0.0123"
+    assert _p_text(row, {"multiplicity": "none"}) == ", p < 0.0001"
+    assert _p_text(pd.Series({"p_value": 0.5}), {}) == ", p = 0.5"

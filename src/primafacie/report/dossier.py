@@ -376,10 +376,16 @@ def _p_text(row: pd.Series, params: Mapping[str, Any]) -> str:
     """``, p = 0.012, adjusted p = 0.10`` (the adjusted one only under a correction)."""
     if "p_value" not in row.index or pd.isna(row["p_value"]):
         return ""
-    out = f", p = {_p(row['p_value'])}"
+    out = f", p {_equals(row['p_value'])}"
     if _adjusted(params) and "p_adjusted" in row.index and not pd.isna(row["p_adjusted"]):
-        out += f", adjusted p = {_p(row['p_adjusted'])}"
+        out += f", adjusted p {_equals(row['p_adjusted'])}"
     return out
+
+
+def _equals(value: Any) -> str:
+    """``= 0.012`` or ``< 0.0001`` (it read "p = < 0.0001")."""
+    text = _p(value)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _p(value: Any) -> str:
