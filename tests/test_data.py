@@ -551,3 +551,16 @@ def test_duplicated_ids_are_named():
     df = frame().assign(pid=["a", "b", "a", "a"])
     with pytest.raises(InputError, match=r"'pid' has duplicated values: 'a' \(3 rows\)$"):
         AuditData(df, features={"salary": "numeric"}, protected={"gender": "f"}, id_column="pid")
+
+
+def test_whole_number_ids_made_floats_by_a_blank_are_given_back_as_integers():
+    """A blank id cell makes a CSV reader's id column float: ids were shown 16.0, dossiers
+    named 16.0.html, and --id 16 found none. The integers come back, the blank as None."""
+    df = frame().assign(pid=[16.0, np.nan, 3.0, 2.0**40])
+    d = AuditData(df, features={"salary": "numeric"}, protected={"gender": "f"}, id_column="pid")
+    assert d.ids.tolist() == [16, None, 3, 2**40] and isinstance(d.ids[0], int)
+    assert d.frame["pid"].dtype.kind == "f"  # the data are not rewritten
+    fractional = frame().assign(pid=[1.5, np.nan, 3.0, 4.0])
+    d = AuditData(fractional, features={"salary": "numeric"}, protected={"gender": "f"},
+                  id_column="pid")  # fmt: skip
+    assert d.ids.dtype.kind == "f" and d.ids[0] == 1.5  # not whole numbers: as read
