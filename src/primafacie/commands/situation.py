@@ -94,8 +94,7 @@ def parse_flags(v: dict[str, Any], reading: dict[str, Any]) -> tuple[AuditData, 
     if decision is None and rule is None and model is None:
         raise InputError("give --decision COL (the recorded ŷ) or --rule/--model for b()")
     prot = _data.protected_values(protected)
-    # COL[:kind], numeric when the kind is left out
-    features = {n: kind or "numeric" for n, _, kind in (f.partition(":") for f in v["feature"])}
+    features = dict(map(_feature, v["feature"]))
     decider: Any = Rule(rule) if rule is not None else None
     if model is not None:
         est = load_cli_model(model, *trust)
@@ -116,6 +115,15 @@ def parse_flags(v: dict[str, Any], reading: dict[str, Any]) -> tuple[AuditData, 
     named = [("--decision", decision), *(("--protected", c) for c in prot)]
     # the protected and reference rows, as the audit (the test group is drawn from the latter)
     return _data.load(doc, named, analysis="situation")[1].compared(), decider
+
+
+def _feature(text: str) -> tuple[str, str]:
+    """``COL[:kind]`` as (column, kind), numeric when the kind is left out; a column name may
+    hold ``:`` itself (``income:2024``: it was cut there and refused in pydantic's words)."""
+    name, sep, kind = text.rpartition(":")
+    return (
+        (name, kind) if sep and kind in ("numeric", "categorical", "ordinal") else (text, "numeric")
+    )
 
 
 def _flat_ids(frame: pd.DataFrame) -> pd.DataFrame:
