@@ -417,3 +417,14 @@ def test_the_finding_at_a_glance_writes_p_as_a_relation():
     assert _p_text(row, {"multiplicity": "bh"}) == ", p < 0.0001, adjusted p = 0.0123"
     assert _p_text(row, {"multiplicity": "none"}) == ", p < 0.0001"
     assert _p_text(pd.Series({"p_value": 0.5}), {}) == ", p = 0.5"
+
+
+def test_a_single_test_page_names_its_attribute_in_the_finding(world):
+    """A page with one test did not say which protected attribute it tested."""
+    data, scm, res = world
+    ident = select_ids({"single_g": res}, 1)[0]
+    page = next(
+        iter(build_dossiers({"single_g": res}, data, scm=scm, ids=[ident]).pages().values())
+    )
+    (verdict,) = re.findall(r'<p class="verdict">([^<]*)</p>', page)
+    assert verdict.startswith("g: CST without centres, k=10 (α = 0.05, τ = 0): Δp = ")
