@@ -74,3 +74,22 @@ def test_the_plane_curves_are_u_topsis_level_sets_inside_the_square():
     # u = 0 is the vertical line δ = 0.5 (paper eq. 19), by hand
     (_, d0, _) = next(x for x in curves if x[0] == 0.0)
     np.testing.assert_array_equal(d0, 0.5)
+
+
+def test_accuracy_is_shown_as_k_of_n_when_every_decision_maker_has_one():
+    """The accuracy column was a bare 0.633 with no count."""
+    from primafacie.certainty.analysis import tables
+
+    df = pd.DataFrame({"colour": ["yellow"] * 3 + ["blue"] * 3, "A": [1, 1, 1, 0, 0, 0],
+                       "y": [1, 0, 1, 0, 0, 1]})  # fmt: skip
+    data = AuditData(df, features={}, protected={"colour": "blue"}, decision="A", outcome="y")
+    ctx = Context(config=SimpleNamespace(decision_makers=lambda: {}), data=data)
+    res = run(CertaintySpec(criterion="equal_opportunity"), ctx).results["ranking"]
+    (table,) = tables(res)
+    cell = table["rows"][0][table["columns"].index("accuracy")][0]
+    row = res.to_frame().iloc[0]
+    k, n = int(row["accuracy_k"]), int(row["accuracy_n"])
+    assert (k, n) == (4, 6) and cell == "66.7% (4 of 6)"
+    (table,) = tables(run(CertaintySpec(), Context(
+        config=SimpleNamespace(decision_makers=lambda: {}), data=_data())).results["ranking"])  # fmt: skip
+    assert "of" not in str(table["rows"][0][table["columns"].index("accuracy")][0])

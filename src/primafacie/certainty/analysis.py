@@ -73,6 +73,14 @@ _RANKING_COLUMNS = {
 }  # fmt: skip
 
 
+def _ranking_columns(frame: Any) -> dict[str, Any]:
+    """:data:`_RANKING_COLUMNS`, the accuracy as ``k of n`` correct decisions when every
+    decision-maker has one (it was a bare 0.633 with no count)."""
+    if frame["accuracy_n"].isna().any():  # no outcome, or a decision-maker without one
+        return _RANKING_COLUMNS
+    return {**_RANKING_COLUMNS, "accuracy": ("accuracy_k", "accuracy_n")}
+
+
 def seeds(spec: CertaintySpec) -> dict[str, int]:
     """The seed of the posterior draws behind ``p_most_fair``."""
     return {} if spec.n_draws is None else {"certainty_posterior_draws": int(spec.seed)}
@@ -125,7 +133,7 @@ def tables(res: Any) -> list[dict[str, Any]]:
     too (:func:`primafacie.terminal.print_table`)."""
     return [
         rb.table(
-            rb.columns(res.to_frame(), _RANKING_COLUMNS),
+            rb.columns(frame := res.to_frame(), _ranking_columns(frame)),
             "Ranking of the decision-makers",
             "" if res.n_draws is None else _P_MOST_FAIR_NOTE.format(n=res.n_draws, seed=res.seed),
             csv=table_path("certainty", "ranking"),
