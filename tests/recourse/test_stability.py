@@ -193,3 +193,24 @@ def test_a_subgroup_absent_from_a_resample_is_out(fitted):
     # (a subgroup without y=u in its label may still hold only y=u rows of group a among the
     # rejected, e.g. w=q; x=mid, since y=v there is accepted; the others stay present)
     assert (t.loc[~has_yu, "absent_share"] == 0).any()
+
+
+def test_a_top_that_cuts_a_tie_says_so(fitted):
+    """Under a 25-way tie at rank 1 the followed 10 were the first by label, unsaid."""
+    _, audit, res = fitted
+    stab = rank_stability(audit, res, n_boot=2, seed=0, top=1)
+    t = stab.to_frame()
+    for label, r in res.rankings.items():
+        rows = t[t["definition"] == label]
+        if not len(rows):
+            continue
+        tied = int((r.ranked()["rank"] == rows["rank"].iloc[-1]).sum())
+        assert rows["tied_not_followed"].iloc[0] == tied - 1
+    cut = t[t["tied_not_followed"] > 0]
+    said = [c for c in stab.caveats() if "cuts through a tie" in c]
+    assert len(said) == cut["definition"].nunique()
+    t2 = pd.DataFrame({"definition": ["EE"] * 2, "title": ["EE"] * 2, "rank": [1, 1],
+                       "subgroup": ["a", "b"], "in_top": [1.0, 0.5], "absent_share": 0.0,
+                       "tied_not_followed": 23})  # fmt: skip
+    (caveat,) = [c for c in RankStabilityResult(t2, 20, 0, 2, 100).caveats() if "tie" in c]
+    assert caveat.startswith("EE: the top 2 cuts through a tie: 23 more subgroup(s) share rank 1")

@@ -353,6 +353,14 @@ class RankStabilityResult(BaseResult):
             f"±{100 / (2 * np.sqrt(self.n_boot)):.0f} points (one Monte Carlo standard error "
             "at most; a 95% interval is about twice that)",
         ]
+        cut = self.table.get("tied_not_followed", pd.Series(0, index=self.table.index)) > 0
+        for label, rows in self.table[cut].groupby("definition", sort=False):
+            n, rank = int(rows["tied_not_followed"].iloc[0]), rows["rank"].iloc[-1]
+            out.append(
+                f"{label}: the top {self.top} cuts through a tie: {n} more subgroup(s) share rank "
+                f"{rank} with the last one followed; those followed are the first by label, so "
+                "'stays in the top' is about them, not about the tie"
+            )
         absent = self.table[self.table.get("absent_share", pd.Series(dtype=float)) > 0]
         if len(absent):
             out.append(
@@ -477,6 +485,9 @@ def _stability_frame(plan: Sequence[tuple], comp: Mapping[str, list], top: int) 
     parts = []
     for label, r, head, _ in plan:
         c = np.asarray(comp[label], dtype=float).reshape(-1, len(head))  # (B, n_top)
+        # subgroups tied with the last one followed but not followed (the top cut a tie)
+        last = head["rank"].iloc[-1]
+        left = int((r.ranked()["rank"] == last).sum() - (head["rank"] == last).sum())
         ranked = np.where(c > 0, c, np.nan)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             # a subgroup never ranked in any resample has NaN quantiles ("All-NaN slice")
@@ -501,9 +512,10 @@ def _stability_frame(plan: Sequence[tuple], comp: Mapping[str, list], top: int) 
                     "rank_q95": q95,
                     "fair_share": (c == 0).mean(axis=0),
                     "absent_share": (c < 0).mean(axis=0),
+                    "tied_not_followed": left,
                 }
             )
         )
     cols = ["definition", "title", "rank", "competition_rank", "subgroup", "bias_against", "in_top", "median_rank",
-            "rank_q05", "rank_q95", "fair_share", "absent_share"]  # fmt: skip
+            "rank_q05", "rank_q95", "fair_share", "absent_share", "tied_not_followed"]  # fmt: skip
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
