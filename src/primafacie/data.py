@@ -848,6 +848,22 @@ def _check_ids(ids: pd.Series, name: str) -> None:
         raise InputError(f"id column {name!r} has duplicated values: {shown}")
 
 
+def _ids_as_written(values: np.ndarray) -> np.ndarray:
+    """Whole-number ids that a blank cell made floats (a CSV reader's NaN) as the integers the
+    file holds, the blank as None: they were shown ``16.0``, named the dossier ``16.0.html``,
+    and ``--id 16`` did not find it. Any other ids as they are."""
+    if values.dtype.kind != "f":
+        return values
+    whole = ~np.isnan(values)
+    if not (whole.any() and np.all(values[whole] == np.round(values[whole]))):
+        return values
+    if np.abs(values[whole]).max() >= 2**53:  # beyond exact integers: as read
+        return values
+    out = np.full(len(values), None, dtype=object)
+    out[whole] = values[whole].astype(np.int64).tolist()
+    return out
+
+
 def constructor_roles(engine: Any) -> dict[str, Any]:
     """The data roles an engine was constructed with, as :meth:`AuditData.replace` takes them.
 
@@ -1232,25 +1248,11 @@ class AuditData(ReferenceMixin):
 
     @property
     def ids(self) -> np.ndarray:
-        """Row identifiers: the id column when given, else the row position 0..n-1.
-
-        Whole-number ids that a blank cell made floats (a CSV reader's NaN) are given back as
-        the integers the file holds, the blank as None: they were shown ``16.0``, named the
-        dossier ``16.0.html``, and ``--id 16`` did not find it.
-        """
+        """Row identifiers: the id column when given (:func:`_ids_as_written`), else the row
+        position 0..n-1."""
         if self.id_column is None:
             return np.arange(self.n)
-        values = self.frame[self.id_column].to_numpy()
-        if values.dtype.kind != "f":
-            return values
-        whole = ~np.isnan(values)
-        if not (whole.any() and np.all(values[whole] == np.round(values[whole]))):
-            return values
-        if np.abs(values[whole]).max() >= 2**53:  # beyond exact integers: as read
-            return values
-        out = np.full(len(values), None, dtype=object)
-        out[whole] = values[whole].astype(np.int64).tolist()
-        return out
+        return _ids_as_written(self.frame[self.id_column].to_numpy())
 
     def binary_array(
         self, column: str, favorable: Iterable[Any], role: str = "column"
