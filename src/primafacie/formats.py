@@ -19,9 +19,10 @@ __all__ = ["rate_text", "listing", "column_decimals", "fixed", "no_negative_zero
 
 #: Unicode's invisible direction controls (marks, embeddings, overrides, isolates): in a data
 #: value they would reorder the text around them, the report's own numbers included.
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BIDI_CHARS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BIDI = re.compile(f"[{_BIDI_CHARS}]")
 #: C0 and C1 controls but tab and newline, with the direction controls: nothing a font draws.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_CHARS}]")
 
 
 def rate_text(
@@ -139,7 +140,7 @@ def visible_bidi(text: str) -> str:
     >>> visible_bidi("urban\u202e 55.2% (213 of 386)")
     'urban⟨U+202E⟩ 55.2% (213 of 386)'
     """
-    return _BIDI.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)  # no <, &: safe in HTML
+    return _BIDI.sub(_code_point, text)
 
 
 def visible_controls(text: str) -> str:
@@ -153,4 +154,8 @@ def visible_controls(text: str) -> str:
     >>> visible_controls("a\x07b\rc\u202e")
     'a⟨U+0007⟩b⟨U+000D⟩c⟨U+202E⟩'
     """
-    return _CONTROLS.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
+    return _CONTROLS.sub(_code_point, text)
+
+
+def _code_point(match: re.Match) -> str:
+    return f"⟨U+{ord(match.group()):04X}⟩"  # no <, > or &: the same text in HTML, escaped or not

@@ -125,7 +125,7 @@ def test_the_candidate_table_names_its_disparity_measure_and_its_direction(proxy
     """The columns said "disparity" over an impact ratio, which is better when higher: a lower
     value read as an improvement. The heading names the measure, the caption its direction."""
     from primafacie.alternatives.analysis import tables
-    from primafacie.alternatives.results import DISPARITY_LABELS
+    from primafacie.alternatives.results import DISPARITY_LABELS, DISPARITY_READS
 
     res = proxy_run.results["candidates"]
     (table,) = tables(res)
@@ -134,6 +134,7 @@ def test_the_candidate_table_names_its_disparity_measure_and_its_direction(proxy
     assert f"{kind} (CV)" in table["columns"] and f"{kind} (held out)" in table["columns"]
     assert not any(c.startswith("disparity") for c in table["columns"])
     assert "capped at 1 (higher is less disparity)" in table["caption"]
+    assert set(DISPARITY_READS) == set(DISPARITY_LABELS)  # every measure reads in words
     shown = table["columns"].index(f"{kind} (CV)")
     first = res.to_frame()["cv_disparity"].iloc[0]
     assert table["rows"][0][shown][0] == f"{first:.3f}"

@@ -13,7 +13,7 @@ from typing import Any
 from ..analysis import Analysis, AnalysisRun, Context, table_path
 from ..errors import InputError
 from ..report import blocks as rb
-from .results import DISPARITY_LABELS
+from .results import DISPARITY_LABELS, DISPARITY_READS
 from .spec import MODEL_KEY, AlternativesSpec
 
 __all__ = ["ANALYSIS", "LEAD", "run", "section", "tables"]
@@ -39,17 +39,6 @@ _SHOWN = (
     ("certainty_rank", "certainty rank", None),
     ("status", "status", None),
 )
-
-
-#: How each disparity measure reads, for the candidate table's caption.
-_DISPARITY_READS = {
-    "impact_ratio": "lowest, over the protected attributes, of the protected group's selection "
-    "rate over the other group's, capped at 1 (higher is less disparity)",
-    "selection_difference": "largest, over the protected attributes, of the other group's "
-    "selection rate minus the protected group's, floored at 0 (lower is less disparity)",
-    "equal_opportunity": "largest, over the protected attributes, of the other group's true "
-    "positive rate minus the protected group's, floored at 0 (lower is less disparity)",
-}
 
 
 #: Why a model cannot be the start of the search, and what to give instead.
@@ -158,7 +147,7 @@ def tables(res: Any) -> list[dict[str, Any]]:
             _table(res),
             "Every candidate tried",
             "Utility and disparity on cross-validation (CV, the search rows) and on the held-out "
-            f"rows; disparity is the {_DISPARITY_READS[res.settings['disparity']]}; certainty "
+            f"rows; disparity is the {DISPARITY_READS[res.settings['disparity']]}; certainty "
             "rank among the candidates within the utility tolerance (its own measure: the "
             "largest gap between the favourable-decision rates of the combinations of the "
             "protected flags, with its Beta-posterior uncertainty, ranked by TOPSIS). The full "

@@ -12,13 +12,23 @@ import pandas as pd
 from ..base import BaseResult, figure_axes, laid_out
 from ..jsonsafe import json_safe
 
-__all__ = ["AlternativesResult", "UTILITY_LABELS", "DISPARITY_LABELS"]
+__all__ = ["AlternativesResult", "UTILITY_LABELS", "DISPARITY_LABELS", "DISPARITY_READS"]
 
 UTILITY_LABELS = {"auc": "AUC", "accuracy": "accuracy", "balanced_accuracy": "balanced accuracy"}
 DISPARITY_LABELS = {
     "impact_ratio": "impact ratio (capped at parity)",
     "selection_difference": "selection-rate difference",
     "equal_opportunity": "equal-opportunity (TPR) gap",
+}
+
+#: How each measure reads (the report's candidate table), keyed as :data:`DISPARITY_LABELS`.
+DISPARITY_READS = {
+    "impact_ratio": "lowest, over the protected attributes, of the protected group's selection "
+    "rate over the other group's, capped at 1 (higher is less disparity)",
+    "selection_difference": "largest, over the protected attributes, of the other group's "
+    "selection rate minus the protected group's, floored at 0 (lower is less disparity)",
+    "equal_opportunity": "largest, over the protected attributes, of the other group's true "
+    "positive rate minus the protected group's, floored at 0 (lower is less disparity)",
 }
 
 

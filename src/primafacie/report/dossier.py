@@ -459,11 +459,11 @@ def _test_facts(
     cf_dec = row.get("cf_decision")
     # the test group's centre: the person (ST), the twin, or, for a counterfactual method whose
     # twin the page cannot show, no row (the factual record is not what was searched around)
+    centre, name = (me, f"{shown(data.ids[pos])} (complainant)") if twin is None else (
+        twin, "twin (counterfactual)")  # fmt: skip
     first_t = None if method != "st" and twin is None else {
-        "id": "twin (counterfactual)" if twin is not None else f"{shown(data.ids[pos])} (complainant)",
-        **{c: (me if twin is None else twin)[c] for c in cols},
+        "id": name, **{c: centre[c] for c in cols}, "distance": 0.0,
         "decision": "—" if pd.isna(cf_dec) else ("favourable" if cf_dec == 1 else "unfavourable"),
-        "distance": 0.0,
     }  # fmt: skip
     # why a counterfactual method's page shows no twin: no SCM reached the dossier (the
     # counterfactuals came from a table), or the value do() set is not one it can read
